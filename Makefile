@@ -1,0 +1,39 @@
+# Two entry points for a fresh machine: `make build` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+TESTSTAMP := $(VENV)/.installed-test
+
+.PHONY: build test check lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TESTSTAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+build: $(STAMP)
+	$(BIN)/opgen build
+
+check: $(STAMP)
+	$(BIN)/opgen build --check
+
+lint: $(STAMP)
+	$(BIN)/opgen lint
+
+test: $(TESTSTAMP)
+	$(BIN)/opgen build --check
+	$(BIN)/python -m pytest
+
+bench: $(TESTSTAMP)
+	$(BIN)/python tests/benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

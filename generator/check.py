@@ -1,0 +1,228 @@
+"""Semantic checks on the typed model; each returns SpecErrors naming file:line, op@version and field."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import expr
+from .dtypes import ELEM_TYPES, tensor_elem
+from .errors import SpecError
+from .model import Attribute, Domain, OpSpec, OpVersion, SpecSet
+from .runtime.shape_rules import RULES
+from .runtime.validation import attribute_kind_ok
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_specs(specs: SpecSet, root: Path) -> list[SpecError]:
+    errors: list[SpecError] = []
+    for domain in specs.domains:
+        errors += _check_domain(domain)
+        seen: dict[str, OpSpec] = {}
+        for op in domain.ops:
+            errors += _check_op(op, domain)
+            other = seen.get(op.name.lower())
+            if other is not None:
+                errors.append(SpecError(op.location, f"op name differs only in case from {other.name} "
+                                        f"({other.location}); generated file names would collide", op.key, "name"))
+            seen[op.name.lower()] = op
+    return errors
+
+
+def _check_domain(domain: Domain) -> list[SpecError]:
+    errors = []
+    if list(domain.opset_versions) != sorted(set(domain.opset_versions)):
+        errors.append(SpecError(domain.location, "opset_versions must be strictly ascending", domain.name,
+                                "opset_versions"))
+    for group in domain.type_groups:
+        for t in group.types:
+            if tensor_elem(t) not in ELEM_TYPES:
+                errors.append(SpecError(domain.location, f"unknown element type in {t}; known: "
+                                        + ", ".join(ELEM_TYPES), domain.name, f"type_groups.{group.name}"))
+    for name, elem in domain.dtype_names:
+        if elem not in ELEM_TYPES:
+            errors.append(SpecError(domain.location, f"dtype {name!r} maps to unknown element type {elem!r}",
+                                    domain.name, f"dtype_names.{name}"))
+    return errors
+
+
+def _check_op(op: OpSpec, domain: Domain) -> list[SpecError]:
+    errors = []
+    file_stem = Path(op.location.file).stem
+    if op.name != file_stem:
+        errors.append(SpecError(op.location, f"op name {op.name!r} does not match its file name {file_stem!r}",
+                                op.key, "name"))
+    if op.domain != domain.name:
+        errors.append(SpecError(op.location, f"domain {op.domain!r} does not match the folder {domain.name!r}",
+                                op.key, "domain"))
+    since = [v.since_version for v in op.versions]
+    if since != sorted(set(since), reverse=True):
+        errors.append(SpecError(op.versions[0].location, "versions out of order: since_version must be strictly "
+                                f"descending (newest first), found {since}", op.key, "versions"))
+    for v in op.versions:
+        if v.since_version not in domain.opset_versions:
+            errors.append(SpecError(v.location, f"since_version {v.since_version} is not an opset version of domain "
+                                    f"{domain.name} ({list(domain.opset_versions)})", v.key, "since_version"))
+        errors += [SpecError(loc, msg, v.key, fld) for loc, fld, msg in _check_version(v, domain)]
+    return errors
+
+
+def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
+    groups = {g.name for g in domain.type_groups}
+    # Names: unique within each list, attributes distinct from parameters.
+    for kind, items in (("attributes", v.attributes), ("inputs", v.inputs), ("outputs", v.outputs),
+                        ("type_constraints", v.type_constraints)):
+        names = [i.name for i in items]
+        for item in items:
+            if names.count(item.name) > 1:
+                yield item.location, f"{kind}.{item.name}", f"{item.name!r} is declared more than once in {kind}"
+    params = {p.name for p in v.inputs + v.outputs}
+    for a in v.attributes:
+        if a.name in params:
+            yield a.location, f"attributes.{a.name}", f"attribute {a.name!r} has the name of an input or output"
+    # Type constraints: element types exist, groups exist, every variable used.
+    used = {p.type for p in v.inputs + v.outputs if not p.is_fixed}
+    used |= {a.tensor_type for a in v.attributes if a.tensor_type}
+    for tc in v.type_constraints:
+        for t in tc.written_types:
+            if t.startswith("@") and t[1:] not in groups:
+                yield tc.location, f"type_constraints.{tc.name}", (
+                    f"unknown type group {t}; groups of domain {domain.name}: " + ", ".join(sorted(groups)))
+            elif not t.startswith("@") and tensor_elem(t) not in ELEM_TYPES:
+                yield tc.location, f"type_constraints.{tc.name}", (
+                    f"unknown type {t}; expected tensor(<elem>) with elem one of " + ", ".join(ELEM_TYPES))
+        if tc.name not in used:
+            yield tc.location, f"type_constraints.{tc.name}", f"type variable {tc.name} is not used by any parameter"
+    declared = {tc.name for tc in v.type_constraints}
+    for side, plist in (("inputs", v.inputs), ("outputs", v.outputs)):
+        seen_optional = False
+        for k, p in enumerate(plist):
+            fld = f"{side}.{p.name}"
+            if p.is_fixed:
+                if tensor_elem(p.type) not in ELEM_TYPES:
+                    yield p.location, f"{fld}.type", f"unknown type {p.type}; known element types: " + ", ".join(ELEM_TYPES)
+            elif p.type not in declared:
+                yield p.location, f"{fld}.type", (f"unknown type variable {p.type!r}; declared: "
+                                                  + (", ".join(sorted(declared)) or "none"))
+            if p.option == "variadic" and k != len(plist) - 1:
+                yield p.location, f"{fld}.option", "only the last parameter may be variadic"
+            if p.option == "single" and seen_optional:
+                yield p.location, f"{fld}.option", "a required parameter cannot follow an optional one"
+            seen_optional |= p.option == "optional"
+            if p.option != "variadic" and not p.homogeneous:
+                yield p.location, f"{fld}.homogeneous", "homogeneous applies to variadic parameters only"
+    for a in v.attributes:
+        yield from _check_attribute(a, v)
+    yield from _check_constraints(v)
+    yield from _check_elementwise(v)
+    yield from _check_examples(v)
+
+
+def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple]:
+    fld = f"attributes.{a.name}"
+    if a.required and (a.has_default or a.default_each is not None):
+        yield a.location, fld, "a required attribute cannot have a default"
+    if a.type == "enum" and not a.values:
+        yield a.location, f"{fld}.values", "an enum attribute must list its values"
+    if a.type == "tensor" and not a.tensor_type:
+        yield a.location, f"{fld}.tensor_type", "a tensor attribute must give its tensor_type"
+    if a.tensor_type and a.type != "tensor":
+        yield a.location, f"{fld}.tensor_type", "tensor_type applies to tensor attributes only"
+    scalar = {"ints": "int", "floats": "float", "strings": "string"}.get(a.type, a.type)
+    for value in a.values:
+        if not attribute_kind_ok(scalar, value):
+            yield a.location, f"{fld}.values", f"listed value {value!r} is not of type {scalar}"
+    if a.has_default:
+        default = list(a.default) if isinstance(a.default, tuple) else a.default
+        if a.type in ("tensor", "graph"):
+            yield a.location, f"{fld}.default", f"a {a.type} attribute cannot have a default in a spec"
+        elif not attribute_kind_ok(a.type, default):
+            yield a.location, f"{fld}.default", f"default {a.default!r} is not of the attribute's type {a.type}"
+        elif a.values and (default not in a.values if not isinstance(default, list)
+                           else any(d not in a.values for d in default)):
+            yield a.location, f"{fld}.default", f"default {a.default!r} is not among the listed values {list(a.values)}"
+    if a.default_each is not None and a.type not in ("ints", "floats"):
+        yield a.location, f"{fld}.default_each", "default_each applies to list attributes (ints, floats) only"
+    if a.default_each is not None and a.type == "ints" and not float(a.default_each).is_integer():
+        yield a.location, f"{fld}.default_each", f"default_each {a.default_each!r} is not an integer"
+
+
+def _check_constraints(v: OpVersion) -> Iterator[tuple]:
+    attrs = {a.name for a in v.attributes}
+    params = {p.name for p in v.inputs + v.outputs}
+    ids = [c.id for c in v.constraints]
+    for k, c in enumerate(v.constraints):
+        fld = f"constraints.{c.id}"
+        if ids.count(c.id) > 1:
+            yield c.location, fld, f"constraint id {c.id} is used more than once"
+        if c.id != f"C{k + 1}":
+            yield c.location, fld, f"constraints are numbered in order: expected C{k + 1}, found {c.id}"
+        if (c.check is None) == (c.rule is None):
+            yield c.location, fld, "give exactly one of check (an expression) or rule (a named shape rule)"
+        for key, text in (("check", c.check), ("when", c.when)):
+            if text is None:
+                continue
+            try:
+                for problem in expr.check_names(text, attrs, params):
+                    yield c.location, f"{fld}.{key}", problem
+            except expr.ExprError as exc:
+                yield c.location, f"{fld}.{key}", f"{exc}: {text!r}"
+        if c.rule is not None:
+            yield from _check_rule_call(c, attrs, params, fld)
+
+
+def _check_rule_call(c: Any, attrs: set[str], params: set[str], fld: str) -> Iterator[tuple]:
+    rule = RULES.get(c.rule)
+    if rule is None:
+        yield c.location, f"{fld}.rule", f"unknown shape rule {c.rule!r}; known: " + ", ".join(sorted(RULES))
+        return
+    args = dict(c.args)
+    missing = [p for p in rule.params if p not in args and p not in rule.optional]
+    extra = [a for a in args if a not in rule.params]
+    if missing or extra:
+        yield c.location, f"{fld}.args", (f"rule {c.rule} takes arguments ({', '.join(rule.params)}); "
+                                          f"missing: {missing or 'none'}, unexpected: {extra or 'none'}")
+    for name in rule.param_args:
+        for value in (args.get(name, ()) if isinstance(args.get(name), tuple) else (args.get(name),)):
+            if value is not None and value not in params:
+                yield c.location, f"{fld}.args.{name}", f"no input or output named {value!r}"
+    for name in rule.attr_args:
+        value = args.get(name)
+        if value is not None and value not in attrs:
+            yield c.location, f"{fld}.args.{name}", f"no attribute named {value!r}"
+
+
+def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
+    ew = v.elementwise
+    if ew is None:
+        return
+    names = {p.name for p in v.inputs} | {a.name for a in v.attributes if a.type in ("int", "float", "bool")}
+    try:
+        for problem in expr.check_formula(ew.formula, names):
+            yield ew.location, "elementwise.formula", problem
+    except expr.ExprError as exc:
+        yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"
+    if ew.output not in {p.name for p in v.outputs}:
+        yield ew.location, "elementwise.output", f"no output named {ew.output!r}"
+    needs = {"onednn_prelu": {"data_format", "per_channel_broadcast"}}.get(ew.broadcast, set())
+    missing = needs - {a.name for a in v.attributes}
+    if missing:
+        yield ew.location, "elementwise.broadcast", f"{ew.broadcast} broadcasting needs attributes {sorted(missing)}"
+
+
+def _check_examples(v: OpVersion) -> Iterator[tuple]:
+    ins, outs, attrs = ({p.name for p in ps} for ps in (v.inputs, v.outputs, v.attributes))
+    for e in v.examples:
+        fld = f"examples.{e.name}"
+        if e.dtype not in ELEM_TYPES:
+            yield e.location, f"{fld}.dtype", f"unknown dtype {e.dtype!r}"
+        for kind, given, known in (("inputs", e.inputs, ins), ("outputs", e.outputs, outs),
+                                   ("attributes", e.attributes, attrs)):
+            for name, _ in given:
+                if name not in known:
+                    yield e.location, f"{fld}.{kind}.{name}", (f"no {kind[:-1]} named {name!r}; known: "
+                                                              + ", ".join(sorted(known)))
+        required = {p.name for p in v.inputs if p.option == "single"}
+        for name in sorted(required - {n for n, _ in e.inputs}):
+            yield e.location, f"{fld}.inputs", f"required input {name!r} is missing"

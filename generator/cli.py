@@ -1,0 +1,128 @@
+"""The `opgen` command line: build, list, show, lint (and validate)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import SpecError
+from .model import SpecSet
+
+
+def _project_root() -> Path:
+    """The folder holding specs/: the current directory or one of its parents."""
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "specs").is_dir():
+            return folder
+    return here
+
+
+def _load(specs_dir: Path) -> SpecSet:
+    from .parse import load_specs
+
+    specs, errors = load_specs(specs_dir)
+    real = [e for e in errors if e.severity == "error"]
+    if real:
+        _report(real)
+        click.echo(f"{len(real)} error(s) in the specs; nothing was generated.", err=True)
+        sys.exit(1)
+    return specs
+
+
+def _report(errors: list[SpecError]) -> None:
+    for e in sorted(errors, key=lambda e: (e.location.file, e.location.line, e.location.column)):
+        click.echo(str(e), err=True)
+
+
+specs_option = click.option("--specs", "specs_dir", type=click.Path(path_type=Path), default=None,
+                            help="Spec folder (default: ./specs of the project).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="opgen")
+def main() -> None:
+    """opgen: generate validators, NumPy and C kernels, docs and tests from operator specs."""
+
+
+@main.command()
+@specs_option
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Output folder (default: ./generated of the project).")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 and list stale files if any.")
+def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
+    """Regenerate every artefact from the specs (only files whose bytes changed are written)."""
+    from .render import render_all
+    from .render.writer import sync
+
+    root = _project_root()
+    specs = _load(specs_dir or root / "specs")
+    files = render_all(specs)
+    outcome = sync(out_dir or root / "generated", files, check=check)
+    if check:
+        for rel in outcome.written:
+            click.echo(f"stale: {rel}")
+        for rel in outcome.removed:
+            click.echo(f"no longer generated: {rel}")
+        click.echo(f"opgen build --check: {outcome.summary(check=True)}")
+        if outcome.written or outcome.removed:
+            click.echo("generated/ is out of date: run `opgen build` and commit the result.", err=True)
+            sys.exit(1)
+        return
+    click.echo(f"opgen build: {outcome.summary()}")
+
+
+@main.command(name="list")
+@specs_option
+@click.option("--domain", default=None, help="Only this domain.")
+def list_ops(specs_dir: Path | None, domain: str | None) -> None:
+    """List the ops of every domain with their versions."""
+    specs = _load(specs_dir or _project_root() / "specs")
+    for d in specs.domains:
+        if domain and d.name != domain:
+            continue
+        for op in d.ops:
+            versions = ", ".join(str(v.since_version) for v in op.versions)
+            tag = "" if op.provenance.documented else "  (undocumented in source)"
+            click.echo(f"{d.name}.{op.name}  [{versions}]  {op.category}{tag}")
+
+
+@main.command()
+@specs_option
+@click.argument("ref")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+def show(specs_dir: Path | None, ref: str, lang: str) -> None:
+    """Show one op version, e.g. `opgen show onnx.PRelu@9` (no @version: the newest)."""
+    from .show import describe, parse_ref
+
+    specs = _load(specs_dir or _project_root() / "specs")
+    try:
+        domain, name, version = parse_ref(ref)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="REF") from None
+    op = specs.find(domain, name)
+    if op is None:
+        raise click.ClickException(f"no op {domain}.{name}; try `opgen list`")
+    v = op.resolve(version) if version is not None else op.versions[0]
+    if v is None:
+        raise click.ClickException(f"{domain}.{name} has no version <= {version}")
+    click.echo(describe(op, v, lang))
+
+
+@main.command()
+@specs_option
+def lint(specs_dir: Path | None) -> None:
+    """Check the specs and report every text lacking its English or Chinese form."""
+    from .lint import missing_translations
+
+    specs = _load(specs_dir or _project_root() / "specs")
+    problems = missing_translations(specs)
+    _report(problems)
+    click.echo(f"opgen lint: {len(problems)} missing translation(s) in {len(specs.ops())} ops")
+    if problems:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Source locations and the error type every stage reports through."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """A position in a spec file (1-based line and column)."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.file}:{self.line}:{self.column}"
+        return self.file
+
+
+@dataclass(frozen=True)
+class SpecError:
+    """One problem in the specs: where, which op@version, which field, what was expected."""
+
+    location: Location
+    message: str
+    op: str = ""  # "domain.Op@version" or "domain.Op"
+    field: str = ""  # dotted field path, e.g. versions[1].attributes.alpha.default
+    severity: str = "error"  # "error" or "warning"
+
+    def __str__(self) -> str:
+        parts = [str(self.location)]
+        if self.op:
+            parts.append(self.op)
+        if self.field:
+            parts.append(self.field)
+        prefix = ": ".join(parts)
+        tag = "" if self.severity == "error" else f"{self.severity}: "
+        return f"{prefix}: {tag}{self.message}"
+
+
+class SpecErrors(Exception):
+    """Raised with every error of a run, so all of them are reported together."""
+
+    def __init__(self, errors: list[SpecError]):
+        self.errors = sorted(errors, key=_sort_key)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+def _sort_key(e: SpecError) -> tuple:
+    return (e.location.file, e.location.line, e.location.column, e.message)

@@ -1,0 +1,52 @@
+"""`opgen lint`: every human-readable text must exist in English and Chinese."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from .errors import Location, SpecError
+from .model import OpSpec, SpecSet, Text
+
+
+def _texts(op: OpSpec) -> Iterator[tuple[str, str, Text, Location]]:
+    """(op@version, field, text, location) for every text of an op."""
+    if op.provenance.explanation:
+        yield op.key, "provenance.explanation", op.provenance.explanation, op.location
+    for n in op.notes:
+        yield op.key, f"notes.{n.id or '?'}", n.text, n.location
+    for v in op.versions:
+        yield v.key, "summary", v.summary, v.location
+        for a in v.attributes:
+            yield v.key, f"attributes.{a.name}.description", a.description, a.location
+        for side, params in (("inputs", v.inputs), ("outputs", v.outputs)):
+            for p in params:
+                yield v.key, f"{side}.{p.name}.description", p.description, p.location
+        for tc in v.type_constraints:
+            yield v.key, f"type_constraints.{tc.name}.description", tc.description, tc.location
+        for c in v.constraints:
+            yield v.key, f"constraints.{c.id}.description", c.description, c.location
+        for n in v.notes:
+            yield v.key, f"notes.{n.id or '?'}", n.text, n.location
+
+
+def missing_translations(specs: SpecSet) -> list[SpecError]:
+    problems = []
+    for d in specs.domains:
+        for field, text in (("description", d.description), ("versioning", d.versioning)):
+            problems += _missing(d.name, field, text, d.location)
+        for g in d.type_groups:
+            problems += _missing(d.name, f"type_groups.{g.name}.description", g.description, d.location)
+        for op in d.ops:
+            seen: set[tuple[str, str]] = set()
+            for key, field, text, loc in _texts(op):
+                if (field, id(text)) in seen:  # the same text shared by several versions (YAML anchors)
+                    continue
+                seen.add((field, id(text)))
+                problems += _missing(key, field, text, loc)
+    return problems
+
+
+def _missing(key: str, field: str, text: Text | None, loc: Location) -> list[SpecError]:
+    if text is None:
+        return []
+    return [SpecError(loc, f"missing {name} text", key, field, severity="warning")
+            for name, value in (("English (en)", text.en), ("Chinese (zh)", text.zh)) if not (value or "").strip()]

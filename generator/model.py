@@ -1,0 +1,218 @@
+"""The typed spec model: built once by `parse`, read by every renderer.
+
+Everything is frozen; every element keeps the `Location` it was read from, so a
+check or renderer can report a precise place.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import Location
+
+
+@dataclass(frozen=True)
+class Text:
+    en: str | None = None
+    zh: str | None = None
+
+    def get(self, lang: str) -> str:
+        """The text in `lang`, falling back to the other language."""
+        value = self.en if lang == "en" else self.zh
+        return value if value is not None else (self.zh if lang == "en" else self.en) or ""
+
+
+@dataclass(frozen=True)
+class Note:
+    text: Text
+    location: Location
+    id: str = ""
+    kind: str = "info"
+    field: str = ""
+    document_says: str = ""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    type: str  # int float string bool ints floats strings tensor graph enum
+    description: Text
+    location: Location
+    required: bool = False
+    has_default: bool = False
+    default: Any = None
+    default_each: float | int | None = None
+    values: tuple = ()
+    tensor_type: str | None = None
+    written_as: str | None = None
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """An input or output."""
+
+    name: str
+    type: str  # a type variable, or tensor(<elem>)
+    description: Text
+    location: Location
+    option: str = "single"  # single | optional | variadic
+    homogeneous: bool = True
+    min_arity: int = 1
+    written_as: str | None = None
+
+    @property
+    def is_fixed(self) -> bool:
+        return self.type.startswith("tensor(")
+
+
+@dataclass(frozen=True)
+class TypeConstraint:
+    name: str
+    types: tuple[str, ...]  # expanded: tensor(<elem>) strings, group references resolved
+    written_types: tuple[str, ...]  # as in the spec, with @group references
+    description: Text
+    location: Location
+    written_as: str | None = None
+
+
+@dataclass(frozen=True)
+class Constraint:
+    id: str
+    description: Text
+    location: Location
+    check: str | None = None
+    rule: str | None = None
+    args: tuple[tuple[str, Any], ...] = ()
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    formula: str
+    output: str
+    broadcast: str  # none | unidirectional | multidirectional | onednn_prelu | onnx_prelu_legacy
+    location: Location
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    inputs: tuple[tuple[str, Any], ...]
+    outputs: tuple[tuple[str, Any], ...]
+    attributes: tuple[tuple[str, Any], ...]
+    location: Location
+    dtype: str = "float"
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class OpVersion:
+    domain: str
+    op: str
+    since_version: int
+    summary: Text
+    attributes: tuple[Attribute, ...]
+    inputs: tuple[Parameter, ...]
+    outputs: tuple[Parameter, ...]
+    type_constraints: tuple[TypeConstraint, ...]
+    location: Location
+    support_level: str | None = None
+    function: bool | None = None
+    function_body: str | None = None
+    function_opset: int | None = None
+    shape_inference: bool | None = None
+    elementwise: Elementwise | None = None
+    constraints: tuple[Constraint, ...] = ()
+    examples: tuple[Example, ...] = ()
+    notes: tuple[Note, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.domain}.{self.op}@{self.since_version}"
+
+    def type_constraint(self, name: str) -> TypeConstraint | None:
+        return next((t for t in self.type_constraints if t.name == name), None)
+
+    def allowed_types(self, param: Parameter) -> tuple[str, ...]:
+        """The tensor types a parameter accepts."""
+        if param.is_fixed:
+            return (param.type,)
+        tc = self.type_constraint(param.type)
+        return tc.types if tc else ()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    documented: bool = True
+    follows: str | None = None
+    reference: str | None = None
+    explanation: Text | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    document: str
+    section: str | None = None
+    language: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    domain: str
+    name: str
+    category: str
+    sources: tuple[Source, ...]
+    versions: tuple[OpVersion, ...]  # newest first
+    location: Location
+    provenance: Provenance = field(default_factory=Provenance)
+    notes: tuple[Note, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.domain}.{self.name}"
+
+    def resolve(self, version: int) -> OpVersion | None:
+        """The newest version with since_version <= `version` (ONNX opset resolution)."""
+        return next((v for v in self.versions if v.since_version <= version), None)
+
+    def all_notes(self) -> tuple[Note, ...]:
+        return self.notes + tuple(n for v in self.versions for n in v.notes)
+
+
+@dataclass(frozen=True)
+class TypeGroup:
+    name: str
+    types: tuple[str, ...]
+    description: Text
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    description: Text
+    opset_versions: tuple[int, ...]
+    type_groups: tuple[TypeGroup, ...]
+    location: Location
+    versioning: Text | None = None
+    dtype_names: tuple[tuple[str, str], ...] = ()
+    notes: tuple[Note, ...] = ()
+    ops: tuple[OpSpec, ...] = ()
+
+    def op(self, name: str) -> OpSpec | None:
+        return next((o for o in self.ops if o.name == name), None)
+
+
+@dataclass(frozen=True)
+class SpecSet:
+    domains: tuple[Domain, ...]
+
+    def domain(self, name: str) -> Domain | None:
+        return next((d for d in self.domains if d.name == name), None)
+
+    def ops(self) -> tuple[OpSpec, ...]:
+        return tuple(o for d in self.domains for o in d.ops)
+
+    def find(self, domain: str, op: str) -> OpSpec | None:
+        d = self.domain(domain)
+        return d.op(op) if d else None

@@ -1,0 +1,258 @@
+"""Read spec files into the typed model: YAML -> JSON Schema -> frozen dataclasses.
+
+Structure (keys, types, enums) is judged by the published JSON Schema, so the
+format is defined once; `check.py` then judges meaning on the typed model.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .errors import Location, SpecError, SpecErrors
+from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Parameter,
+                    Provenance, Source, SpecSet, Text, TypeConstraint, TypeGroup)
+from .yaml_loader import LocDict, load_yaml, locate
+
+SCHEMA_DIR = "schema"
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@lru_cache(maxsize=None)
+def _validator(specs_root: str, name: str) -> jsonschema.protocols.Validator:
+    from referencing import Registry, Resource
+
+    schema_dir = Path(specs_root) / SCHEMA_DIR
+    resources = []
+    for path in sorted(schema_dir.glob("*.schema.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((path.name, Resource.from_contents(doc)))
+        resources.append((doc.get("$id", path.name), Resource.from_contents(doc)))
+    registry = Registry().with_resources(resources)
+    schema = json.loads((schema_dir / name).read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def _schema_errors(data: Any, schema: str, specs_root: Path, filename: str, op: str) -> list[SpecError]:
+    errors = []
+    for err in _validator(str(specs_root), schema).iter_errors(data):
+        path = list(err.absolute_path)
+        message = err.message
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            allowed = sorted(err.schema.get("properties", {}))
+            for key in sorted(set(err.instance) - set(allowed)):
+                loc = getattr(err.instance, "key_locs", {}).get(key) or locate(data, path) or Location(filename)
+                errors.append(SpecError(loc, f"unknown key {key!r}; allowed keys: {', '.join(allowed)}",
+                                        op, _dotted(path + [key])))
+            continue
+        if err.validator == "required":
+            missing = re.search(r"'([^']+)' is a required property", message)
+            message = f"missing required key {missing.group(1)!r}" if missing else message
+        elif err.validator == "pattern":
+            message = f"{err.instance!r} is not allowed here; expected a string matching {err.validator_value}"
+        elif err.validator == "type":
+            message = f"{_short(err.instance)} has the wrong type; expected {err.validator_value}"
+        errors.append(SpecError(locate(data, path) or Location(filename), message, op, _dotted(path)))
+    return errors
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _dotted(path: list[Any]) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _text(raw: dict | None) -> Text | None:
+    return Text(en=raw.get("en"), zh=raw.get("zh")) if raw else None
+
+
+def _loc(raw: Any, fallback: Location) -> Location:
+    return getattr(raw, "loc", fallback)
+
+
+def _notes(raw: list | None, fallback: Location) -> tuple[Note, ...]:
+    return tuple(
+        Note(text=_text(n["text"]), location=_loc(n, fallback), id=n.get("id", ""), kind=n.get("kind", "info"),
+             field=n.get("field", ""), document_says=n.get("document_says", ""))
+        for n in raw or ()
+    )
+
+
+def _items(raw: dict | None) -> tuple[tuple[str, Any], ...]:
+    return tuple((k, _plain(v)) for k, v in (raw or {}).items())
+
+
+def _plain(value: Any) -> Any:
+    """Loaded YAML as plain, hashable-friendly Python (lists become tuples)."""
+    if isinstance(value, list):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _plain(v)) for k, v in value.items())
+    return value
+
+
+def build_domain(raw: LocDict, filename: str) -> Domain:
+    loc = raw.loc
+    groups = tuple(
+        TypeGroup(name, tuple(g["types"]), _text(g["description"])) for name, g in raw["type_groups"].items()
+    )
+    return Domain(
+        name=raw["name"], description=_text(raw["description"]), opset_versions=tuple(raw["opset_versions"]),
+        type_groups=groups, location=loc, versioning=_text(raw.get("versioning")),
+        dtype_names=tuple(raw.get("dtype_names", {}).items()), notes=_notes(raw.get("notes"), loc),
+    )
+
+
+def build_op(raw: LocDict, groups: dict[str, tuple[str, ...]]) -> OpSpec:
+    loc = raw.loc
+    prov = raw.get("provenance")
+    versions = tuple(_build_version(v, raw["domain"], raw["name"], groups, loc) for v in raw["versions"])
+    return OpSpec(
+        domain=raw["domain"], name=raw["name"], category=raw["category"],
+        sources=tuple(Source(s["document"], s.get("section"), s.get("language"), s.get("url"))
+                      for s in raw["sources"]),
+        versions=versions, location=loc,
+        provenance=Provenance(prov["documented"], prov.get("follows"), prov.get("reference"),
+                              _text(prov.get("explanation"))) if prov else Provenance(),
+        notes=_notes(raw.get("notes"), loc),
+    )
+
+
+def expand_types(written: list[str], groups: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """Resolve @group references, keeping first-seen order and dropping repeats."""
+    out: list[str] = []
+    for t in written:
+        for x in groups.get(t[1:], ()) if t.startswith("@") else (t,):
+            if x not in out:
+                out.append(x)
+    return tuple(out)
+
+
+def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: Location) -> OpVersion:
+    loc = _loc(raw, fallback)
+
+    def attr(a: LocDict) -> Attribute:
+        return Attribute(
+            name=a["name"], type=a["type"], description=_text(a["description"]), location=_loc(a, loc),
+            required=bool(a.get("required", False)), has_default="default" in a, default=_plain(a.get("default")),
+            default_each=a.get("default_each"), values=tuple(a.get("values", ())),
+            tensor_type=a.get("tensor_type"), written_as=a.get("written_as"),
+        )
+
+    def param(p: LocDict) -> Parameter:
+        return Parameter(
+            name=p["name"], type=p["type"], description=_text(p["description"]), location=_loc(p, loc),
+            option=p.get("option", "single"), homogeneous=p.get("homogeneous", True),
+            min_arity=p.get("min_arity", 1 if p.get("option") == "variadic" else 0),
+            written_as=p.get("written_as"),
+        )
+
+    ew = raw.get("elementwise")
+    outputs = tuple(param(p) for p in raw["outputs"])
+    return OpVersion(
+        domain=domain, op=op, since_version=raw["since_version"], summary=_text(raw["summary"]),
+        attributes=tuple(attr(a) for a in raw.get("attributes", ())),
+        inputs=tuple(param(p) for p in raw["inputs"]), outputs=outputs,
+        type_constraints=tuple(
+            TypeConstraint(t["name"], expand_types(t["types"], groups), tuple(t["types"]), _text(t["description"]),
+                           _loc(t, loc), t.get("written_as"))
+            for t in raw["type_constraints"]),
+        location=loc, support_level=raw.get("support_level"), function=raw.get("function"),
+        function_body=raw.get("function_body"), function_opset=raw.get("function_opset"),
+        shape_inference=raw.get("shape_inference"),
+        elementwise=Elementwise(ew["formula"], ew.get("output", outputs[0].name if outputs else ""),
+                                ew.get("broadcast", "multidirectional"), _loc(ew, loc)) if ew else None,
+        constraints=tuple(
+            Constraint(c["id"], _text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
+                       _items(c.get("args")), c.get("when"))
+            for c in raw.get("constraints", ())),
+        examples=tuple(
+            Example(e["name"], _items(e["inputs"]), _items(e["outputs"]), _items(e.get("attributes")),
+                    _loc(e, loc), e.get("dtype", "float"), e.get("source", ""))
+            for e in raw.get("examples", ())),
+        notes=_notes(raw.get("notes"), loc),
+    )
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent)) if root.parent != path else str(path)
+    except ValueError:
+        return str(path)
+
+
+def load_specs(specs_root: Path | str) -> tuple[SpecSet, list[SpecError]]:
+    """Load every domain under `specs_root`; returns the model and all problems found.
+
+    Files with structural errors are left out of the model, so checks and
+    renderers only ever see well-formed data.
+    """
+    from .check import check_specs
+
+    root = Path(specs_root)
+    errors: list[SpecError] = []
+    if not root.is_dir():
+        return SpecSet(()), [SpecError(Location(str(root)), "specs folder not found")]
+    domains: list[Domain] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name != SCHEMA_DIR):
+        shown = _display(folder, root)
+        if not _IDENT.match(folder.name):
+            errors.append(SpecError(Location(shown), f"domain folder name {folder.name!r} is not an identifier"))
+            continue
+        domain_file = folder / "domain.yaml"
+        if not domain_file.is_file():
+            errors.append(SpecError(Location(shown), "missing domain.yaml (domain description, opset versions, "
+                                                     "type groups)"))
+            continue
+        raw_domain, errs = _load_file(domain_file, root, "domain.schema.json", folder.name)
+        errors += errs
+        if raw_domain is None:
+            continue
+        domain = build_domain(raw_domain, _display(domain_file, root))
+        groups = {g.name: g.types for g in domain.type_groups}
+        ops = []
+        for path in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")):
+            if path.name == "domain.yaml":
+                continue
+            raw_op, errs = _load_file(path, root, "op.schema.json", f"{folder.name}.{path.stem}")
+            errors += errs
+            if raw_op is not None:
+                ops.append(build_op(raw_op, groups))
+        domains.append(Domain(**{**domain.__dict__, "ops": tuple(sorted(ops, key=lambda o: o.name))}))
+    specs = SpecSet(tuple(domains))
+    errors += check_specs(specs, root)
+    return specs, errors
+
+
+def _load_file(path: Path, root: Path, schema: str, op: str) -> tuple[LocDict | None, list[SpecError]]:
+    shown = _display(path, root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [SpecError(Location(shown), f"cannot read file: {exc}", op)]
+    data, errors = load_yaml(text, shown)
+    if errors or data is None:
+        return None, errors or [SpecError(Location(shown), "empty file; expected a mapping", op)]
+    if not isinstance(data, dict):
+        return None, [SpecError(Location(shown, 1, 1), f"expected a mapping at the top, found {type(data).__name__}",
+                                op)]
+    errors = _schema_errors(data, schema, root, shown, op)
+    return (None if errors else data), errors
+
+
+def load_or_raise(specs_root: Path | str) -> SpecSet:
+    specs, errors = load_specs(specs_root)
+    real = [e for e in errors if e.severity == "error"]
+    if real:
+        raise SpecErrors(real)
+    return specs

@@ -1,0 +1,153 @@
+"""C output: a shared runtime header, and per op a header and a source with a real kernel
+for every element type the formula supports (from the same formula as the NumPy kernel)
+or a type-erased stub returning OPGEN_ERR_NOT_IMPLEMENTED."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import expr
+from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
+from ..model import Attribute, OpSpec, OpVersion, SpecSet
+from .common import HEADER, module_name, render as render_template
+
+C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while bool true false""".split())
+
+_ATTR_C = {"int": "int64_t {n}", "float": "double {n}", "bool": "bool {n}", "string": "const char *{n}",
+           "enum": "const char *{n}"}
+_ATTR_FIELDS = {
+    "int": ["int64_t {n}"], "float": ["double {n}"], "bool": ["bool {n}"], "string": ["const char *{n}"],
+    "enum": ["const char *{n}"], "ints": ["const int64_t *{n}", "size_t {n}_len"],
+    "floats": ["const double *{n}", "size_t {n}_len"], "strings": ["const char *const *{n}", "size_t {n}_len"],
+    "tensor": ["opgen_tensor {n}"], "graph": ["const void *{n} /* opaque handle of the nested graph */"],
+}
+_LOAD = {"float16": "opgen_f16_to_f32({x})", "bfloat16": "opgen_bf16_to_f32({x})"}
+_STORE = {"float16": "opgen_f32_to_f16({x})", "bfloat16": "opgen_f32_to_bf16({x})"}
+_ALIGN = {
+    "onnx_prelu_legacy": "opgen_align_onnx_prelu_legacy({s}_shape, {s}_rank, {t}_shape, {t}_rank, aligned)",
+    "onednn_prelu": ("opgen_align_onednn_prelu({s}_shape, {s}_rank, {t}_shape, {t}_rank, data_format, "
+                     "per_channel_broadcast, aligned)"),
+}
+
+
+def c_name(name: str) -> str:
+    return name + "_" if name in C_KEYWORDS else name
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str
+    var: str
+    load: str
+    load_contiguous: str
+
+
+def function_prefix(v: OpVersion) -> str:
+    return f"opgen_{v.domain}_{v.op}_v{v.since_version}"
+
+
+def c_elem_types(v: OpVersion) -> list[ElemType]:
+    """Element types of the formula's operands that C implements."""
+    ew = v.elementwise
+    first = v.inputs[0]
+    out: list[ElemType] = []
+    for t in v.allowed_types(first):
+        elem = ELEM_TYPES[tensor_elem(t)]
+        kind = "float" if elem.kind == "float" else elem.kind
+        if elem.c_type and expr.c_supported(ew.formula, kind):
+            out.append(elem)
+    return out
+
+
+def kernel_views(v: OpVersion) -> list[dict]:
+    ew = v.elementwise
+    if ew is None or any(p.option != "single" for p in v.inputs) or any(p.is_fixed for p in v.inputs):
+        return []
+    same_type = {p.type for p in v.inputs} | {next(p for p in v.outputs if p.name == ew.output).type}
+    if len(same_type) != 1:
+        return []  # mixed-type formulas are not emitted yet
+    views = []
+    rule = next((c for c in v.constraints if c.rule), None)
+    for elem in c_elem_types(v):
+        kind = "float" if elem.kind == "float" else elem.kind
+        rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
+        setup = []
+        for a in v.attributes:
+            if a.name in expr.formula_names(ew.formula):
+                rename[a.name] = f"{c_name(a.name)}_a"
+                setup.append(f"const {elem.c_compute} {c_name(a.name)}_a = ({elem.c_compute}){c_name(a.name)};")
+        params = []
+        for p in v.inputs:
+            n = c_name(p.name)
+            params += [f"const {elem.c_type} *{n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
+        attrs = [a for a in v.attributes if a.type in _ATTR_C]
+        params += [_ATTR_C[a.type].format(n=c_name(a.name)) for a in attrs]
+        out = c_name(ew.output)
+        params.append(f"{elem.c_type} *{out}")
+        operands = [
+            Operand(c_name(p.name), rename[p.name],
+                    _LOAD.get(elem.name, "{x}").format(x=f"{c_name(p.name)}[it.offset[{k}]]"),
+                    _LOAD.get(elem.name, "{x}").format(x=f"{c_name(p.name)}[i]"))
+            for k, p in enumerate(v.inputs)
+        ]
+        body = expr.formula_to_c(ew.formula, rename, elem.c_compute, kind)
+        target_index, align, source_index, target = -1, "", 0, ""
+        if ew.broadcast in ("unidirectional", "onnx_prelu_legacy", "onednn_prelu") and rule is not None:
+            args = dict(rule.args)
+            names = [p.name for p in v.inputs]
+            target_index, source_index = names.index(args["target"]), names.index(args["source"])
+            target = c_name(args["target"])
+            if ew.broadcast in _ALIGN:
+                align = _ALIGN[ew.broadcast].format(s=c_name(args["source"]), t=target)
+        elif ew.broadcast == "none":
+            target_index = 0
+        views.append(dict(
+            key=v.key, elem=elem.name, formula=f"{ew.output} = {ew.formula}", function=f"{function_prefix(v)}_{elem.name}",
+            params=params, operands=operands, compute=elem.c_compute, output=out,
+            store=_STORE.get(elem.name, f"({elem.c_type}){{x}}").format(x=body),
+            attribute_setup=setup, target_index=target_index, align=align, source_index=source_index, target=target,
+            output_shape_text=(f"the shape of {target}" if target_index >= 0 else "the broadcast shape of the inputs"),
+        ))
+    return views
+
+
+def stub_view(v: OpVersion) -> dict:
+    fields = []
+    for a in v.attributes:
+        fields += [f.format(n=c_name(a.name)) for f in _ATTR_FIELDS[a.type]]
+        if not a.required and not a.has_default and a.default_each is None:
+            fields.append(f"bool has_{a.name}")
+
+    def describe(params) -> str:
+        return ", ".join(p.name + {"optional": "?", "variadic": "..."}.get(p.option, "") for p in params) or "none"
+
+    prefix = function_prefix(v)
+    return dict(key=v.key, function=prefix, attrs_type=f"{prefix}_attrs", fields=fields,
+                inputs_text=describe(v.inputs), outputs_text=describe(v.outputs))
+
+
+def render_op(op: OpSpec) -> dict[str, bytes]:
+    kernels, stubs = [], []
+    for v in op.versions:
+        views = kernel_views(v)
+        if views:
+            kernels += views
+        else:
+            stubs.append(stub_view(v))
+    module = module_name(op.name)
+    header = HEADER.format(source=f"{op.domain}/{op.name}.yaml")
+    ctx = dict(op=op, kernels=kernels, stubs=stubs, header=header, module=module,
+               guard=f"OPGEN_{op.domain.upper()}_{module.upper()}_H")
+    return {
+        f"c/include/opgen/{op.domain}/{module}.h": render_template("c/op.h.j2", **ctx),
+        f"c/src/{op.domain}/{module}.c": render_template("c/op.c.j2", **ctx),
+    }
+
+
+def render(specs: SpecSet) -> dict[str, bytes]:
+    files = {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES))}
+    for op in specs.ops():
+        files.update(render_op(op))
+    return files
+

@@ -1,0 +1,1 @@
+"""Hand-written runtime that the generated validators, kernels and tests call."""

@@ -1,0 +1,369 @@
+"""The validation machinery behind every generated validator.
+
+A generated validator is a `Signature` (data transcribed from the spec) plus
+compiled constraint checks; `validate` applies all of it and returns every
+problem found, each naming op@version, the parameter or attribute, what was
+found and what is allowed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..dtypes import elem_of_numpy
+
+
+class Unknown(Exception):
+    """Raised inside a check when a value it needs (a shape, an absent attribute) is not known."""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """What a validator knows of a value: its element type and shape, either possibly unknown.
+
+    A shape entry may be None (a symbolic dimension)."""
+
+    dtype: str | None = None
+    shape: tuple[int | None, ...] | None = None
+
+    @staticmethod
+    def of(value: Any) -> "TensorInfo | None":
+        if value is None or isinstance(value, TensorInfo):
+            return value
+        if isinstance(value, tuple) and len(value) == 2 and (value[0] is None or isinstance(value[0], str)):
+            dtype, shape = value
+            return TensorInfo(dtype, None if shape is None else tuple(shape))
+        arr = np.asarray(value)
+        return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape))
+
+
+@dataclass(frozen=True)
+class AttrSig:
+    name: str
+    type: str
+    required: bool = False
+    has_default: bool = False
+    default: Any = None
+    default_each: float | int | None = None
+    values: tuple = ()
+
+
+@dataclass(frozen=True)
+class ParamSig:
+    name: str
+    type: str  # type variable or tensor(<elem>)
+    option: str = "single"
+    homogeneous: bool = True
+    min_arity: int = 0
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    test: Callable[["CheckContext"], bool]
+    message: str
+    when: Callable[["CheckContext"], bool] | None = None
+
+
+@dataclass(frozen=True)
+class RuleCall:
+    id: str
+    rule: str
+    args: Mapping[str, Any]
+    message: str
+
+
+@dataclass(frozen=True)
+class Signature:
+    op: str  # domain.Op
+    version: int
+    attributes: tuple[AttrSig, ...]
+    inputs: tuple[ParamSig, ...]
+    outputs: tuple[ParamSig, ...]
+    type_constraints: Mapping[str, tuple[str, ...]]  # variable -> allowed element types
+    checks: tuple[Check, ...] = ()
+    rules: tuple[RuleCall, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.op}@{self.version}"
+
+    def attribute(self, name: str) -> AttrSig | None:
+        return next((a for a in self.attributes if a.name == name), None)
+
+    def allowed(self, param: ParamSig) -> tuple[str, ...]:
+        if param.type.startswith("tensor("):
+            return (param.type[7:-1],)
+        return self.type_constraints.get(param.type, ())
+
+
+@dataclass(frozen=True)
+class Problem:
+    op: str  # domain.Op@version
+    where: str  # "input 'slope'", "attribute 'alpha'", "constraint C1", ...
+    message: str
+    found: Any = None
+    expected: Any = None
+
+    def __str__(self) -> str:
+        return f"{self.op}: {self.where}: {self.message}"
+
+
+# ---- binding values to parameters ----------------------------------------------------------------
+
+@dataclass
+class Bound:
+    """Values bound to the parameters of one side (inputs or outputs)."""
+
+    single: dict[str, TensorInfo | None] = field(default_factory=dict)
+    variadic: dict[str, list[TensorInfo | None]] = field(default_factory=dict)
+
+
+def bind(sig: Signature, params: tuple[ParamSig, ...], values: Sequence[Any], side: str,
+         problems: list[Problem]) -> Bound:
+    bound = Bound()
+    values = list(values)
+    n_fixed = sum(1 for p in params if p.option != "variadic")
+    has_variadic = any(p.option == "variadic" for p in params)
+    required = sum(1 for p in params if p.option == "single")
+    min_total = required + sum(p.min_arity for p in params if p.option == "variadic")
+    max_total = None if has_variadic else len(params)
+    # Trailing absent optionals may be omitted entirely.
+    if len(values) < min_total or (max_total is not None and len(values) > max_total):
+        expected = f"{min_total}" if max_total == min_total else (
+            f"{min_total} to {max_total}" if max_total is not None else f"at least {min_total}")
+        names = ", ".join(p.name + ("?" if p.option == "optional" else "..." if p.option == "variadic" else "")
+                          for p in params)
+        problems.append(Problem(sig.key, f"{side}s", f"expected {expected} {side}s ({names}), found {len(values)}",
+                                len(values), expected))
+    pos = 0
+    for p in params:
+        if p.option == "variadic":
+            rest = len(values) - pos - (n_fixed - sum(1 for q in params[:params.index(p)] if q.option != "variadic"))
+            take = max(rest, 0)
+            bound.variadic[p.name] = [TensorInfo.of(v) for v in values[pos:pos + take]]
+            pos += take
+        else:
+            v = values[pos] if pos < len(values) else None
+            pos += 1
+            info = TensorInfo.of(v)
+            if info is None and p.option == "single" and pos <= len(values):
+                problems.append(Problem(sig.key, f"{side} {p.name!r}", "is required but was not given", None,
+                                        "a tensor"))
+            bound.single[p.name] = info
+    return bound
+
+
+# ---- attributes --------------------------------------------------------------------------------
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_number(v: Any) -> bool:
+    return _is_int(v) or isinstance(v, (float, np.floating))
+
+
+_ATTR_KINDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "int": ("an integer", _is_int),
+    "float": ("a number", _is_number),
+    "string": ("a string", lambda v: isinstance(v, str)),
+    "bool": ("a boolean", lambda v: isinstance(v, (bool, np.bool_))),
+    "ints": ("a list of integers", lambda v: isinstance(v, (list, tuple)) and all(_is_int(x) for x in v)),
+    "floats": ("a list of numbers", lambda v: isinstance(v, (list, tuple)) and all(_is_number(x) for x in v)),
+    "strings": ("a list of strings", lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)),
+    "enum": ("one of the listed names", lambda v: isinstance(v, str)),
+    "tensor": ("a tensor", lambda v: isinstance(v, (np.ndarray, TensorInfo, np.generic, list, tuple, int, float))),
+    "graph": ("a graph (a callable or a nested graph)", lambda v: callable(v) or hasattr(v, "nodes")
+              or (isinstance(v, dict) and "nodes" in v)),
+}
+
+
+def attribute_kind_ok(type_: str, value: Any) -> bool:
+    return _ATTR_KINDS[type_][1](value)
+
+
+def check_attributes(sig: Signature, attributes: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any]:
+    """Check names, kinds, required-ness and listed values; return values with defaults applied."""
+    known = {a.name for a in sig.attributes}
+    for name in attributes:
+        if name not in known:
+            problems.append(Problem(sig.key, f"attribute {name!r}", "is not an attribute of this op; known: "
+                                    + (", ".join(sorted(known)) or "none"), name, sorted(known)))
+    effective: dict[str, Any] = {}
+    for a in sig.attributes:
+        if a.name in attributes and attributes[a.name] is not None:
+            value = attributes[a.name]
+            what, ok = _ATTR_KINDS[a.type]
+            if not ok(value):
+                problems.append(Problem(sig.key, f"attribute {a.name!r}", f"expected {what} ({a.type}), found "
+                                        f"{_describe(value)}", _describe(value), a.type))
+                continue
+            if a.values and _unlisted(value, a.values):
+                problems.append(Problem(sig.key, f"attribute {a.name!r}", f"value {value!r} is not allowed; allowed: "
+                                        + ", ".join(map(str, a.values)), value, list(a.values)))
+            effective[a.name] = value
+        elif a.required:
+            problems.append(Problem(sig.key, f"attribute {a.name!r}", "is required but was not given", None, a.type))
+        elif a.has_default:
+            effective[a.name] = a.default
+    return effective
+
+
+def _unlisted(value: Any, allowed: tuple) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(v not in allowed for v in value)
+    return value not in allowed
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return f"bool {value}"
+    if isinstance(value, (list, tuple)):
+        kinds = sorted({type(v).__name__ for v in value})
+        return f"list of {'/'.join(kinds) or 'nothing'}"
+    return f"{type(value).__name__} {value!r}" if not callable(value) else "a callable"
+
+
+# ---- types -------------------------------------------------------------------------------------
+
+def check_types(sig: Signature, ins: Bound, outs: Bound, problems: list[Problem]) -> dict[str, str]:
+    """Check allowed dtypes and that each type variable binds one dtype; returns the bindings."""
+    binding: dict[str, tuple[str, str]] = {}  # var -> (dtype, first parameter)
+    for side, params, bound in (("input", sig.inputs, ins), ("output", sig.outputs, outs)):
+        for p in params:
+            infos = bound.variadic.get(p.name, []) if p.option == "variadic" else [bound.single.get(p.name)]
+            allowed = sig.allowed(p)
+            het_seen: set[str] = set()
+            for k, info in enumerate(infos):
+                if info is None or info.dtype is None:
+                    continue
+                label = f"{side} {p.name!r}" + (f"[{k}]" if p.option == "variadic" else "")
+                if info.dtype not in allowed:
+                    problems.append(Problem(sig.key, label, f"dtype {info.dtype} is not allowed; allowed ({p.type}): "
+                                            + ", ".join(allowed), info.dtype, list(allowed)))
+                    continue
+                if p.type.startswith("tensor("):
+                    continue
+                if p.option == "variadic" and not p.homogeneous:
+                    het_seen.add(info.dtype)
+                    continue
+                if p.type in binding and binding[p.type][0] != info.dtype:
+                    first_dtype, first = binding[p.type]
+                    problems.append(Problem(sig.key, label, f"dtype {info.dtype} differs from {first_dtype} of {first}; "
+                                            f"type variable {p.type} must be one type", info.dtype, first_dtype))
+                else:
+                    binding.setdefault(p.type, (info.dtype, label))
+    return {var: dtype for var, (dtype, _) in binding.items()}
+
+
+# ---- constraints -------------------------------------------------------------------------------
+
+class CheckContext:
+    """What a compiled check can ask: attributes, ranks and shapes (raising Unknown when unknown)."""
+
+    def __init__(self, sig: Signature, attrs: Mapping[str, Any], ins: Bound, outs: Bound,
+                 given: frozenset[str] = frozenset()):
+        self.sig, self.attrs, self.ins, self.outs, self.given = sig, attrs, ins, outs, given
+
+    def attr(self, name: str) -> Any:
+        if name in self.attrs:
+            return self.attrs[name]
+        raise Unknown(name)
+
+    def info(self, name: str) -> TensorInfo | None:
+        for b in (self.ins, self.outs):
+            if name in b.single:
+                return b.single[name]
+        return None
+
+    def infos(self, name: str) -> list[TensorInfo | None]:
+        for b in (self.ins, self.outs):
+            if name in b.variadic:
+                return b.variadic[name]
+        return [self.info(name)]
+
+    def has(self, name: str) -> bool:
+        """Attribute given explicitly, or optional input present."""
+        if self.sig.attribute(name) is not None:
+            return name in self.given
+        return any(i is not None for i in self.infos(name))
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        info = self.info(name)
+        if info is None or info.shape is None or any(d is None for d in info.shape):
+            raise Unknown(name)
+        return tuple(info.shape)
+
+    def rank(self, name: str) -> int:
+        """Rank of a parameter; for a variadic one, of its first element whose shape is known."""
+        known = [i for i in self.infos(name) if i is not None and i.shape is not None]
+        if not known:
+            raise Unknown(name)
+        return len(known[0].shape)
+
+    def numel(self, name: str) -> int:
+        return int(np.prod(self.shape(name), dtype=np.int64))
+
+    def count(self, name: str) -> int:
+        return len(self.infos(name))
+
+    def dtype(self, name: str) -> str:
+        info = self.info(name)
+        if info is None or info.dtype is None:
+            raise Unknown(name)
+        return info.dtype
+
+    @staticmethod
+    def unique(values: Any) -> bool:
+        values = list(values)
+        return len(values) == len(set(values))
+
+
+def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) -> None:
+    from .shape_rules import RULES
+
+    for check in sig.checks:
+        try:
+            if check.when is not None and not check.when(ctx):
+                continue
+            ok = check.test(ctx)
+        except Unknown:
+            continue
+        except (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError) as exc:
+            problems.append(Problem(sig.key, f"constraint {check.id}", f"{check.message} (could not be evaluated: "
+                                    f"{exc})"))
+            continue
+        if not ok:
+            problems.append(Problem(sig.key, f"constraint {check.id}", check.message))
+    for call in sig.rules:
+        try:
+            found = RULES[call.rule].fn(ctx, **call.args)
+        except Unknown:
+            continue
+        if found:
+            problems.append(Problem(sig.key, f"constraint {call.id}", f"{call.message} ({found})", found))
+
+
+def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str, Any] | None = None,
+             outputs: Sequence[Any] | None = None) -> list[Problem]:
+    """Every problem with one use of the op. Values are arrays, TensorInfo, (dtype, shape) pairs or None."""
+    attributes = dict(attributes or {})
+    problems: list[Problem] = []
+    ins = bind(sig, sig.inputs, inputs, "input", problems)
+    outs = bind(sig, sig.outputs, outputs, "output", problems) if outputs is not None else Bound()
+    attrs = check_attributes(sig, attributes, problems)
+    check_types(sig, ins, outs, problems)
+    ctx = CheckContext(sig, attrs, ins, outs, frozenset(k for k, v in attributes.items() if v is not None))
+    run_constraints(sig, ctx, problems)
+    return problems
+
+
+class ValidationError(ValueError):
+    """Raised by kernels when their inputs break the spec."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
