@@ -5,9 +5,9 @@ from ..model import SpecSet
 
 
 def render_all(specs: SpecSet) -> dict[str, bytes]:
-    from . import c_code, python_ops
+    from . import c_code, docs, python_ops, tests
 
     files: dict[str, bytes] = {}
-    for renderer in (python_ops, c_code):
+    for renderer in (python_ops, c_code, docs, tests):
         files.update(renderer.render(specs))
     return files

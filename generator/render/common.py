@@ -1,6 +1,7 @@
 """The Jinja environment and the escaping helpers every renderer shares."""
 from __future__ import annotations
 
+import keyword
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -54,5 +55,7 @@ def md_cell(text: Any) -> str:
 
 
 def module_name(op: str) -> str:
-    """File/module name for an op: lower case (op names are unique case-insensitively per domain)."""
-    return op.lower()
+    """File/module name for an op: lower case (op names are unique case-insensitively per domain),
+    with a trailing underscore where that is a Python keyword (And -> and_)."""
+    name = op.lower()
+    return name + "_" if keyword.iskeyword(name) else name

@@ -44,6 +44,7 @@ def _previous(out_dir: Path) -> set[str]:
 
 def sync(out_dir: Path, files: dict[str, bytes], check: bool = False) -> Outcome:
     """Make `out_dir` hold exactly `files` (plus the manifest); with check=True only report."""
+    previous = _previous(out_dir)  # read before the new manifest replaces it
     files = {**files, MANIFEST: manifest_bytes(files)}
     outcome = Outcome()
     for rel, data in sorted(files.items()):
@@ -58,7 +59,7 @@ def sync(out_dir: Path, files: dict[str, bytes], check: bool = False) -> Outcome
         outcome.written.append(rel)
         if not check:
             _atomic_write(path, data)
-    for rel in sorted(_previous(out_dir) - set(files)):
+    for rel in sorted(previous - set(files)):
         path = out_dir / rel
         if path.exists():
             outcome.removed.append(rel)

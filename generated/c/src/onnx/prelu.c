@@ -103,14 +103,14 @@ opgen_status opgen_onnx_PRelu_v16_int32(const int32_t *X, const int64_t *X_shape
         for (int64_t i = 0; i < it.total; ++i) {
             const int32_t X_v = X[i];
             const int32_t slope_v = slope[i];
-            Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)(slope_v * X_v))) : (X_v));
+            Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int32_t X_v = X[it.offset[0]];
         const int32_t slope_v = slope[it.offset[1]];
-        Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)(slope_v * X_v))) : (X_v));
+        Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -126,14 +126,14 @@ opgen_status opgen_onnx_PRelu_v16_int64(const int64_t *X, const int64_t *X_shape
         for (int64_t i = 0; i < it.total; ++i) {
             const int64_t X_v = X[i];
             const int64_t slope_v = slope[i];
-            Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)(slope_v * X_v))) : (X_v));
+            Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int64_t X_v = X[it.offset[0]];
         const int64_t slope_v = slope[it.offset[1]];
-        Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)(slope_v * X_v))) : (X_v));
+        Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -264,14 +264,14 @@ opgen_status opgen_onnx_PRelu_v9_int32(const int32_t *X, const int64_t *X_shape,
         for (int64_t i = 0; i < it.total; ++i) {
             const int32_t X_v = X[i];
             const int32_t slope_v = slope[i];
-            Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)(slope_v * X_v))) : (X_v));
+            Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int32_t X_v = X[it.offset[0]];
         const int32_t slope_v = slope[it.offset[1]];
-        Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)(slope_v * X_v))) : (X_v));
+        Y[i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -287,14 +287,14 @@ opgen_status opgen_onnx_PRelu_v9_int64(const int64_t *X, const int64_t *X_shape,
         for (int64_t i = 0; i < it.total; ++i) {
             const int64_t X_v = X[i];
             const int64_t slope_v = slope[i];
-            Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)(slope_v * X_v))) : (X_v));
+            Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int64_t X_v = X[it.offset[0]];
         const int64_t slope_v = slope[it.offset[1]];
-        Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)(slope_v * X_v))) : (X_v));
+        Y[i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
         opgen_iter_next(&it);
     }
     return OPGEN_OK;

@@ -33,11 +33,10 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
     checks=(
-        Check('C1', lambda c: c.rank('input') == 4, 'The input tensor is 4-D (one batch dimension, one depth dimension and two spatial dimensions), as in ONNX.'),
-        Check('C2', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives two dimensions, the height and the width.'),
-        Check('C3', lambda c: c.unique(list(c.attr('space_dims')) + [c.attr('depth_dim')]) and all((0 <= d < c.rank('input') for d in list(c.attr('space_dims')) + [c.attr('depth_dim')])), 'space_dims and depth_dim are distinct dimensions of the input tensor.'),
-        Check('C4', lambda c: c.attr('blocksize') > 0, 'blocksize is a positive integer.'),
-        Check('C5', lambda c: c.shape('input')[c.attr('depth_dim')] % (c.attr('blocksize') * c.attr('blocksize')) == 0, 'The size of the depth dimension is divisible by blocksize * blocksize.'),
+        Check('C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives two dimensions, the height and the width.'),
+        Check('C2', lambda c: c.unique(list(c.attr('space_dims')) + [c.attr('depth_dim')]) and all((0 <= d < c.rank('input') for d in list(c.attr('space_dims')) + [c.attr('depth_dim')])), 'space_dims and depth_dim are distinct dimensions of the input tensor.'),
+        Check('C3', lambda c: c.attr('blocksize') > 0, 'blocksize is a positive integer.'),
+        Check('C4', lambda c: c.shape('input')[c.attr('depth_dim')] % (c.attr('blocksize') * c.attr('blocksize')) == 0, 'The size of the depth dimension is divisible by blocksize * blocksize.'),
     ),
     rules=(
     ),

@@ -1,0 +1,181 @@
+"""Markdown docs in English and Chinese: a page per op, an index per domain grouped by
+category, and an errata page listing every recorded slip of the source documents."""
+from __future__ import annotations
+
+import re
+
+from ..model import Attribute, Domain, OpSpec, OpVersion, SpecSet
+from .changelog import changelog
+from .common import render as render_template
+
+LANGS = ("en", "zh")
+
+LABELS = {
+    "en": dict(
+        domain="Domain", category="Category", versions="Versions", version="Version", sources="Sources",
+        section="section", summary="Summary", since="since_version", support="Support level",
+        function="Function", shape_inference="Shape inference", function_body="Function body",
+        attributes="Attributes", inputs="Inputs", outputs="Outputs", type_constraints="Type constraints",
+        name="Name", type="Type", default="Default", description="Description", option="Option",
+        allowed="Allowed types", values="Allowed values", required="required", optional="optional",
+        formula="Element-wise formula", constraints="Constraints", examples="Examples", notes="Notes",
+        changelog="Changelog", no_changes="no change in the spec's fields", errata="Errata",
+        undocumented="Undocumented in the source", follows="follows", reference="reference",
+        index_title="operators", ops="ops", errata_title="Errata: slips in the source documents",
+        errata_intro="Each entry says what the source text says and what the spec does instead, and why.",
+        document_says="Document says", field="Field", op="Op", yes="yes", no="no", none="none",
+        by_category="By category", language_link="中文",
+        variadic="variadic", single="single", homogeneous="homogeneous", heterogeneous="heterogeneous",
+        each="each", example_inputs="inputs", example_outputs="outputs", example_attributes="attributes",
+    ),
+    "zh": dict(
+        domain="域", category="类别", versions="版本", version="版本", sources="来源", section="节",
+        summary="概要", since="自版本", support="支持级别", function="函数", shape_inference="形状推断",
+        function_body="函数体", attributes="属性", inputs="输入", outputs="输出", type_constraints="类型约束",
+        name="名称", type="类型", default="默认值", description="描述", option="选项", allowed="允许的类型",
+        values="允许的取值", required="必需", optional="可选", formula="逐元素公式", constraints="约束",
+        examples="示例", notes="说明", changelog="变更记录", no_changes="规格字段无变化", errata="勘误",
+        undocumented="源文档中无内容", follows="遵循", reference="参考",
+        index_title="算子", ops="个算子", errata_title="勘误: 源文档中的错误",
+        errata_intro="每一条说明源文本的写法、规格的处理方式及其理由。",
+        document_says="文档原文", field="字段", op="算子", yes="是", no="否", none="无",
+        by_category="按类别", language_link="English",
+        variadic="可变", single="单个", homogeneous="同质", heterogeneous="异质",
+        each="每个", example_inputs="输入", example_outputs="输出", example_attributes="属性",
+    ),
+}
+
+CATEGORIES = {
+    "elementwise_math": ("Element-wise math", "逐元素数学运算"),
+    "activation": ("Activations", "激活函数"),
+    "logic_comparison": ("Logic and comparison", "逻辑与比较"),
+    "reduction_normalization": ("Reductions and normalisation", "归约与归一化"),
+    "data_movement_indexing": ("Data movement and indexing", "数据搬移与索引"),
+    "convolution_pooling": ("Convolution and pooling", "卷积与池化"),
+    "linear_algebra": ("Linear algebra", "线性代数"),
+    "vision": ("Vision", "视觉"),
+    "random": ("Random", "随机数"),
+    "control_flow": ("Control flow", "控制流"),
+}
+
+
+def category_title(category: str, lang: str) -> str:
+    en, zh = CATEGORIES[category]
+    return en if lang == "en" else zh
+
+
+def fence(text: str) -> str:
+    """A code fence longer than any backtick run inside `text`."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def default_text(a: Attribute, L: dict) -> str:
+    if a.required:
+        return L["required"]
+    if a.has_default:
+        return repr(a.default) if isinstance(a.default, str) else str(a.default).lower() \
+            if isinstance(a.default, bool) else str(a.default)
+    if a.default_each is not None:
+        return f"{a.default_each} ({L['each']})"
+    return L["optional"]
+
+
+def param_option(p, L: dict) -> str:
+    text = L[p.option] if p.option in L else p.option
+    if p.option == "variadic":
+        text += f", {L['homogeneous'] if p.homogeneous else L['heterogeneous']}"
+    return text
+
+
+def version_view(v: OpVersion, lang: str) -> dict:
+    L = LABELS[lang]
+    meta = [(L["since"], v.since_version)]
+    if v.support_level:
+        meta.append((L["support"], v.support_level))
+    if v.function is not None:
+        meta.append((L["function"], L["yes"] if v.function else L["no"]))
+    if v.shape_inference is not None:
+        meta.append((L["shape_inference"], L["yes"] if v.shape_inference else L["no"]))
+    return dict(
+        v=v, meta=meta, summary=v.summary.get(lang),
+        body_fence=fence(v.function_body or ""),
+        attributes=[dict(name=a.name, type=a.type, default=default_text(a, L),
+                         values=", ".join(map(str, a.values)), description=a.description.get(lang))
+                    for a in v.attributes],
+        inputs=[dict(name=p.name, type=p.type, option=param_option(p, L), description=p.description.get(lang))
+                for p in v.inputs],
+        outputs=[dict(name=p.name, type=p.type, option=param_option(p, L), description=p.description.get(lang))
+                 for p in v.outputs],
+        type_constraints=[dict(name=t.name, types=", ".join(t.types), description=t.description.get(lang))
+                          for t in v.type_constraints],
+        constraints=[dict(id=c.id, code=c.check or f"{c.rule}({', '.join(f'{k}={a}' for k, a in c.args)})",
+                          when=c.when, description=c.description.get(lang)) for c in v.constraints],
+        examples=[dict(name=e.name, attributes=dict(e.attributes), inputs=dict(e.inputs), outputs=dict(e.outputs),
+                       source=e.source) for e in v.examples],
+        notes=[note_view(n, lang) for n in v.notes],
+    )
+
+
+def note_view(n, lang: str) -> dict:
+    return dict(id=n.id, kind=n.kind, field=n.field, document_says=n.document_says, text=n.text.get(lang))
+
+
+def op_page(op: OpSpec, domain: Domain, lang: str) -> bytes:
+    L = LABELS[lang]
+    log = [dict(old=old, new=new, changes=[c.text(lang) for c in changes]) for old, new, changes in changelog(op)]
+    other = "zh" if lang == "en" else "en"
+    return render_template(
+        "docs/op.md.j2", op=op, L=L, lang=lang, category=category_title(op.category, lang),
+        versions=[version_view(v, lang) for v in op.versions], changelog=log,
+        notes=[note_view(n, lang) for n in op.notes],
+        explanation=op.provenance.explanation.get(lang) if op.provenance.explanation else "",
+        other_link=f"../../{other}/{domain.name}/{op.name}.md")
+
+
+def index_page(domain: Domain, lang: str) -> bytes:
+    groups = []
+    for cat in CATEGORIES:
+        ops = [dict(name=o.name, versions=", ".join(str(v.since_version) for v in o.versions),
+                    documented=o.provenance.documented, summary=_first_sentence(o.versions[0].summary.get(lang)))
+               for o in domain.ops if o.category == cat]
+        if ops:
+            groups.append(dict(title=category_title(cat, lang), ops=ops))
+    errata = sum(1 for o in domain.ops for n in o.all_notes() if n.kind == "erratum")
+    return render_template("docs/index.md.j2", domain=domain, L=LABELS[lang], lang=lang, groups=groups,
+                           description=domain.description.get(lang),
+                           versioning=domain.versioning.get(lang) if domain.versioning else "",
+                           n_errata=errata)
+
+
+def errata_page(domain: Domain, lang: str) -> bytes:
+    rows = [dict(op=o.name, version=_version_of(o, n), field=n.field, document_says=n.document_says,
+                 text=n.text.get(lang))
+            for o in domain.ops for n in o.all_notes() if n.kind == "erratum"]
+    return render_template("docs/errata.md.j2", domain=domain, L=LABELS[lang], rows=rows)
+
+
+def _version_of(op: OpSpec, note) -> str:
+    owners = [v.since_version for v in op.versions if note in v.notes]
+    return ", ".join(map(str, owners)) if owners else ", ".join(str(v.since_version) for v in op.versions)
+
+
+def _first_sentence(text: str) -> str:
+    text = text.strip().split("\n")[0]
+    m = re.match(r"(.+?[.。])(\s|$)", text)
+    return (m.group(1) if m else text)[:160]
+
+
+def render(specs: SpecSet) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for lang in LANGS:
+        files[f"docs/{lang}/index.md"] = render_template(
+            "docs/root.md.j2", L=LABELS[lang], domains=[dict(name=d.name, n=len(d.ops),
+                                                             description=d.description.get(lang))
+                                                        for d in specs.domains])
+        for domain in specs.domains:
+            files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)
+            files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang)
+            for op in domain.ops:
+                files[f"docs/{lang}/{domain.name}/{op.name}.md"] = op_page(op, domain, lang)
+    return files

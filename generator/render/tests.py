@@ -1,0 +1,55 @@
+"""Generated pytest modules: one per op version, data only; the assertions live in opgen.testing."""
+from __future__ import annotations
+
+from ..dtypes import ELEM_TYPES, tensor_elem
+from ..model import OpVersion, SpecSet
+from .common import HEADER, module_name, render as render_template
+
+
+def _plain(value):
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
+
+
+def bindings(v: OpVersion) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """A base binding (first allowed type of each variable) and one binding per allowed type."""
+    allowed = {tc.name: [tensor_elem(t) for t in tc.types] for tc in v.type_constraints}
+    base = {name: types[0] for name, types in allowed.items()}
+    out = [base]
+    for name, types in allowed.items():
+        out += [{**base, name: t} for t in types[1:]]
+    return base, out
+
+
+def rejected_dtype(v: OpVersion) -> dict | None:
+    """An input and a dtype its type constraint does not allow."""
+    for p in v.inputs:
+        allowed = {tensor_elem(t) for t in v.allowed_types(p)}
+        for elem in ELEM_TYPES:
+            if elem not in allowed:
+                return dict(param=p.name, dtype=elem)
+    return None
+
+
+def render_version(v: OpVersion) -> bytes:
+    base, all_bindings = bindings(v)
+    examples = {e.name: dict(dtype=e.dtype, inputs={k: _plain(x) for k, x in e.inputs},
+                             outputs={k: _plain(x) for k, x in e.outputs},
+                             attributes={k: _plain(x) for k, x in e.attributes}) for e in v.examples}
+    first = v.inputs[0] if v.inputs else None
+    kernel_dtypes = [tensor_elem(t) for t in v.allowed_types(first)] if first else []
+    output_dtypes = [tensor_elem(p.type) if p.is_fixed else None for p in v.outputs]
+    return render_template(
+        "tests/test_op.py.j2", v=v, header=HEADER.format(source=f"{v.domain}/{v.op}.yaml"),
+        module=f"opgen_ops.{v.domain}.{module_name(v.op)}", base=base, bindings=all_bindings,
+        rejected=rejected_dtype(v), required_attributes=[a.name for a in v.attributes if a.required],
+        has_required_input=any(p.option == "single" for p in v.inputs), has_kernel=v.elementwise is not None,
+        input_names=[p.name for p in v.inputs], examples=examples, first_example=v.examples[0].name if v.examples else "",
+        kernel_dtypes=kernel_dtypes, output_dtypes=output_dtypes)
+
+
+def render(specs: SpecSet) -> dict[str, bytes]:
+    files = {}
+    for op in specs.ops():
+        for v in op.versions:
+            files[f"tests/{op.domain}/test_{module_name(op.name)}_v{v.since_version}.py"] = render_version(v)
+    return files
