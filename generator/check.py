@@ -105,8 +105,9 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
             elif p.type not in declared:
                 yield p.location, f"{fld}.type", (f"unknown type variable {p.type!r}; declared: "
                                                   + (", ".join(sorted(declared)) or "none"))
-            if p.option == "variadic" and k != len(plist) - 1:
-                yield p.location, f"{fld}.option", "only the last parameter may be variadic"
+            if p.option == "variadic" and any(q.option != "variadic" for q in plist[k + 1:]):
+                yield p.location, f"{fld}.option", ("variadic parameters come last (several variadic parameters "
+                                                    "share the values equally, as XLA pairs operands and init values)")
             if p.option == "single" and seen_optional:
                 yield p.location, f"{fld}.option", "a required parameter cannot follow an optional one"
             seen_optional |= p.option == "optional"

@@ -65,7 +65,8 @@ def assert_rejects_missing_attribute(validate: Callable, sig: Signature, binding
 
 
 def assert_rejects_too_few_inputs(validate: Callable, sig: Signature, binding: Mapping[str, str]) -> None:
-    inputs = _infos(sig, sig.inputs, binding)[:-1]
+    required = sum(1 for p in sig.inputs if p.option == "single")
+    inputs = _infos(sig, sig.inputs, binding)[:required - 1]
     problems = validate(inputs, placeholder_attributes(sig))
     assert any(p.where == "inputs" for p in problems), [str(p) for p in problems]
 

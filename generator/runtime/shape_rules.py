@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import broadcast
+import numpy as np
+
 from .validation import CheckContext, Unknown
 
 
@@ -97,3 +99,325 @@ def onednn_prelu_slope(c: CheckContext, source: str, target: str) -> str:
         return (f"1-D {source} of length {s[0]} must match {which} of {target} shape {list(t)} "
                 f"(rule {1 if per_channel else 2})")
     return f"{source} shape {list(s)} does not broadcast to {target} shape {list(t)} (rule 3)"
+
+
+# ---- XLA-style rules of the hlir operator set --------------------------------------------------
+
+def _shapes(c: CheckContext, name: str) -> list[tuple[int, ...]]:
+    """Shapes of every element of a (possibly variadic) parameter; Unknown if any is unknown."""
+    out = []
+    for info in c.infos(name):
+        if info is None:
+            continue
+        if info.shape is None or any(d is None for d in info.shape):
+            raise Unknown(name)
+        out.append(tuple(info.shape))
+    return out
+
+
+def _optional_attr(c: CheckContext, name: str):
+    try:
+        return c.attr(name)
+    except Unknown:
+        return None
+
+
+@rule(param_args=("lhs", "rhs"), attr_args=("attribute",))
+def xla_broadcast_dimensions(c: CheckContext, lhs: str, rhs: str, attribute: str) -> str:
+    a, b = c.shape(lhs), c.shape(rhs)
+    dims = _optional_attr(c, attribute)
+    if dims is None:
+        if a == b or len(a) == 0 or len(b) == 0:
+            return ""
+        return f"{lhs} shape {list(a)} and {rhs} shape {list(b)} differ and no {attribute} is given"
+    (low_name, low), (high_name, high) = sorted(((lhs, a), (rhs, b)), key=lambda x: len(x[1]))
+    if len(dims) != len(low):
+        return f"{attribute} {list(dims)} needs one entry per dimension of {low_name} (rank {len(low)})"
+    if any(not 0 <= d < len(high) for d in dims) or len(set(dims)) != len(dims):
+        return f"{attribute} {list(dims)} must be distinct dimensions of {high_name} (rank {len(high)})"
+    bad = [k for k, d in enumerate(dims) if low[k] not in (1, high[d])]
+    if bad:
+        return (f"{low_name} dimension {bad[0]} (size {low[bad[0]]}) does not match {high_name} dimension "
+                f"{dims[bad[0]]} (size {high[dims[bad[0]]]})")
+    return ""
+
+
+@rule(param_args=("inputs",), attr_args=("attribute",))
+def concatenate(c: CheckContext, inputs: str, attribute: str) -> str:
+    shapes = _shapes(c, inputs)
+    if not shapes:
+        return ""
+    rank = len(shapes[0])
+    dim = c.attr(attribute)
+    if not -rank <= dim < rank:
+        return f"{attribute} {dim} is outside [-{rank}, {rank - 1}]"
+    dim %= rank
+    for k, s in enumerate(shapes):
+        if len(s) != rank or any(s[d] != shapes[0][d] for d in range(rank) if d != dim):
+            return f"{inputs}[{k}] shape {list(s)} differs from {inputs}[0] shape {list(shapes[0])} off dimension {dim}"
+    return ""
+
+
+@rule(param_args=("lhs", "rhs"))
+def dot(c: CheckContext, lhs: str, rhs: str) -> str:
+    a, b = c.shape(lhs), c.shape(rhs)
+    if len(a) not in (1, 2) or len(b) not in (1, 2):
+        return f"{lhs} and {rhs} must have rank 1 or 2, found {len(a)} and {len(b)}"
+    if a[-1] != b[0]:
+        return f"contracting sizes differ: {lhs} {list(a)} dimension {len(a) - 1} vs {rhs} {list(b)} dimension 0"
+    return ""
+
+
+@rule(param_args=("lhs", "rhs"))
+def dot_general(c: CheckContext, lhs: str, rhs: str) -> str:
+    a, b = c.shape(lhs), c.shape(rhs)
+    dims = {k: list(c.attr(f"{side}_{kind}_dimensions")) for side in ("lhs", "rhs") for kind in ("batching", "contracting")
+            for k in [f"{side}_{kind}"]}
+    for kind in ("batching", "contracting"):
+        left, right = dims[f"lhs_{kind}"], dims[f"rhs_{kind}"]
+        if len(left) != len(right):
+            return f"lhs_{kind}_dimensions {left} and rhs_{kind}_dimensions {right} differ in length"
+        for d_l, d_r in zip(left, right):
+            if not (0 <= d_l < len(a) and 0 <= d_r < len(b)):
+                return f"{kind} dimension pair ({d_l}, {d_r}) is out of range for ranks {len(a)} and {len(b)}"
+            if a[d_l] != b[d_r]:
+                return f"{kind} sizes differ: {lhs} dimension {d_l} (size {a[d_l]}) vs {rhs} dimension {d_r} (size {b[d_r]})"
+    for side, shape in (("lhs", a), ("rhs", b)):
+        used = dims[f"{side}_batching"] + dims[f"{side}_contracting"]
+        if len(set(used)) != len(used):
+            return f"{side} batching and contracting dimensions {used} must be distinct"
+    return ""
+
+
+@rule(param_args=("operand", "update"))
+def dynamic_update_slice(c: CheckContext, operand: str, update: str) -> str:
+    a, u = c.shape(operand), c.shape(update)
+    if len(a) != len(u) or any(x > y for x, y in zip(u, a)):
+        return f"{update} shape {list(u)} does not fit in {operand} shape {list(a)}"
+    return ""
+
+
+@rule(param_args=("pred", "on_true", "on_false"))
+def select(c: CheckContext, pred: str, on_true: str, on_false: str) -> str:
+    p, t, f = c.shape(pred), c.shape(on_true), c.shape(on_false)
+    if t != f:
+        return f"{on_true} shape {list(t)} differs from {on_false} shape {list(f)}"
+    if p != t and len(p) != 0:
+        return f"{pred} shape {list(p)} must equal {list(t)} or be a scalar"
+    return ""
+
+
+@rule(param_args=("operand",), attr_args=("attribute",))
+def broadcast_in_dim(c: CheckContext, operand: str, attribute: str) -> str:
+    s, out = c.shape(operand), c.shape("output")
+    dims = list(c.attr(attribute))
+    if len(dims) != len(s):
+        return f"{attribute} {dims} needs one entry per dimension of {operand} (rank {len(s)})"
+    if any(not 0 <= d < len(out) for d in dims) or len(set(dims)) != len(dims):
+        return f"{attribute} {dims} must be distinct dimensions of the output (rank {len(out)})"
+    bad = [k for k, d in enumerate(dims) if s[k] not in (1, out[d])]
+    if bad:
+        k = bad[0]
+        return f"{operand} dimension {k} (size {s[k]}) cannot broadcast to output dimension {dims[k]} (size {out[dims[k]]})"
+    return ""
+
+
+@rule(param_args=("operand", "output"))
+def bitcast_convert(c: CheckContext, operand: str, output: str) -> str:
+    from ..dtypes import ELEM_TYPES
+
+    s, t = c.shape(operand), c.shape(output)
+    bits_in, bits_out = ELEM_TYPES[c.dtype(operand)].bits, ELEM_TYPES[c.dtype(output)].bits
+    if bits_in == bits_out:
+        expected = s
+    elif bits_in > bits_out:
+        expected = s + (bits_in // bits_out,)
+    else:
+        if not s or s[-1] != bits_out // bits_in:
+            return f"{operand} last dimension must be {bits_out // bits_in} to widen {bits_in}-bit to {bits_out}-bit"
+        expected = s[:-1]
+    return "" if t == expected else f"{output} shape {list(t)} should be {list(expected)}"
+
+
+def _same_and_scalars(c: CheckContext, inputs: str, init_values: str) -> tuple[list, str]:
+    shapes = _shapes(c, inputs)
+    if len(set(shapes)) > 1:
+        return shapes, f"{inputs} shapes differ: {[list(s) for s in shapes]}"
+    inits = _shapes(c, init_values)
+    if any(len(s) != 0 for s in inits):
+        return shapes, f"every {init_values} element must be a scalar, found shapes {[list(s) for s in inits]}"
+    if inits and len(inits) != len(shapes):
+        return shapes, f"{len(shapes)} {inputs} need as many {init_values}, found {len(inits)}"
+    return shapes, ""
+
+
+@rule(param_args=("inputs", "init_values", "outputs"), attr_args=("attribute",))
+def reduce(c: CheckContext, inputs: str, init_values: str, outputs: str, attribute: str) -> str:
+    shapes, problem = _same_and_scalars(c, inputs, init_values)
+    if problem or not shapes:
+        return problem
+    dims, rank = list(c.attr(attribute)), len(shapes[0])
+    if any(not 0 <= d < rank for d in dims) or len(set(dims)) != len(dims):
+        return f"{attribute} {dims} must be distinct dimensions in [0, {rank - 1}]"
+    expected = tuple(x for k, x in enumerate(shapes[0]) if k not in dims)
+    try:
+        outs = _shapes(c, outputs)
+    except Unknown:
+        return ""
+    bad = [list(s) for s in outs if s != expected]
+    return f"{outputs} shapes {bad} should be {list(expected)}" if bad else ""
+
+
+@rule(param_args=("inputs", "init_values"), attr_args=("attribute",))
+def reduce_window_operands(c: CheckContext, inputs: str, init_values: str, attribute: str) -> str:
+    shapes, problem = _same_and_scalars(c, inputs, init_values)
+    if problem or not shapes:
+        return problem
+    window = list(c.attr(attribute))
+    return "" if len(window) == len(shapes[0]) else (
+        f"{attribute} {window} needs one entry per dimension of the inputs (rank {len(shapes[0])})")
+
+
+@rule(param_args=("inputs", "init_values", "outputs"), attr_args=("reduction_dim", "log2_reduction"))
+def partial_reduce(c: CheckContext, inputs: str, init_values: str, outputs: str, reduction_dim: str,
+                   log2_reduction: str) -> str:
+    shapes, problem = _same_and_scalars(c, inputs, init_values)
+    if problem or not shapes:
+        return problem
+    rank, dim = len(shapes[0]), c.attr(reduction_dim)
+    if rank < 1 or not 0 <= dim < rank:
+        return f"{reduction_dim} {dim} must be in [0, {rank - 1}]"
+    return ""
+
+
+@rule(param_args=("inputs",), attr_args=("attribute",))
+def sort(c: CheckContext, inputs: str, attribute: str) -> str:
+    shapes = _shapes(c, inputs)
+    if len(set(shapes)) > 1:
+        return f"{inputs} shapes differ: {[list(s) for s in shapes]}"
+    if shapes:
+        rank, dim = len(shapes[0]), c.attr(attribute)
+        if not 0 <= dim < max(rank, 1):
+            return f"{attribute} {dim} is outside [0, {rank - 1}]"
+    return ""
+
+
+def _axes(c: CheckContext, axes: str, rank: int) -> tuple[list[int], str]:
+    values = [int(v) for v in c.value(axes).reshape(-1)]
+    if any(not -rank <= v < rank for v in values):
+        return values, f"{axes} {values} must lie in [-{rank}, {rank - 1}]"
+    normal = [v % rank for v in values] if rank else values
+    if len(set(normal)) != len(normal):
+        return values, f"{axes} {values} name a dimension twice"
+    return normal, ""
+
+
+@rule(param_args=("input",))
+def squeeze_axes(c: CheckContext, input: str, axes: str) -> str:
+    if not c.has(axes):
+        return ""
+    s = c.shape(input)
+    normal, problem = _axes(c, axes, len(s))
+    if problem:
+        return problem
+    bad = [a for a in normal if s[a] != 1]
+    return f"dimensions {bad} of {input} shape {list(s)} are not of size 1" if bad else ""
+
+
+@rule(param_args=("input",))
+def unsqueeze_axes(c: CheckContext, input: str, axes: str) -> str:
+    count = len(c.value(axes).reshape(-1))
+    _, problem = _axes(c, axes, c.rank(input) + count)
+    return problem
+
+
+@rule(param_args=("input", "k"), attr_args=("attribute",))
+def topk_k(c: CheckContext, input: str, k: str, attribute: str) -> str:
+    s, axis = c.shape(input), c.attr(attribute)
+    if not -len(s) <= axis < len(s):
+        return f"{attribute} {axis} is outside [-{len(s)}, {len(s) - 1}]"
+    values = c.value(k).reshape(-1)
+    if values.size != 1 or not 0 < int(values[0]) <= s[axis]:
+        return f"{k} must hold one value in [1, {s[axis]}], found {values.tolist()}"
+    return ""
+
+
+@rule(param_args=("param",))
+def positive_values(c: CheckContext, param: str) -> str:
+    values = c.value(param)
+    return "" if (values > 0).all() else f"every {param} value must be > 0, found {values.tolist()}"
+
+
+@rule(param_args=("param", "data"))
+def axis_values_in_range(c: CheckContext, param: str, data: str) -> str:
+    if not c.has(param):
+        return ""
+    rank = c.rank(data)
+    values = c.value(param).reshape(-1).tolist()
+    bad = [v for v in values if not -rank <= v < rank]
+    return f"{param} values {bad} are outside [-{rank}, {rank - 1}]" if bad else ""
+
+
+@rule(param_args=("operand", "start_indices", "sizes"))
+def start_indices_in_bounds(c: CheckContext, operand: str, start_indices: str, sizes: str) -> str:
+    shape, size = c.shape(operand), c.shape(sizes)
+    starts = [int(v) for v in np.concatenate([c.value(i).reshape(-1) for i in [start_indices]]).tolist()] \
+        if c.info(start_indices) is not None else _variadic_values(c, start_indices)
+    for d, (st, n, full) in enumerate(zip(starts, size, shape)):
+        if not 0 <= st <= full - n:
+            return f"start index {st} of dimension {d} puts a slice of size {n} outside [0, {full})"
+    return ""
+
+
+def _variadic_values(c: CheckContext, name: str) -> list[int]:
+    out = []
+    for info in c.infos(name):
+        if info is None or info.value is None:
+            raise Unknown(name)
+        out += [int(v) for v in np.asarray(info.value).reshape(-1)]
+    return out
+
+
+@rule(param_args=("input", "shape"), attr_args=("attribute",))
+def reshape_shape_values(c: CheckContext, input: str, shape: str, attribute: str) -> str:
+    target = [int(v) for v in c.value(shape).reshape(-1)]
+    s, allowzero = c.shape(input), bool(c.attr(attribute))
+    if target.count(-1) > 1 or any(v < -1 for v in target):
+        return f"{shape} {target} may hold at most one -1 and no other negative value"
+    if allowzero and 0 in target and -1 in target:
+        return f"with {attribute}=1, {shape} {target} cannot hold both 0 and -1"
+    dims = []
+    for k, v in enumerate(target):
+        if v == 0 and not allowzero:
+            if k >= len(s):
+                return f"{shape}[{k}] = 0 copies a dimension {input} does not have"
+            v = s[k]
+        dims.append(v)
+    total = int(np.prod(s, dtype=np.int64))
+    known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+    if -1 in dims:
+        return "" if known and total % known == 0 else f"{shape} {target} cannot be inferred for {total} elements"
+    return "" if known == total else f"{shape} {target} holds {known} elements, {input} has {total}"
+
+
+@rule(param_args=("input", "targets", "input_lengths", "target_lengths"), attr_args=("attribute",))
+def ctc_loss_values(c: CheckContext, input: str, targets: str, input_lengths: str, target_lengths: str,
+                    attribute: str) -> str:
+    s = c.shape(input)
+    steps, classes = s[0], s[-1]
+    in_len = c.value(input_lengths).reshape(-1)
+    tg_len = c.value(target_lengths).reshape(-1)
+    tg = c.value(targets)
+    blank = c.attr(attribute)
+    if ((in_len < 0) | (in_len > steps)).any():
+        return f"{input_lengths} {in_len.tolist()} must lie in [0, {steps}]"
+    if (tg_len > in_len).any():
+        return f"{target_lengths} {tg_len.tolist()} may not exceed {input_lengths} {in_len.tolist()}"
+    if tg.ndim == 1 and tg_len.sum() != tg.size:
+        return f"{target_lengths} must sum to the {tg.size} elements of 1-D {targets}"
+    if tg.ndim == 2 and (tg_len > tg.shape[1]).any():
+        return f"{target_lengths} may not exceed the padded length {tg.shape[1]}"
+    used = tg.reshape(-1) if tg.ndim == 1 else np.concatenate([row[:n] for row, n in zip(tg, tg_len)])
+    if ((used < 0) | (used >= classes) | (used == blank)).any():
+        return f"{targets} values must be class indices in [0, {classes}) other than blank ({blank})"
+    return ""

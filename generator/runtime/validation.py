@@ -21,12 +21,12 @@ class Unknown(Exception):
 
 @dataclass(frozen=True)
 class TensorInfo:
-    """What a validator knows of a value: its element type and shape, either possibly unknown.
-
-    A shape entry may be None (a symbolic dimension)."""
+    """What a validator knows of a value: element type and shape (either possibly unknown), and the
+    value itself when it is a constant. A shape entry may be None (a symbolic dimension)."""
 
     dtype: str | None = None
     shape: tuple[int | None, ...] | None = None
+    value: Any = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def of(value: Any) -> "TensorInfo | None":
@@ -36,7 +36,7 @@ class TensorInfo:
             dtype, shape = value
             return TensorInfo(dtype, None if shape is None else tuple(shape))
         arr = np.asarray(value)
-        return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape))
+        return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape), arr)
 
 
 @dataclass(frozen=True)
@@ -138,13 +138,17 @@ def bind(sig: Signature, params: tuple[ParamSig, ...], values: Sequence[Any], si
                           for p in params)
         problems.append(Problem(sig.key, f"{side}s", f"expected {expected} {side}s ({names}), found {len(values)}",
                                 len(values), expected))
+    variadics = [p for p in params if p.option == "variadic"]
+    spare = max(len(values) - n_fixed, 0)
+    share = spare // len(variadics) if variadics else 0
+    if variadics and spare % len(variadics):
+        problems.append(Problem(sig.key, f"{side}s", f"the {spare} values of the variadic {side}s "
+                                f"{', '.join(p.name for p in variadics)} must split equally among them", spare))
     pos = 0
     for p in params:
         if p.option == "variadic":
-            rest = len(values) - pos - (n_fixed - sum(1 for q in params[:params.index(p)] if q.option != "variadic"))
-            take = max(rest, 0)
-            bound.variadic[p.name] = [TensorInfo.of(v) for v in values[pos:pos + take]]
-            pos += take
+            bound.variadic[p.name] = [TensorInfo.of(v) for v in values[pos:pos + share]]
+            pos += share
         else:
             v = values[pos] if pos < len(values) else None
             pos += 1
@@ -309,6 +313,15 @@ class CheckContext:
 
     def count(self, name: str) -> int:
         return len(self.infos(name))
+
+    def value(self, name: str) -> np.ndarray:
+        """The constant value of a parameter, or of an attribute; Unknown when not known."""
+        if self.sig.attribute(name) is not None:
+            return np.asarray(self.attr(name))
+        info = self.info(name)
+        if info is None or info.value is None:
+            raise Unknown(name)
+        return np.asarray(info.value)
 
     def dtype(self, name: str) -> str:
         info = self.info(name)

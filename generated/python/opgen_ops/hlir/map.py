@@ -34,7 +34,7 @@ SIGNATURE_V1 = Signature(
         Check('C2', lambda c: c.unique(c.attr('dimensions')) and all((0 <= d < c.rank('output') for d in c.attr('dimensions'))), 'The dimensions in dimensions are distinct and are all dimensions of the tensors.'),
     ),
     rules=(
-        RuleCall('C1', 'all_same_shape', {'params': ['input', 'output']}, 'All input tensors and the output tensor have the same shape ("producing an output tensor of the same dimensions"; XLA Map requires all operands to have the same shape).'),
+        RuleCall('C1', 'same_shape', {'params': ['input', 'output']}, 'All input tensors and the output tensor have the same shape ("producing an output tensor of the same dimensions"; XLA Map requires all operands to have the same shape).'),
     ),
 )
 
