@@ -28,15 +28,16 @@ def multidirectional(*shapes: Shape) -> tuple[int, ...] | None:
 def onnx_prelu_legacy(slope: Shape, x: Shape) -> tuple[int, ...] | None:
     """PRelu-1/6: the shape to view `slope` as, so it broadcasts over `x`; None if not allowed.
 
-    A size-1 slope is shared; a slope with as many elements as x has channels
-    (axis 1) applies per channel; otherwise it must broadcast unidirectionally.
+    A size-1 slope is shared; a 1-D slope with as many elements as x has
+    channels (axis 1) applies per channel; otherwise it must broadcast
+    unidirectionally.
     """
     size = 1
     for d in slope:
         size *= d
     if size == 1:
         return (1,) * len(x)
-    if len(x) >= 2 and size == x[1] and sum(1 for d in slope if d != 1) <= 1:
+    if len(x) >= 2 and len(slope) == 1 and size == x[1]:
         return (1, x[1]) + (1,) * (len(x) - 2)
     if unidirectional(slope, x):
         return tuple(slope)

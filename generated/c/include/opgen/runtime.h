@@ -219,17 +219,14 @@ static inline bool opgen_unidirectional(const int64_t *source, size_t source_ran
     return true;
 }
 
-/* PRelu-1/6: view slope as shared (size 1), per channel (axis 1) or broadcastable. */
+/* PRelu-1/6: view slope as shared (size 1), per channel (1-D, axis 1) or broadcastable. */
 static inline opgen_status opgen_align_onnx_prelu_legacy(const int64_t *slope, size_t slope_rank,
                                                          const int64_t *x, size_t x_rank, int64_t *out) {
-    int64_t size = 1, non_one = 0;
-    for (size_t d = 0; d < slope_rank; ++d) {
-        size *= slope[d];
-        non_one += slope[d] != 1;
-    }
+    int64_t size = 1;
+    for (size_t d = 0; d < slope_rank; ++d) size *= slope[d];
     for (size_t d = 0; d < x_rank; ++d) out[d] = 1;
     if (size == 1) return OPGEN_OK;
-    if (x_rank >= 2 && size == x[1] && non_one <= 1) {
+    if (x_rank >= 2 && slope_rank == 1 && size == x[1]) {
         out[1] = x[1];
         return OPGEN_OK;
     }

@@ -167,7 +167,7 @@ SIGNATURE_V6 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'onnx_prelu_legacy_slope', {'source': 'slope', 'target': 'X'}, 'slope has size 1, or as many elements as X has channels (axis 1), or is unidirectionally broadcastable to X.'),
+        RuleCall('C1', 'onnx_prelu_legacy_slope', {'source': 'slope', 'target': 'X'}, 'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally broadcastable to X.'),
     ),
 )
 
@@ -214,7 +214,7 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'onnx_prelu_legacy_slope', {'source': 'slope', 'target': 'X'}, 'slope has size 1, or as many elements as X has channels (axis 1), or is unidirectionally broadcastable to X.'),
+        RuleCall('C1', 'onnx_prelu_legacy_slope', {'source': 'slope', 'target': 'X'}, 'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally broadcastable to X.'),
     ),
 )
 
