@@ -1,0 +1,135 @@
+"""The generated C compiles with -Werror and its kernels agree with the NumPy kernels."""
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen_ops
+from onnx_refs import random_input
+from opgen.dtypes import ELEM_TYPES
+from opgen.render.c_code import kernel_views
+
+from conftest import ROOT, SPECS
+from opgen.parse import load_or_raise
+
+C_DIR = ROOT / "generated" / "c"
+CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-fPIC"]
+OPGEN_OK, OPGEN_ERR_SHAPE, OPGEN_ERR_NOT_IMPLEMENTED = 0, 1, 3
+
+
+@pytest.fixture(scope="session")
+def library(tmp_path_factory) -> ctypes.CDLL:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "a C compiler is needed"
+    out = tmp_path_factory.mktemp("c")
+    objects = []
+    for source in sorted((C_DIR / "src").rglob("*.c")):
+        obj = out / (source.parent.name + "_" + source.stem + ".o")
+        subprocess.run([cc, *CFLAGS, "-I", str(C_DIR / "include"), "-c", str(source), "-o", str(obj)],
+                       check=True, capture_output=True, text=True)
+        objects.append(str(obj))
+    lib = out / "libopgen_test.so"
+    subprocess.run([cc, "-shared", "-o", str(lib), *objects, "-lm"], check=True)
+    return ctypes.CDLL(str(lib))
+
+
+def kernel_cases(specs):
+    for domain in ("onnx", "onednn"):
+        for op in specs.domain(domain).ops:
+            for v in op.versions:
+                for view in kernel_views(v):
+                    yield pytest.param(v, view["elem"], id=f"{v.key}-{view['elem']}")
+
+
+_ATTR = {"float": ctypes.c_double, "int": ctypes.c_int64, "bool": ctypes.c_bool}
+
+
+def call_c(lib, v, elem, inputs, attrs) -> tuple[int, np.ndarray]:
+    fn = getattr(lib, f"opgen_{v.domain}_{v.op}_v{v.since_version}_{elem}")
+    fn.restype = ctypes.c_int
+    storage = ELEM_TYPES[elem].numpy if ELEM_TYPES[elem].c_type != "uint16_t" else np.uint16
+    args, keep = [], []
+    for array in inputs:
+        data = np.ascontiguousarray(array).view(storage) if array.dtype.itemsize == 2 and elem in ("float16", "bfloat16") \
+            else np.ascontiguousarray(array)
+        shape = np.asarray(array.shape, np.int64)
+        keep += [data, shape]
+        args += [data.ctypes.data_as(ctypes.c_void_p), shape.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(array.ndim)]
+    for a in v.attributes:
+        if a.type in _ATTR:
+            args.append(_ATTR[a.type](attrs.get(a.name, a.default)))
+        elif a.type == "string":
+            args.append(ctypes.c_char_p(str(attrs.get(a.name, a.default)).encode()))
+    out = np.zeros(inputs[0].shape, inputs[0].dtype)
+    args.append(out.ctypes.data_as(ctypes.c_void_p))
+    return fn(*args), out
+
+
+def test_every_domain_gets_c_kernels(specs):
+    elems = {(v.key, view["elem"]) for op in specs.domain("onnx").ops for v in op.versions for view in kernel_views(v)}
+    assert ("onnx.PRelu@16", "bfloat16") in elems and ("onnx.PRelu@16", "uint64") in elems
+    assert ("onnx.Elu@22", "float16") in elems and ("onnx.Elu@1", "double") in elems
+
+
+SHAPES = {
+    "onnx.PRelu": [((2, 3, 4), (4,)), ((2, 3, 4), (3, 1)), ((2, 3, 4), (2, 3, 4)), ((5,), ()), ((0, 3), (3,))],
+    "onnx.PRelu.legacy": [((2, 3, 4), (1,)), ((2, 3, 4), (3,)), ((2, 3, 4), (4,))],
+    "onnx.Elu": [((2, 3, 4),), ((),), ((0,),)],
+    "onednn.PReLU": [((2, 3, 4), (3,), {"data_format": "NCX"}), ((2, 3, 4), (4,), {}),
+                     ((2, 3, 4), (4,), {"per_channel_broadcast": False}), ((2, 3, 4), (3, 1), {})],
+}
+
+
+@pytest.mark.parametrize("v,elem", list(kernel_cases(load_or_raise(SPECS))))
+def test_c_matches_numpy(library, v, elem):
+    key = f"{v.domain}.{v.op}" + (".legacy" if v.op == "PRelu" and v.since_version < 7 else "")
+    kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
+    rng = np.random.default_rng(7)
+    for case in SHAPES[key]:
+        shapes = [s for s in case if isinstance(s, tuple)]
+        attrs = next((s for s in case if isinstance(s, dict)), {})
+        for alpha in ([0.0, 1.7] if v.op == "Elu" else [None]):
+            if alpha is not None:
+                attrs = {"alpha": alpha}
+            inputs = [random_input(rng, s, elem) for s in shapes]
+            (want,) = kernel(*inputs, **attrs)
+            status, got = call_c(library, v, elem, inputs, attrs)
+            assert status == OPGEN_OK, f"{v.key} {elem} {shapes}: status {status}"
+            if ELEM_TYPES[elem].kind == "float":
+                # Same formula, same single rounding; libm and NumPy may differ by an ulp of float.
+                tol = {"float": 2e-7, "double": 1e-15, "float16": 1e-3, "bfloat16": 8e-3}[elem]
+                np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
+            else:
+                np.testing.assert_array_equal(got, want)
+
+
+def test_c_reports_shape_errors(library, specs):
+    v = specs.find("onnx", "PRelu").resolve(16)
+    status, _ = call_c(library, v, "float", [np.ones((2, 3), np.float32), np.ones((4,), np.float32)], {})
+    assert status == OPGEN_ERR_SHAPE
+    v = specs.find("onednn", "PReLU").resolve(1)
+    status, _ = call_c(library, v, "float", [np.ones((2, 3), np.float32), np.ones((2,), np.float32)], {})
+    assert status == OPGEN_ERR_SHAPE
+
+
+def test_stubs_compile_and_say_not_implemented(library):
+    fn = library.opgen_hlir_Conv_v1
+    fn.restype = ctypes.c_int
+    assert fn(None, ctypes.c_size_t(0), None, ctypes.c_size_t(0), None) == OPGEN_ERR_NOT_IMPLEMENTED
+
+
+def test_float16_conversion_matches_numpy_bit_for_bit(library, tmp_path):
+    """Every float16 value and every rounding tie goes through the C conversions like NumPy's casts."""
+    v_halves = np.arange(0, 1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    finite = v_halves[np.isfinite(v_halves)]
+    # Elu with alpha=1 on non-negative inputs is the identity: a round trip through float.
+    x = np.abs(finite)
+    v = load_or_raise(SPECS).find("onnx", "Elu").resolve(6)
+    status, got = call_c(library, v, "float16", [x], {"alpha": 1.0})
+    assert status == OPGEN_OK
+    np.testing.assert_array_equal(got.view(np.uint16), x.view(np.uint16))
