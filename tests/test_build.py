@@ -1,0 +1,121 @@
+"""`opgen build`: deterministic, writes only what changed, removes what it no longer generates,
+`--check` catches hand edits and spec edits, and hostile text is emitted safely."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from opgen.cli import main
+
+from conftest import SPECS, write
+from test_spec_errors import DOMAIN, GOOD_OP
+
+
+def build(specs: Path, out: Path, *extra: str):
+    return CliRunner().invoke(main, ["build", "--specs", str(specs), "--out", str(out), *extra])
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def real_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen")
+    first = build(SPECS, out)
+    assert first.exit_code == 0, first.output
+    return out, first
+
+
+def test_build_is_deterministic(real_build, tmp_path):
+    out, first = real_build
+    again = tmp_path / "again"
+    assert build(SPECS, again).exit_code == 0
+    assert tree_bytes(out) == tree_bytes(again)
+
+
+def test_rebuild_writes_nothing(real_build):
+    out, first = real_build
+    assert "written, 0 unchanged, 0 removed" in first.output
+    second = build(SPECS, out)
+    assert second.output.strip().endswith(f"0 written, {len(tree_bytes(out))} unchanged, 0 removed")
+
+
+def test_check_detects_hand_edit_and_spec_edit(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS / "schema", specs / "schema")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    write(specs / "demo" / "Scale.yaml", GOOD_OP)
+    out = tmp_path / "gen"
+    assert build(specs, out).exit_code == 0
+    assert build(specs, out, "--check").exit_code == 0
+
+    page = out / "docs" / "en" / "demo" / "Scale.md"
+    page.write_text(page.read_text() + "hand edit\n")
+    result = build(specs, out, "--check")
+    assert result.exit_code == 1 and "stale: docs/en/demo/Scale.md" in result.output
+    assert page.read_text().endswith("hand edit\n")  # --check changes nothing
+    assert build(specs, out).exit_code == 0
+
+    write(specs / "demo" / "Scale.yaml", GOOD_OP.replace("Scales X.", "Scales X by alpha."))
+    result = build(specs, out, "--check")
+    assert result.exit_code == 1 and "stale: docs/en/demo/Scale.md" in result.output
+
+
+def test_removed_spec_removes_its_files_only(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS / "schema", specs / "schema")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    write(specs / "demo" / "Scale.yaml", GOOD_OP)
+    write(specs / "demo" / "Twice.yaml", GOOD_OP.replace("name: Scale", "name: Twice"))
+    out = tmp_path / "gen"
+    assert build(specs, out).exit_code == 0
+    mine = out / "notes.txt"
+    mine.write_text("not opgen's")
+    (specs / "demo" / "Twice.yaml").unlink()
+    result = build(specs, out)
+    assert result.exit_code == 0 and " removed" in result.output and "0 removed" not in result.output
+    assert not (out / "python" / "opgen_ops" / "demo" / "twice.py").exists()
+    assert (out / "python" / "opgen_ops" / "demo" / "scale.py").exists()
+    assert mine.read_text() == "not opgen's"
+
+
+HOSTILE = 'Ends """ here */ and {{ not_a_var }} {% raw %} back\\slash ??/ | pipe\nsecond line ``` fence'
+
+
+def test_hostile_text_is_emitted_safely(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS / "schema", specs / "schema")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    quoted = json.dumps(HOSTILE)  # a JSON string is a valid YAML double-quoted scalar
+    text = GOOD_OP.replace("{en: Factor., zh: 系数。}", "{en: " + quoted + ", zh: " + quoted + "}")
+    text = text.replace("    summary: {en: Scales X., zh: 缩放 X。}", "    summary: {en: " + quoted + ", zh: 缩放 X。}")
+    write(specs / "demo" / "Scale.yaml", text)
+    out = tmp_path / "gen"
+    result = build(specs, out)
+    assert result.exit_code == 0, result.output
+
+    # Python imports and carries the text unchanged.
+    path = out / "python" / "opgen_ops" / "demo" / "scale.py"
+    spec = importlib.util.spec_from_file_location("hostile_scale", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.validate_v2([("float", (2,))], {}) == []
+    assert module.SIGNATURE_V2.attributes[0].name == "alpha"
+
+    # C compiles with -Werror.
+    cc = shutil.which("cc") or shutil.which("gcc")
+    subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-c", str(out / "c" / "src" / "demo" / "scale.c"),
+                    "-I", str(out / "c" / "include"), "-o", str(tmp_path / "scale.o")], check=True)
+
+    # Markdown keeps the text, table rows stay one line, the code fence is not closed early.
+    page = (out / "docs" / "en" / "demo" / "Scale.md").read_text()
+    assert "{{ not_a_var }}" in page and '"""' in page
+    row = next(line for line in page.splitlines() if line.startswith("| `alpha`"))
+    assert "\\|" in row and "<br>" in row

@@ -1,0 +1,145 @@
+"""Bad specs: every error class names file:line:column, op@version, field and what was expected;
+all errors of a run come together; the CLI exits non-zero without a traceback and writes nothing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from opgen.cli import main
+from opgen.parse import load_specs
+
+from conftest import write
+
+DOMAIN = """\
+name: demo
+description: {en: Demo domain., zh: 演示域。}
+opset_versions: [1, 2, 3]
+type_groups:
+  float:
+    types: [tensor(float), tensor(double)]
+    description: {en: Floats., zh: 浮点。}
+"""
+
+GOOD_OP = """\
+name: Scale
+domain: demo
+category: activation
+sources: [{document: demo.txt}]
+versions:
+  - since_version: 2
+    summary: {en: Scales X., zh: 缩放 X。}
+    attributes:
+      - name: alpha
+        type: float
+        default: 1.0
+        description: {en: Factor., zh: 系数。}
+    inputs:
+      - name: X
+        type: T
+        description: {en: Input., zh: 输入。}
+    outputs:
+      - name: Y
+        type: T
+        description: {en: Output., zh: 输出。}
+    type_constraints:
+      - name: T
+        types: ["@float"]
+        description: {en: Floats., zh: 浮点。}
+    elementwise: {formula: alpha * X}
+"""
+
+
+def errors_for(spec_tree: Path, op_text: str, name: str = "Scale") -> list[str]:
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    write(spec_tree / "demo" / f"{name}.yaml", op_text)
+    _, errors = load_specs(spec_tree)
+    return [str(e) for e in errors if e.severity == "error"]
+
+
+def test_good_spec_has_no_errors(spec_tree):
+    assert errors_for(spec_tree, GOOD_OP) == []
+
+
+@pytest.mark.parametrize("change,expected", [
+    # duplicate key
+    (("    summary: {en: Scales X., zh: 缩放 X。}\n", "    summary: {en: Scales X., zh: 缩放 X。}\n    summary: {en: again}\n"),
+     "specs/demo/Scale.yaml:8:5: duplicate key 'summary' (first given at line 7)"),
+    # unknown key
+    (("        default: 1.0\n", "        default: 1.0\n        defualt: 2.0\n"),
+     "specs/demo/Scale.yaml:12:9: demo.Scale: versions[0].attributes[0].defualt: unknown key 'defualt'; allowed keys:"),
+    # wrong type
+    (("  - since_version: 2\n", "  - since_version: two\n"),
+     "specs/demo/Scale.yaml:6:20: demo.Scale: versions[0].since_version: 'two' has the wrong type; expected integer"),
+    # a name that is not an identifier / path-like
+    (("name: Scale\n", "name: ../Scale\n"),
+     "specs/demo/Scale.yaml:1:7: demo.Scale: name: '../Scale' is not allowed here; expected a string matching"),
+    # unknown type variable
+    (("      - name: X\n        type: T\n", "      - name: X\n        type: U\n"),
+     "demo.Scale@2: inputs.X.type: unknown type variable 'U'; declared: T"),
+    # default of the wrong type
+    (("        default: 1.0\n", "        default: one\n"),
+     "demo.Scale@2: attributes.alpha.default: default 'one' is not of the attribute's type float"),
+    # unknown element type and unknown group
+    (('        types: ["@float"]\n', '        types: ["@floats", tensor(float128)]\n'),
+     "demo.Scale@2: type_constraints.T: unknown type group @floats; groups of domain demo: float"),
+    # invalid YAML
+    (("    summary: {en: Scales X., zh: 缩放 X。}\n", "    summary: {en: Scales X., zh: [缩放\n"),
+     "specs/demo/Scale.yaml:"),
+    # a formula naming something that does not exist
+    (("    elementwise: {formula: alpha * X}\n", "    elementwise: {formula: beta * X}\n"),
+     "demo.Scale@2: elementwise.formula: unknown name 'beta'; expected one of: X, alpha"),
+    # a version that the domain does not have
+    (("  - since_version: 2\n", "  - since_version: 5\n"),
+     "demo.Scale@5: since_version: since_version 5 is not an opset version of domain demo ([1, 2, 3])"),
+])
+def test_error_names_place_and_expectation(spec_tree, change, expected):
+    old, new = change
+    assert old in GOOD_OP
+    errors = errors_for(spec_tree, GOOD_OP.replace(old, new))
+    assert any(expected in e for e in errors), errors
+
+
+def test_versions_out_of_order(spec_tree):
+    older = GOOD_OP.split("versions:\n")[1].replace("since_version: 2", "since_version: 1")
+    text = GOOD_OP + older  # 2 then 1 is fine ...
+    assert errors_for(spec_tree, text) == []
+    reversed_text = GOOD_OP.split("versions:\n")[0] + "versions:\n" + older + GOOD_OP.split("versions:\n")[1]
+    errors = errors_for(spec_tree, reversed_text)
+    assert any("versions out of order: since_version must be strictly descending (newest first), found [1, 2]" in e
+               for e in errors), errors
+
+
+def test_file_name_and_domain_must_match(spec_tree):
+    errors = errors_for(spec_tree, GOOD_OP, name="Other")
+    assert any("op name 'Scale' does not match its file name 'Other'" in e for e in errors), errors
+
+
+def test_all_errors_reported_together(spec_tree):
+    text = GOOD_OP.replace("type: T\n        description: {en: Input.", "type: U\n        description: {en: Input.")
+    text = text.replace("default: 1.0", "default: one")
+    errors = errors_for(spec_tree, text)
+    assert len(errors) >= 2
+    assert any("unknown type variable 'U'" in e for e in errors)
+    assert any("default 'one'" in e for e in errors)
+
+
+def test_cli_reports_errors_without_traceback_and_writes_nothing(spec_tree, tmp_path):
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    write(spec_tree / "demo" / "Scale.yaml", GOOD_OP.replace("default: 1.0", "default: one"))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["build", "--specs", str(spec_tree), "--out", str(out)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "default 'one' is not of the attribute's type float" in result.output
+    assert "nothing was generated" in result.output
+    assert not out.exists()
+
+
+def test_lint_reports_missing_translations(spec_tree):
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    write(spec_tree / "demo" / "Scale.yaml", GOOD_OP.replace("{en: Factor., zh: 系数。}", "{en: Factor.}"))
+    result = CliRunner().invoke(main, ["lint", "--specs", str(spec_tree)])
+    assert result.exit_code == 1
+    assert "demo.Scale@2: attributes.alpha.description: warning: missing Chinese (zh) text" in result.output
