@@ -117,6 +117,7 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
         yield from _check_attribute(a, v)
     yield from _check_constraints(v)
     yield from _check_elementwise(v)
+    yield from _check_kernel(v)
     yield from _check_examples(v)
 
 
@@ -206,10 +207,25 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
         yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"
     if ew.output not in {p.name for p in v.outputs}:
         yield ew.location, "elementwise.output", f"no output named {ew.output!r}"
-    needs = {"onednn_prelu": {"data_format", "per_channel_broadcast"}}.get(ew.broadcast, set())
+    if any(p.option == "variadic" for p in v.inputs):
+        yield ew.location, "elementwise", "an element-wise formula cannot take variadic inputs; use kernel"
+    needs = {"onednn_prelu": {"data_format", "per_channel_broadcast"},
+             "xla": {"broadcast_dimensions"}}.get(ew.broadcast, set())
     missing = needs - {a.name for a in v.attributes}
     if missing:
         yield ew.location, "elementwise.broadcast", f"{ew.broadcast} broadcasting needs attributes {sorted(missing)}"
+
+
+def _check_kernel(v: OpVersion) -> Iterator[tuple]:
+    if v.kernel is None:
+        return
+    from .runtime.kernels import signature_problems
+
+    if v.elementwise is not None:
+        yield v.location, "kernel", "give either elementwise (a formula) or kernel (a function), not both"
+    keywords = [a.name for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()]
+    for problem in signature_problems(v.kernel, [p.name for p in v.inputs], keywords):
+        yield v.location, "kernel.function", problem
 
 
 def _check_examples(v: OpVersion) -> Iterator[tuple]:

@@ -23,41 +23,60 @@ CHECK_BUILTINS = frozenset({"len", "all", "any", "range", "min", "max", "abs", "
 
 @dataclass(frozen=True)
 class MathFunction:
-    """How a formula function is spelled in NumPy and in C (float flavour, double flavour)."""
+    """How a formula function is spelled in NumPy and in C.
+
+    Spellings are templates over the emitted arguments ({0}, {1}, ...). `c` maps an operand kind
+    ("float" for float and double, "float32" for the float flavour when it differs, "int", "uint",
+    "bool") to its C spelling; a kind missing from `c` has no C implementation.
+    """
 
     numpy: str
-    c_double: str
-    c_float: str
+    c: dict[str, str]
     arity: int
-    integer_ok: bool = False  # also defined for integer operands (C spelling then via opgen_* helper)
 
+    def c_spelling(self, compute: str, kind: str) -> str | None:
+        if kind == "float":
+            return self.c.get("float32" if compute == "float" else "float64", self.c.get("float"))
+        return self.c.get(kind)
+
+
+def _libm(name: str, arity: int = 1) -> MathFunction:
+    args = ", ".join(f"{{{k}}}" for k in range(arity))
+    return MathFunction(f"np.{name}({args})" if name not in _NUMPY_NAMES else f"{_NUMPY_NAMES[name]}({args})",
+                        {"float32": f"{name}f({args})", "float64": f"{name}({args})"}, arity)
+
+
+_NUMPY_NAMES = {"asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan", "atan2": "np.arctan2",
+                "asinh": "np.arcsinh", "atanh": "np.arctanh", "pow": "np.power", "erf": "_ew.erf"}
 
 FORMULA_FUNCTIONS: dict[str, MathFunction] = {
-    "where": MathFunction("np.where", "", "", 3, True),
-    "abs": MathFunction("np.abs", "fabs", "fabsf", 1, True),
-    "exp": MathFunction("np.exp", "exp", "expf", 1),
-    "expm1": MathFunction("np.expm1", "expm1", "expm1f", 1),
-    "log": MathFunction("np.log", "log", "logf", 1),
-    "log1p": MathFunction("np.log1p", "log1p", "log1pf", 1),
-    "sqrt": MathFunction("np.sqrt", "sqrt", "sqrtf", 1),
-    "cbrt": MathFunction("np.cbrt", "cbrt", "cbrtf", 1),
-    "sin": MathFunction("np.sin", "sin", "sinf", 1),
-    "cos": MathFunction("np.cos", "cos", "cosf", 1),
-    "tan": MathFunction("np.tan", "tan", "tanf", 1),
-    "asin": MathFunction("np.arcsin", "asin", "asinf", 1),
-    "acos": MathFunction("np.arccos", "acos", "acosf", 1),
-    "atan": MathFunction("np.arctan", "atan", "atanf", 1),
-    "atan2": MathFunction("np.arctan2", "atan2", "atan2f", 2),
-    "sinh": MathFunction("np.sinh", "sinh", "sinhf", 1),
-    "cosh": MathFunction("np.cosh", "cosh", "coshf", 1),
-    "tanh": MathFunction("np.tanh", "tanh", "tanhf", 1),
-    "asinh": MathFunction("np.arcsinh", "asinh", "asinhf", 1),
-    "atanh": MathFunction("np.arctanh", "atanh", "atanhf", 1),
-    "floor": MathFunction("np.floor", "floor", "floorf", 1),
-    "ceil": MathFunction("np.ceil", "ceil", "ceilf", 1),
-    "pow": MathFunction("np.power", "pow", "powf", 2),
-    "minimum": MathFunction("np.minimum", "fmin", "fminf", 2, True),
-    "maximum": MathFunction("np.maximum", "fmax", "fmaxf", 2, True),
+    **{name: _libm(name) for name in ("exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "asin",
+                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "floor", "ceil",
+                                      "erf")},
+    "atan2": _libm("atan2", 2),
+    "pow": _libm("pow", 2),
+    "where": MathFunction("np.where({0}, {1}, {2})", {k: "(({0}) ? ({1}) : ({2}))" for k in
+                                                      ("float", "int", "uint", "bool")}, 3),
+    "abs": MathFunction("np.abs({0})", {"float32": "fabsf({0})", "float64": "fabs({0})", "int": "opgen_abs_i64({0})",
+                                        "uint": "({0})"}, 1),
+    # NaN-propagating maximum/minimum (XLA, NumPy); C's fmax/fmin would drop the NaN.
+    "maximum": MathFunction("np.maximum({0}, {1})", {"float": "opgen_max_f64({0}, {1})",
+                                                     "float32": "opgen_max_f32({0}, {1})",
+                                                     "int": "opgen_maximum_i64({0}, {1})",
+                                                     "uint": "opgen_maximum_u64({0}, {1})"}, 2),
+    "minimum": MathFunction("np.minimum({0}, {1})", {"float": "opgen_min_f64({0}, {1})",
+                                                     "float32": "opgen_min_f32({0}, {1})",
+                                                     "int": "opgen_minimum_i64({0}, {1})",
+                                                     "uint": "opgen_minimum_u64({0}, {1})"}, 2),
+    # Rounding: half away from zero (C round) and half to even (C rint under the default mode).
+    "round_half_away": MathFunction("_ew.round_half_away({0})", {"float32": "roundf({0})", "float64": "round({0})"}, 1),
+    "round_half_even": MathFunction("np.rint({0})", {"float32": "rintf({0})", "float64": "rint({0})"}, 1),
+    "sign": MathFunction("np.sign({0})", {"float32": "opgen_sign_f32({0})", "float64": "opgen_sign_f64({0})",
+                                          "int": "opgen_sign_i64({0})", "uint": "(({0}) != 0)"}, 1),
+    "isfinite": MathFunction("np.isfinite({0})", {"float": "isfinite({0})"}, 1),
+    "popcount": MathFunction("np.bitwise_count({0})", {"int": "__builtin_popcountll((uint64_t)({0}))",
+                                                      "uint": "__builtin_popcountll((uint64_t)({0}))"}, 1),
+    "logical_not": MathFunction("np.logical_not({0})", {"bool": "(!({0}))"}, 1),
 }
 
 _ALLOWED_NODES = (
@@ -192,98 +211,105 @@ def check_formula(text: str, names: set[str]) -> list[str]:
     return problems
 
 
-def formula_to_numpy(text: str, rename: dict[str, str]) -> str:
-    """NumPy source for a formula; `rename` maps spec names to Python variables."""
+class _Emitter:
+    """Walks a vetted formula tree; subclasses say how each construct is spelled."""
 
-    def emit(node: ast.AST) -> str:
+    def __init__(self, rename: dict[str, str]):
+        self.rename = rename
+
+    def emit(self, node: ast.AST) -> str:
         if isinstance(node, ast.Expression):
-            return emit(node.body)
+            return self.emit(node.body)
         if isinstance(node, ast.Name):
-            return rename[node.id]
+            return self.rename[node.id]
         if isinstance(node, ast.Constant):
-            return repr(node.value)
+            return self.constant(node.value)
         if isinstance(node, ast.UnaryOp):
-            op = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "~"}[type(node.op)]
-            return f"({op}{emit(node.operand)})"
+            return self.unary(node.op, self.emit(node.operand))
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Pow):
-                return f"np.power({emit(node.left)}, {emit(node.right)})"
-            return f"({emit(node.left)} {_BINOPS[type(node.op)]} {emit(node.right)})"
+                return self.call("pow", [self.emit(node.left), self.emit(node.right)])
+            return self.binary(_BINOPS[type(node.op)], self.emit(node.left), self.emit(node.right))
         if isinstance(node, ast.Compare):
-            return f"({emit(node.left)} {_CMPOPS[type(node.ops[0])]} {emit(node.comparators[0])})"
+            return self.compare(_CMPOPS[type(node.ops[0])], self.emit(node.left), self.emit(node.comparators[0]))
         if isinstance(node, ast.Call):
-            args = ", ".join(emit(a) for a in node.args)
-            return f"{FORMULA_FUNCTIONS[node.func.id].numpy}({args})"
+            return self.call(node.func.id, [self.emit(a) for a in node.args])
         raise ExprError(f"cannot emit {type(node).__name__}")
 
-    return emit(parse(text))
+
+class _NumpyEmitter(_Emitter):
+    def constant(self, value) -> str:
+        return repr(value)
+
+    def unary(self, op: ast.unaryop, operand: str) -> str:
+        return f"({ {ast.USub: '-', ast.UAdd: '+', ast.Invert: '~', ast.Not: '~'}[type(op)]}{operand})"
+
+    def binary(self, op: str, left: str, right: str) -> str:
+        return f"({left} {op} {right})"
+
+    def compare(self, op: str, left: str, right: str) -> str:
+        return f"({left} {op} {right})"
+
+    def call(self, name: str, args: list[str]) -> str:
+        return FORMULA_FUNCTIONS[name].numpy.format(*args)
+
+
+class _CEmitter(_Emitter):
+    """C, evaluated in type `compute` of kind float/int/uint/bool.
+
+    Signed + - * wrap through uint64_t (overflow is undefined in C, NumPy wraps); comparisons of
+    unsigned values go through opgen_cmp_* so that `x < 0` does not trip -Wtype-limits.
+    """
+
+    def __init__(self, rename: dict[str, str], compute: str, kind: str):
+        super().__init__(rename)
+        self.compute, self.kind = compute, kind
+
+    def constant(self, value) -> str:
+        if self.kind == "float":
+            return f"(({self.compute}){float(value)!r})"
+        return f"(({self.compute}){int(value)})"
+
+    def unary(self, op: ast.unaryop, operand: str) -> str:
+        symbol = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "!"}[type(op)]
+        return f"(({self.compute})({symbol}{operand}))"
+
+    def binary(self, op: str, left: str, right: str) -> str:
+        if self.kind == "int" and op in ("+", "-", "*"):
+            return f"(({self.compute})((uint64_t)({left}) {op} (uint64_t)({right})))"
+        return f"(({self.compute})({left} {op} {right}))"
+
+    def compare(self, op: str, left: str, right: str) -> str:
+        if self.kind == "uint":
+            return f"opgen_cmp_{_CMP_HELPERS[op]}_u64((uint64_t)({left}), (uint64_t)({right}))"
+        return f"({left} {op} {right})"
+
+    def call(self, name: str, args: list[str]) -> str:
+        spelling = FORMULA_FUNCTIONS[name].c_spelling(self.compute, self.kind)
+        if spelling is None:
+            raise ExprError(f"{name}() has no C implementation for {self.kind} operands")
+        return spelling.format(*args)
+
+
+def formula_to_numpy(text: str, rename: dict[str, str]) -> str:
+    """NumPy source for a formula; `rename` maps spec names to Python variables."""
+    return _NumpyEmitter(rename).emit(parse(text))
 
 
 def formula_to_c(text: str, rename: dict[str, str], compute: str, kind: str) -> str:
-    """C source for a formula evaluated in C type `compute` (of kind int/uint/float).
-
-    Comparisons of unsigned values go through opgen_cmp_* helpers so that
-    `x < 0` on an unsigned type does not trip -Wtype-limits.
-    """
-
-    def const(value: float | int) -> str:
-        if kind == "float":
-            return f"(({compute}){float(value)!r})"
-        return f"(({compute}){int(value)})"
-
-    def emit(node: ast.AST) -> str:
-        if isinstance(node, ast.Expression):
-            return emit(node.body)
-        if isinstance(node, ast.Name):
-            return rename[node.id]
-        if isinstance(node, ast.Constant):
-            return const(node.value)
-        if isinstance(node, ast.UnaryOp):
-            op = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "!"}[type(node.op)]
-            return f"(({compute})({op}{emit(node.operand)}))"
-        if isinstance(node, ast.BinOp):
-            if isinstance(node.op, ast.Pow):
-                return emit(ast.Call(ast.Name("pow", ast.Load()), [node.left, node.right], []))
-            op = _BINOPS[type(node.op)]
-            if kind == "int" and op in ("+", "-", "*"):
-                # Signed overflow is undefined in C; wrap through uint64_t as NumPy does.
-                return f"(({compute})((uint64_t)({emit(node.left)}) {op} (uint64_t)({emit(node.right)})))"
-            return f"(({compute})({emit(node.left)} {op} {emit(node.right)}))"
-        if isinstance(node, ast.Compare):
-            op = _CMPOPS[type(node.ops[0])]
-            left, right = emit(node.left), emit(node.comparators[0])
-            if kind == "uint":
-                return f"opgen_cmp_{_CMP_HELPERS[op]}_u64((uint64_t)({left}), (uint64_t)({right}))"
-            return f"({left} {op} {right})"
-        if isinstance(node, ast.Call):
-            name = node.func.id
-            args = [emit(a) for a in node.args]
-            if name == "where":
-                return f"(({args[0]}) ? ({args[1]}) : ({args[2]}))"
-            fn = FORMULA_FUNCTIONS[name]
-            if kind != "float":
-                if not fn.integer_ok:
-                    raise ExprError(f"{name}() has no integer C implementation")
-                return f"(({compute})opgen_{name}_i64((int64_t)({'), (int64_t)('.join(args)})))" if kind == "int" \
-                    else f"(({compute})opgen_{name}_u64((uint64_t)({'), (uint64_t)('.join(args)})))"
-            cname = fn.c_float if compute == "float" else fn.c_double
-            return f"{cname}({', '.join(args)})"
-        raise ExprError(f"cannot emit {type(node).__name__}")
-
-    return emit(parse(text))
+    """C source for a formula evaluated in C type `compute` (of kind float/int/uint/bool)."""
+    return _CEmitter(rename, compute, kind).emit(parse(text))
 
 
 def c_supported(text: str, kind: str) -> bool:
     """Whether the formula has a C implementation for operands of this kind."""
-    if kind == "float":
-        return True
-    if kind not in ("int", "uint"):
+    if kind not in ("float", "int", "uint", "bool"):
         return False
     for node in ast.walk(parse(text)):
-        if isinstance(node, ast.Call) and node.func.id != "where" and not FORMULA_FUNCTIONS[node.func.id].integer_ok:
+        if isinstance(node, ast.Call) and FORMULA_FUNCTIONS[node.func.id].c_spelling("double", kind) is None:
             return False
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Div)):
+        if kind != "float" and isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Div)):
             return False
-        if isinstance(node, ast.Constant) and isinstance(node.value, float) and not float(node.value).is_integer():
+        if kind != "float" and isinstance(node, ast.Constant) and not float(node.value).is_integer():
             return False
     return True

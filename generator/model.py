@@ -122,6 +122,7 @@ class OpVersion:
     function_opset: int | None = None
     shape_inference: bool | None = None
     elementwise: Elementwise | None = None
+    kernel: str | None = None  # "<module>.<function>" in opgen.runtime.kernels
     constraints: tuple[Constraint, ...] = ()
     examples: tuple[Example, ...] = ()
     notes: tuple[Note, ...] = ()
@@ -129,6 +130,15 @@ class OpVersion:
     @property
     def key(self) -> str:
         return f"{self.domain}.{self.op}@{self.since_version}"
+
+    @property
+    def has_kernel(self) -> bool:
+        return self.elementwise is not None or self.kernel is not None
+
+    def free_outputs(self) -> tuple[Parameter, ...]:
+        """Outputs whose type no input determines: their dtype is an explicit kernel argument."""
+        bound = {p.type for p in self.inputs}
+        return tuple(p for p in self.outputs if not p.is_fixed and p.type not in bound)
 
     def type_constraint(self, name: str) -> TypeConstraint | None:
         return next((t for t in self.type_constraints if t.name == name), None)

@@ -65,6 +65,14 @@ def call_c(lib, v, elem, inputs, attrs) -> tuple[int, np.ndarray]:
             args.append(_ATTR[a.type](attrs.get(a.name, a.default)))
         elif a.type == "string":
             args.append(ctypes.c_char_p(str(attrs.get(a.name, a.default)).encode()))
+        elif a.type == "ints":
+            values = attrs.get(a.name)
+            if values is None:
+                args += [None, ctypes.c_size_t(0)]
+            else:
+                array = np.asarray(values, np.int64)
+                keep.append(array)
+                args += [array.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(array.size)]
     out = np.zeros(inputs[0].shape, inputs[0].dtype)
     args.append(out.ctypes.data_as(ctypes.c_void_p))
     return fn(*args), out

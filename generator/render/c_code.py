@@ -47,66 +47,99 @@ def function_prefix(v: OpVersion) -> str:
     return f"opgen_{v.domain}_{v.op}_v{v.since_version}"
 
 
-def c_elem_types(v: OpVersion) -> list[ElemType]:
-    """Element types of the formula's operands that C implements."""
+def _kind(elem: ElemType) -> str:
+    return "float" if elem.kind == "float" else elem.kind
+
+
+def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
+    """(input, output, compute) element types for which C kernels are generated.
+
+    Inputs share one type variable; the output is bound to it, fixed, or free with a single
+    allowed type (or the input's when allowed). Floating results compute in the output's
+    precision, the others in the input's."""
     ew = v.elementwise
-    first = v.inputs[0]
-    out: list[ElemType] = []
-    for t in v.allowed_types(first):
-        elem = ELEM_TYPES[tensor_elem(t)]
-        kind = "float" if elem.kind == "float" else elem.kind
-        if elem.c_type and expr.c_supported(ew.formula, kind):
-            out.append(elem)
-    return out
+    var = v.inputs[0].type
+    if any(p.type != var for p in v.inputs) or v.inputs[0].is_fixed:
+        return []
+    out = next(p for p in v.outputs if p.name == ew.output)
+    out_allowed = [tensor_elem(t) for t in v.allowed_types(out)]
+    plan = []
+    for t in v.allowed_types(v.inputs[0]):
+        elem_in = ELEM_TYPES[tensor_elem(t)]
+        if out.type == var:
+            elem_out = elem_in
+        elif len(out_allowed) == 1:
+            elem_out = ELEM_TYPES[out_allowed[0]]
+        elif elem_in.name in out_allowed:
+            elem_out = elem_in
+        else:
+            continue
+        compute = elem_out if elem_out.kind == "float" else elem_in
+        if not (elem_in.c_type and elem_out.c_type and compute.c_type):
+            continue
+        if expr.c_supported(ew.formula, _kind(compute)):
+            plan.append((elem_in, elem_out, compute))
+    return plan
+
+
+def _load(elem: ElemType, compute: ElemType, x: str) -> str:
+    if elem.name in _LOAD:
+        return _LOAD[elem.name].format(x=x)
+    return x if elem.c_type == compute.c_compute else f"({compute.c_compute})({x})"
 
 
 def kernel_views(v: OpVersion) -> list[dict]:
     ew = v.elementwise
-    if ew is None or any(p.option != "single" for p in v.inputs) or any(p.is_fixed for p in v.inputs):
+    if ew is None or any(p.option != "single" for p in v.inputs):
         return []
-    same_type = {p.type for p in v.inputs} | {next(p for p in v.outputs if p.name == ew.output).type}
-    if len(same_type) != 1:
-        return []  # mixed-type formulas are not emitted yet
     views = []
     rule = next((c for c in v.constraints if c.rule), None)
-    for elem in c_elem_types(v):
-        kind = "float" if elem.kind == "float" else elem.kind
+    for elem_in, elem_out, compute in type_plan(v):
+        kind = _kind(compute)
         rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
         setup = []
         for a in v.attributes:
             if a.name in expr.formula_names(ew.formula):
                 rename[a.name] = f"{c_name(a.name)}_a"
-                setup.append(f"const {elem.c_compute} {c_name(a.name)}_a = ({elem.c_compute}){c_name(a.name)};")
+                setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
         params = []
         for p in v.inputs:
             n = c_name(p.name)
-            params += [f"const {elem.c_type} *{n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
-        attrs = [a for a in v.attributes if a.type in _ATTR_C]
-        params += [_ATTR_C[a.type].format(n=c_name(a.name)) for a in attrs]
+            params += [f"const {elem_in.c_type} *{n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
+        for a in v.attributes:
+            if a.type in _ATTR_C:
+                params.append(_ATTR_C[a.type].format(n=c_name(a.name)))
+            elif a.type == "ints":
+                params += [f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"]
         out = c_name(ew.output)
-        params.append(f"{elem.c_type} *{out}")
-        operands = [
-            Operand(c_name(p.name), rename[p.name],
-                    _LOAD.get(elem.name, "{x}").format(x=f"{c_name(p.name)}[it.offset[{k}]]"),
-                    _LOAD.get(elem.name, "{x}").format(x=f"{c_name(p.name)}[i]"))
-            for k, p in enumerate(v.inputs)
-        ]
-        body = expr.formula_to_c(ew.formula, rename, elem.c_compute, kind)
+        params.append(f"{elem_out.c_type} *{out}")
+        operands = [Operand(c_name(p.name), rename[p.name],
+                            _load(elem_in, compute, f"{c_name(p.name)}[it.offset[{k}]]"),
+                            _load(elem_in, compute, f"{c_name(p.name)}[i]"))
+                    for k, p in enumerate(v.inputs)]
+        body = expr.formula_to_c(ew.formula, rename, compute.c_compute, kind)
         target_index, align, source_index, target = -1, "", 0, ""
+        names = [p.name for p in v.inputs]
         if ew.broadcast in ("unidirectional", "onnx_prelu_legacy", "onednn_prelu") and rule is not None:
             args = dict(rule.args)
-            names = [p.name for p in v.inputs]
             target_index, source_index = names.index(args["target"]), names.index(args["source"])
             target = c_name(args["target"])
             if ew.broadcast in _ALIGN:
                 align = _ALIGN[ew.broadcast].format(s=c_name(args["source"]), t=target)
         elif ew.broadcast == "none":
             target_index = 0
+        xla = ew.broadcast == "xla"
+        used = expr.formula_names(ew.formula) | ({"data_format", "per_channel_broadcast"} if align else set()) \
+            | ({"broadcast_dimensions"} if xla else set())
+        unused = [c_name(a.name) + suffix for a in v.attributes if a.type in _ATTR_C or a.type == "ints"
+                  if a.name not in used for suffix in (("", "_len") if a.type == "ints" else ("",))]
+        store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)
         views.append(dict(
-            key=v.key, elem=elem.name, formula=f"{ew.output} = {ew.formula}", function=f"{function_prefix(v)}_{elem.name}",
-            params=params, operands=operands, compute=elem.c_compute, output=out,
-            store=_STORE.get(elem.name, f"({elem.c_type}){{x}}").format(x=body),
-            attribute_setup=setup, target_index=target_index, align=align, source_index=source_index, target=target,
+            key=v.key, elem=elem_in.name, out_elem=elem_out.name, formula=f"{ew.output} = {ew.formula}",
+            function=f"{function_prefix(v)}_{elem_in.name}", params=params, operands=operands,
+            compute=compute.c_compute, output=out, store=store, attribute_setup=setup, unused=unused,
+            target_index=target_index, align=align, source_index=source_index, target=target,
+            xla=dict(lhs=c_name(names[0]), rhs=c_name(names[1]), dims=c_name("broadcast_dimensions")) if xla else None,
             output_shape_text=(f"the shape of {target}" if target_index >= 0 else "the broadcast shape of the inputs"),
         ))
     return views

@@ -15,15 +15,17 @@ PACKAGE = "python/opgen_ops"
 
 @dataclass(frozen=True)
 class KernelView:
-    """What the template needs to write one element-wise NumPy kernel."""
+    """What the template needs to write one NumPy kernel (a formula, or a call of a runtime kernel)."""
 
-    args: list[str]  # positional input names (Python identifiers)
-    keywords: list[tuple[str, str]]  # (name, default literal) of attributes
-    float_attrs: list[str]
-    prepare: list[str]  # statements before evaluation
-    expression: str
-    output: str
-    out_dtype: str  # expression giving the output dtype
+    params: str  # the Python parameter list
+    convert: list[str]  # statements turning arguments into arrays
+    validate_inputs: str  # expression: the tuple of inputs given to the validator
+    attributes: str  # expression: the dict of attributes (defaults applied by the signature)
+    free_outputs: list[tuple[str, str, tuple]]  # (output name, dtype keyword, allowed element types)
+    validate_outputs: str  # expression: the outputs given to the validator ("None" when none is known)
+    first_input: str
+    body: list[str]  # statements after validation
+    doc: str
 
 
 def py_name(name: str) -> str:
@@ -66,45 +68,89 @@ _ALIGN = {
 }
 
 
+def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
+    """Parameter list, array conversions and the validator's input tuple for a kernel."""
+    singles = [p for p in v.inputs if p.option != "variadic"]
+    variadics = [p for p in v.inputs if p.option == "variadic"]
+    params = [py_name(p.name) + ("=None" if p.option == "optional" else "") for p in singles]
+    convert = [f"{py_name(p.name)} = None if {py_name(p.name)} is None else np.asarray({py_name(p.name)})"
+               if p.option == "optional" else f"{py_name(p.name)} = np.asarray({py_name(p.name)})" for p in singles]
+    names = [py_name(p.name) for p in singles]
+    if variadics:
+        params.append("*variadic")
+        convert.append("variadic = [np.asarray(x) for x in variadic]")
+        validate_inputs = f"({', '.join(names)}{', ' if names else ''}*variadic)"
+    else:
+        validate_inputs = f"({', '.join(names)}{',' if names else ''})"
+    keywords = [f"{py_name(a.name)}={repr(a.default) if a.has_default else 'None'}" if not a.required
+                else py_name(a.name) for a in v.attributes]
+    keywords += [f"{py_name(p.name)}_dtype=None" for p in v.free_outputs()]
+    if keywords:
+        params.append("*")
+        params += keywords
+    return ", ".join(params), convert, validate_inputs
+
+
 def kernel_view(v: OpVersion) -> KernelView | None:
-    ew = v.elementwise
-    if ew is None:
+    if not v.has_kernel:
         return None
-    inputs = [p for p in v.inputs]
+    params, convert, validate_inputs = _signature_parts(v)
+    attributes = "{" + ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in v.attributes) + "}"
+    free = [(p.name, f"{py_name(p.name)}_dtype", tuple(tensor_elem(t) for t in v.allowed_types(p)))
+            for p in v.free_outputs()]
+    free_names = {p.name for p in v.free_outputs()}
+    validate_outputs = "None" if not free else "[" + ", ".join(
+        f"(_ew.elem({py_name(p.name)}_out), None)" if p.name in free_names else "None" for p in v.outputs) + "]"
+    first_input = py_name(v.inputs[0].name) if v.inputs and v.inputs[0].option != "variadic" else "variadic[0]"
+    if v.kernel is not None:
+        singles = [py_name(p.name) for p in v.inputs if p.option != "variadic"]
+        n_var = sum(1 for p in v.inputs if p.option == "variadic")
+        args = f"({', '.join(singles)}{',' if singles and not n_var else ''}{', ' if singles and n_var else ''}" \
+               f"{'*_kernels.split_variadic(variadic, 0, ' + str(n_var) + ')' if n_var else ''})"
+        kwargs = "{" + ", ".join([f"{a.name!r}: {py_name(a.name)}" for a in v.attributes] +
+                                 [f"{kw!r}: {py_name(name)}_out" for name, kw, _ in free]) + "}"
+        body = [f"return _kernels.call({v.kernel!r}, {args}, {kwargs})"]
+        return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
+                          f"calls opgen.runtime.kernels.{v.kernel}")
+    return _formula_view(v, params, convert, validate_inputs, attributes, free, validate_outputs, first_input)
+
+
+def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, free, validate_outputs,
+                  first_input) -> KernelView:
+    ew = v.elementwise
+    inputs = list(v.inputs)
     rename = {p.name: py_name(p.name) + "_" for p in inputs}
     scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string")]
     rename.update({a.name: py_name(a.name) for a in scalar_attrs})
-    prepare = [f"{rename[p.name]} = {py_name(p.name)}.astype(compute, copy=False)" for p in inputs]
-    if ew.broadcast in _ALIGN:
-        source = next(c for c in v.constraints if c.rule)
-        args = dict(source.args)
-        prepare.append(_ALIGN[ew.broadcast].format(s=rename[args["source"]], t=py_name(args["target"])))
+    first = py_name(inputs[0].name)
     out = next(p for p in v.outputs if p.name == ew.output)
     if out.is_fixed:
         out_dtype = f"_ew.numpy_dtype({tensor_elem(out.type)!r})"
+    elif out in v.free_outputs():
+        out_dtype = f"{py_name(out.name)}_out"
     else:
-        bound = next(p for p in inputs if p.type == out.type)
-        out_dtype = f"{py_name(bound.name)}.dtype"
-    return KernelView(
-        args=[py_name(p.name) for p in inputs],
-        keywords=[(py_name(a.name), repr(a.default) if a.has_default else "None") for a in scalar_attrs],
-        float_attrs=[py_name(a.name) for a in scalar_attrs if a.type == "float"],
-        prepare=prepare,
-        expression=expr.formula_to_numpy(ew.formula, rename),
-        output=py_name(out.name),
-        out_dtype=out_dtype,
-    )
-
-
-def _compute_source(v: OpVersion) -> str:
-    """The input whose dtype decides the compute dtype (the first one)."""
-    return py_name(v.inputs[0].name)
+        out_dtype = f"{py_name(next(p for p in inputs if p.type == out.type).name)}.dtype"
+    body = [f"{py_name(a.name)} = float({py_name(a.name)})" for a in scalar_attrs if a.type == "float"]
+    body.append(f"compute = _ew.compute_dtype_for({out_dtype}, {first}.dtype)")
+    body += [f"{rename[p.name]} = None if {py_name(p.name)} is None else {py_name(p.name)}.astype(compute, copy=False)"
+             if p.option == "optional" else f"{rename[p.name]} = {py_name(p.name)}.astype(compute, copy=False)"
+             for p in inputs]
+    if ew.broadcast in _ALIGN:
+        args = dict(next(c for c in v.constraints if c.rule).args)
+        body.append(_ALIGN[ew.broadcast].format(s=rename[args["source"]], t=py_name(args["target"])))
+    elif ew.broadcast == "xla":
+        lhs, rhs = (rename[p.name] for p in inputs[:2])
+        body.append(f"{lhs}, {rhs} = _ew.align_xla({lhs}, {rhs}, broadcast_dimensions)")
+    body += ['with np.errstate(all="ignore"):',
+             f"    result = {expr.formula_to_numpy(ew.formula, rename)}",
+             f"return (_ew.finish(result, {out_dtype}),)"]
+    return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
+                      ew.formula)
 
 
 def render_op(op: OpSpec) -> bytes:
     versions = [
-        dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), kernel=kernel_view(v),
-             compute_from=_compute_source(v) if v.inputs else None, inputs=[py_name(p.name) for p in v.inputs])
+        dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), kernel=kernel_view(v))
         for v in op.versions
     ]
     return render_template("python/op_module.py.j2", op=op, versions=versions,
@@ -121,7 +167,7 @@ def render(specs: SpecSet) -> dict[str, bytes]:
             files[f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py"] = render_op(op)
             entries.append(dict(domain=domain.name, op=op.name, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
                                 versions=tuple(v.since_version for v in op.versions),
-                                kernels=tuple(v.since_version for v in op.versions if v.elementwise is not None)))
+                                kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
     files[f"{PACKAGE}/__init__.py"] = render_template("python/package_init.py.j2", entries=entries,
                                                       domains=tuple(d.name for d in specs.domains))
     return files

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import broadcast
 from ..dtypes import ELEM_TYPES
+from ..dtypes import elem_of_numpy as elem  # noqa: F401  (used by generated kernels)
 
 _LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
@@ -34,3 +35,49 @@ def align_onnx_prelu_legacy(slope: np.ndarray, x_shape: Sequence[int]) -> np.nda
 def align_onednn_prelu(slope: np.ndarray, src_shape: Sequence[int], data_format: str,
                        per_channel_broadcast: bool) -> np.ndarray:
     return slope.reshape(broadcast.onednn_prelu(slope.shape, src_shape, data_format, per_channel_broadcast))
+
+
+def output_dtype(requested: str | np.dtype | None, first_input: np.dtype, allowed: tuple[str, ...],
+                 name: str) -> np.dtype:
+    """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To).
+
+    Given explicitly, it is used; otherwise the first input's dtype when the spec allows it."""
+    if requested is not None:
+        return numpy_dtype(requested) if isinstance(requested, str) else np.dtype(requested)
+    from ..dtypes import elem_of_numpy
+
+    if elem_of_numpy(first_input) in allowed:
+        return np.dtype(first_input)
+    raise ValueError(f"{name}_dtype is required: the input dtype {first_input} is not one of {', '.join(allowed)}")
+
+
+def compute_dtype_for(out: np.dtype, first_input: np.dtype) -> np.dtype:
+    """Floating results are computed in the output's precision (float32 for float16/bfloat16);
+    boolean and integer results in the input's."""
+    out = np.dtype(out)
+    if out.kind in "fc" or out in _LOW_PRECISION:
+        return compute_dtype(out)
+    return compute_dtype(first_input)
+
+
+def align_xla(lhs: np.ndarray, rhs: np.ndarray, dims) -> tuple[np.ndarray, np.ndarray]:
+    """XLA broadcast_dimensions: place the lower-rank operand's dimensions at `dims` of the other."""
+    if dims is None or lhs.ndim == rhs.ndim:
+        return lhs, rhs
+    low, high = (lhs, rhs) if lhs.ndim < rhs.ndim else (rhs, lhs)
+    shape = [1] * high.ndim
+    for k, d in enumerate(dims):
+        shape[d] = low.shape[k]
+    low = low.reshape(shape)
+    return (low, high) if lhs.ndim < rhs.ndim else (high, low)
+
+
+def round_half_away(x: np.ndarray) -> np.ndarray:
+    """Round half away from zero (C round), unlike np.round's half to even."""
+    return np.where(np.isfinite(x), np.copysign(np.floor(np.abs(x) + 0.5), x), x)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf as _erf
+
+    return _erf(x)

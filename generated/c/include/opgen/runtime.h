@@ -139,6 +139,15 @@ static inline uint64_t opgen_minimum_u64(uint64_t a, uint64_t b) { return a < b 
 static inline int64_t opgen_maximum_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline uint64_t opgen_maximum_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* NaN-propagating maximum/minimum (XLA and NumPy semantics; C's fmax/fmin drop a NaN). */
+static inline double opgen_max_f64(double a, double b) { return isnan(a) || isnan(b) ? a + b : (a > b ? a : b); }
+static inline double opgen_min_f64(double a, double b) { return isnan(a) || isnan(b) ? a + b : (a < b ? a : b); }
+static inline float opgen_max_f32(float a, float b) { return isnan(a) || isnan(b) ? a + b : (a > b ? a : b); }
+static inline float opgen_min_f32(float a, float b) { return isnan(a) || isnan(b) ? a + b : (a < b ? a : b); }
+static inline double opgen_sign_f64(double a) { return isnan(a) ? a : (double)((a > 0) - (a < 0)); }
+static inline float opgen_sign_f32(float a) { return isnan(a) ? a : (float)((a > 0) - (a < 0)); }
+static inline int64_t opgen_sign_i64(int64_t a) { return (a > 0) - (a < 0); }
+
 /* ---- float16 / bfloat16 (stored as uint16_t; computed in float, rounded once) */
 
 static inline float opgen_f16_to_f32(uint16_t h) {
@@ -251,6 +260,25 @@ static inline opgen_status opgen_align_onednn_prelu(const int64_t *slope, size_t
     }
     if (!opgen_unidirectional(slope, slope_rank, src, src_rank)) return OPGEN_ERR_SHAPE;
     for (size_t d = 0; d < slope_rank; ++d) out[src_rank - slope_rank + d] = slope[d];
+    return OPGEN_OK;
+}
+
+/* XLA broadcast_dimensions: the shape to view the lower-rank operand as (its dimension k placed at
+ * dims[k] of the higher-rank one); with no dims (NULL) the operands must have equal ranks. */
+static inline opgen_status opgen_align_xla(const int64_t *low, size_t low_rank, size_t high_rank,
+                                           const int64_t *dims, size_t dims_len, int64_t *out) {
+    if (high_rank > OPGEN_MAX_RANK) return OPGEN_ERR_ARGUMENT;
+    if (dims == NULL) {
+        if (low_rank != high_rank && low_rank != 0) return OPGEN_ERR_SHAPE;
+        for (size_t d = 0; d < high_rank; ++d) out[d] = low_rank ? low[d] : 1;
+        return OPGEN_OK;
+    }
+    if (dims_len != low_rank) return OPGEN_ERR_SHAPE;
+    for (size_t d = 0; d < high_rank; ++d) out[d] = 1;
+    for (size_t k = 0; k < dims_len; ++k) {
+        if (dims[k] < 0 || (size_t)dims[k] >= high_rank) return OPGEN_ERR_SHAPE;
+        out[dims[k]] = low[k];
+    }
     return OPGEN_OK;
 }
 

@@ -10,13 +10,13 @@ opgen_status opgen_hlir_Abs_v1_uint8(const uint8_t *input, const int64_t *input_
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const uint8_t input_v = input[i];
-            output[i] = (uint8_t)((uint8_t)opgen_abs_u64((uint64_t)(input_v)));
+            output[i] = (uint8_t)(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const uint8_t input_v = input[it.offset[0]];
-        output[i] = (uint8_t)((uint8_t)opgen_abs_u64((uint64_t)(input_v)));
+        output[i] = (uint8_t)(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -31,13 +31,13 @@ opgen_status opgen_hlir_Abs_v1_uint16(const uint16_t *input, const int64_t *inpu
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const uint16_t input_v = input[i];
-            output[i] = (uint16_t)((uint16_t)opgen_abs_u64((uint64_t)(input_v)));
+            output[i] = (uint16_t)(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const uint16_t input_v = input[it.offset[0]];
-        output[i] = (uint16_t)((uint16_t)opgen_abs_u64((uint64_t)(input_v)));
+        output[i] = (uint16_t)(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -52,13 +52,13 @@ opgen_status opgen_hlir_Abs_v1_uint32(const uint32_t *input, const int64_t *inpu
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const uint32_t input_v = input[i];
-            output[i] = (uint32_t)((uint32_t)opgen_abs_u64((uint64_t)(input_v)));
+            output[i] = (uint32_t)(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const uint32_t input_v = input[it.offset[0]];
-        output[i] = (uint32_t)((uint32_t)opgen_abs_u64((uint64_t)(input_v)));
+        output[i] = (uint32_t)(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -73,13 +73,13 @@ opgen_status opgen_hlir_Abs_v1_uint64(const uint64_t *input, const int64_t *inpu
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const uint64_t input_v = input[i];
-            output[i] = (uint64_t)((uint64_t)opgen_abs_u64((uint64_t)(input_v)));
+            output[i] = (uint64_t)(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const uint64_t input_v = input[it.offset[0]];
-        output[i] = (uint64_t)((uint64_t)opgen_abs_u64((uint64_t)(input_v)));
+        output[i] = (uint64_t)(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -94,13 +94,13 @@ opgen_status opgen_hlir_Abs_v1_int8(const int8_t *input, const int64_t *input_sh
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const int8_t input_v = input[i];
-            output[i] = (int8_t)((int8_t)opgen_abs_i64((int64_t)(input_v)));
+            output[i] = (int8_t)opgen_abs_i64(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int8_t input_v = input[it.offset[0]];
-        output[i] = (int8_t)((int8_t)opgen_abs_i64((int64_t)(input_v)));
+        output[i] = (int8_t)opgen_abs_i64(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -115,13 +115,13 @@ opgen_status opgen_hlir_Abs_v1_int16(const int16_t *input, const int64_t *input_
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const int16_t input_v = input[i];
-            output[i] = (int16_t)((int16_t)opgen_abs_i64((int64_t)(input_v)));
+            output[i] = (int16_t)opgen_abs_i64(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int16_t input_v = input[it.offset[0]];
-        output[i] = (int16_t)((int16_t)opgen_abs_i64((int64_t)(input_v)));
+        output[i] = (int16_t)opgen_abs_i64(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -136,13 +136,13 @@ opgen_status opgen_hlir_Abs_v1_int32(const int32_t *input, const int64_t *input_
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const int32_t input_v = input[i];
-            output[i] = (int32_t)((int32_t)opgen_abs_i64((int64_t)(input_v)));
+            output[i] = (int32_t)opgen_abs_i64(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int32_t input_v = input[it.offset[0]];
-        output[i] = (int32_t)((int32_t)opgen_abs_i64((int64_t)(input_v)));
+        output[i] = (int32_t)opgen_abs_i64(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;
@@ -157,13 +157,13 @@ opgen_status opgen_hlir_Abs_v1_int64(const int64_t *input, const int64_t *input_
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const int64_t input_v = input[i];
-            output[i] = (int64_t)((int64_t)opgen_abs_i64((int64_t)(input_v)));
+            output[i] = (int64_t)opgen_abs_i64(input_v);
         }
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
         const int64_t input_v = input[it.offset[0]];
-        output[i] = (int64_t)((int64_t)opgen_abs_i64((int64_t)(input_v)));
+        output[i] = (int64_t)opgen_abs_i64(input_v);
         opgen_iter_next(&it);
     }
     return OPGEN_OK;

@@ -155,7 +155,9 @@ opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *X, const int64_t *X_shape
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, double alpha, double *Y) {
+opgen_status opgen_onnx_Elu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *Y) {
+    (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
+    (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -177,7 +179,9 @@ opgen_status opgen_onnx_Elu_v1_double(const double *X, const int64_t *X_shape, s
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, double alpha, float *Y) {
+opgen_status opgen_onnx_Elu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *Y) {
+    (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
+    (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -199,7 +203,9 @@ opgen_status opgen_onnx_Elu_v1_float(const float *X, const int64_t *X_shape, siz
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *Y) {
+opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *Y) {
+    (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
+    (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;

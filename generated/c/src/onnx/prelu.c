@@ -502,7 +502,9 @@ opgen_status opgen_onnx_PRelu_v6_float16(const uint16_t *X, const int64_t *X_sha
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, const double *slope, const int64_t *slope_shape, size_t slope_rank, double *Y) {
+opgen_status opgen_onnx_PRelu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, const double *slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *Y) {
+    (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
+    (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -531,7 +533,9 @@ opgen_status opgen_onnx_PRelu_v1_double(const double *X, const int64_t *X_shape,
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, const float *slope, const int64_t *slope_shape, size_t slope_rank, float *Y) {
+opgen_status opgen_onnx_PRelu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, const float *slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *Y) {
+    (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
+    (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -560,7 +564,9 @@ opgen_status opgen_onnx_PRelu_v1_float(const float *X, const int64_t *X_shape, s
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, const uint16_t *slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *Y) {
+opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, const uint16_t *slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *Y) {
+    (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
+    (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];

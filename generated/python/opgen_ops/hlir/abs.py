@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime import kernels as _kernels
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -44,16 +45,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    """NumPy reference kernel of hlir.Abs@1: abs(input)."""
+    """Reference kernel of hlir.Abs@1: abs(input)."""
     input = np.asarray(input)
-    problems = validate_v1((input,), {})
+    problems = validate_v1((input,), {}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(input.dtype)
+    compute = _ew.compute_dtype_for(input.dtype, input.dtype)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        output = np.abs(input_)
-    return (_ew.finish(output, input.dtype),)
+        result = np.abs(input_)
+    return (_ew.finish(result, input.dtype),)
 
 
 VALIDATORS = {1: validate_v1}

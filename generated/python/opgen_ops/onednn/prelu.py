@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime import kernels as _kernels
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -48,19 +49,19 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(src, slope, *, data_format='NXC', per_channel_broadcast=True):
-    """NumPy reference kernel of onednn.PReLU@1: where(src < 0, slope * src, src)."""
+    """Reference kernel of onednn.PReLU@1: where(src < 0, slope * src, src)."""
     src = np.asarray(src)
     slope = np.asarray(slope)
-    problems = validate_v1((src, slope,), {'data_format': data_format, 'per_channel_broadcast': per_channel_broadcast})
+    problems = validate_v1((src, slope,), {'data_format': data_format, 'per_channel_broadcast': per_channel_broadcast}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(src.dtype)
+    compute = _ew.compute_dtype_for(src.dtype, src.dtype)
     src_ = src.astype(compute, copy=False)
     slope_ = slope.astype(compute, copy=False)
     slope_ = _ew.align_onednn_prelu(slope_, src.shape, data_format, per_channel_broadcast)
     with np.errstate(all="ignore"):
-        dst = np.where((src_ < 0), (slope_ * src_), src_)
-    return (_ew.finish(dst, src.dtype),)
+        result = np.where((src_ < 0), (slope_ * src_), src_)
+    return (_ew.finish(result, src.dtype),)
 
 
 VALIDATORS = {1: validate_v1}

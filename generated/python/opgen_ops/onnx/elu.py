@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime import kernels as _kernels
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -45,17 +46,17 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, alpha=1.0):
-    """NumPy reference kernel of onnx.Elu@22: where(X < 0, alpha * (exp(X) - 1), X)."""
+    """Reference kernel of onnx.Elu@22: where(X < 0, alpha * (exp(X) - 1), X)."""
     X = np.asarray(X)
-    problems = validate_v22((X,), {'alpha': alpha})
+    problems = validate_v22((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)
     alpha = float(alpha)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (alpha * (np.exp(X_) - 1)), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (alpha * (np.exp(X_) - 1)), X_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 6 ----
 
@@ -88,17 +89,17 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, *, alpha=1.0):
-    """NumPy reference kernel of onnx.Elu@6: where(X < 0, alpha * (exp(X) - 1), X)."""
+    """Reference kernel of onnx.Elu@6: where(X < 0, alpha * (exp(X) - 1), X)."""
     X = np.asarray(X)
-    problems = validate_v6((X,), {'alpha': alpha})
+    problems = validate_v6((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)
     alpha = float(alpha)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (alpha * (np.exp(X_) - 1)), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (alpha * (np.exp(X_) - 1)), X_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 1 ----
 
@@ -131,18 +132,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(X, *, alpha=1.0):
-    """NumPy reference kernel of onnx.Elu@1: where(X < 0, alpha * (exp(X) - 1), X)."""
+def kernel_v1(X, *, alpha=1.0, consumed_inputs=None):
+    """Reference kernel of onnx.Elu@1: where(X < 0, alpha * (exp(X) - 1), X)."""
     X = np.asarray(X)
-    problems = validate_v1((X,), {'alpha': alpha})
+    problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs}, None)
     if problems:
         raise ValidationError(problems)
     alpha = float(alpha)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (alpha * (np.exp(X_) - 1)), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (alpha * (np.exp(X_) - 1)), X_)
+    return (_ew.finish(result, X.dtype),)
 
 
 VALIDATORS = {22: validate_v22, 6: validate_v6, 1: validate_v1}

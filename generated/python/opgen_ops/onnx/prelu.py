@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime import kernels as _kernels
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -46,18 +47,18 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(X, slope):
-    """NumPy reference kernel of onnx.PRelu@16: where(X < 0, slope * X, X)."""
+    """Reference kernel of onnx.PRelu@16: where(X < 0, slope * X, X)."""
     X = np.asarray(X)
     slope = np.asarray(slope)
-    problems = validate_v16((X, slope,), {})
+    problems = validate_v16((X, slope,), {}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     slope_ = slope.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (slope_ * X_), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (slope_ * X_), X_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 9 ----
 
@@ -91,18 +92,18 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, slope):
-    """NumPy reference kernel of onnx.PRelu@9: where(X < 0, slope * X, X)."""
+    """Reference kernel of onnx.PRelu@9: where(X < 0, slope * X, X)."""
     X = np.asarray(X)
     slope = np.asarray(slope)
-    problems = validate_v9((X, slope,), {})
+    problems = validate_v9((X, slope,), {}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     slope_ = slope.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (slope_ * X_), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (slope_ * X_), X_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 7 ----
 
@@ -136,18 +137,18 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, slope):
-    """NumPy reference kernel of onnx.PRelu@7: where(X < 0, slope * X, X)."""
+    """Reference kernel of onnx.PRelu@7: where(X < 0, slope * X, X)."""
     X = np.asarray(X)
     slope = np.asarray(slope)
-    problems = validate_v7((X, slope,), {})
+    problems = validate_v7((X, slope,), {}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     slope_ = slope.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (slope_ * X_), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (slope_ * X_), X_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 6 ----
 
@@ -181,19 +182,19 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, slope):
-    """NumPy reference kernel of onnx.PRelu@6: where(X < 0, slope * X, X)."""
+    """Reference kernel of onnx.PRelu@6: where(X < 0, slope * X, X)."""
     X = np.asarray(X)
     slope = np.asarray(slope)
-    problems = validate_v6((X, slope,), {})
+    problems = validate_v6((X, slope,), {}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     slope_ = slope.astype(compute, copy=False)
     slope_ = _ew.align_onnx_prelu_legacy(slope_, X.shape)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (slope_ * X_), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (slope_ * X_), X_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 1 ----
 
@@ -227,20 +228,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(X, slope):
-    """NumPy reference kernel of onnx.PRelu@1: where(X < 0, slope * X, X)."""
+def kernel_v1(X, slope, *, consumed_inputs=None):
+    """Reference kernel of onnx.PRelu@1: where(X < 0, slope * X, X)."""
     X = np.asarray(X)
     slope = np.asarray(slope)
-    problems = validate_v1((X, slope,), {})
+    problems = validate_v1((X, slope,), {'consumed_inputs': consumed_inputs}, None)
     if problems:
         raise ValidationError(problems)
-    compute = _ew.compute_dtype(X.dtype)
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     slope_ = slope.astype(compute, copy=False)
     slope_ = _ew.align_onnx_prelu_legacy(slope_, X.shape)
     with np.errstate(all="ignore"):
-        Y = np.where((X_ < 0), (slope_ * X_), X_)
-    return (_ew.finish(Y, X.dtype),)
+        result = np.where((X_ < 0), (slope_ * X_), X_)
+    return (_ew.finish(result, X.dtype),)
 
 
 VALIDATORS = {16: validate_v16, 9: validate_v9, 7: validate_v7, 6: validate_v6, 1: validate_v1}

@@ -98,15 +98,15 @@ opgen_status opgen_onnx_PRelu_v6_float16(const uint16_t *X, const int64_t *X_sha
 
 /* onnx.PRelu@1, double: * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, const double *slope, const int64_t *slope_shape, size_t slope_rank, double *Y);
+opgen_status opgen_onnx_PRelu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, const double *slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *Y);
 
 /* onnx.PRelu@1, float: * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, const float *slope, const int64_t *slope_shape, size_t slope_rank, float *Y);
+opgen_status opgen_onnx_PRelu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, const float *slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *Y);
 
 /* onnx.PRelu@1, float16: * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, const uint16_t *slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *Y);
+opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, const uint16_t *slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *Y);
 
 #ifdef __cplusplus
 }
