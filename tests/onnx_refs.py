@@ -7,6 +7,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from opgen.dtypes import ELEM_TYPES
+from opgen.testing import TOLERANCES
 
 TENSOR_TYPES = {
     "float": onnx.TensorProto.FLOAT, "double": onnx.TensorProto.DOUBLE, "float16": onnx.TensorProto.FLOAT16,
@@ -53,11 +54,10 @@ def random_input(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:
     return values.astype(elem.numpy)
 
 
-TOLERANCE = {"float": (1e-6, 1e-6), "double": (1e-12, 1e-12), "float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)}
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, dtype: str, label: str) -> None:
     assert got.dtype == want.dtype, f"{label}: dtype {got.dtype} != {want.dtype}"
     assert got.shape == want.shape, f"{label}: shape {got.shape} != {want.shape}"
-    rtol, atol = TOLERANCE.get(dtype, (0, 0))
+    rtol, atol = TOLERANCES.get(dtype, (0, 0))
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, err_msg=label)

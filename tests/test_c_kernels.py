@@ -2,10 +2,6 @@
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,28 +10,13 @@ from onnx_refs import random_input
 from opgen.dtypes import ELEM_TYPES
 from opgen.render.c_code import kernel_views
 
-from conftest import ROOT, SPECS
+from c_harness import OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, build_library, call_c
+from conftest import SPECS
 from opgen.parse import load_or_raise
-
-C_DIR = ROOT / "generated" / "c"
-CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-fPIC"]
-OPGEN_OK, OPGEN_ERR_SHAPE, OPGEN_ERR_NOT_IMPLEMENTED = 0, 1, 3
-
 
 @pytest.fixture(scope="session")
 def library(tmp_path_factory) -> ctypes.CDLL:
-    cc = shutil.which("cc") or shutil.which("gcc")
-    assert cc, "a C compiler is needed"
-    out = tmp_path_factory.mktemp("c")
-    objects = []
-    for source in sorted((C_DIR / "src").rglob("*.c")):
-        obj = out / (source.parent.name + "_" + source.stem + ".o")
-        subprocess.run([cc, *CFLAGS, "-I", str(C_DIR / "include"), "-c", str(source), "-o", str(obj)],
-                       check=True, capture_output=True, text=True)
-        objects.append(str(obj))
-    lib = out / "libopgen_test.so"
-    subprocess.run([cc, "-shared", "-o", str(lib), *objects, "-lm"], check=True)
-    return ctypes.CDLL(str(lib))
+    return build_library(tmp_path_factory.mktemp("c"))
 
 
 def kernel_cases(specs):
@@ -44,38 +25,6 @@ def kernel_cases(specs):
             for v in op.versions:
                 for view in kernel_views(v):
                     yield pytest.param(v, view["elem"], id=f"{v.key}-{view['elem']}")
-
-
-_ATTR = {"float": ctypes.c_double, "int": ctypes.c_int64, "bool": ctypes.c_bool}
-
-
-def call_c(lib, v, elem, inputs, attrs) -> tuple[int, np.ndarray]:
-    fn = getattr(lib, f"opgen_{v.domain}_{v.op}_v{v.since_version}_{elem}")
-    fn.restype = ctypes.c_int
-    storage = ELEM_TYPES[elem].numpy if ELEM_TYPES[elem].c_type != "uint16_t" else np.uint16
-    args, keep = [], []
-    for array in inputs:
-        data = np.ascontiguousarray(array).view(storage) if array.dtype.itemsize == 2 and elem in ("float16", "bfloat16") \
-            else np.ascontiguousarray(array)
-        shape = np.asarray(array.shape, np.int64)
-        keep += [data, shape]
-        args += [data.ctypes.data_as(ctypes.c_void_p), shape.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(array.ndim)]
-    for a in v.attributes:
-        if a.type in _ATTR:
-            args.append(_ATTR[a.type](attrs.get(a.name, a.default)))
-        elif a.type == "string":
-            args.append(ctypes.c_char_p(str(attrs.get(a.name, a.default)).encode()))
-        elif a.type == "ints":
-            values = attrs.get(a.name)
-            if values is None:
-                args += [None, ctypes.c_size_t(0)]
-            else:
-                array = np.asarray(values, np.int64)
-                keep.append(array)
-                args += [array.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(array.size)]
-    out = np.zeros(inputs[0].shape, inputs[0].dtype)
-    args.append(out.ctypes.data_as(ctypes.c_void_p))
-    return fn(*args), out
 
 
 def test_every_domain_gets_c_kernels(specs):
@@ -106,7 +55,7 @@ def test_c_matches_numpy(library, v, elem):
                 attrs = {"alpha": alpha}
             inputs = [random_input(rng, s, elem) for s in shapes]
             (want,) = kernel(*inputs, **attrs)
-            status, got = call_c(library, v, elem, inputs, attrs)
+            status, got = call_c(library, v, elem, inputs, attrs, inputs[0].shape)
             assert status == OPGEN_OK, f"{v.key} {elem} {shapes}: status {status}"
             if ELEM_TYPES[elem].kind == "float":
                 # Same formula, same single rounding; libm and NumPy may differ by an ulp of float.
@@ -118,10 +67,10 @@ def test_c_matches_numpy(library, v, elem):
 
 def test_c_reports_shape_errors(library, specs):
     v = specs.find("onnx", "PRelu").resolve(16)
-    status, _ = call_c(library, v, "float", [np.ones((2, 3), np.float32), np.ones((4,), np.float32)], {})
+    status, _ = call_c(library, v, "float", [np.ones((2, 3), np.float32), np.ones((4,), np.float32)], {}, (2, 3))
     assert status == OPGEN_ERR_SHAPE
     v = specs.find("onednn", "PReLU").resolve(1)
-    status, _ = call_c(library, v, "float", [np.ones((2, 3), np.float32), np.ones((2,), np.float32)], {})
+    status, _ = call_c(library, v, "float", [np.ones((2, 3), np.float32), np.ones((2,), np.float32)], {}, (2, 3))
     assert status == OPGEN_ERR_SHAPE
 
 
@@ -138,6 +87,6 @@ def test_float16_conversion_matches_numpy_bit_for_bit(library, tmp_path):
     # Elu with alpha=1 on non-negative inputs is the identity: a round trip through float.
     x = np.abs(finite)
     v = load_or_raise(SPECS).find("onnx", "Elu").resolve(6)
-    status, got = call_c(library, v, "float16", [x], {"alpha": 1.0})
+    status, got = call_c(library, v, "float16", [x], {"alpha": 1.0}, x.shape)
     assert status == OPGEN_OK
     np.testing.assert_array_equal(got.view(np.uint16), x.view(np.uint16))

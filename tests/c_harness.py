@@ -1,0 +1,72 @@
+"""Build the generated C into one shared library and call its element-wise kernels through ctypes."""
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from opgen.dtypes import ELEM_TYPES
+from opgen.model import OpVersion
+
+from conftest import ROOT
+
+C_DIR = ROOT / "generated" / "c"
+CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-fPIC"]
+OPGEN_OK, OPGEN_ERR_SHAPE, OPGEN_ERR_ARGUMENT, OPGEN_ERR_NOT_IMPLEMENTED = 0, 1, 2, 3
+
+
+def build_library(out: Path) -> ctypes.CDLL:
+    """Compile every generated C source with -Werror and link them into one shared library."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "a C compiler is needed"
+    objects = []
+    for source in sorted((C_DIR / "src").rglob("*.c")):
+        obj = out / f"{source.parent.name}_{source.stem}.o"
+        done = subprocess.run([cc, *CFLAGS, "-I", str(C_DIR / "include"), "-c", str(source), "-o", str(obj)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"{source}:\n{done.stderr}"
+        objects.append(str(obj))
+    lib = out / "libopgen_test.so"
+    subprocess.run([cc, "-shared", "-o", str(lib), *objects, "-lm"], check=True)
+    return ctypes.CDLL(str(lib))
+
+
+_SCALAR_ATTR = {"float": ctypes.c_double, "int": ctypes.c_int64, "bool": ctypes.c_bool}
+
+
+def _storage(elem: str) -> np.dtype:
+    return np.dtype(np.uint16) if ELEM_TYPES[elem].c_type == "uint16_t" else ELEM_TYPES[elem].numpy
+
+
+def call_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
+           out_shape: tuple[int, ...], out_elem: str | None = None) -> tuple[int, np.ndarray]:
+    """Call opgen_<domain>_<Op>_v<N>_<elem>; returns (status, output array)."""
+    fn = getattr(lib, f"opgen_{v.domain}_{v.op}_v{v.since_version}_{elem}")
+    fn.restype = ctypes.c_int
+    args, keep = [], []
+    for array in inputs:
+        data = np.ascontiguousarray(array).view(_storage(elem))
+        shape = np.asarray(array.shape, np.int64)
+        keep += [data, shape]
+        args += [data.ctypes.data_as(ctypes.c_void_p), shape.ctypes.data_as(ctypes.c_void_p),
+                 ctypes.c_size_t(array.ndim)]
+    for a in v.attributes:
+        value = attrs.get(a.name, a.default if a.has_default else None)
+        if a.type in _SCALAR_ATTR:
+            args.append(_SCALAR_ATTR[a.type](0 if value is None else value))
+        elif a.type in ("string", "enum"):
+            args.append(ctypes.c_char_p(None if value is None else str(value).encode()))
+        elif a.type == "ints":
+            if value is None:
+                args += [None, ctypes.c_size_t(0)]
+            else:
+                array = np.asarray(value, np.int64)
+                keep.append(array)
+                args += [array.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(array.size)]
+    out_elem = out_elem or elem
+    out = np.zeros(out_shape, ELEM_TYPES[out_elem].numpy)
+    args.append(out.view(_storage(out_elem)).ctypes.data_as(ctypes.c_void_p))
+    return fn(*args), out
