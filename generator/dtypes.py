@@ -66,10 +66,12 @@ def tensor_elem(type_str: str) -> str | None:
     return m.group(1) if m else None
 
 
+_BY_DTYPE = {np.dtype(np_type): name for name, np_type in _NUMPY.items()}
+
+
 def elem_of_numpy(dtype: np.dtype) -> str:
     """The spec element name of a NumPy dtype."""
-    dtype = np.dtype(dtype)
-    for name, np_type in _NUMPY.items():
-        if np.dtype(np_type) == dtype:
-            return name
-    raise ValueError(f"dtype {dtype} has no spec element type")
+    try:
+        return _BY_DTYPE[dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)]
+    except KeyError:
+        raise ValueError(f"dtype {np.dtype(dtype)} has no spec element type") from None

@@ -41,9 +41,10 @@ def _storage(elem: str) -> np.dtype:
     return np.dtype(np.uint16) if ELEM_TYPES[elem].c_type == "uint16_t" else ELEM_TYPES[elem].numpy
 
 
-def call_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
-           out_shape: tuple[int, ...], out_elem: str | None = None) -> tuple[int, np.ndarray]:
-    """Call opgen_<domain>_<Op>_v<N>_<elem>; returns (status, output array)."""
+def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
+              out_shape: tuple[int, ...], out_elem: str | None = None):
+    """The function opgen_<domain>_<Op>_v<N>_<elem>, its ctypes arguments, the output array, and the
+    arrays the arguments point into (keep them alive while calling)."""
     fn = getattr(lib, f"opgen_{v.domain}_{v.op}_v{v.since_version}_{elem}")
     fn.restype = ctypes.c_int
     args, keep = [], []
@@ -69,4 +70,13 @@ def call_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], 
     out_elem = out_elem or elem
     out = np.zeros(out_shape, ELEM_TYPES[out_elem].numpy)
     args.append(out.view(_storage(out_elem)).ctypes.data_as(ctypes.c_void_p))
-    return fn(*args), out
+    return fn, args, out, keep
+
+
+def call_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
+           out_shape: tuple[int, ...], out_elem: str | None = None) -> tuple[int, np.ndarray]:
+    """Call opgen_<domain>_<Op>_v<N>_<elem>; returns (status, output array)."""
+    fn, args, out, keep = prepare_c(lib, v, elem, inputs, attrs, out_shape, out_elem)
+    status = fn(*args)
+    del keep
+    return status, out

@@ -271,6 +271,7 @@ class CheckContext:
     def __init__(self, sig: Signature, attrs: Mapping[str, Any], ins: Bound, outs: Bound,
                  given: frozenset[str] = frozenset()):
         self.sig, self.attrs, self.ins, self.outs, self.given = sig, attrs, ins, outs, given
+        self.read_values = False  # set when a rule reads a tensor's value: such results are not cached
 
     def attr(self, name: str) -> Any:
         if name in self.attrs:
@@ -316,6 +317,7 @@ class CheckContext:
 
     def value(self, name: str) -> np.ndarray:
         """The constant value of a parameter, or of an attribute; Unknown when not known."""
+        self.read_values = True
         if self.sig.attribute(name) is not None:
             return np.asarray(self.attr(name))
         info = self.info(name)
@@ -336,8 +338,6 @@ class CheckContext:
 
 
 def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) -> None:
-    from .shape_rules import RULES
-
     for check in sig.checks:
         try:
             if check.when is not None and not check.when(ctx):
@@ -351,6 +351,10 @@ def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) 
             continue
         if not ok:
             problems.append(Problem(sig.key, f"constraint {check.id}", check.message))
+    if not sig.rules:
+        return
+    from .shape_rules import RULES  # imported here: shape_rules imports this module
+
     for call in sig.rules:
         try:
             found = RULES[call.rule].fn(ctx, **call.args)
@@ -362,8 +366,26 @@ def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) 
 
 def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str, Any] | None = None,
              outputs: Sequence[Any] | None = None) -> list[Problem]:
-    """Every problem with one use of the op. Values are arrays, TensorInfo, (dtype, shape) pairs or None."""
-    attributes = dict(attributes or {})
+    """Every problem with one use of the op. Values are arrays, TensorInfo, (dtype, shape) pairs or None.
+
+    Results are memoised by (signature, dtypes, shapes, attribute values) unless a rule read a
+    tensor's value: everything else a check can see is in that key, so a cached answer is exact.
+    """
+    key = _cache_key(sig, inputs, attributes, outputs)
+    if key is not None:
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return list(cached)
+    problems, read_values = _validate(sig, inputs, dict(attributes or {}), outputs)
+    if key is not None and not read_values:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        _CACHE[key] = tuple(problems)
+    return problems
+
+
+def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
+              outputs: Sequence[Any] | None) -> tuple[list[Problem], bool]:
     problems: list[Problem] = []
     ins = bind(sig, sig.inputs, inputs, "input", problems)
     outs = bind(sig, sig.outputs, outputs, "output", problems) if outputs is not None else Bound()
@@ -371,7 +393,43 @@ def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str
     check_types(sig, ins, outs, problems)
     ctx = CheckContext(sig, attrs, ins, outs, frozenset(k for k, v in attributes.items() if v is not None))
     run_constraints(sig, ctx, problems)
-    return problems
+    return problems, ctx.read_values
+
+
+_CACHE: dict[tuple, tuple[Problem, ...]] = {}
+_CACHE_SIZE = 4096
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable, type-preserving stand-in for an attribute value (TypeError if there is none)."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_freeze(v) for v in value))
+    if isinstance(value, np.ndarray):
+        raise TypeError("arrays are not cached")
+    hash(value)
+    return (type(value).__name__, value)
+
+
+def _info_key(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        return (value.dtype, value.shape)
+    if isinstance(value, TensorInfo):
+        return (value.dtype, value.shape)
+    if isinstance(value, tuple) and len(value) == 2:
+        return (value[0], None if value[1] is None else tuple(value[1]))
+    raise TypeError("not cached")
+
+
+def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any] | None,
+               outputs: Sequence[Any] | None) -> tuple | None:
+    try:
+        return (id(sig), tuple(_info_key(v) for v in inputs),
+                tuple(sorted((k, _freeze(v)) for k, v in (attributes or {}).items())),
+                None if outputs is None else tuple(_info_key(v) for v in outputs))
+    except TypeError:
+        return None
 
 
 class ValidationError(ValueError):

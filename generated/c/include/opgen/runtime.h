@@ -282,4 +282,26 @@ static inline opgen_status opgen_align_xla(const int64_t *low, size_t low_rank, 
     return OPGEN_OK;
 }
 
+/* mul_trunc(a, x) for integer x: a * x in double, converted toward zero and saturated to [lo, hi]
+ * (NaN -> 0); UB-free. (Formula function mul_trunc; not yet spelled for integer kernels, see expr.py.) */
+static inline int64_t opgen_mul_trunc_i64(double a, int64_t x, int64_t lo, int64_t hi) {
+    double p = a * (double)x;
+    if (isnan(p)) return 0;
+    if (p <= (double)lo) return lo;
+    if (p >= (double)hi) return hi;  /* (double)INT64_MAX rounds up to 2^63 */
+    return (int64_t)p;
+}
+static inline uint64_t opgen_mul_trunc_u64(double a, uint64_t x, uint64_t hi) {
+    double p = a * (double)x;
+    if (isnan(p) || p <= 0.0) return 0;
+    if (p >= (double)hi) return hi;  /* (double)UINT64_MAX rounds up to 2^64 */
+    return (uint64_t)p;
+}
+
+/* Unary helpers (hlir Neg, Rsqrt). Negation wraps like NumPy and XLA (-INT64_MIN is UB in C). */
+static inline int64_t opgen_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+/* hlir Rsqrt (seed 3.107): 1/sqrt(x) for x > 0, NaN for x <= 0 (0 and -0.0 included) and for NaN. */
+static inline float opgen_rsqrt_f32(float a) { return a > 0.0f ? 1.0f / sqrtf(a) : NAN; }
+static inline double opgen_rsqrt_f64(double a) { return a > 0.0 ? 1.0 / sqrt(a) : (double)NAN; }
+
 #endif /* OPGEN_RUNTIME_H */

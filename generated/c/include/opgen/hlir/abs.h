@@ -14,47 +14,47 @@ extern "C" {
 
 /* hlir.Abs@1, uint8: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_uint8(const uint8_t *input, const int64_t *input_shape, size_t input_rank, uint8_t *output);
+opgen_status opgen_hlir_Abs_v1_uint8(const uint8_t *restrict input, const int64_t *input_shape, size_t input_rank, uint8_t *restrict output);
 
 /* hlir.Abs@1, uint16: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_uint16(const uint16_t *input, const int64_t *input_shape, size_t input_rank, uint16_t *output);
+opgen_status opgen_hlir_Abs_v1_uint16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, uint16_t *restrict output);
 
 /* hlir.Abs@1, uint32: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_uint32(const uint32_t *input, const int64_t *input_shape, size_t input_rank, uint32_t *output);
+opgen_status opgen_hlir_Abs_v1_uint32(const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, uint32_t *restrict output);
 
 /* hlir.Abs@1, uint64: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_uint64(const uint64_t *input, const int64_t *input_shape, size_t input_rank, uint64_t *output);
+opgen_status opgen_hlir_Abs_v1_uint64(const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, uint64_t *restrict output);
 
 /* hlir.Abs@1, int8: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_int8(const int8_t *input, const int64_t *input_shape, size_t input_rank, int8_t *output);
+opgen_status opgen_hlir_Abs_v1_int8(const int8_t *restrict input, const int64_t *input_shape, size_t input_rank, int8_t *restrict output);
 
 /* hlir.Abs@1, int16: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_int16(const int16_t *input, const int64_t *input_shape, size_t input_rank, int16_t *output);
+opgen_status opgen_hlir_Abs_v1_int16(const int16_t *restrict input, const int64_t *input_shape, size_t input_rank, int16_t *restrict output);
 
 /* hlir.Abs@1, int32: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_int32(const int32_t *input, const int64_t *input_shape, size_t input_rank, int32_t *output);
+opgen_status opgen_hlir_Abs_v1_int32(const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, int32_t *restrict output);
 
 /* hlir.Abs@1, int64: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_int64(const int64_t *input, const int64_t *input_shape, size_t input_rank, int64_t *output);
+opgen_status opgen_hlir_Abs_v1_int64(const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output);
 
 /* hlir.Abs@1, float16: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_float16(const uint16_t *input, const int64_t *input_shape, size_t input_rank, uint16_t *output);
+opgen_status opgen_hlir_Abs_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, uint16_t *restrict output);
 
 /* hlir.Abs@1, float: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_float(const float *input, const int64_t *input_shape, size_t input_rank, float *output);
+opgen_status opgen_hlir_Abs_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, float *restrict output);
 
 /* hlir.Abs@1, double: * output = abs(input)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Abs_v1_double(const double *input, const int64_t *input_shape, size_t input_rank, double *output);
+opgen_status opgen_hlir_Abs_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, double *restrict output);
 
 #ifdef __cplusplus
 }

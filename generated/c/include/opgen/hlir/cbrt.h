@@ -14,15 +14,15 @@ extern "C" {
 
 /* hlir.Cbrt@1, float16: * output = cbrt(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Cbrt_v1_float16(const uint16_t *input, const int64_t *input_shape, size_t input_rank, uint16_t *output);
+opgen_status opgen_hlir_Cbrt_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, uint16_t *restrict output);
 
 /* hlir.Cbrt@1, float: * output = cbrt(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Cbrt_v1_float(const float *input, const int64_t *input_shape, size_t input_rank, float *output);
+opgen_status opgen_hlir_Cbrt_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, float *restrict output);
 
 /* hlir.Cbrt@1, double: * output = cbrt(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Cbrt_v1_double(const double *input, const int64_t *input_shape, size_t input_rank, double *output);
+opgen_status opgen_hlir_Cbrt_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, double *restrict output);
 
 #ifdef __cplusplus
 }

@@ -14,15 +14,15 @@ extern "C" {
 
 /* onednn.PReLU@1, float: * dst = where(src < 0, slope * src, src)
  * Operands are dense row-major arrays with their shapes; dst has the shape of src. */
-opgen_status opgen_onednn_PReLU_v1_float(const float *src, const int64_t *src_shape, size_t src_rank, const float *slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, float *dst);
+opgen_status opgen_onednn_PReLU_v1_float(const float *restrict src, const int64_t *src_shape, size_t src_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, float *restrict dst);
 
 /* onednn.PReLU@1, bfloat16: * dst = where(src < 0, slope * src, src)
  * Operands are dense row-major arrays with their shapes; dst has the shape of src. */
-opgen_status opgen_onednn_PReLU_v1_bfloat16(const uint16_t *src, const int64_t *src_shape, size_t src_rank, const uint16_t *slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *dst);
+opgen_status opgen_onednn_PReLU_v1_bfloat16(const uint16_t *restrict src, const int64_t *src_shape, size_t src_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *restrict dst);
 
 /* onednn.PReLU@1, float16: * dst = where(src < 0, slope * src, src)
  * Operands are dense row-major arrays with their shapes; dst has the shape of src. */
-opgen_status opgen_onednn_PReLU_v1_float16(const uint16_t *src, const int64_t *src_shape, size_t src_rank, const uint16_t *slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *dst);
+opgen_status opgen_onednn_PReLU_v1_float16(const uint16_t *restrict src, const int64_t *src_shape, size_t src_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *restrict dst);
 
 #ifdef __cplusplus
 }

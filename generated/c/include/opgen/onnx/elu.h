@@ -14,43 +14,43 @@ extern "C" {
 
 /* onnx.Elu@22, bfloat16: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *Y);
+opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *restrict Y);
 
 /* onnx.Elu@22, double: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_double(const double *X, const int64_t *X_shape, size_t X_rank, double alpha, double *Y);
+opgen_status opgen_onnx_Elu_v22_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, double *restrict Y);
 
 /* onnx.Elu@22, float: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_float(const float *X, const int64_t *X_shape, size_t X_rank, double alpha, float *Y);
+opgen_status opgen_onnx_Elu_v22_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, float *restrict Y);
 
 /* onnx.Elu@22, float16: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *Y);
+opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *restrict Y);
 
 /* onnx.Elu@6, double: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v6_double(const double *X, const int64_t *X_shape, size_t X_rank, double alpha, double *Y);
+opgen_status opgen_onnx_Elu_v6_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, double *restrict Y);
 
 /* onnx.Elu@6, float: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v6_float(const float *X, const int64_t *X_shape, size_t X_rank, double alpha, float *Y);
+opgen_status opgen_onnx_Elu_v6_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, float *restrict Y);
 
 /* onnx.Elu@6, float16: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *Y);
+opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *restrict Y);
 
 /* onnx.Elu@1, double: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v1_double(const double *X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *Y);
+opgen_status opgen_onnx_Elu_v1_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *restrict Y);
 
 /* onnx.Elu@1, float: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v1_float(const float *X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *Y);
+opgen_status opgen_onnx_Elu_v1_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *restrict Y);
 
 /* onnx.Elu@1, float16: * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *Y);
+opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *restrict Y);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,20 @@
+"""opgen: spec-driven code generation for machine-learning operator sets.
+
+The command line is `opgen` (opgen.cli); the pipeline is opgen.parse -> opgen.check -> opgen.render.
+`opgen.validate_model(path_or_model)` checks a model file against the specs (imported on first use,
+so `import opgen` stays cheap).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["validate_model", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "validate_model":
+        from .validate import validate_model
+
+        return validate_model
+    raise AttributeError(f"module 'opgen' has no attribute {name!r}")

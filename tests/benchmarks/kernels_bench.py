@@ -1,0 +1,122 @@
+"""`make bench`, kernels: opgen's NumPy kernels against onnx.reference and onnxruntime on the ops they
+share (1M-element float32 inputs), and the generated C kernels against the NumPy kernels.
+
+Prints one row per op with median times and ratios; an op is measured once its hlir kernel exists.
+Ratios < 1 mean opgen is faster than the peer in the same column.
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import opgen_ops  # noqa: E402
+from c_harness import OPGEN_OK, build_library, prepare_c  # noqa: E402
+from onnx_refs import node_model, run_onnxruntime, run_reference  # noqa: E402
+from opgen.parse import load_or_raise  # noqa: E402
+from opgen.render.c_code import kernel_views  # noqa: E402
+
+N = 1_000_000
+SHAPE = (1000, 1000)
+
+# hlir op -> (ONNX op, ONNX opset, ONNX attributes, hlir attributes, inputs: "x" unit / "xy" binary / ..., low, high)
+SHARED = {
+    "Abs": ("Abs", 13, {}, {}, "x"), "Acos": ("Acos", 7, {}, {}, "u"), "Asin": ("Asin", 7, {}, {}, "u"),
+    "Asinh": ("Asinh", 9, {}, {}, "x"), "Atan": ("Atan", 7, {}, {}, "x"), "Atanh": ("Atanh", 9, {}, {}, "u"),
+    "Ceil": ("Ceil", 13, {}, {}, "x"), "Cos": ("Cos", 7, {}, {}, "x"), "Erf": ("Erf", 13, {}, {}, "x"),
+    "Exp": ("Exp", 13, {}, {}, "x"), "Floor": ("Floor", 13, {}, {}, "x"), "Log": ("Log", 13, {}, {}, "p"),
+    "Neg": ("Neg", 13, {}, {}, "x"), "Sign": ("Sign", 13, {}, {}, "x"), "Sin": ("Sin", 7, {}, {}, "x"),
+    "Sinh": ("Sinh", 9, {}, {}, "x"), "Sqrt": ("Sqrt", 13, {}, {}, "p"), "Tan": ("Tan", 7, {}, {}, "x"),
+    "Tanh": ("Tanh", 13, {}, {}, "x"), "Add": ("Add", 14, {}, {}, "xy"), "Sub": ("Sub", 14, {}, {}, "xy"),
+    "Div": ("Div", 14, {}, {}, "xp"), "Max": ("Max", 13, {}, {}, "xy"), "Min": ("Min", 13, {}, {}, "xy"),
+    "Pow": ("Pow", 15, {}, {}, "pu"), "Relu": ("Relu", 14, {}, {}, "x"), "Sigmoid": ("Sigmoid", 13, {}, {}, "x"),
+    "Elu": ("Elu", 6, {"alpha": 1.0}, {"alpha": 1.0}, "x"),
+    "LeakyRelu": ("LeakyRelu", 16, {"alpha": 0.1}, {"alpha": 0.1}, "x"),
+    "HardSigmoid": ("HardSigmoid", 6, {"alpha": 0.2, "beta": 0.5}, {"slope": 0.2, "offset": 0.5}, "x"),
+    "HardSwish": ("HardSwish", 14, {}, {}, "x"), "Mish": ("Mish", 18, {}, {}, "x"),
+    "Softplus": ("Softplus", 1, {}, {}, "x"), "PRelu": ("PRelu", 16, {}, {}, "xy"),
+    "Gelu": ("Gelu", 20, {}, {"approximate": False}, "x"),
+    "Softmax": ("Softmax", 13, {"axis": -1}, {"axis": -1}, "x"),
+    "ArgMax": ("ArgMax", 13, {"axis": 1}, {"axis": 1}, "x"),
+    "ArgMin": ("ArgMin", 13, {"axis": 1}, {"axis": 1}, "x"),
+    "Select": ("Where", 16, {}, {}, "bxy"),
+    "Clamp": ("Clip", 13, {}, {}, "lxh"),
+}
+
+
+def inputs(kind: str, rng: np.random.Generator) -> list[np.ndarray]:
+    make = {
+        "x": lambda: rng.uniform(-3, 3, SHAPE), "y": lambda: rng.uniform(-3, 3, SHAPE),
+        "u": lambda: rng.uniform(-0.99, 0.99, SHAPE), "p": lambda: rng.uniform(0.1, 4, SHAPE),
+        "b": lambda: rng.random(SHAPE) < 0.5, "l": lambda: np.full(SHAPE, -1.0), "h": lambda: np.full(SHAPE, 1.0),
+    }
+    return [make[c]().astype(np.bool_ if c == "b" else np.float32) for c in kind]
+
+
+def best_time(fn, repeat: int = 15) -> float:
+    """The fastest of several runs (as timeit advises: slower runs measure the machine's noise)."""
+    fn()  # warm up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    import onnxruntime as ort
+    from onnx.reference import ReferenceEvaluator
+
+    specs = load_or_raise(ROOT / "specs").domain("hlir")
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = build_library(Path(tmp))
+        rows = []
+        for op, (onnx_op, opset, onnx_attrs, attrs, kind) in SHARED.items():
+            try:
+                kernel = opgen_ops.get_kernel("hlir", op)
+            except NotImplementedError:
+                continue
+            xs = inputs(kind, rng)
+            names = [f"i{k}" for k in range(len(xs))]
+            model = node_model(onnx_op, opset, "float", names, onnx_attrs)
+            if onnx_op == "Where":
+                model.graph.input[0].type.tensor_type.elem_type = 9  # BOOL condition
+            if onnx_op in ("ArgMax", "ArgMin"):
+                model.graph.output[0].type.tensor_type.elem_type = 7  # INT64
+            feeds = dict(zip(names, xs))
+            evaluator = ReferenceEvaluator(model)
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+            t_np = best_time(lambda: kernel(*xs, **attrs))
+            t_ref = best_time(lambda: evaluator.run(None, feeds))
+            t_ort = best_time(lambda: session.run(None, feeds))
+            v = specs.op(op).versions[0]
+            t_c = None
+            if any(view["elem"] == "float" for view in kernel_views(v)):
+                out_shape = kernel(*xs, **attrs)[0].shape
+                fn, args, _, keep = prepare_c(lib, v, "float", xs, attrs, out_shape)
+                if fn(*args) == OPGEN_OK:  # time the C call itself, not the ctypes marshalling
+                    t_c = best_time(lambda: fn(*args))
+            rows.append((op, t_np, t_ref, t_ort, t_c))
+    print(f"kernels on {N:,} float32 elements (best of 15 runs, microseconds; ratio = opgen / peer, < 1 is faster)")
+    print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}")
+    for op, t_np, t_ref, t_ort, t_c in rows:
+        us = 1e6
+        c = f"{t_c * us:>9.0f}{t_c / t_np:>7.2f}" if t_c is not None else f"{'-':>9}{'-':>7}"
+        print(f"{op:<13}{t_np * us:>9.0f}{t_ref * us:>10.0f}{t_np / t_ref:>8.2f}{t_ort * us:>9.0f}{t_np / t_ort:>8.2f}{c}")
+    slower = [r[0] for r in rows if r[1] > r[2]]
+    print(f"NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
