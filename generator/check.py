@@ -223,7 +223,12 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple]:
 
     if v.elementwise is not None:
         yield v.location, "kernel", "give either elementwise (a formula) or kernel (a function), not both"
-    keywords = [a.name for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()]
+    outputs = {p.name for p in v.outputs}
+    for name in v.shape_from_node:
+        if name not in outputs:
+            yield v.location, "kernel.shape_from_node", f"no output named {name!r}; outputs: {', '.join(sorted(outputs))}"
+    keywords = [a.name for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()] \
+        + [f"{name}_shape" for name in v.shape_from_node]
     for problem in signature_problems(v.kernel, [p.name for p in v.inputs], keywords):
         yield v.location, "kernel.function", problem
 

@@ -123,6 +123,7 @@ class OpVersion:
     shape_inference: bool | None = None
     elementwise: Elementwise | None = None
     kernel: str | None = None  # "<module>.<function>" in opgen.runtime.kernels
+    shape_from_node: tuple[str, ...] = ()  # outputs whose shape the node gives: kernel keyword <output>_shape
     constraints: tuple[Constraint, ...] = ()
     examples: tuple[Example, ...] = ()
     notes: tuple[Note, ...] = ()

@@ -173,6 +173,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
         elementwise=Elementwise(ew["formula"], ew.get("output", outputs[0].name if outputs else ""),
                                 ew.get("broadcast", "multidirectional"), _loc(ew, loc)) if ew else None,
         kernel=raw["kernel"]["function"] if "kernel" in raw else None,
+        shape_from_node=tuple(raw["kernel"].get("shape_from_node", ())) if "kernel" in raw else (),
         constraints=tuple(
             Constraint(c["id"], _text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
                        _items(c.get("args")), c.get("when"))

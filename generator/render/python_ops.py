@@ -85,6 +85,7 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
     keywords = [f"{py_name(a.name)}={repr(a.default) if a.has_default else 'None'}" if not a.required
                 else py_name(a.name) for a in v.attributes]
     keywords += [f"{py_name(p.name)}_dtype=None" for p in v.free_outputs()]
+    keywords += [f"{py_name(name)}_shape" for name in v.shape_from_node]
     if keywords:
         params.append("*")
         params += keywords
@@ -99,16 +100,28 @@ def kernel_view(v: OpVersion) -> KernelView | None:
     free = [(p.name, f"{py_name(p.name)}_dtype", tuple(tensor_elem(t) for t in v.allowed_types(p)))
             for p in v.free_outputs()]
     free_names = {p.name for p in v.free_outputs()}
-    validate_outputs = "None" if not free else "[" + ", ".join(
-        f"(_ew.elem({py_name(p.name)}_out), None)" if p.name in free_names else "None" for p in v.outputs) + "]"
-    first_input = py_name(v.inputs[0].name) if v.inputs and v.inputs[0].option != "variadic" else "variadic[0]"
+
+    def output_info(p) -> str:
+        dtype = f"_ew.elem({py_name(p.name)}_out)" if p.name in free_names else "None"
+        shape = f"tuple({py_name(p.name)}_shape)" if p.name in v.shape_from_node else "None"
+        return "None" if dtype == shape == "None" else f"({dtype}, {shape})"
+
+    validate_outputs = "None" if not (free or v.shape_from_node) else \
+        "[" + ", ".join(output_info(p) for p in v.outputs) + "]"
+    if not v.inputs:
+        first_input = "None"
+    elif v.inputs[0].option != "variadic":
+        first_input = py_name(v.inputs[0].name) + ".dtype"
+    else:
+        first_input = "(variadic[0].dtype if variadic else None)"
     if v.kernel is not None:
         singles = [py_name(p.name) for p in v.inputs if p.option != "variadic"]
         n_var = sum(1 for p in v.inputs if p.option == "variadic")
         args = f"({', '.join(singles)}{',' if singles and not n_var else ''}{', ' if singles and n_var else ''}" \
                f"{'*_kernels.split_variadic(variadic, 0, ' + str(n_var) + ')' if n_var else ''})"
         kwargs = "{" + ", ".join([f"{a.name!r}: {py_name(a.name)}" for a in v.attributes] +
-                                 [f"{kw!r}: {py_name(name)}_out" for name, kw, _ in free]) + "}"
+                                 [f"{kw!r}: {py_name(name)}_out" for name, kw, _ in free] +
+                                 [f"'{name}_shape': tuple({py_name(name)}_shape)" for name in v.shape_from_node]) + "}"
         body = [f"return _kernels.call({v.kernel!r}, {args}, {kwargs})"]
         return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
                           f"calls opgen.runtime.kernels.{v.kernel}")

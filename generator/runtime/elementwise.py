@@ -37,18 +37,19 @@ def align_onednn_prelu(slope: np.ndarray, src_shape: Sequence[int], data_format:
     return slope.reshape(broadcast.onednn_prelu(slope.shape, src_shape, data_format, per_channel_broadcast))
 
 
-def output_dtype(requested: str | np.dtype | None, first_input: np.dtype, allowed: tuple[str, ...],
+def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None, allowed: tuple[str, ...],
                  name: str) -> np.dtype:
-    """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To).
+    """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To, Iota's T).
 
     Given explicitly, it is used; otherwise the first input's dtype when the spec allows it."""
     if requested is not None:
-        return numpy_dtype(requested) if isinstance(requested, str) else np.dtype(requested)
-    from ..dtypes import elem_of_numpy
-
-    if elem_of_numpy(first_input) in allowed:
+        if isinstance(requested, str) and requested in ELEM_TYPES:
+            return numpy_dtype(requested)
+        return np.dtype(requested)
+    if first_input is not None and elem(first_input) in allowed:
         return np.dtype(first_input)
-    raise ValueError(f"{name}_dtype is required: the input dtype {first_input} is not one of {', '.join(allowed)}")
+    what = f"the input dtype {first_input} is not one of" if first_input is not None else "choose one of"
+    raise ValueError(f"{name}_dtype is required: {what} {', '.join(allowed)}")
 
 
 def compute_dtype_for(out: np.dtype, first_input: np.dtype) -> np.dtype:

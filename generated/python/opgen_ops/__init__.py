@@ -84,7 +84,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'If'): ('opgen_ops.hlir.if_', (1,), ()),
     ('hlir', 'Imag'): ('opgen_ops.hlir.imag', (1,), ()),
     ('hlir', 'InstanceNorm'): ('opgen_ops.hlir.instancenorm', (1,), ()),
-    ('hlir', 'Iota'): ('opgen_ops.hlir.iota', (1,), ()),
+    ('hlir', 'Iota'): ('opgen_ops.hlir.iota', (1,), (1,)),
     ('hlir', 'IsFinite'): ('opgen_ops.hlir.isfinite', (1,), ()),
     ('hlir', 'LayerNorm'): ('opgen_ops.hlir.layernorm', (1,), ()),
     ('hlir', 'LeakyRelu'): ('opgen_ops.hlir.leakyrelu', (1,), ()),

@@ -3,7 +3,8 @@
 A spec names one as `kernel: {function: <module>.<function>}`. The generated kernel validates its
 arguments against the spec, applies the attribute defaults, and calls the function with the inputs
 positionally (a variadic input as a list) and every attribute as a keyword; an output whose dtype no
-input determines adds a `<output>_dtype` keyword. The function returns an array or a tuple of arrays.
+input determines adds a `<output>_dtype` keyword, and an output the spec lists in
+`kernel.shape_from_node` adds a `<output>_shape` keyword. The function returns an array or a tuple.
 """
 from __future__ import annotations
 
