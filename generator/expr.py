@@ -77,6 +77,53 @@ FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     "popcount": MathFunction("np.bitwise_count({0})", {"int": "__builtin_popcountll((uint64_t)({0}))",
                                                       "uint": "__builtin_popcountll((uint64_t)({0}))"}, 1),
     "logical_not": MathFunction("np.logical_not({0})", {"bool": "(!({0}))"}, 1),
+    # Negation that wraps for integers (C's -INT64_MIN is undefined; NumPy and XLA wrap) and keeps -0.0.
+    "neg": MathFunction("np.negative({0})", {"float": "(-({0}))", "int": "opgen_neg_i64({0})",
+                                             "uint": "((uint64_t)0 - (uint64_t)({0}))"}, 1),
+    # 1/sqrt(x) for x > 0, NaN for x <= 0 (hlir Rsqrt, seed 3.107); integers: the float result converted
+    # like Convert (truncation, NaN -> 0), i.e. 1 for x == 1 and 0 otherwise.
+    "rsqrt": MathFunction("_ew.rsqrt({0})", {"float32": "opgen_rsqrt_f32({0})", "float64": "opgen_rsqrt_f64({0})",
+                                             "int": "(({0}) == 1)", "uint": "(({0}) == 1)"}, 1),
+    # A fresh copy of the value (the NumPy kernel never returns its input array itself).
+    "copy": MathFunction("np.copy({0})", {k: "({0})" for k in ("float", "int", "uint", "bool")}, 1),
+    # Activations: erfc (exact Gelu without the cancellation of 1 + erf(x) for negative x), and
+    # mul_trunc(a, x): a * x; for integer x the product is taken in double and converted toward zero,
+    # saturating to x's type (NaN -> 0) — LeakyRelu's float alpha on integer inputs. No integer C
+    # spelling yet: the C renderer converts formula attributes to the compute type, so an integer
+    # kernel would see alpha = 0.5 as 0 (helpers opgen_mul_trunc_i64/u64(a, x, sizeof x) are ready in runtime.h).
+    "erfc": MathFunction("_ew.erfc({0})", {"float32": "erfcf({0})", "float64": "erfc({0})"}, 1),
+    "mul_trunc": MathFunction("_ew.mul_trunc({0}, {1})", {"float": "(({0}) * ({1}))"}, 2),
+    # ---- XLA binary arithmetic (hlir Div, Rem, Max, Min, Clamp, shifts) ----
+    # div/rem: floats as IEEE (rem = C fmod, sign of the dividend); integers truncate toward zero and
+    # give XLA's defined results: x / 0 = -1 (all bits set), x % 0 = x, INT_MIN / -1 = INT_MIN,
+    # INT_MIN % -1 = 0. The C helpers take 64-bit operands; the store narrows them back (wrapping).
+    "div": MathFunction("_ew.xla_div({0}, {1})", {"float": "(({0}) / ({1}))",
+                                                  "int": "opgen_div_i64((int64_t)({0}), (int64_t)({1}))",
+                                                  "uint": "opgen_div_u64((uint64_t)({0}), (uint64_t)({1}))"}, 2),
+    "rem": MathFunction("_ew.xla_rem({0}, {1})", {"float32": "fmodf({0}, {1})", "float64": "fmod({0}, {1})",
+                                                  "int": "opgen_rem_i64((int64_t)({0}), (int64_t)({1}))",
+                                                  "uint": "opgen_rem_u64((uint64_t)({0}), (uint64_t)({1}))"}, 2),
+    # IEEE 754-2019 maximum/minimum (XLA's Max/Min): NaN-propagating and -0.0 < +0.0, unlike
+    # maximum()/minimum() above, whose result for a pair of zeros is either operand.
+    "ieee_maximum": MathFunction("_ew.ieee_maximum({0}, {1})", {"float32": "opgen_ieee_max_f32({0}, {1})",
+                                                                "float64": "opgen_ieee_max_f64({0}, {1})",
+                                                                "int": "opgen_maximum_i64({0}, {1})",
+                                                                "uint": "opgen_maximum_u64({0}, {1})"}, 2),
+    "ieee_minimum": MathFunction("_ew.ieee_minimum({0}, {1})", {"float32": "opgen_ieee_min_f32({0}, {1})",
+                                                                "float64": "opgen_ieee_min_f64({0}, {1})",
+                                                                "int": "opgen_minimum_i64({0}, {1})",
+                                                                "uint": "opgen_minimum_u64({0}, {1})"}, 2),
+    # XLA shifts of an integer by an amount of the same type, read as unsigned: an amount outside
+    # [0, bit width) gives 0 (left, logical right) or the sign fill (arithmetic right, which reads
+    # unsigned operands as signed). The bit width is that of the first operand's (compute) type.
+    "shift_left": MathFunction("_ew.shift_left({0}, {1})", {
+        k: "opgen_shl_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))" for k in ("int", "uint")}, 2),
+    "shift_right_logical": MathFunction("_ew.shift_right_logical({0}, {1})", {
+        k: "opgen_shr_logical_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))"
+        for k in ("int", "uint")}, 2),
+    "shift_right_arithmetic": MathFunction("_ew.shift_right_arithmetic({0}, {1})", {
+        k: "opgen_shr_arithmetic_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))"
+        for k in ("int", "uint")}, 2),
 }
 
 _ALLOWED_NODES = (

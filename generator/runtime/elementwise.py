@@ -48,16 +48,23 @@ def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None,
         return np.dtype(requested)
     if first_input is not None and elem(first_input) in allowed:
         return np.dtype(first_input)
+    if len(allowed) == 1:  # the spec allows one type only (Compare's bool, Complex's complex64)
+        return numpy_dtype(allowed[0])
     what = f"the input dtype {first_input} is not one of" if first_input is not None else "choose one of"
     raise ValueError(f"{name}_dtype is required: {what} {', '.join(allowed)}")
 
 
 def compute_dtype_for(out: np.dtype, first_input: np.dtype) -> np.dtype:
     """Floating results are computed in the output's precision (float32 for float16/bfloat16);
-    boolean and integer results in the input's."""
+    boolean and integer results in the input's. A floating input wider than that precision is not
+    narrowed first (the narrowing would change its value: a double 1e300 would become inf before
+    IsFinite looks at it); the computation keeps the input's precision and the result is rounded once."""
     out = np.dtype(out)
     if out.kind in "fc" or out in _LOW_PRECISION:
-        return compute_dtype(out)
+        compute, source = compute_dtype(out), compute_dtype(first_input)
+        if compute.kind == "f" and source.kind == "f" and source.itemsize > compute.itemsize:
+            return source
+        return compute
     return compute_dtype(first_input)
 
 
@@ -74,11 +81,142 @@ def align_xla(lhs: np.ndarray, rhs: np.ndarray, dims) -> tuple[np.ndarray, np.nd
 
 
 def round_half_away(x: np.ndarray) -> np.ndarray:
-    """Round half away from zero (C round), unlike np.round's half to even."""
-    return np.where(np.isfinite(x), np.copysign(np.floor(np.abs(x) + 0.5), x), x)
+    """Round half away from zero (C round), unlike np.round's half to even.
+
+    Exact for every value: x - trunc(x) is exact, so no addition of 0.5 can round (floor(|x| + 0.5)
+    gives 1 for the largest value below 0.5, and 2^52 + 2 for 2^52 + 1)."""
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.copysign(np.ones_like(whole), x), whole)
 
 
 def erf(x: np.ndarray) -> np.ndarray:
     from scipy.special import erf as _erf
 
     return _erf(x)
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erfc as _erfc
+
+    return _erfc(x)
+
+
+def mul_trunc(a, x: np.ndarray) -> np.ndarray:
+    """a * x. For integer x the product is taken in double, converted toward zero and saturated to
+    x's type (NaN -> 0): a float factor applied to integers (LeakyRelu's alpha)."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "iu":
+        return a * x
+    info = np.iinfo(x.dtype)
+    product = np.trunc(np.asarray(a, np.float64) * x.astype(np.float64))
+    lo, hi = float(info.min), float(info.max)  # hi rounds up to 2**63 / 2**64 for the 64-bit types
+    out = np.zeros(product.shape, x.dtype)
+    inside = (product > lo) & (product < hi)
+    out[inside] = product[inside].astype(x.dtype)
+    out[product >= hi] = info.max
+    out[product <= lo] = info.min
+    return out
+
+
+def rsqrt(x: np.ndarray) -> np.ndarray:
+    """hlir Rsqrt: 1/sqrt(x) for x > 0 and NaN for x <= 0 (the seed's rule, also for 0 and -0.0).
+    Integers get that result converted like Convert (truncation toward zero, NaN -> 0): 1 for x == 1,
+    else 0."""
+    x = np.asarray(x)
+    if x.dtype.kind in "iub":
+        return (x == 1).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        return np.where(x > 0, 1 / np.sqrt(x), np.array(np.nan, x.dtype))
+
+
+# ---- XLA binary arithmetic (hlir Div, Rem, Max, Min, Clamp and the shifts) ----------------------
+
+def _int_div_parts(a: np.ndarray, b: np.ndarray):
+    """Broadcast integer operands, the masks of XLA's special cases and a divisor safe to use."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    zero = b == 0
+    overflow = np.zeros(a.shape, bool)
+    if a.dtype.kind == "i":
+        overflow = (a == np.iinfo(a.dtype).min) & (b == -1)
+    safe = np.where(zero | overflow, np.ones_like(b), b)
+    return a, b, zero, overflow, safe
+
+
+def xla_div(a, b) -> np.ndarray:
+    """XLA Div. Floats: IEEE a / b. Integers: the quotient truncated toward zero (C, not Python's
+    floor); x / 0 = -1 (all bits set, the maximum for unsigned types) and INT_MIN / -1 = INT_MIN."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu":
+        return a / b
+    a, b, zero, overflow, safe = _int_div_parts(a, b)
+    remainder = np.fmod(a, safe)  # C's %, the sign of the dividend
+    quotient = (a - remainder) // safe  # exact: a - remainder is a multiple of the divisor
+    all_ones = np.array(-1).astype(a.dtype) if a.dtype.kind == "i" else np.array(np.iinfo(a.dtype).max, a.dtype)
+    return np.where(zero, all_ones, np.where(overflow, a, quotient)).astype(a.dtype)
+
+
+def xla_rem(a, b) -> np.ndarray:
+    """XLA Rem: the remainder with the sign of the dividend (C fmod / %). Integers: x % 0 = x and
+    INT_MIN % -1 = 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu":
+        return np.fmod(a, b)
+    a, b, zero, overflow, safe = _int_div_parts(a, b)
+    return np.where(zero, a, np.where(overflow, np.zeros_like(a), np.fmod(a, safe))).astype(a.dtype)
+
+
+def ieee_maximum(a, b) -> np.ndarray:
+    """IEEE 754-2019 maximum (XLA Max): NaN if either is NaN, and max(-0.0, +0.0) = +0.0."""
+    a, b = np.asarray(a), np.asarray(b)
+    out = np.maximum(a, b)
+    if out.dtype.kind != "f":
+        return out
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(b), a, b), out)
+
+
+def ieee_minimum(a, b) -> np.ndarray:
+    """IEEE 754-2019 minimum (XLA Min): NaN if either is NaN, and min(-0.0, +0.0) = -0.0."""
+    a, b = np.asarray(a), np.asarray(b)
+    out = np.minimum(a, b)
+    if out.dtype.kind != "f":
+        return out
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(b), b, a), out)
+
+
+def _shift_parts(x, amount):
+    """x's bits as unsigned 64-bit values, its width, and which amounts lie outside [0, width)."""
+    x, amount = np.broadcast_arrays(np.asarray(x), np.asarray(amount))
+    if x.dtype.kind not in "iu" or amount.dtype.kind not in "iu":
+        raise TypeError(f"shifts take integers, not {x.dtype} and {amount.dtype}")
+    bits = 8 * x.dtype.itemsize
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    outside = (amount < 0) | (amount >= bits) if amount.dtype.kind == "i" else amount >= bits
+    count = np.where(outside, 0, amount).astype(np.uint64)
+    return x, x.view(unsigned).astype(np.uint64), bits, outside, count
+
+
+def shift_left(x, amount) -> np.ndarray:
+    """XLA ShiftLeft: x << amount in x's width; 0 when the amount is negative or >= the width."""
+    x, u, bits, outside, count = _shift_parts(x, amount)
+    out = np.where(outside, np.uint64(0), u << count)
+    return out.astype(f"u{x.dtype.itemsize}").view(x.dtype)
+
+
+def shift_right_logical(x, amount) -> np.ndarray:
+    """XLA ShiftRightLogical: x's bits shifted right, filled with 0; 0 when the amount is negative
+    or >= the width."""
+    x, u, bits, outside, count = _shift_parts(x, amount)
+    out = np.where(outside, np.uint64(0), u >> count)
+    return out.astype(f"u{x.dtype.itemsize}").view(x.dtype)
+
+
+def shift_right_arithmetic(x, amount) -> np.ndarray:
+    """XLA ShiftRightArithmetic: x's bits, read as signed, shifted right and filled with the sign
+    bit; all sign bits when the amount is negative or >= the width. Unsigned x is read as signed."""
+    x, u, bits, outside, count = _shift_parts(x, amount)
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    s = u.astype(f"u{x.dtype.itemsize}").view(signed).astype(np.int64)  # sign-extended
+    out = np.where(outside, np.where(s < 0, np.int64(-1), np.int64(0)), s >> count.astype(np.int64))
+    return out.astype(signed).view(x.dtype)

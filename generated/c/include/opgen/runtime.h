@@ -276,23 +276,26 @@ static inline opgen_status opgen_align_xla(const int64_t *low, size_t low_rank, 
     if (dims_len != low_rank) return OPGEN_ERR_SHAPE;
     for (size_t d = 0; d < high_rank; ++d) out[d] = 1;
     for (size_t k = 0; k < dims_len; ++k) {
-        if (dims[k] < 0 || (size_t)dims[k] >= high_rank) return OPGEN_ERR_SHAPE;
+        /* XLA: distinct dimensions in strictly increasing order (so the identity when ranks are equal) */
+        if (dims[k] < 0 || (size_t)dims[k] >= high_rank || (k > 0 && dims[k] <= dims[k - 1])) return OPGEN_ERR_SHAPE;
         out[dims[k]] = low[k];
     }
     return OPGEN_OK;
 }
 
-/* mul_trunc(a, x) for integer x: a * x in double, converted toward zero and saturated to [lo, hi]
- * (NaN -> 0); UB-free. (Formula function mul_trunc; not yet spelled for integer kernels, see expr.py.) */
-static inline int64_t opgen_mul_trunc_i64(double a, int64_t x, int64_t lo, int64_t hi) {
-    double p = a * (double)x;
+/* mul_trunc(a, x) for integer x of `bytes` bytes: a * x in double, converted toward zero and saturated to
+ * the type's range (NaN -> 0); UB-free. (Formula function mul_trunc; see expr.py for its spellings.) */
+static inline int64_t opgen_mul_trunc_i64(double a, int64_t x, size_t bytes) {
+    const int64_t hi = bytes >= 8 ? INT64_MAX : (int64_t)((UINT64_C(1) << (8 * bytes - 1)) - 1), lo = -hi - 1;
+    const double p = a * (double)x;
     if (isnan(p)) return 0;
     if (p <= (double)lo) return lo;
     if (p >= (double)hi) return hi;  /* (double)INT64_MAX rounds up to 2^63 */
     return (int64_t)p;
 }
-static inline uint64_t opgen_mul_trunc_u64(double a, uint64_t x, uint64_t hi) {
-    double p = a * (double)x;
+static inline uint64_t opgen_mul_trunc_u64(double a, uint64_t x, size_t bytes) {
+    const uint64_t hi = bytes >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
+    const double p = a * (double)x;
     if (isnan(p) || p <= 0.0) return 0;
     if (p >= (double)hi) return hi;  /* (double)UINT64_MAX rounds up to 2^64 */
     return (uint64_t)p;
@@ -303,5 +306,58 @@ static inline int64_t opgen_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)
 /* hlir Rsqrt (seed 3.107): 1/sqrt(x) for x > 0, NaN for x <= 0 (0 and -0.0 included) and for NaN. */
 static inline float opgen_rsqrt_f32(float a) { return a > 0.0f ? 1.0f / sqrtf(a) : NAN; }
 static inline double opgen_rsqrt_f64(double a) { return a > 0.0 ? 1.0 / sqrt(a) : (double)NAN; }
+
+/* ---- XLA binary arithmetic (hlir Div, Rem, Max, Min, Clamp, shifts); formula functions div, rem,
+ * ieee_maximum, ieee_minimum, shift_* in expr.py. Integers are passed widened to 64 bits; the kernel's
+ * store narrows the result back (wrapping), which gives the narrow type's XLA result. */
+/* Truncating division; x / 0 = -1 (all bits set) and INT64_MIN / -1 = INT64_MIN. No branch divides by 0. */
+static inline int64_t opgen_div_i64(int64_t a, int64_t b) {
+    bool special = b == 0 || (b == -1 && a == INT64_MIN);
+    int64_t q = a / (special ? 1 : b);
+    return b == 0 ? -1 : q; /* a / 1 == a: INT64_MIN / -1 gives INT64_MIN */
+}
+static inline uint64_t opgen_div_u64(uint64_t a, uint64_t b) { return b == 0 ? UINT64_MAX : a / (b == 0 ? 1 : b); }
+/* Remainder with the sign of the dividend; x % 0 = x and INT64_MIN % -1 = 0. */
+static inline int64_t opgen_rem_i64(int64_t a, int64_t b) {
+    bool special = b == 0 || b == -1;
+    int64_t r = a % (special ? 1 : b);
+    return b == 0 ? a : r; /* a % 1 == 0, as a % -1 is */
+}
+static inline uint64_t opgen_rem_u64(uint64_t a, uint64_t b) { return b == 0 ? a : a % (b == 0 ? 1 : b); }
+/* IEEE 754-2019 maximum/minimum: NaN-propagating, and -0.0 < +0.0. */
+static inline double opgen_ieee_max_f64(double a, double b) {
+    if (isnan(a) || isnan(b)) return a + b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+static inline double opgen_ieee_min_f64(double a, double b) {
+    if (isnan(a) || isnan(b)) return a + b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+static inline float opgen_ieee_max_f32(float a, float b) {
+    if (isnan(a) || isnan(b)) return a + b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+static inline float opgen_ieee_min_f32(float a, float b) {
+    if (isnan(a) || isnan(b)) return a + b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+/* Shifts of the low `bits` bits of a by s (s read as unsigned): s >= bits gives 0, or the sign fill
+ * for the arithmetic shift, which reads bit bits-1 as the sign (also for unsigned types, as XLA). */
+static inline uint64_t opgen_bits_mask(unsigned bits) { return bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1; }
+static inline uint64_t opgen_shl_u64(uint64_t a, uint64_t s, unsigned bits) { return s >= bits ? 0 : a << s; }
+static inline uint64_t opgen_shr_logical_u64(uint64_t a, uint64_t s, unsigned bits) {
+    return s >= bits ? 0 : (a & opgen_bits_mask(bits)) >> s;
+}
+static inline uint64_t opgen_shr_arithmetic_u64(uint64_t a, uint64_t s, unsigned bits) {
+    uint64_t mask = opgen_bits_mask(bits);
+    bool negative = (a >> (bits - 1)) & 1u;
+    if (s >= bits) return negative ? UINT64_MAX : 0;
+    uint64_t shifted = (a & mask) >> s;
+    return negative ? shifted | (mask & ~(mask >> s)) : shifted;
+}
 
 #endif /* OPGEN_RUNTIME_H */

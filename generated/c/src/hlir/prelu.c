@@ -6,12 +6,163 @@
 #endif
 #include "opgen/hlir/prelu.h"
 
-opgen_status opgen_hlir_PRelu_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs, size_t n_outputs,
-                                 const opgen_hlir_PRelu_v1_attrs *attrs) {
-    (void)inputs;
-    (void)n_inputs;
-    (void)outputs;
-    (void)n_outputs;
-    (void)attrs;
-    return OPGEN_ERR_NOT_IMPLEMENTED;
+opgen_status opgen_hlir_PRelu_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const float input_v = opgen_f16_to_f32(input[i]);
+            const float slope_v = opgen_f16_to_f32(slope[i]);
+            output[i] = opgen_f32_to_f16((((input_v < ((float)0.0))) ? (((float)(slope_v * input_v))) : (input_v)));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const float input_v = opgen_f16_to_f32(input[it.offset[0]]);
+        const float slope_v = opgen_f16_to_f32(slope[it.offset[1]]);
+        output[i] = opgen_f32_to_f16((((input_v < ((float)0.0))) ? (((float)(slope_v * input_v))) : (input_v)));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_PRelu_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, float *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const float input_v = input[i];
+            const float slope_v = slope[i];
+            output[i] = (float)(((input_v < ((float)0.0))) ? (((float)(slope_v * input_v))) : (input_v));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const float input_v = input[it.offset[0]];
+        const float slope_v = slope[it.offset[1]];
+        output[i] = (float)(((input_v < ((float)0.0))) ? (((float)(slope_v * input_v))) : (input_v));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_PRelu_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, double *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const double input_v = input[i];
+            const double slope_v = slope[i];
+            output[i] = (double)(((input_v < ((double)0.0))) ? (((double)(slope_v * input_v))) : (input_v));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const double input_v = input[it.offset[0]];
+        const double slope_v = slope[it.offset[1]];
+        output[i] = (double)(((input_v < ((double)0.0))) ? (((double)(slope_v * input_v))) : (input_v));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_PRelu_v1_uint32(const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const uint32_t input_v = input[i];
+            const uint32_t slope_v = slope[i];
+            output[i] = (uint32_t)((opgen_cmp_lt_u64((uint64_t)(input_v), (uint64_t)(((uint32_t)0)))) ? (((uint32_t)(slope_v * input_v))) : (input_v));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const uint32_t input_v = input[it.offset[0]];
+        const uint32_t slope_v = slope[it.offset[1]];
+        output[i] = (uint32_t)((opgen_cmp_lt_u64((uint64_t)(input_v), (uint64_t)(((uint32_t)0)))) ? (((uint32_t)(slope_v * input_v))) : (input_v));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_PRelu_v1_uint64(const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const uint64_t input_v = input[i];
+            const uint64_t slope_v = slope[i];
+            output[i] = (uint64_t)((opgen_cmp_lt_u64((uint64_t)(input_v), (uint64_t)(((uint64_t)0)))) ? (((uint64_t)(slope_v * input_v))) : (input_v));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const uint64_t input_v = input[it.offset[0]];
+        const uint64_t slope_v = slope[it.offset[1]];
+        output[i] = (uint64_t)((opgen_cmp_lt_u64((uint64_t)(input_v), (uint64_t)(((uint64_t)0)))) ? (((uint64_t)(slope_v * input_v))) : (input_v));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_PRelu_v1_int32(const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, const int32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int32_t *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const int32_t input_v = input[i];
+            const int32_t slope_v = slope[i];
+            output[i] = (int32_t)(((input_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(input_v)))) : (input_v));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const int32_t input_v = input[it.offset[0]];
+        const int32_t slope_v = slope[it.offset[1]];
+        output[i] = (int32_t)(((input_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(input_v)))) : (input_v));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_PRelu_v1_int64(const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, const int64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int64_t *restrict output) {
+    const int64_t *shapes[2] = {input_shape, slope_shape};
+    size_t ranks[2] = {input_rank, slope_rank};
+    opgen_iter it;
+    opgen_status status = opgen_iter_init(&it, 2, shapes, ranks, 0);
+    if (status != OPGEN_OK) return status;
+    if (it.contiguous) {
+        for (int64_t i = 0; i < it.total; ++i) {
+            const int64_t input_v = input[i];
+            const int64_t slope_v = slope[i];
+            output[i] = (int64_t)(((input_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(input_v)))) : (input_v));
+        }
+        return OPGEN_OK;
+    }
+    for (int64_t i = 0; i < it.total; ++i) {
+        const int64_t input_v = input[it.offset[0]];
+        const int64_t slope_v = slope[it.offset[1]];
+        output[i] = (int64_t)(((input_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(input_v)))) : (input_v));
+        opgen_iter_next(&it);
+    }
+    return OPGEN_OK;
 }
