@@ -8,26 +8,61 @@ from typing import Any, Iterator
 from . import expr
 from .dtypes import ELEM_TYPES, tensor_elem
 from .errors import SpecError
-from .model import Attribute, Domain, OpSpec, OpVersion, SpecSet
+from .names import RESERVED_MODULES, name_problems
+from .render.common import module_name
+from .model import BROADCAST_RULES, Attribute, Domain, OpSpec, OpVersion, SpecSet
+from .parse import SOURCES_DIR
 from .runtime.shape_rules import RULES
 from .runtime.validation import attribute_kind_ok
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Names: used with fullmatch (a `$` would let "X\n" through); at most 100 characters (file names).
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+_DOCUMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_URL = re.compile(r"https?://[^\s<>\"'`]+")
 
 
 def check_specs(specs: SpecSet, root: Path) -> list[SpecError]:
+    """Checks across the specs: each domain's own fields, and op names that would collide.
+    (Each op is checked alone by `check_op` as it is loaded.)"""
     errors: list[SpecError] = []
     for domain in specs.domains:
         errors += _check_domain(domain)
         seen: dict[str, OpSpec] = {}
         for op in domain.ops:
-            errors += _check_op(op, domain)
-            other = seen.get(op.name.lower())
+            module = module_name(op.name)
+            other = seen.get(module)
             if other is not None:
-                errors.append(SpecError(op.location, f"op name differs only in case from {other.name} "
-                                        f"({other.location}); generated file names would collide", op.key, "name"))
-            seen[op.name.lower()] = op
+                errors.append(SpecError(op.location, f"op name {op.name!r} gives the same file names as {other.name} "
+                                        f"({other.location}): {module}.py; generated files would collide",
+                                        op.key, "name"))
+            if module.strip("_") in RESERVED_MODULES or module.startswith("_"):
+                errors.append(SpecError(op.location, f"op name {op.name!r} would overwrite a file of the generated "
+                                        "package; op names start with a letter", op.key, "name"))
+            seen[module] = op
     return errors
+
+
+def check_op(op: OpSpec, domain: Domain, root: Path) -> list[SpecError]:
+    """Every check of one op against its domain and the project's source documents."""
+    return _check_op(op, domain) + list(_check_sources(op, root))
+
+
+def _check_sources(op: OpSpec, root: Path) -> Iterator[SpecError]:
+    folder = root / SOURCES_DIR
+    for k, source in enumerate(op.sources):
+        if not (_DOCUMENT.fullmatch(source.document) and (folder / source.document).is_file()):
+            known = sorted(p.name for p in folder.glob("*") if p.is_file() and p.name != "README.md") \
+                if folder.is_dir() else []
+            yield SpecError(op.location, f"source document {source.document!r} is not in {SOURCES_DIR}/ of the "
+                            f"specs folder; known: {', '.join(known) or 'none'}", op.key, f"sources[{k}].document")
+        for label, url in (("url", source.url),):
+            if url is not None and not _URL.fullmatch(url):
+                yield SpecError(op.location, f"{url!r} is not a web address (http:// or https://, no spaces)",
+                                op.key, f"sources[{k}].{label}")
+    ref = op.provenance.reference
+    if ref is not None and not _URL.fullmatch(ref):
+        yield SpecError(op.location, f"{ref!r} is not a web address (http:// or https://, no spaces)", op.key,
+                        "provenance.reference")
 
 
 def _check_domain(domain: Domain) -> list[SpecError]:
@@ -56,6 +91,12 @@ def _check_op(op: OpSpec, domain: Domain) -> list[SpecError]:
     if op.domain != domain.name:
         errors.append(SpecError(op.location, f"domain {op.domain!r} does not match the folder {domain.name!r}",
                                 op.key, "domain"))
+    if not _IDENT.fullmatch(op.name):
+        errors.append(SpecError(op.location, f"op name {op.name!r} is not an identifier", op.key, "name"))
+    if any(not isinstance(v.since_version, int) or isinstance(v.since_version, bool) for v in op.versions):
+        bad = next(v for v in op.versions if not isinstance(v.since_version, int) or isinstance(v.since_version, bool))
+        return errors + [SpecError(bad.location, f"since_version {bad.since_version!r} is not a whole number "
+                                   "(write 22, not 22.0)", op.key, "since_version")]
     since = [v.since_version for v in op.versions]
     if since != sorted(set(since), reverse=True):
         errors.append(SpecError(op.versions[0].location, "versions out of order: since_version must be strictly "
@@ -75,8 +116,14 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
                         ("type_constraints", v.type_constraints)):
         names = [i.name for i in items]
         for item in items:
+            if not _IDENT.fullmatch(item.name):
+                yield item.location, f"{kind}.{item.name!r}", f"{item.name!r} is not an identifier"
             if names.count(item.name) > 1:
                 yield item.location, f"{kind}.{item.name}", f"{item.name!r} is declared more than once in {kind}"
+    for name, problem in name_problems([i.name for i in v.inputs + v.outputs + v.attributes]).items():
+        item = next(i for i in v.inputs + v.outputs + v.attributes if i.name == name)
+        yield item.location, f"{'attributes' if item in v.attributes else 'inputs' if item in v.inputs else 'outputs'}" \
+            f".{name}", problem + "; choose another name"
     params = {p.name for p in v.inputs + v.outputs}
     for a in v.attributes:
         if a.name in params:
@@ -205,6 +252,13 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
             yield ew.location, "elementwise.formula", problem
     except expr.ExprError as exc:
         yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"
+    if ew.broadcast in BROADCAST_RULES:
+        wanted = BROADCAST_RULES[ew.broadcast]
+        count = sum(1 for c in v.constraints if c.rule == wanted)
+        if count != 1:
+            yield ew.location, "elementwise.broadcast", (
+                f"{ew.broadcast} broadcasting takes its source and target from the constraint with rule "
+                f"{wanted}; the version has {count} such constraints, it needs exactly one")
     if ew.output not in {p.name for p in v.outputs}:
         yield ew.location, "elementwise.output", f"no output named {ew.output!r}"
     if any(p.option == "variadic" for p in v.inputs):

@@ -49,17 +49,32 @@ def main() -> None:
 @main.command()
 @specs_option
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Output folder (default: ./generated of the project).")
+              help="Output folder (default: the folder `generated` beside the spec folder).")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 and list stale files if any.")
 def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
-    """Regenerate every artefact from the specs (only files whose bytes changed are written)."""
-    from .render import render_all
-    from .render.writer import sync
+    """Regenerate what the specs changed since the last build (only files whose bytes change are written).
 
-    root = _project_root()
-    specs = _load(specs_dir or root / "specs")
-    files = render_all(specs)
-    outcome = sync(out_dir or root / "generated", files, check=check)
+    The output goes to --out, or else to `generated/` beside the spec folder (so `--specs DIR`
+    alone never writes into another project's output). Only files opgen wrote and nobody has
+    edited since are ever removed.
+    """
+    from .build import run
+    from .render import RenderError
+    from .render.writer import BuildError
+
+    specs_dir = specs_dir or _project_root() / "specs"
+    out_dir = out_dir or specs_dir.parent / "generated"
+    try:
+        result = run(specs_dir, out_dir, check=check)
+    except (BuildError, RenderError) as exc:
+        click.echo(f"opgen build: {exc}", err=True)
+        sys.exit(1)
+    if result.outcome is None:
+        _report(result.errors)
+        click.echo(f"{len(result.errors)} error(s) in the specs; nothing was generated.", err=True)
+        sys.exit(1)
+    _report(result.errors)  # warnings
+    outcome = result.outcome
     if check:
         for rel in outcome.written:
             click.echo(f"stale: {rel}")
@@ -67,10 +82,13 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
             click.echo(f"no longer generated: {rel}")
         click.echo(f"opgen build --check: {outcome.summary(check=True)}")
         if outcome.written or outcome.removed:
-            click.echo("generated/ is out of date: run `opgen build` and commit the result.", err=True)
+            click.echo(f"{out_dir} is out of date: run `opgen build` and commit the result.", err=True)
             sys.exit(1)
         return
-    click.echo(f"opgen build: {outcome.summary()}")
+    for rel in outcome.kept:
+        click.echo(f"kept: {rel} (no longer generated, but edited since opgen wrote it: remove it by hand)")
+    ops = "nothing to do" if result.noop else f"{result.rendered_ops} op(s) rendered, {result.reused_ops} unchanged"
+    click.echo(f"opgen build: {outcome.summary()} ({ops})")
 
 
 @main.command(name="list")

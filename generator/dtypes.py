@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-import ml_dtypes
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+# NumPy (and ml_dtypes) load on first use: the build and the spec checks need only the names.
 
 
 @dataclass(frozen=True)
@@ -18,7 +22,9 @@ class ElemType:
 
     @property
     def numpy(self) -> np.dtype:
-        return np.dtype(_NUMPY[self.name])
+        import numpy as np
+
+        return np.dtype(_numpy_types()[self.name])
 
     @property
     def is_float(self) -> bool:
@@ -29,12 +35,17 @@ class ElemType:
         return self.name
 
 
-_NUMPY = {
-    "bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
-    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
-    "float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float": np.float32, "double": np.float64,
-    "complex64": np.complex64, "complex128": np.complex128,
-}
+@lru_cache(maxsize=None)
+def _numpy_types() -> dict[str, Any]:
+    import ml_dtypes
+    import numpy as np
+
+    return {
+        "bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+        "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+        "float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float": np.float32, "double": np.float64,
+        "complex64": np.complex64, "complex128": np.complex128,
+    }
 
 ELEM_TYPES: dict[str, ElemType] = {
     t.name: t
@@ -66,12 +77,18 @@ def tensor_elem(type_str: str) -> str | None:
     return m.group(1) if m else None
 
 
-_BY_DTYPE = {np.dtype(np_type): name for name, np_type in _NUMPY.items()}
+@lru_cache(maxsize=None)
+def _by_dtype() -> dict[Any, str]:
+    import numpy as np
+
+    return {np.dtype(np_type): name for name, np_type in _numpy_types().items()}
 
 
 def elem_of_numpy(dtype: np.dtype) -> str:
     """The spec element name of a NumPy dtype."""
+    import numpy as np
+
     try:
-        return _BY_DTYPE[dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)]
+        return _by_dtype()[dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)]
     except KeyError:
         raise ValueError(f"dtype {np.dtype(dtype)} has no spec element type") from None

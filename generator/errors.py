@@ -18,6 +18,9 @@ class Location:
         return self.file
 
 
+MAX_MESSAGE = 400  # characters of one message shown (a hostile spec can make a message huge)
+
+
 @dataclass(frozen=True)
 class SpecError:
     """One problem in the specs: where, which op@version, which field, what was expected."""
@@ -36,10 +39,16 @@ class SpecError:
             parts.append(self.field)
         prefix = ": ".join(parts)
         tag = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{prefix}: {tag}{self.message}"
+        message = self.message if len(self.message) <= MAX_MESSAGE else \
+            f"{self.message[:MAX_MESSAGE]}... ({len(self.message) - MAX_MESSAGE} more characters)"
+        return f"{prefix}: {tag}{message}"
 
 
-class SpecErrors(Exception):
+class OpgenError(Exception):
+    """Base of the errors opgen reports to its user as a message (never as a traceback)."""
+
+
+class SpecErrors(OpgenError):
     """Raised with every error of a run, so all of them are reported together."""
 
     def __init__(self, errors: list[SpecError]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 class ExprError(ValueError):
@@ -137,12 +138,39 @@ _ALLOWED_NODES = (
 )
 
 
+# Bounds on what one expression may be: generated code re-emits the tree, and a tree deeper or
+# larger than these would overflow the emitters' (and Python's compiler's) recursion.
+MAX_EXPR_CHARS = 2000
+MAX_EXPR_NODES = 400
+MAX_EXPR_DEPTH = 40
+INT_LIMIT = 2 ** 63  # integer constants fit in int64 (the C emitter spells them as int64 literals)
+
+
 def parse(text: str) -> ast.Expression:
-    """Parse and vet an expression; raises ExprError naming the offending construct."""
+    """Parse and vet an expression; raises ExprError naming the offending construct.
+
+    Comments are refused: generated code re-emits the parsed tree, never the text, and a comment
+    is the one part of the text the tree would silently drop.
+    """
+    _vet(text)
+    return ast.parse(text.strip(), mode="eval")
+
+
+@lru_cache(maxsize=8192)
+def _vet(text: str) -> None:
+    """Raise ExprError unless `text` is an allowed expression (memoised: specs repeat expressions
+    and every stage parses them again; the tree itself is not shared because emitters rewrite it)."""
+    if len(text) > MAX_EXPR_CHARS:
+        raise ExprError(f"expression of {len(text)} characters; at most {MAX_EXPR_CHARS} are allowed")
+    if "#" in text and "#" in _code_only(text):
+        raise ExprError("comments (#) are not allowed in expressions")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExprError(f"not a valid expression ({exc.msg} at column {exc.offset})") from None
+    except (RecursionError, MemoryError):
+        raise ExprError(f"expression nested too deeply (at most {MAX_EXPR_DEPTH} levels)") from None
+    _check_size(tree)
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             raise ExprError(f"{type(node).__name__} is not allowed in expressions")
@@ -150,7 +178,58 @@ def parse(text: str) -> ast.Expression:
             raise ExprError("attribute access (a.b) is not allowed in expressions")
         if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.keywords):
             raise ExprError("only calls of named functions with positional arguments are allowed")
-    return tree
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Starred) for a in node.args):
+            raise ExprError("starred arguments are not allowed in expressions")
+        if isinstance(node, ast.Constant):
+            _check_constant(node.value)
+
+
+def _code_only(text: str) -> str:
+    """The text with its string literals blanked, so a '#' inside a string is not taken for a comment."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text.strip()).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return text  # the parser reports the real problem
+    return " ".join("''" if t.type == tokenize.STRING else t.string for t in tokens if t.type != tokenize.NL) \
+        + ("#" if any(t.type == tokenize.COMMENT for t in tokens) else "")
+
+
+def _check_size(tree: ast.AST) -> None:
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > MAX_EXPR_DEPTH:
+            raise ExprError(f"expression nested too deeply (at most {MAX_EXPR_DEPTH} levels)")
+        if count > MAX_EXPR_NODES:
+            raise ExprError(f"expression too large (at most {MAX_EXPR_NODES} parts)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _check_constant(value: object) -> None:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        if isinstance(value, str) and (len(value) > 200 or not value.isprintable()):
+            raise ExprError("string constants are at most 200 printable characters")
+        return
+    if isinstance(value, int):
+        if not -INT_LIMIT <= value < INT_LIMIT:
+            raise ExprError("integer constant out of the int64 range")
+        return
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ExprError("numeric constant is not finite (write a finite number)")
+        return
+    raise ExprError(f"constant of type {type(value).__name__} is not allowed")
+
+
+@lru_cache(maxsize=8192)
+def canonical(text: str) -> str:
+    """The expression as opgen re-emits it for display: from the parsed tree, one line, no comments."""
+    return ast.unparse(parse(text))
 
 
 def _bound_names(tree: ast.AST) -> set[str]:
@@ -179,6 +258,12 @@ def check_names(text: str, attributes: set[str], parameters: set[str]) -> list[s
             elif fname not in CHECK_BUILTINS:
                 allowed = ", ".join(sorted(SHAPE_FUNCTIONS | CHECK_BUILTINS))
                 problems.append(f"unknown function {fname}(); allowed: {allowed}")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            problems.append("** is not allowed in checks (a check must stay cheap to evaluate)")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                isinstance(side, (ast.List, ast.Tuple, ast.ListComp)) or
+                (isinstance(side, ast.Constant) and isinstance(side.value, str)) for side in (node.left, node.right)):
+            problems.append("repeating a list or string with * is not allowed in checks")
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     shape_args = {id(n.args[0]) for n in ast.walk(tree)
                   if isinstance(n, ast.Call) and n.func.id in SHAPE_FUNCTIONS and n.args}
@@ -213,6 +298,7 @@ class _CheckToPython(ast.NodeTransformer):
         return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), "attr", ast.Load()), [ast.Constant(node.id)], [])
 
 
+@lru_cache(maxsize=8192)
 def check_to_python(text: str) -> str:
     """A check expression as Python source over a context object `c`."""
     tree = parse(text)

@@ -97,6 +97,7 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None) 
             result.errors.append(f"{name}: not imported: {exc}")
     if not texts:
         return result
+    _ensure_source_document(specs_dir, onnx.__version__, result)
     _update_domain(folder, sorted({v for *_, versions in texts for v in versions}), onnx.__version__, result)
     for name, path, text, versions in texts:
         path.write_text(text, encoding="utf-8")
@@ -209,7 +210,7 @@ def _op_yaml(name: str, category: str, schemas: list, onnx_version: str, result:
         "name": name,
         "domain": DOMAIN,
         "category": category,
-        "sources": [{"document": f"onnx {onnx_version} operator schemas (onnx.defs)", "language": "en",
+        "sources": [{"document": defs_document(onnx_version), "language": "en",
                      "url": f"https://onnx.ai/onnx/operators/onnx__{name}.html"}],
         "notes": [{"id": "imported", "kind": "info",
                    "text": {"en": f"Imported by `opgen import onnx` from the schemas of onnx {onnx_version}; the "
@@ -253,6 +254,28 @@ def _ensure_schemas(specs_dir: Path, result: ImportResult) -> None:
         raise ImportFailed(f"{specs_dir} has no schema/ folder and opgen's own schemas are not installed")
     shutil.copytree(source, specs_dir / "schema", dirs_exist_ok=True)
     result.notes.append(f"copied the spec schemas to {specs_dir / 'schema'}")
+
+
+def defs_document(onnx_version: str) -> str:
+    """The file in specs/sources/ that stands for the onnx package's schemas an import read."""
+    return f"onnx-{onnx_version}-defs.md"
+
+
+def _ensure_source_document(specs_dir: Path, onnx_version: str, result: ImportResult) -> None:
+    """Imported specs cite the onnx package's operator schemas; every cited source is a file in
+    specs/sources/, so the import writes one that says what was read and how to read it again."""
+    path = specs_dir / "sources" / defs_document(onnx_version)
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"# onnx {onnx_version} operator schemas\n\n"
+        f"Specs that cite this file were imported by `opgen import onnx` from the operator schemas of the\n"
+        f"onnx Python package, version {onnx_version} (`onnx.defs.get_all_schemas_with_history()`): names,\n"
+        "versions, attributes with their types and defaults, inputs and outputs, type constraints, support\n"
+        "level and function bodies. To read the same facts again: `pip install onnx=="
+        f"{onnx_version}`, then `opgen import onnx --op NAME`.\n", encoding="utf-8")
+    result.notes.append(f"wrote {path} (the source document imported specs cite)")
 
 
 def _update_domain(folder: Path, versions: list[int], onnx_version: str, result: ImportResult) -> None:

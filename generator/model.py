@@ -90,8 +90,14 @@ class Constraint:
 class Elementwise:
     formula: str
     output: str
-    broadcast: str  # none | unidirectional | multidirectional | onednn_prelu | onnx_prelu_legacy
+    broadcast: str  # none | unidirectional | multidirectional | onednn_prelu | onnx_prelu_legacy | xla
     location: Location
+
+
+# The broadcasting modes that align one input (`source`) to another (`target`) take the two from the
+# shape rule that checks them; this names that rule (check.py requires exactly one such constraint).
+BROADCAST_RULES = {"unidirectional": "unidirectional_broadcast", "onnx_prelu_legacy": "onnx_prelu_legacy_slope",
+                   "onednn_prelu": "onednn_prelu_slope"}
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,13 @@ class OpVersion:
     @property
     def has_kernel(self) -> bool:
         return self.elementwise is not None or self.kernel is not None
+
+    def broadcast_rule(self) -> Constraint | None:
+        """The constraint whose rule states the element-wise formula's broadcasting (see BROADCAST_RULES)."""
+        if self.elementwise is None or self.elementwise.broadcast not in BROADCAST_RULES:
+            return None
+        wanted = BROADCAST_RULES[self.elementwise.broadcast]
+        return next((c for c in self.constraints if c.rule == wanted), None)
 
     def free_outputs(self) -> tuple[Parameter, ...]:
         """Outputs whose type no input determines: their dtype is an explicit kernel argument. With a

@@ -5,13 +5,13 @@ format is defined once; `check.py` then judges meaning on the typed model.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import Any, Callable
 
 from .errors import Location, SpecError, SpecErrors
 from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Parameter,
@@ -19,11 +19,15 @@ from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, O
 from .yaml_loader import LocDict, load_yaml, locate
 
 SCHEMA_DIR = "schema"
+SOURCES_DIR = "sources"  # the source documents the specs are transcribed from (not a domain)
+RESERVED_FOLDERS = frozenset({SCHEMA_DIR, SOURCES_DIR})
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @lru_cache(maxsize=None)
-def _validator(specs_root: str, name: str) -> jsonschema.protocols.Validator:
+def _validator(specs_root: str, name: str) -> Any:
+    """The full validator (jsonschema): slow, but it lists every error with its path."""
+    import jsonschema
     from referencing import Registry, Resource
 
     schema_dir = Path(specs_root) / SCHEMA_DIR
@@ -37,7 +41,49 @@ def _validator(specs_root: str, name: str) -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
+@lru_cache(maxsize=None)
+def _fast_validator(specs_root: str, name: str) -> Any:
+    """A compiled validator (fastjsonschema, ~30x faster) that only says valid or not; files it
+    rejects go through `_validator` for located messages. The compiled code is cached per schema."""
+    import marshal
+    import sys
+
+    import fastjsonschema
+
+    from . import cache
+
+    schema_dir = Path(specs_root) / SCHEMA_DIR
+    docs = {p.name: p.read_bytes() for p in sorted(schema_dir.glob("*.schema.json"))}
+    key = hashlib.sha256(repr((sorted(docs.items()), name, fastjsonschema.VERSION, sys.version)).encode()).hexdigest()
+    entry = f"schema-{key[:32]}.marshal"
+    code = None
+    blob = cache.load(entry)
+    if blob is not None:
+        try:
+            code = marshal.loads(blob)
+        except (ValueError, EOFError, TypeError):
+            code = None
+    if code is None:
+        schemas = {n: json.loads(d) for n, d in docs.items()}
+        source = fastjsonschema.compile_to_code(
+            schemas[name], handlers={"https": lambda uri: schemas[uri.rsplit("/", 1)[-1].split("#")[0]]},
+            use_default=False, detailed_exceptions=False)
+        code = compile(source, f"<schema {name}>", "exec")
+        cache.store(entry, marshal.dumps(code))
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)  # noqa: S102 - code generated here from the project's own schema
+    entry_point = next(n for n in code.co_names if n.startswith("validate_"))
+    return namespace[entry_point]
+
+
 def _schema_errors(data: Any, schema: str, specs_root: Path, filename: str, op: str) -> list[SpecError]:
+    import fastjsonschema
+
+    try:
+        _fast_validator(str(specs_root), schema)(data)
+        return []
+    except fastjsonschema.JsonSchemaException:
+        pass  # invalid: the full validator says where and why
     errors = []
     for err in _validator(str(specs_root), schema).iter_errors(data):
         path = list(err.absolute_path)
@@ -193,44 +239,71 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def load_specs(specs_root: Path | str) -> tuple[SpecSet, list[SpecError]]:
+OpLoader = Callable[[Path, Path, Domain], "tuple[OpSpec | None, list[SpecError]]"]
+
+
+def load_op(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
+    """Read, structure-check, build and meaning-check one op spec file of `domain`."""
+    from .check import check_op
+
+    raw_op, errors = _load_file(path, root, "op.schema.json", f"{domain.name}.{path.stem}")
+    if raw_op is None:
+        return None, errors
+    groups = {g.name: g.types for g in domain.type_groups}
+    op = build_op(raw_op, groups)
+    return op, errors + check_op(op, domain, root)
+
+
+def load_domain(path: Path, root: Path) -> tuple[Domain | None, list[SpecError]]:
+    raw, errors = _load_file(path, root, "domain.schema.json", path.parent.name)
+    return (build_domain(raw, _display(path, root)) if raw is not None else None), errors
+
+
+def spec_folders(root: Path) -> tuple[list[Path], list[SpecError]]:
+    """The domain folders under `root` (every folder but schema/ and sources/)."""
+    errors = []
+    folders = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name not in RESERVED_FOLDERS):
+        shown = _display(folder, root)
+        if not _IDENT.fullmatch(folder.name):
+            errors.append(SpecError(Location(shown), f"domain folder name {folder.name!r} is not an identifier"))
+        elif not (folder / "domain.yaml").is_file():
+            errors.append(SpecError(Location(shown), "missing domain.yaml (domain description, opset versions, "
+                                                     "type groups)"))
+        else:
+            folders.append(folder)
+    return folders, errors
+
+
+def op_files(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")) if p.name != "domain.yaml"]
+
+
+def load_specs(specs_root: Path | str, op_loader: OpLoader = load_op) -> tuple[SpecSet, list[SpecError]]:
     """Load every domain under `specs_root`; returns the model and all problems found.
 
-    Files with structural errors are left out of the model, so checks and
-    renderers only ever see well-formed data.
+    Files with structural errors are left out of the model, so checks and renderers only ever
+    see well-formed data. `op_loader` reads one op file (a build may answer from its cache).
     """
     from .check import check_specs
 
     root = Path(specs_root)
-    errors: list[SpecError] = []
     if not root.is_dir():
         return SpecSet(()), [SpecError(Location(str(root)), "specs folder not found")]
+    folders, errors = spec_folders(root)
     domains: list[Domain] = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name != SCHEMA_DIR):
-        shown = _display(folder, root)
-        if not _IDENT.match(folder.name):
-            errors.append(SpecError(Location(shown), f"domain folder name {folder.name!r} is not an identifier"))
-            continue
-        domain_file = folder / "domain.yaml"
-        if not domain_file.is_file():
-            errors.append(SpecError(Location(shown), "missing domain.yaml (domain description, opset versions, "
-                                                     "type groups)"))
-            continue
-        raw_domain, errs = _load_file(domain_file, root, "domain.schema.json", folder.name)
+    for folder in folders:
+        domain, errs = load_domain(folder / "domain.yaml", root)
         errors += errs
-        if raw_domain is None:
+        if domain is None:
             continue
-        domain = build_domain(raw_domain, _display(domain_file, root))
-        groups = {g.name: g.types for g in domain.type_groups}
         ops = []
-        for path in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")):
-            if path.name == "domain.yaml":
-                continue
-            raw_op, errs = _load_file(path, root, "op.schema.json", f"{folder.name}.{path.stem}")
+        for path in op_files(folder):
+            op, errs = op_loader(path, root, domain)
             errors += errs
-            if raw_op is not None:
-                ops.append(build_op(raw_op, groups))
-        domains.append(Domain(**{**domain.__dict__, "ops": tuple(sorted(ops, key=lambda o: o.name))}))
+            if op is not None:
+                ops.append(op)
+        domains.append(dataclasses.replace(domain, ops=tuple(sorted(ops, key=lambda o: o.name))))
     specs = SpecSet(tuple(domains))
     errors += check_specs(specs, root)
     return specs, errors

@@ -30,8 +30,13 @@ def c_library(tmp_path_factory):
 @pytest.fixture
 def spec_tree(tmp_path: Path) -> Path:
     """An empty spec folder with the published schemas, to write test specs into."""
-    root = tmp_path / "specs"
+    return empty_spec_tree(tmp_path / "specs")
+
+
+def empty_spec_tree(root: Path) -> Path:
+    """The published schemas and one source document (`demo.txt`) for test specs to cite."""
     shutil.copytree(SPECS / "schema", root / "schema")
+    write(root / "sources" / "demo.txt", "A demo source document.\n")
     return root
 
 

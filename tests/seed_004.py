@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "004_9a4c3bf01a77ae81.txt"
+SEED = Path(__file__).resolve().parents[1] / "specs" / "sources" / "004_9a4c3bf01a77ae81.txt"
 HEADINGS = {"属性": "attributes", "输入": "inputs", "输出": "outputs", "类型限制": "type_constraints"}
 _SECTION = re.compile(r"^3\.(\d+)\. (\w+)$", re.M)
 

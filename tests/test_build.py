@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from opgen.cli import main
 
-from conftest import SPECS, write
+from conftest import SPECS, empty_spec_tree, write
 from test_spec_errors import DOMAIN, GOOD_OP
 
 
@@ -44,12 +44,12 @@ def test_rebuild_writes_nothing(real_build):
     out, first = real_build
     assert "written, 0 unchanged, 0 removed" in first.output
     second = build(SPECS, out)
-    assert second.output.strip().endswith(f"0 written, {len(tree_bytes(out))} unchanged, 0 removed")
+    assert second.output.strip().endswith(f"0 written, {len(tree_bytes(out))} unchanged, 0 removed (nothing to do)")
 
 
 def test_check_detects_hand_edit_and_spec_edit(tmp_path):
     specs = tmp_path / "specs"
-    shutil.copytree(SPECS / "schema", specs / "schema")
+    empty_spec_tree(specs)
     write(specs / "demo" / "domain.yaml", DOMAIN)
     write(specs / "demo" / "Scale.yaml", GOOD_OP)
     out = tmp_path / "gen"
@@ -70,7 +70,7 @@ def test_check_detects_hand_edit_and_spec_edit(tmp_path):
 
 def test_removed_spec_removes_its_files_only(tmp_path):
     specs = tmp_path / "specs"
-    shutil.copytree(SPECS / "schema", specs / "schema")
+    empty_spec_tree(specs)
     write(specs / "demo" / "domain.yaml", DOMAIN)
     write(specs / "demo" / "Scale.yaml", GOOD_OP)
     write(specs / "demo" / "Twice.yaml", GOOD_OP.replace("name: Scale", "name: Twice"))
@@ -91,7 +91,7 @@ HOSTILE = 'Ends """ here */ and {{ not_a_var }} {% raw %} back\\slash ??/ | pipe
 
 def test_hostile_text_is_emitted_safely(tmp_path):
     specs = tmp_path / "specs"
-    shutil.copytree(SPECS / "schema", specs / "schema")
+    empty_spec_tree(specs)
     write(specs / "demo" / "domain.yaml", DOMAIN)
     quoted = json.dumps(HOSTILE)  # a JSON string is a valid YAML double-quoted scalar
     text = GOOD_OP.replace("{en: Factor., zh: 系数。}", "{en: " + quoted + ", zh: " + quoted + "}")

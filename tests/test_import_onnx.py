@@ -85,8 +85,10 @@ def test_hand_written_specs_are_never_overwritten(spec_tree):
 
 def test_versions_are_added_to_a_hand_written_domain_file(spec_tree):
     shutil.copytree(SPECS / "onnx", spec_tree / "onnx")
+    shutil.copytree(SPECS / "sources", spec_tree / "sources", dirs_exist_ok=True)
     result = run("import", "onnx", "--op", "Relu", "--category", "activation", "--specs", str(spec_tree))
     assert result.exit_code == 0, result.output
+    assert (spec_tree / "sources" / "onnx-1.23.2-defs.md").is_file()  # the source the imported spec cites
     text = (spec_tree / "onnx" / "domain.yaml").read_text(encoding="utf-8")
     assert "opset_versions: [1, 6, 7, 9, 13, 14, 16, 22]" in text
     assert text.replace("opset_versions: [1, 6, 7, 9, 13, 14, 16, 22]", "opset_versions: [1, 6, 7, 9, 16, 22]") == \

@@ -1,13 +1,50 @@
-"""Renderers: typed model -> {relative path: bytes}. Each renderer owns one kind of output."""
+"""Renderers: typed model -> {relative path: bytes}. Each renderer owns one kind of output and
+splits it in two: the files of one op (which depend on that op and its domain only) and the
+shared files that list several ops (registries, indexes, errata). The split is what lets
+`opgen build` re-render only the ops whose specs changed."""
 from __future__ import annotations
 
-from ..model import SpecSet
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model is not imported at run time here: `opgen build`'s no-op path uses
+    from ..model import Domain, OpSpec, SpecSet  # opgen.render.manifest and must stay light
+
+SHARED = "*"  # the owner recorded in the manifest for files that list several ops
+
+
+def _renderers() -> tuple[ModuleType, ...]:
+    from . import c_code, docs, python_ops, tests
+
+    return (python_ops, c_code, docs, tests)
+
+
+def render_op(op: OpSpec, domain: Domain) -> dict[str, bytes]:
+    """Every file of one op, from every renderer."""
+    files: dict[str, bytes] = {}
+    for renderer in _renderers():
+        try:
+            files.update(renderer.op_files(op, domain))
+        except Exception as exc:  # name the op: a renderer bug must not surface as a bare KeyError
+            raise RenderError(f"{op.location.file}: {op.key}: rendering {renderer.__name__.rsplit('.', 1)[-1]} "
+                              f"failed: {type(exc).__name__}: {exc}") from exc
+    return files
+
+
+def render_shared(specs: SpecSet) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for renderer in _renderers():
+        files.update(renderer.shared_files(specs))
+    return files
 
 
 def render_all(specs: SpecSet) -> dict[str, bytes]:
-    from . import c_code, docs, python_ops, tests
-
-    files: dict[str, bytes] = {}
-    for renderer in (python_ops, c_code, docs, tests):
-        files.update(renderer.render(specs))
+    files = render_shared(specs)
+    for domain in specs.domains:
+        for op in domain.ops:
+            files.update(render_op(op, domain))
     return files
+
+
+class RenderError(RuntimeError):
+    """A renderer failed on an op that passed every check: an opgen bug, reported with the op."""

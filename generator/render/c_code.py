@@ -7,12 +7,9 @@ from dataclasses import dataclass
 
 from .. import expr
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
-from ..model import OpSpec, OpVersion, SpecSet
+from ..names import C_KEYWORDS
+from ..model import Domain, OpSpec, OpVersion, SpecSet
 from .common import HEADER, module_name, render as render_template
-
-C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
-inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
-volatile while bool true false""".split())
 
 _ATTR_C = {"int": "int64_t {n}", "float": "double {n}", "bool": "bool {n}", "string": "const char *{n}",
            "enum": "const char *{n}"}
@@ -93,7 +90,7 @@ def kernel_views(v: OpVersion) -> list[dict]:
     if ew is None or any(p.option != "single" for p in v.inputs):
         return []
     views = []
-    rule = next((c for c in v.constraints if c.rule), None)
+    rule = v.broadcast_rule()
     for elem_in, elem_out, compute in type_plan(v):
         kind = _kind(compute)
         rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
@@ -135,7 +132,7 @@ def kernel_views(v: OpVersion) -> list[dict]:
                   if a.name not in used for suffix in (("", "_len") if a.type == "ints" else ("",))]
         store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)
         views.append(dict(
-            key=v.key, elem=elem_in.name, out_elem=elem_out.name, formula=f"{ew.output} = {ew.formula}",
+            key=v.key, elem=elem_in.name, out_elem=elem_out.name, formula=f"{ew.output} = {expr.canonical(ew.formula)}",
             function=f"{function_prefix(v)}_{elem_in.name}", params=params, operands=operands,
             compute=compute.c_compute, output=out, store=store, attribute_setup=setup, unused=unused,
             target_index=target_index, align=align, source_index=source_index, target=target,
@@ -178,9 +175,10 @@ def render_op(op: OpSpec) -> dict[str, bytes]:
     }
 
 
-def render(specs: SpecSet) -> dict[str, bytes]:
-    files = {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES))}
-    for op in specs.ops():
-        files.update(render_op(op))
-    return files
+def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
+    return render_op(op)
+
+
+def shared_files(specs: SpecSet) -> dict[str, bytes]:
+    return {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES))}
 

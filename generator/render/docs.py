@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .. import expr
 from ..model import Attribute, Domain, OpSpec, OpVersion, SpecSet
 from .changelog import changelog
 from .common import render as render_template
@@ -100,6 +101,7 @@ def version_view(v: OpVersion, lang: str) -> dict:
     return dict(
         v=v, meta=meta, summary=v.summary.get(lang),
         body_fence=fence(v.function_body or ""),
+        formula=expr.canonical(v.elementwise.formula) if v.elementwise else "",
         attributes=[dict(name=a.name, type=a.type, default=default_text(a, L),
                          values=", ".join(map(str, a.values)), description=a.description.get(lang))
                     for a in v.attributes],
@@ -109,8 +111,10 @@ def version_view(v: OpVersion, lang: str) -> dict:
                  for p in v.outputs],
         type_constraints=[dict(name=t.name, types=", ".join(t.types), description=t.description.get(lang))
                           for t in v.type_constraints],
-        constraints=[dict(id=c.id, code=c.check or f"{c.rule}({', '.join(f'{k}={a}' for k, a in c.args)})",
-                          when=c.when, description=c.description.get(lang)) for c in v.constraints],
+        constraints=[dict(id=c.id, code=expr.canonical(c.check) if c.check else
+                          f"{c.rule}({', '.join(f'{k}={a}' for k, a in c.args)})",
+                          when=expr.canonical(c.when) if c.when else None, description=c.description.get(lang))
+                     for c in v.constraints],
         examples=[dict(name=e.name, attributes=dict(e.attributes), inputs=dict(e.inputs), outputs=dict(e.outputs),
                        source=e.source) for e in v.examples],
         notes=[note_view(n, lang) for n in v.notes],
@@ -166,7 +170,12 @@ def _first_sentence(text: str) -> str:
     return (m.group(1) if m else text)[:160]
 
 
-def render(specs: SpecSet) -> dict[str, bytes]:
+def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
+    return {f"docs/{lang}/{domain.name}/{op.name}.md": op_page(op, domain, lang) for lang in LANGS}
+
+
+def shared_files(specs: SpecSet) -> dict[str, bytes]:
+    """The pages that list several ops: the root index, each domain's index and errata page."""
     files: dict[str, bytes] = {}
     for lang in LANGS:
         files[f"docs/{lang}/index.md"] = render_template(
@@ -176,6 +185,4 @@ def render(specs: SpecSet) -> dict[str, bytes]:
         for domain in specs.domains:
             files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)
             files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang)
-            for op in domain.ops:
-                files[f"docs/{lang}/{domain.name}/{op.name}.md"] = op_page(op, domain, lang)
     return files

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .. import expr
 from ..dtypes import tensor_elem
-from ..model import OpSpec, OpVersion, SpecSet
+from ..model import Domain, OpSpec, OpVersion, SpecSet
 from .common import HEADER, module_name, render as render_template
 
 PACKAGE = "python/opgen_ops"
@@ -25,7 +25,7 @@ class KernelView:
     validate_outputs: str  # expression: the outputs given to the validator ("None" when none is known)
     first_input: str
     body: list[str]  # statements after validation
-    doc: str
+    doc: str  # what the kernel computes, for its docstring (emitted as a Python string literal)
 
 
 def py_name(name: str) -> str:
@@ -155,7 +155,9 @@ def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, fr
              if p.option == "optional" else f"{rename[p.name]} = {py_name(p.name)}.astype(compute, copy=False)"
              for p in inputs]
     if ew.broadcast in _ALIGN:
-        args = dict(next(c for c in v.constraints if c.rule).args)
+        rule = v.broadcast_rule()
+        assert rule is not None, "check.py requires the broadcast rule"
+        args = dict(rule.args)
         body.append(_ALIGN[ew.broadcast].format(s=rename[args["source"]], t=py_name(args["target"])))
     elif ew.broadcast == "xla":
         lhs, rhs = (rename[p.name] for p in inputs[:2])
@@ -164,7 +166,7 @@ def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, fr
              f"    result = {expr.formula_to_numpy(ew.formula, rename)}",
              f"return (_ew.finish(result, {out_dtype}),)"]
     return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
-                      ew.formula)
+                      expr.canonical(ew.formula))  # re-emitted from the tree: spec text never reaches code
 
 
 def render_op(op: OpSpec) -> bytes:
@@ -176,14 +178,18 @@ def render_op(op: OpSpec) -> bytes:
                   header=HEADER.format(source=f"{op.domain}/{op.name}.yaml"))
 
 
-def render(specs: SpecSet) -> dict[str, bytes]:
+def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
+    return {f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py": render_op(op)}
+
+
+def shared_files(specs: SpecSet) -> dict[str, bytes]:
+    """The package and domain `__init__` modules (the registry of every op)."""
     files: dict[str, bytes] = {}
     entries = []
     for domain in specs.domains:
         files[f"{PACKAGE}/{domain.name}/__init__.py"] = render_template(
             "python/domain_init.py.j2", domain=domain, modules=[module_name(o.name) for o in domain.ops])
         for op in domain.ops:
-            files[f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py"] = render_op(op)
             entries.append(dict(domain=domain.name, op=op.name, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
                                 versions=tuple(v.since_version for v in op.versions),
                                 kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..dtypes import ELEM_TYPES, tensor_elem
-from ..model import OpVersion, SpecSet
+from ..model import Domain, OpSpec, OpVersion, SpecSet
 from .common import HEADER, module_name, render as render_template
 
 
@@ -47,9 +47,10 @@ def render_version(v: OpVersion) -> bytes:
         kernel_dtypes=kernel_dtypes, output_dtypes=output_dtypes)
 
 
-def render(specs: SpecSet) -> dict[str, bytes]:
-    files = {}
-    for op in specs.ops():
-        for v in op.versions:
-            files[f"tests/{op.domain}/test_{module_name(op.name)}_v{v.since_version}.py"] = render_version(v)
-    return files
+def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
+    return {f"tests/{op.domain}/test_{module_name(op.name)}_v{v.since_version}.py": render_version(v)
+            for v in op.versions}
+
+
+def shared_files(specs: SpecSet) -> dict[str, bytes]:
+    return {}

@@ -1,52 +1,79 @@
-"""`make bench`: how long `opgen build` takes, full and no-op, against a peer measured in the same run.
-
-Peers: loading the same YAML files with plain `yaml.safe_load` (the floor any spec tool pays),
-and opgen's own load+check stage. Figures are medians of several runs; ratios are what to compare.
-"""
+"""`make bench`: how long `opgen build` takes as a whole process (full, no-op, one spec edited,
+--check), beside the floor every run pays (Python start-up, and start-up plus opgen's CLI imports)
+and a peer (loading the same YAML files with plain `yaml.safe_load`). Medians of several runs;
+ratios are what to compare (the machine may be shared)."""
 from __future__ import annotations
 
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
-
-from opgen.parse import load_specs  # noqa: E402
-from opgen.render import render_all  # noqa: E402
-from opgen.render.writer import sync  # noqa: E402
-from timing import median_time  # noqa: E402
+RUNS = 7
 
 
-def build(out: Path) -> None:
-    specs, errors = load_specs(ROOT / "specs")
-    assert not [e for e in errors if e.severity == "error"]
-    sync(out, render_all(specs))
+def timed(cmd: list[str], env: dict[str, str], setup=None, runs: int = RUNS) -> float:
+    samples = []
+    for k in range(runs):
+        if setup:
+            setup(k)
+        start = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
 
 
 def main() -> None:
     files = sorted((ROOT / "specs").rglob("*.yaml"))
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    plain_load = median_time(lambda: [yaml.load(f.read_text(encoding="utf-8"), Loader=loader) for f in files], 5,
-                             warm_up=False)
-    load_check = median_time(lambda: load_specs(ROOT / "specs"), 5, warm_up=False)
-    with tempfile.TemporaryDirectory() as tmp:
-        fresh = []
-        for k in range(3):
-            out = Path(tmp) / f"full{k}"
-            fresh.append(median_time(lambda out=out: build(out), 1, warm_up=False))
-        full = statistics.median(fresh)
-        noop = median_time(lambda: build(Path(tmp) / "full0"), 5, warm_up=False)
-        n_files = sum(1 for p in (Path(tmp) / "full0").rglob("*") if p.is_file())
-    print(f"specs: {len(files)} YAML files; output: {n_files} files")
-    print(f"{'stage':<34}{'median s':>10}{'x plain YAML load':>20}")
-    for name, value in [("plain yaml load (peer)", plain_load), ("opgen load + check", load_check),
-                        ("opgen build, full (empty out dir)", full), ("opgen build, no-op rebuild", noop)]:
-        print(f"{name:<34}{value:>10.3f}{value / plain_load:>20.1f}")
-    print(f"no-op rebuild / full build: {noop / full:.2f}")
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for f in files:
+            yaml.load(f.read_text(encoding="utf-8"), Loader=loader)
+        samples.append(time.perf_counter() - start)
+    plain_load = statistics.median(samples)
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        specs = tmp / "specs"
+        shutil.copytree(ROOT / "specs", specs)
+        env = {**os.environ, "OPGEN_CACHE_DIR": str(tmp / "cache")}
+        no_cache = {**env, "OPGEN_CACHE_DIR": ""}
+        py = sys.executable
+        build = [py, "-m", "opgen.cli", "build", "--specs", str(specs)]
+        floor = timed([py, "-c", "pass"], env)
+        imports = timed([py, "-c", "import opgen.cli"], env)
+        full = timed(build + ["--out", str(tmp / "fresh")], no_cache,
+                     setup=lambda k: shutil.rmtree(tmp / "fresh", ignore_errors=True))
+        out = tmp / "out"
+        subprocess.run(build + ["--out", str(out)], env=env, check=True, stdout=subprocess.DEVNULL)
+        noop = timed(build + ["--out", str(out)], env)
+        target = specs / "hlir" / "Abs.yaml"
+        original = target.read_text(encoding="utf-8")
+
+        def edit(k: int) -> None:  # a real change of one op's output: its English summary
+            target.write_text(original.replace("Computes", f"Computes ({k})", 1), encoding="utf-8")
+
+        one_edit = timed(build + ["--out", str(out)], env, setup=edit)
+        check = timed(build + ["--out", str(out), "--check"], env, runs=3)
+        n_files = sum(1 for p in out.rglob("*") if p.is_file())
+    load = os.getloadavg()
+    print(f"specs: {len(files)} YAML files; output: {n_files} files; load average {load[0]:.2f} {load[1]:.2f}")
+    print(f"{'whole process':<36}{'median s':>10}{'x floor':>9}{'x YAML load':>13}")
+    for name, value in [("python -c pass (floor)", floor), ("python -c 'import opgen.cli'", imports),
+                        ("plain YAML load of the specs (peer)", plain_load),
+                        ("opgen build, full (empty out, no cache)", full), ("opgen build, no-op", noop),
+                        ("opgen build, one spec edited", one_edit), ("opgen build --check", check)]:
+        print(f"{name:<36}{value:>10.3f}{value / floor:>9.1f}{value / plain_load:>13.1f}")
+    print(f"no-op beyond the import floor: {noop - imports:+.3f} s; one edit beyond it: {one_edit - imports:+.3f} s")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, broadcast_dimensions=None):
-    """Reference kernel of hlir.And@1: lhs & rhs."""
+    'Reference kernel of hlir.And@1: lhs & rhs.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {'broadcast_dimensions': broadcast_dimensions}, None)

@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=0, keepdims=True, select_last_index=False):
-    """Reference kernel of hlir.ArgMin@1: calls opgen.runtime.kernels.reduction.argmin."""
+    'Reference kernel of hlir.ArgMin@1: calls opgen.runtime.kernels.reduction.argmin.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:

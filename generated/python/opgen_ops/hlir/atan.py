@@ -45,7 +45,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    """Reference kernel of hlir.Atan@1: atan(input)."""
+    'Reference kernel of hlir.Atan@1: atan(input).'
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -60,7 +60,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dims, kernel_shape, ceil_mode=False, count_include_pad=False, strides=None, padding=None, auto_pad=None):
-    """Reference kernel of hlir.AveragePool@1: calls opgen.runtime.kernels.window.average_pool."""
+    'Reference kernel of hlir.AveragePool@1: calls opgen.runtime.kernels.window.average_pool.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'dims': dims, 'kernel_shape': kernel_shape, 'ceil_mode': ceil_mode, 'count_include_pad': count_include_pad, 'strides': strides, 'padding': padding, 'auto_pad': auto_pad}, None)
     if problems:

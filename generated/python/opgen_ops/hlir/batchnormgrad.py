@@ -58,7 +58,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, mean, variance, grad_output, *, epsilon, feature_index):
-    """Reference kernel of hlir.BatchNormGrad@1: calls opgen.runtime.kernels.normalization.batch_norm_grad."""
+    'Reference kernel of hlir.BatchNormGrad@1: calls opgen.runtime.kernels.normalization.batch_norm_grad.'
     input = np.asarray(input)
     scale = np.asarray(scale)
     mean = np.asarray(mean)

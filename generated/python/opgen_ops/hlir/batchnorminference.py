@@ -56,7 +56,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, mean, variance, *, epsilon, feature_index):
-    """Reference kernel of hlir.BatchNormInference@1: calls opgen.runtime.kernels.normalization.batch_norm_inference."""
+    'Reference kernel of hlir.BatchNormInference@1: calls opgen.runtime.kernels.normalization.batch_norm_inference.'
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

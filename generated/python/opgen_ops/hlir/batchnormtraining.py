@@ -54,7 +54,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, epsilon, feature_index):
-    """Reference kernel of hlir.BatchNormTraining@1: calls opgen.runtime.kernels.normalization.batch_norm_training."""
+    'Reference kernel of hlir.BatchNormTraining@1: calls opgen.runtime.kernels.normalization.batch_norm_training.'
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, target, weight=None, *, reduction='mean'):
-    """Reference kernel of hlir.BCELoss@1: calls opgen.runtime.kernels.loss.bce_loss."""
+    'Reference kernel of hlir.BCELoss@1: calls opgen.runtime.kernels.loss.bce_loss.'
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, broadcast_sizes):
-    """Reference kernel of hlir.Broadcast@1: calls opgen.runtime.kernels.data_movement.broadcast."""
+    'Reference kernel of hlir.Broadcast@1: calls opgen.runtime.kernels.data_movement.broadcast.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'broadcast_sizes': broadcast_sizes}, None)
     if problems:

@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, broadcast_dimensions, output_shape):
-    """Reference kernel of hlir.BroadcastInDim@1: calls opgen.runtime.kernels.data_movement.broadcast_in_dim."""
+    'Reference kernel of hlir.BroadcastInDim@1: calls opgen.runtime.kernels.data_movement.broadcast_in_dim.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'broadcast_dimensions': broadcast_dimensions}, [(None, tuple(output_shape))])
     if problems:

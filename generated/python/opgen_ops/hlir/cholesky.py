@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, lower):
-    """Reference kernel of hlir.Cholesky@1: calls opgen.runtime.kernels.linalg.cholesky."""
+    'Reference kernel of hlir.Cholesky@1: calls opgen.runtime.kernels.linalg.cholesky.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'lower': lower}, None)
     if problems:

@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(min, input, max):
-    """Reference kernel of hlir.Clamp@1: ieee_minimum(ieee_maximum(input, min), max)."""
+    'Reference kernel of hlir.Clamp@1: ieee_minimum(ieee_maximum(input, min), max).'
     min = np.asarray(min)
     input = np.asarray(input)
     max = np.asarray(max)

@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, comparison_direction, output_dtype=None):
-    """Reference kernel of hlir.Compare@1: calls opgen.runtime.kernels.binary.compare."""
+    'Reference kernel of hlir.Compare@1: calls opgen.runtime.kernels.binary.compare.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     output_out = _ew.output_dtype(output_dtype, lhs.dtype, ('bool',), 'output')

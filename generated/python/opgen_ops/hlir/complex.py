@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, output_dtype=None):
-    """Reference kernel of hlir.Complex@1: calls opgen.runtime.kernels.binary.complex."""
+    'Reference kernel of hlir.Complex@1: calls opgen.runtime.kernels.binary.complex.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     output_out = _ew.output_dtype(output_dtype, lhs.dtype, ('complex64',), 'output')

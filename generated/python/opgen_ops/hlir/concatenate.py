@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimension):
-    """Reference kernel of hlir.Concatenate@1: calls opgen.runtime.kernels.data_movement.concatenate."""
+    'Reference kernel of hlir.Concatenate@1: calls opgen.runtime.kernels.data_movement.concatenate.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimension': dimension}, None)
     if problems:

@@ -78,7 +78,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, input_batch_dimension, input_feature_dimension, input_spatial_dimensions, kernel_input_feature_dimension, kernel_output_feature_dimension, kernel_spatial_dimensions, output_batch_dimension, output_feature_dimension, output_spatial_dimensions, window_strides, padding, lhs_dilation, rhs_dilation, feature_group_count, batch_group_count, auto_pad=''):
-    """Reference kernel of hlir.Conv@1: calls opgen.runtime.kernels.convolution.conv."""
+    'Reference kernel of hlir.Conv@1: calls opgen.runtime.kernels.convolution.conv.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {'input_batch_dimension': input_batch_dimension, 'input_feature_dimension': input_feature_dimension, 'input_spatial_dimensions': input_spatial_dimensions, 'kernel_input_feature_dimension': kernel_input_feature_dimension, 'kernel_output_feature_dimension': kernel_output_feature_dimension, 'kernel_spatial_dimensions': kernel_spatial_dimensions, 'output_batch_dimension': output_batch_dimension, 'output_feature_dimension': output_feature_dimension, 'output_spatial_dimensions': output_spatial_dimensions, 'window_strides': window_strides, 'padding': padding, 'lhs_dilation': lhs_dilation, 'rhs_dilation': rhs_dilation, 'feature_group_count': feature_group_count, 'batch_group_count': batch_group_count, 'auto_pad': auto_pad}, None)

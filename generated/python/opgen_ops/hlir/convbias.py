@@ -81,7 +81,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, bias, *, input_batch_dimension, input_feature_dimension, input_spatial_dimensions, kernel_input_feature_dimension, kernel_output_feature_dimension, kernel_spatial_dimensions, output_batch_dimension, output_feature_dimension, output_spatial_dimensions, window_strides, padding, lhs_dilation, rhs_dilation, feature_group_count, batch_group_count, auto_pad=''):
-    """Reference kernel of hlir.ConvBias@1: calls opgen.runtime.kernels.convolution.conv_bias."""
+    'Reference kernel of hlir.ConvBias@1: calls opgen.runtime.kernels.convolution.conv_bias.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     bias = np.asarray(bias)

@@ -57,7 +57,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, targets, input_lengths, target_lengths, *, blank=0):
-    """Reference kernel of hlir.CTCLoss@1: calls opgen.runtime.kernels.loss.ctc_loss."""
+    'Reference kernel of hlir.CTCLoss@1: calls opgen.runtime.kernels.loss.ctc_loss.'
     input = np.asarray(input)
     targets = np.asarray(targets)
     input_lengths = np.asarray(input_lengths)

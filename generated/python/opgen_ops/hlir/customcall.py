@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, target_name, shape, output_dtype=None):
-    """Reference kernel of hlir.CustomCall@1: calls opgen.runtime.kernels.custom.custom_call."""
+    'Reference kernel of hlir.CustomCall@1: calls opgen.runtime.kernels.custom.custom_call.'
     variadic = [np.asarray(x) for x in variadic]
     output_out = _ew.output_dtype(output_dtype, (variadic[0].dtype if variadic else None), ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'output')
     problems = validate_v1((*variadic,), {'target_name': target_name, 'shape': shape}, [(_ew.elem(output_out), None)])

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, space_dims, blocksize, depth_dim, mode='DCR'):
-    """Reference kernel of hlir.DepthToSpace@1: calls opgen.runtime.kernels.data_movement.depth_to_space."""
+    'Reference kernel of hlir.DepthToSpace@1: calls opgen.runtime.kernels.data_movement.depth_to_space.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim, 'mode': mode}, None)
     if problems:

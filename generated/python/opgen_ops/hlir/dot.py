@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    """Reference kernel of hlir.Dot@1: calls opgen.runtime.kernels.linalg.dot."""
+    'Reference kernel of hlir.Dot@1: calls opgen.runtime.kernels.linalg.dot.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

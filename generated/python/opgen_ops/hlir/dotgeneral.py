@@ -56,7 +56,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, lhs_batching_dimensions, rhs_batching_dimensions, lhs_contracting_dimensions, rhs_contracting_dimensions):
-    """Reference kernel of hlir.DotGeneral@1: calls opgen.runtime.kernels.linalg.dot_general."""
+    'Reference kernel of hlir.DotGeneral@1: calls opgen.runtime.kernels.linalg.dot_general.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {'lhs_batching_dimensions': lhs_batching_dimensions, 'rhs_batching_dimensions': rhs_batching_dimensions, 'lhs_contracting_dimensions': lhs_contracting_dimensions, 'rhs_contracting_dimensions': rhs_contracting_dimensions}, None)

@@ -59,7 +59,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, bias, *, lhs_batching_dimensions, rhs_batching_dimensions, lhs_contracting_dimensions, rhs_contracting_dimensions):
-    """Reference kernel of hlir.DotGeneralBias@1: calls opgen.runtime.kernels.linalg.dot_general_bias."""
+    'Reference kernel of hlir.DotGeneralBias@1: calls opgen.runtime.kernels.linalg.dot_general_bias.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     bias = np.asarray(bias)

@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, ratio=None, training_mode=None, *, seed=None):
-    """Reference kernel of hlir.Dropout@1: calls opgen.runtime.kernels.activation.dropout."""
+    'Reference kernel of hlir.Dropout@1: calls opgen.runtime.kernels.activation.dropout.'
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)

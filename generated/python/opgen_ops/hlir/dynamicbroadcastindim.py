@@ -51,7 +51,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, shape, *, broadcast_dimensions):
-    """Reference kernel of hlir.DynamicBroadcastInDim@1: calls opgen.runtime.kernels.data_movement.dynamic_broadcast_in_dim."""
+    'Reference kernel of hlir.DynamicBroadcastInDim@1: calls opgen.runtime.kernels.data_movement.dynamic_broadcast_in_dim.'
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v1((input, shape,), {'broadcast_dimensions': broadcast_dimensions}, None)

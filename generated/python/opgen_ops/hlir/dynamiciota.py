@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(shape, *, iota_dimension, output_dtype=None):
-    """Reference kernel of hlir.DynamicIota@1: calls opgen.runtime.kernels.data_movement.dynamic_iota."""
+    'Reference kernel of hlir.DynamicIota@1: calls opgen.runtime.kernels.data_movement.dynamic_iota.'
     shape = np.asarray(shape)
     output_out = _ew.output_dtype(output_dtype, shape.dtype, ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'), 'output')
     problems = validate_v1((shape,), {'iota_dimension': iota_dimension}, [(_ew.elem(output_out), None)])

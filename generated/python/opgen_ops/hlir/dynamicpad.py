@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, pads, padding_value=None, *, mode=None):
-    """Reference kernel of hlir.DynamicPad@1: calls opgen.runtime.kernels.data_movement.dynamic_pad."""
+    'Reference kernel of hlir.DynamicPad@1: calls opgen.runtime.kernels.data_movement.dynamic_pad.'
     input = np.asarray(input)
     pads = np.asarray(pads)
     padding_value = None if padding_value is None else np.asarray(padding_value)

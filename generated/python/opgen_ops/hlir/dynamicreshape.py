@@ -51,7 +51,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, shape, *, allowzero=0):
-    """Reference kernel of hlir.DynamicReshape@1: calls opgen.runtime.kernels.data_movement.dynamic_reshape."""
+    'Reference kernel of hlir.DynamicReshape@1: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v1((input, shape,), {'allowzero': allowzero}, None)

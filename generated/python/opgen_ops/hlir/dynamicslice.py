@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, start_indices, *, slice_sizes):
-    """Reference kernel of hlir.DynamicSlice@1: calls opgen.runtime.kernels.data_movement.dynamic_slice."""
+    'Reference kernel of hlir.DynamicSlice@1: calls opgen.runtime.kernels.data_movement.dynamic_slice.'
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     problems = validate_v1((input, start_indices,), {'slice_sizes': slice_sizes}, None)

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, update, start_indices):
-    """Reference kernel of hlir.DynamicUpdateSlice@1: calls opgen.runtime.kernels.data_movement.dynamic_update_slice."""
+    'Reference kernel of hlir.DynamicUpdateSlice@1: calls opgen.runtime.kernels.data_movement.dynamic_update_slice.'
     input = np.asarray(input)
     update = np.asarray(update)
     start_indices = np.asarray(start_indices)

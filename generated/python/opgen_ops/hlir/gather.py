@@ -62,7 +62,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, start_indices, *, index_vector_dim, start_index_map, collapsed_slice_dims, offset_dims, slice_sizes, indices_are_sorted=False):
-    """Reference kernel of hlir.Gather@1: calls opgen.runtime.kernels.indexing.gather."""
+    'Reference kernel of hlir.Gather@1: calls opgen.runtime.kernels.indexing.gather.'
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     problems = validate_v1((input, start_indices,), {'index_vector_dim': index_vector_dim, 'start_index_map': start_index_map, 'collapsed_slice_dims': collapsed_slice_dims, 'offset_dims': offset_dims, 'slice_sizes': slice_sizes, 'indices_are_sorted': indices_are_sorted}, None)

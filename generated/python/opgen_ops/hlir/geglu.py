@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, approximate, dim):
-    """Reference kernel of hlir.GeGlu@1: calls opgen.runtime.kernels.activation.geglu."""
+    'Reference kernel of hlir.GeGlu@1: calls opgen.runtime.kernels.activation.geglu.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'approximate': approximate, 'dim': dim}, None)
     if problems:

@@ -54,7 +54,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    """Reference kernel of hlir.Gemm@1: calls opgen.runtime.kernels.linalg.gemm."""
+    'Reference kernel of hlir.Gemm@1: calls opgen.runtime.kernels.linalg.gemm.'
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)

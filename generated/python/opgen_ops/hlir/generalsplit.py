@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, split=None, *, axis=0, num_outputs=None):
-    """Reference kernel of hlir.GeneralSplit@1: calls opgen.runtime.kernels.data_movement.general_split."""
+    'Reference kernel of hlir.GeneralSplit@1: calls opgen.runtime.kernels.data_movement.general_split.'
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v1((input, split,), {'axis': axis, 'num_outputs': num_outputs}, None)

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, index):
-    """Reference kernel of hlir.GetTupleElement@1: calls opgen.runtime.kernels.data_movement.get_tuple_element."""
+    'Reference kernel of hlir.GetTupleElement@1: calls opgen.runtime.kernels.data_movement.get_tuple_element.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'index': index}, None)
     if problems:

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dims):
-    """Reference kernel of hlir.GlobalAveragePool@1: calls opgen.runtime.kernels.reduction.global_average_pool."""
+    'Reference kernel of hlir.GlobalAveragePool@1: calls opgen.runtime.kernels.reduction.global_average_pool.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'dims': dims}, None)
     if problems:

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dim):
-    """Reference kernel of hlir.Glu@1: calls opgen.runtime.kernels.activation.glu."""
+    'Reference kernel of hlir.Glu@1: calls opgen.runtime.kernels.activation.glu.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'dim': dim}, None)
     if problems:

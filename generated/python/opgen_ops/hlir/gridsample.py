@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, grid, *, mode, align_corners, padding_mode):
-    """Reference kernel of hlir.GridSample@1: calls opgen.runtime.kernels.vision.grid_sample."""
+    'Reference kernel of hlir.GridSample@1: calls opgen.runtime.kernels.vision.grid_sample.'
     input = np.asarray(input)
     grid = np.asarray(grid)
     problems = validate_v1((input, grid,), {'mode': mode, 'align_corners': align_corners, 'padding_mode': padding_mode}, None)

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, epsilon=1e-05, num_groups):
-    """Reference kernel of hlir.GroupNorm@1: calls opgen.runtime.kernels.normalization.group_norm."""
+    'Reference kernel of hlir.GroupNorm@1: calls opgen.runtime.kernels.normalization.group_norm.'
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

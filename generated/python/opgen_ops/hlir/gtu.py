@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dim):
-    """Reference kernel of hlir.Gtu@1: calls opgen.runtime.kernels.activation.gtu."""
+    'Reference kernel of hlir.Gtu@1: calls opgen.runtime.kernels.activation.gtu.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'dim': dim}, None)
     if problems:

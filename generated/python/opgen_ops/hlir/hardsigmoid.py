@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, slope, offset):
-    """Reference kernel of hlir.HardSigmoid@1: maximum(0, minimum(1, slope * input + offset))."""
+    'Reference kernel of hlir.HardSigmoid@1: maximum(0, minimum(1, slope * input + offset)).'
     input = np.asarray(input)
     problems = validate_v1((input,), {'slope': slope, 'offset': offset}, None)
     if problems:

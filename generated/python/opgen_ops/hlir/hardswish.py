@@ -45,7 +45,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    """Reference kernel of hlir.HardSwish@1: input * maximum(0, minimum(1, input / 6 + 0.5))."""
+    'Reference kernel of hlir.HardSwish@1: input * maximum(0, minimum(1, input / 6 + 0.5)).'
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

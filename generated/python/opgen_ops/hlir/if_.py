@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(pred, true_operand, false_operand, *, true_computation, false_computation):
-    """Reference kernel of hlir.If@1: calls opgen.runtime.kernels.control_flow.if_."""
+    'Reference kernel of hlir.If@1: calls opgen.runtime.kernels.control_flow.if_.'
     pred = np.asarray(pred)
     true_operand = np.asarray(true_operand)
     false_operand = np.asarray(false_operand)

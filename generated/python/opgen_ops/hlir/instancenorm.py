@@ -51,7 +51,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, epsilon):
-    """Reference kernel of hlir.InstanceNorm@1: calls opgen.runtime.kernels.normalization.instance_norm."""
+    'Reference kernel of hlir.InstanceNorm@1: calls opgen.runtime.kernels.normalization.instance_norm.'
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

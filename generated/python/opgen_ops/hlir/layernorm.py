@@ -54,7 +54,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, axis, epsilon):
-    """Reference kernel of hlir.LayerNorm@1: calls opgen.runtime.kernels.normalization.layer_norm."""
+    'Reference kernel of hlir.LayerNorm@1: calls opgen.runtime.kernels.normalization.layer_norm.'
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

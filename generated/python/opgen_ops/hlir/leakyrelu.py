@@ -46,7 +46,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, alpha):
-    """Reference kernel of hlir.LeakyRelu@1: where(input < 0, mul_trunc(alpha, input), input)."""
+    'Reference kernel of hlir.LeakyRelu@1: where(input < 0, mul_trunc(alpha, input), input).'
     input = np.asarray(input)
     problems = validate_v1((input,), {'alpha': alpha}, None)
     if problems:

@@ -45,7 +45,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    """Reference kernel of hlir.Log1p@1: log1p(input)."""
+    'Reference kernel of hlir.Log1p@1: log1p(input).'
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

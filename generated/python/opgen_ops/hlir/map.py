@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimensions, computation):
-    """Reference kernel of hlir.Map@1: calls opgen.runtime.kernels.control_flow.map_."""
+    'Reference kernel of hlir.Map@1: calls opgen.runtime.kernels.control_flow.map_.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimensions': dimensions, 'computation': computation}, None)
     if problems:

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    """Reference kernel of hlir.Max@1: ieee_maximum(lhs, rhs)."""
+    'Reference kernel of hlir.Max@1: ieee_maximum(lhs, rhs).'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

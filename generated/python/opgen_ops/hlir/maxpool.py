@@ -64,7 +64,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, kernel_shape, strides=None, padding=None, dilations=None, auto_pad='NOTSET', ceil_mode=False, return_indices=False, storage_order=0, Indices_dtype=None):
-    """Reference kernel of hlir.MaxPool@1: calls opgen.runtime.kernels.window.max_pool."""
+    'Reference kernel of hlir.MaxPool@1: calls opgen.runtime.kernels.window.max_pool.'
     input = np.asarray(input)
     Indices_out = _ew.output_dtype(Indices_dtype, input.dtype, ('int64',), 'Indices')
     problems = validate_v1((input,), {'kernel_shape': kernel_shape, 'strides': strides, 'padding': padding, 'dilations': dilations, 'auto_pad': auto_pad, 'ceil_mode': ceil_mode, 'return_indices': return_indices, 'storage_order': storage_order}, [(None, None), (_ew.elem(Indices_out), None)])

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, rois, *, layout, pooled_shape, spatial_scale):
-    """Reference kernel of hlir.MaxRoiPool@1: calls opgen.runtime.kernels.vision.max_roi_pool."""
+    'Reference kernel of hlir.MaxRoiPool@1: calls opgen.runtime.kernels.vision.max_roi_pool.'
     input = np.asarray(input)
     rois = np.asarray(rois)
     problems = validate_v1((input, rois,), {'layout': layout, 'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None)

@@ -57,7 +57,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(boxes, scores, *, max_output_boxes_per_class=0, iou_threshold=0.0, score_threshold, center_point_box=0):
-    """Reference kernel of hlir.NMS@1: calls opgen.runtime.kernels.vision.nms."""
+    'Reference kernel of hlir.NMS@1: calls opgen.runtime.kernels.vision.nms.'
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     problems = validate_v1((boxes, scores,), {'max_output_boxes_per_class': max_output_boxes_per_class, 'iou_threshold': iou_threshold, 'score_threshold': score_threshold, 'center_point_box': center_point_box}, None)

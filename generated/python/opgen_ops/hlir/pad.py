@@ -59,7 +59,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, padding_value, *, mode, edge_padding_low, edge_padding_high, interior_padding):
-    """Reference kernel of hlir.Pad@1: calls opgen.runtime.kernels.data_movement.pad."""
+    'Reference kernel of hlir.Pad@1: calls opgen.runtime.kernels.data_movement.pad.'
     input = np.asarray(input)
     padding_value = np.asarray(padding_value)
     problems = validate_v1((input, padding_value,), {'mode': mode, 'edge_padding_low': edge_padding_low, 'edge_padding_high': edge_padding_high, 'interior_padding': interior_padding}, None)

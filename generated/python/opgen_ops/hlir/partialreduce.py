@@ -57,7 +57,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, comparator, top_k, reduction_dim, recall_target=0.9, log2_reduction):
-    """Reference kernel of hlir.PartialReduce@1: calls opgen.runtime.kernels.custom.partial_reduce."""
+    'Reference kernel of hlir.PartialReduce@1: calls opgen.runtime.kernels.custom.partial_reduce.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'comparator': comparator, 'top_k': top_k, 'reduction_dim': reduction_dim, 'recall_target': recall_target, 'log2_reduction': log2_reduction}, None)
     if problems:

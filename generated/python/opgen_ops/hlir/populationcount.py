@@ -46,7 +46,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    """Reference kernel of hlir.PopulationCount@1: popcount(input)."""
+    'Reference kernel of hlir.PopulationCount@1: popcount(input).'
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

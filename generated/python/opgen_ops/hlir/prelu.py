@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, slope):
-    """Reference kernel of hlir.PRelu@1: where(input < 0, slope * input, input)."""
+    'Reference kernel of hlir.PRelu@1: where(input < 0, slope * input, input).'
     input = np.asarray(input)
     slope = np.asarray(slope)
     problems = validate_v1((input, slope,), {}, None)

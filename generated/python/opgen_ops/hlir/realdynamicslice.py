@@ -55,7 +55,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, start_indices, limit_indices, strides, axes=None):
-    """Reference kernel of hlir.RealDynamicSlice@1: calls opgen.runtime.kernels.data_movement.real_dynamic_slice."""
+    'Reference kernel of hlir.RealDynamicSlice@1: calls opgen.runtime.kernels.data_movement.real_dynamic_slice.'
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     limit_indices = np.asarray(limit_indices)

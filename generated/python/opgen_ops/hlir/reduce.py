@@ -54,7 +54,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimensions, type=None, computation):
-    """Reference kernel of hlir.Reduce@1: calls opgen.runtime.kernels.reduction.reduce."""
+    'Reference kernel of hlir.Reduce@1: calls opgen.runtime.kernels.reduction.reduce.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimensions': dimensions, 'type': type, 'computation': computation}, None)
     if problems:

@@ -61,7 +61,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, computation, window_dimensions, window_strides=None, base_dilations=None, window_dilations=None, auto_pad='NOTSET', ceil_mode=False):
-    """Reference kernel of hlir.ReduceWindow@1: calls opgen.runtime.kernels.window.reduce_window."""
+    'Reference kernel of hlir.ReduceWindow@1: calls opgen.runtime.kernels.window.reduce_window.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'computation': computation, 'window_dimensions': window_dimensions, 'window_strides': window_strides, 'base_dilations': base_dilations, 'window_dilations': window_dilations, 'auto_pad': auto_pad, 'ceil_mode': ceil_mode}, None)
     if problems:

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, divisor):
-    """Reference kernel of hlir.Rem@1: rem(input, divisor)."""
+    'Reference kernel of hlir.Rem@1: rem(input, divisor).'
     input = np.asarray(input)
     divisor = np.asarray(divisor)
     problems = validate_v1((input, divisor,), {}, None)

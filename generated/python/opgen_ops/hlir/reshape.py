@@ -46,7 +46,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_shape):
-    """Reference kernel of hlir.Reshape@1: calls opgen.runtime.kernels.data_movement.reshape."""
+    'Reference kernel of hlir.Reshape@1: calls opgen.runtime.kernels.data_movement.reshape.'
     input = np.asarray(input)
     problems = validate_v1((input,), {}, [(None, tuple(output_shape))])
     if problems:

@@ -59,7 +59,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, roi=None, scales=None, sizes=None, *, mode='NEAREST', coordinate_transformation_mode='HALF_PIXEL', exclude_outside=False, nearest_mode='ROUND_PREFER_FLOOR', extrapolation_value=0.0, cubic_coeff_a=-0.75):
-    """Reference kernel of hlir.Resize@1: calls opgen.runtime.kernels.resize.resize."""
+    'Reference kernel of hlir.Resize@1: calls opgen.runtime.kernels.resize.resize.'
     input = np.asarray(input)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)

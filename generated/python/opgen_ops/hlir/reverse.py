@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dimensions):
-    """Reference kernel of hlir.Reverse@1: calls opgen.runtime.kernels.data_movement.reverse."""
+    'Reference kernel of hlir.Reverse@1: calls opgen.runtime.kernels.data_movement.reverse.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'dimensions': dimensions}, None)
     if problems:

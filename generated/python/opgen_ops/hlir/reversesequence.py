@@ -54,7 +54,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, sequence_lens, *, batch_axis=1, time_axis=0):
-    """Reference kernel of hlir.ReverseSequence@1: calls opgen.runtime.kernels.data_movement.reverse_sequence."""
+    'Reference kernel of hlir.ReverseSequence@1: calls opgen.runtime.kernels.data_movement.reverse_sequence.'
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v1((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)

@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(mu, sigma, shape, *, seed=1):
-    """Reference kernel of hlir.RngNormal@1: calls opgen.runtime.kernels.random.rng_normal."""
+    'Reference kernel of hlir.RngNormal@1: calls opgen.runtime.kernels.random.rng_normal.'
     mu = np.asarray(mu)
     sigma = np.asarray(sigma)
     shape = np.asarray(shape)

@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(a, b, shape, *, seed=1):
-    """Reference kernel of hlir.RngUniform@1: calls opgen.runtime.kernels.random.rng_uniform."""
+    'Reference kernel of hlir.RngUniform@1: calls opgen.runtime.kernels.random.rng_uniform.'
     a = np.asarray(a)
     b = np.asarray(b)
     shape = np.asarray(shape)

@@ -58,7 +58,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, rois, batch_indices, *, mode='ROIALIGN_AVG', coordinate_transformation_mode, output_height=1, output_width=1, sampling_ratio=0, spatial_scale=1.0):
-    """Reference kernel of hlir.RoiAlign@1: calls opgen.runtime.kernels.vision.roi_align."""
+    'Reference kernel of hlir.RoiAlign@1: calls opgen.runtime.kernels.vision.roi_align.'
     input = np.asarray(input)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)

@@ -45,7 +45,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    """Reference kernel of hlir.RoundNearestEven@1: round_half_even(input)."""
+    'Reference kernel of hlir.RoundNearestEven@1: round_half_even(input).'
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

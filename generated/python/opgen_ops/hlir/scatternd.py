@@ -65,7 +65,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scatter_indices, updates, *, computation, index_vector_dim, update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims, indices_are_sorted=False, unique_indices=False):
-    """Reference kernel of hlir.ScatterND@1: calls opgen.runtime.kernels.indexing.scatter_nd."""
+    'Reference kernel of hlir.ScatterND@1: calls opgen.runtime.kernels.indexing.scatter_nd.'
     input = np.asarray(input)
     scatter_indices = np.asarray(scatter_indices)
     updates = np.asarray(updates)

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(pred, on_true, on_false):
-    """Reference kernel of hlir.Select@1: calls opgen.runtime.kernels.binary.select."""
+    'Reference kernel of hlir.Select@1: calls opgen.runtime.kernels.binary.select.'
     pred = np.asarray(pred)
     on_true = np.asarray(on_true)
     on_false = np.asarray(on_false)

@@ -61,7 +61,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, source, init_value, *, select_type, computation, window_dimensions, window_strides, padding):
-    """Reference kernel of hlir.SelectAndScatter@1: calls opgen.runtime.kernels.window.select_and_scatter."""
+    'Reference kernel of hlir.SelectAndScatter@1: calls opgen.runtime.kernels.window.select_and_scatter.'
     input = np.asarray(input)
     source = np.asarray(source)
     init_value = np.asarray(init_value)

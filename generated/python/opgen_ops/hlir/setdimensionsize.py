@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, size, *, dimension):
-    """Reference kernel of hlir.SetDimensionSize@1: calls opgen.runtime.kernels.data_movement.set_dimension_size."""
+    'Reference kernel of hlir.SetDimensionSize@1: calls opgen.runtime.kernels.data_movement.set_dimension_size.'
     input = np.asarray(input)
     size = np.asarray(size)
     problems = validate_v1((input, size,), {'dimension': dimension}, None)

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    """Reference kernel of hlir.ShiftLeft@1: calls opgen.runtime.kernels.binary.shift_left."""
+    'Reference kernel of hlir.ShiftLeft@1: calls opgen.runtime.kernels.binary.shift_left.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    """Reference kernel of hlir.ShiftRightArithmetic@1: shift_right_arithmetic(lhs, rhs)."""
+    'Reference kernel of hlir.ShiftRightArithmetic@1: shift_right_arithmetic(lhs, rhs).'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, start_indices, limit_indices, strides):
-    """Reference kernel of hlir.Slice@1: calls opgen.runtime.kernels.data_movement.slice_."""
+    'Reference kernel of hlir.Slice@1: calls opgen.runtime.kernels.data_movement.slice_.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'start_indices': start_indices, 'limit_indices': limit_indices, 'strides': strides}, None)
     if problems:

@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, start_index, limit_index, stride, dimno):
-    """Reference kernel of hlir.SliceInDim@1: calls opgen.runtime.kernels.data_movement.slice_in_dim."""
+    'Reference kernel of hlir.SliceInDim@1: calls opgen.runtime.kernels.data_movement.slice_in_dim.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'start_index': start_index, 'limit_index': limit_index, 'stride': stride, 'dimno': dimno}, None)
     if problems:

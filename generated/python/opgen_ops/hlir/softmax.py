@@ -50,7 +50,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=-1, accurate=False, logarithmic=False, epsilon=0.0):
-    """Reference kernel of hlir.Softmax@1: calls opgen.runtime.kernels.activation.softmax."""
+    'Reference kernel of hlir.Softmax@1: calls opgen.runtime.kernels.activation.softmax.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis, 'accurate': accurate, 'logarithmic': logarithmic, 'epsilon': epsilon}, None)
     if problems:

@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimension, descending, is_stable):
-    """Reference kernel of hlir.Sort@1: calls opgen.runtime.kernels.ordering.sort."""
+    'Reference kernel of hlir.Sort@1: calls opgen.runtime.kernels.ordering.sort.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimension': dimension, 'descending': descending, 'is_stable': is_stable}, None)
     if problems:

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, space_dims, blocksize, depth_dim):
-    """Reference kernel of hlir.SpaceToDepth@1: calls opgen.runtime.kernels.data_movement.space_to_depth."""
+    'Reference kernel of hlir.SpaceToDepth@1: calls opgen.runtime.kernels.data_movement.space_to_depth.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim}, None)
     if problems:

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, axes=None):
-    """Reference kernel of hlir.Squeeze@1: calls opgen.runtime.kernels.data_movement.squeeze."""
+    'Reference kernel of hlir.Squeeze@1: calls opgen.runtime.kernels.data_movement.squeeze.'
     input = np.asarray(input)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v1((input, axes,), {}, None)

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, repeats):
-    """Reference kernel of hlir.Tile@1: calls opgen.runtime.kernels.data_movement.tile."""
+    'Reference kernel of hlir.Tile@1: calls opgen.runtime.kernels.data_movement.tile.'
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v1((input, repeats,), {}, None)

@@ -53,7 +53,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, k, *, axis, sorted=True, largest=True):
-    """Reference kernel of hlir.Topk@1: calls opgen.runtime.kernels.ordering.topk."""
+    'Reference kernel of hlir.Topk@1: calls opgen.runtime.kernels.ordering.topk.'
     input = np.asarray(input)
     k = np.asarray(k)
     problems = validate_v1((input, k,), {'axis': axis, 'sorted': sorted, 'largest': largest}, None)

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, permutation):
-    """Reference kernel of hlir.Transpose@1: calls opgen.runtime.kernels.data_movement.transpose."""
+    'Reference kernel of hlir.Transpose@1: calls opgen.runtime.kernels.data_movement.transpose.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'permutation': permutation}, None)
     if problems:

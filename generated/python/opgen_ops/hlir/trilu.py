@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, upper, k):
-    """Reference kernel of hlir.Trilu@1: calls opgen.runtime.kernels.data_movement.trilu."""
+    'Reference kernel of hlir.Trilu@1: calls opgen.runtime.kernels.data_movement.trilu.'
     input = np.asarray(input)
     problems = validate_v1((input,), {'upper': upper, 'k': k}, None)
     if problems:

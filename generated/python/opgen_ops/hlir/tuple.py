@@ -45,7 +45,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic):
-    """Reference kernel of hlir.Tuple@1: calls opgen.runtime.kernels.data_movement.tuple_."""
+    'Reference kernel of hlir.Tuple@1: calls opgen.runtime.kernels.data_movement.tuple_.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {}, None)
     if problems:

@@ -48,7 +48,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, axes):
-    """Reference kernel of hlir.Unsqueeze@1: calls opgen.runtime.kernels.data_movement.unsqueeze."""
+    'Reference kernel of hlir.Unsqueeze@1: calls opgen.runtime.kernels.data_movement.unsqueeze.'
     input = np.asarray(input)
     axes = np.asarray(axes)
     problems = validate_v1((input, axes,), {}, None)

@@ -47,7 +47,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, condition, body):
-    """Reference kernel of hlir.While@1: calls opgen.runtime.kernels.control_flow.while_."""
+    'Reference kernel of hlir.While@1: calls opgen.runtime.kernels.control_flow.while_.'
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'condition': condition, 'body': body}, None)
     if problems:

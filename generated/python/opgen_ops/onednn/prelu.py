@@ -49,7 +49,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(src, slope, *, data_format='NXC', per_channel_broadcast=True):
-    """Reference kernel of onednn.PReLU@1: where(src < 0, slope * src, src)."""
+    'Reference kernel of onednn.PReLU@1: where(src < 0, slope * src, src).'
     src = np.asarray(src)
     slope = np.asarray(slope)
     problems = validate_v1((src, slope,), {'data_format': data_format, 'per_channel_broadcast': per_channel_broadcast}, None)

@@ -46,7 +46,7 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, alpha=1.0):
-    """Reference kernel of onnx.Elu@22: where(X < 0, alpha * (exp(X) - 1), X)."""
+    'Reference kernel of onnx.Elu@22: where(X < 0, alpha * (exp(X) - 1), X).'
     X = np.asarray(X)
     problems = validate_v22((X,), {'alpha': alpha}, None)
     if problems:
@@ -89,7 +89,7 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, *, alpha=1.0):
-    """Reference kernel of onnx.Elu@6: where(X < 0, alpha * (exp(X) - 1), X)."""
+    'Reference kernel of onnx.Elu@6: where(X < 0, alpha * (exp(X) - 1), X).'
     X = np.asarray(X)
     problems = validate_v6((X,), {'alpha': alpha}, None)
     if problems:
@@ -133,7 +133,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, alpha=1.0, consumed_inputs=None):
-    """Reference kernel of onnx.Elu@1: where(X < 0, alpha * (exp(X) - 1), X)."""
+    'Reference kernel of onnx.Elu@1: where(X < 0, alpha * (exp(X) - 1), X).'
     X = np.asarray(X)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs}, None)
     if problems:

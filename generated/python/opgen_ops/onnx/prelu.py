@@ -47,7 +47,7 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(X, slope):
-    """Reference kernel of onnx.PRelu@16: where(X < 0, slope * X, X)."""
+    'Reference kernel of onnx.PRelu@16: where(X < 0, slope * X, X).'
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v16((X, slope,), {}, None)
@@ -92,7 +92,7 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, slope):
-    """Reference kernel of onnx.PRelu@9: where(X < 0, slope * X, X)."""
+    'Reference kernel of onnx.PRelu@9: where(X < 0, slope * X, X).'
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v9((X, slope,), {}, None)
@@ -137,7 +137,7 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, slope):
-    """Reference kernel of onnx.PRelu@7: where(X < 0, slope * X, X)."""
+    'Reference kernel of onnx.PRelu@7: where(X < 0, slope * X, X).'
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v7((X, slope,), {}, None)
@@ -182,7 +182,7 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, slope):
-    """Reference kernel of onnx.PRelu@6: where(X < 0, slope * X, X)."""
+    'Reference kernel of onnx.PRelu@6: where(X < 0, slope * X, X).'
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v6((X, slope,), {}, None)
@@ -229,7 +229,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, slope, *, consumed_inputs=None):
-    """Reference kernel of onnx.PRelu@1: where(X < 0, slope * X, X)."""
+    'Reference kernel of onnx.PRelu@1: where(X < 0, slope * X, X).'
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v1((X, slope,), {'consumed_inputs': consumed_inputs}, None)

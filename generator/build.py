@@ -1,0 +1,215 @@
+"""`opgen build`: specs -> generated files, doing only the work the change since the last build needs.
+
+The manifest records a digest of every input that shapes the output (each spec file, the
+templates, the generator's own source) and of every file written, with the op that owns it.
+- Nothing changed and every output still matches its digest: nothing else is done (the fast
+  path imports neither the parser nor the renderers).
+- Otherwise the specs are loaded (unchanged op files answered from a per-user cache of parsed,
+  checked ops), the ops whose inputs changed are re-rendered, the files listing several ops are
+  re-rendered, and the writer brings the folder in line.
+- `--check` never trusts the manifest or the cache: it loads and renders everything and compares.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .paths import PACKAGE_DIR, TEMPLATES
+from .render import manifest as mf
+
+if TYPE_CHECKING:
+    from .errors import SpecError
+    from .model import Domain, OpSpec
+    from .render.writer import Outcome
+
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Digests of everything the output depends on."""
+
+    specs: dict[str, str]  # path relative to the specs folder -> sha256
+    environment: str  # the generator's source, the templates, the schemas and the source documents
+    total: str
+
+
+def _tree_digests(folder: Path, suffix: str = "") -> dict[str, str]:
+    """sha256 of every file below `folder` (names ending in `suffix`), by relative POSIX path;
+    hidden files and __pycache__ are left out."""
+    out = {}
+    top = str(folder)
+    for here, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        rel_dir = os.path.relpath(here, top).replace(os.sep, "/")
+        for name in sorted(names):
+            if name.startswith(".") or not name.endswith(suffix):
+                continue
+            with open(os.path.join(here, name), "rb") as handle:
+                out[name if rel_dir == "." else f"{rel_dir}/{name}"] = mf.digest(handle.read())
+    return out
+
+
+def _combine(*parts: Any) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def gather_inputs(specs_dir: Path) -> Inputs:
+    specs = _tree_digests(specs_dir)
+    shared = {k: v for k, v in specs.items() if k.split("/", 1)[0] in ("schema", "sources")}
+    environment = _combine(CACHE_FORMAT, sorted(_tree_digests(PACKAGE_DIR, ".py").items()),
+                           sorted(_tree_digests(TEMPLATES).items()), sorted(shared.items()))
+    return Inputs(specs, environment, _combine(environment, sorted(specs.items())))
+
+
+def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None) -> bool:
+    """Every recorded output (or those in `paths`) is a regular file holding the bytes recorded for
+    it (read without following a symbolic link)."""
+    top = str(out_dir)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    for rel in previous.files if paths is None else paths:
+        sha = previous.single_digest(rel)
+        if sha is None:
+            return False
+        try:
+            fd = os.open(os.path.join(top, rel), flags)
+        except OSError:
+            return False
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                if mf.digest(handle.read()) != sha:
+                    return False
+        except OSError:
+            return False
+    return True
+
+
+@dataclass
+class BuildResult:
+    outcome: Outcome | None = None
+    errors: list[SpecError] = field(default_factory=list)
+    rendered_ops: int = 0
+    reused_ops: int = 0
+    noop: bool = False
+
+
+def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
+    """Build (or with check=True compare) `out_dir` from `specs_dir`; one build per folder at a time."""
+    if check:
+        return _run(specs_dir, out_dir, check=True)
+    from .render.writer import build_lock
+
+    created = not out_dir.exists()
+    out_dir.mkdir(parents=True, exist_ok=True)  # the lock is taken on the folder itself
+    with build_lock(out_dir):
+        result = _run(specs_dir, out_dir, check=False)
+    if created and result.outcome is None:
+        with contextlib.suppress(OSError):
+            out_dir.rmdir()  # specs with errors: leave no trace (only if still empty)
+    return result
+
+
+def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
+    inputs = gather_inputs(specs_dir)
+    previous = mf.read(out_dir)
+    if not check and previous.inputs == inputs.total and not previous.journal and previous.files \
+            and outputs_intact(out_dir, previous):
+        from .render.writer import Outcome
+
+        return BuildResult(Outcome(unchanged=sorted([*previous.files, mf.MANIFEST])), noop=True)
+
+    from .parse import load_specs
+    from .render import SHARED, render_op, render_shared
+    from .render.writer import Kept, sync
+
+    cache = None if check else _ModelCache(specs_dir, inputs)
+    specs, errors = load_specs(specs_dir, op_loader=cache.load_op if cache else _plain_loader())
+    real = [e for e in errors if e.severity == "error"]
+    if real:
+        return BuildResult(errors=real)
+    if cache:
+        cache.save()
+
+    files: dict[str, bytes | Kept] = {}
+    owners: dict[str, str] = {}
+    for path, data in render_shared(specs).items():
+        files[path], owners[path] = data, SHARED
+    by_owner: dict[str, list[str]] = {}
+    for p, owner in previous.owners.items():
+        by_owner.setdefault(owner, []).append(p)
+    op_keys: dict[str, str] = {}
+    result = BuildResult(errors=errors)
+    for domain in specs.domains:
+        domain_rel = f"{domain.name}/domain.yaml"
+        for op in domain.ops:
+            op_rel = f"{domain.name}/{Path(op.location.file).name}"
+            key = _combine(inputs.environment, inputs.specs.get(op_rel), inputs.specs.get(domain_rel))
+            op_keys[op.key] = key
+            owned = by_owner.get(op.key, [])
+            if not check and previous.ops.get(op.key) == key and owned and outputs_intact(out_dir, previous, owned):
+                for p in owned:
+                    files[p], owners[p] = Kept(previous.single_digest(p) or ""), op.key
+                result.reused_ops += 1
+                continue
+            for p, data in render_op(op, domain).items():
+                files[p], owners[p] = data, op.key
+            result.rendered_ops += 1
+    record = {p: (d.digest if isinstance(d, Kept) else mf.digest(d), owners[p]) for p, d in files.items()}
+    files[mf.MANIFEST] = mf.render(inputs.total, op_keys, record)
+    result.outcome = sync(out_dir, files, check=check, previous=previous)
+    return result
+
+
+def _plain_loader() -> Any:
+    from .parse import load_op
+
+    return load_op
+
+
+class _ModelCache:
+    """Parsed and checked ops from earlier builds, keyed by what they were computed from (the op
+    file, its domain file, and the environment: generator, schemas, source documents)."""
+
+    def __init__(self, specs_dir: Path, inputs: Inputs):
+        from . import cache
+
+        self.inputs = inputs
+        self.name = f"ops-{_combine(str(specs_dir.resolve()))[:24]}.pickle"
+        self.entries: dict[str, tuple[str, OpSpec, list[SpecError]]] = {}
+        self.fresh: dict[str, tuple[str, OpSpec, list[SpecError]]] = {}
+        self.missed = False
+        blob = cache.load(self.name)
+        if blob is not None:
+            try:
+                loaded = pickle.loads(blob)
+                if isinstance(loaded, dict) and loaded.get("environment") == inputs.environment:
+                    self.entries = loaded["ops"]
+            except Exception:  # a cache from another version, truncated, ...: rebuild it
+                self.entries = {}
+
+    def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
+        from .parse import load_op
+
+        rel = f"{path.parent.name}/{path.name}"
+        key = _combine(self.inputs.specs.get(rel), self.inputs.specs.get(f"{path.parent.name}/domain.yaml"))
+        hit = self.entries.get(rel)
+        if hit is not None and hit[0] == key:
+            self.fresh[rel] = hit
+            return hit[1], list(hit[2])
+        op, errors = load_op(path, root, domain)
+        self.missed = True
+        if op is not None and not any(e.severity == "error" for e in errors):
+            self.fresh[rel] = (key, op, errors)
+        return op, errors
+
+    def save(self) -> None:
+        from . import cache
+
+        if self.missed or set(self.fresh) != set(self.entries):
+            cache.store(self.name, pickle.dumps({"environment": self.inputs.environment, "ops": self.fresh},
+                                                protocol=pickle.HIGHEST_PROTOCOL))

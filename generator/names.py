@@ -1,0 +1,69 @@
+"""Names a spec may not give its inputs, outputs and attributes, because the generated Python or C
+would then use one name for two things. Spec names become kernel parameters (attributes are the
+keyword API), so they are checked here rather than silently renamed.
+
+Three sources of clashes:
+- names the generated code itself uses next to spec names (module globals, locals, builtins,
+  C runtime identifiers, C and libm names);
+- names the generators derive from a spec name (`X` -> `X_`, `X_shape`, `X_rank`, `X_dtype`,
+  `X_out`, `X_len`, `X_v`, `has_X`): two spec names must not meet through them;
+- op names that map to one file (`And` and `and_` both give `and_.py`) or to a package file.
+"""
+from __future__ import annotations
+
+
+# Python: the names a generated kernel or validator reads besides its parameters (module globals
+# and builtins: measured over every generated module), and the locals it assigns. A spec name that
+# is one of these would shadow it inside the function. (Other builtins, such as `input` or `max`,
+# are never read there, so specs may use them.)
+PY_RESERVED = frozenset({
+    "np", "_ew", "_kernels", "_validate", "ValidationError", "float", "tuple", "None",
+    "compute", "result", "problems", "variadic",
+})
+PY_RESERVED_PREFIXES = ("SIGNATURE_V", "validate_v", "kernel_v")
+
+# C: the locals of the generated typed kernels (templates/c/op.c.j2), the standard types and
+# macros they use, and the <math.h> functions formulas call (a parameter `expf` would hide it).
+C_GENERATED = frozenset({"i", "it", "status", "shapes", "ranks", "aligned", "aligned_status", "low", "high"})
+C_STANDARD = frozenset("""
+int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t intptr_t uintptr_t
+bool true false NULL INFINITY NAN HUGE_VAL errno assert offsetof
+_Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic _Noreturn _Static_assert _Thread_local
+fabs fabsf sqrt sqrtf cbrt cbrtf exp expf expm1 expm1f log logf log1p log1pf pow powf sin sinf cos cosf tan tanf
+asin asinf acos acosf atan atanf atan2 atan2f sinh sinhf cosh coshf tanh tanhf asinh asinhf acosh acoshf
+atanh atanhf floor floorf ceil ceilf round roundf rint rintf trunc truncf fmod fmodf fmax fmaxf fmin fminf
+erf erff erfc erfcf isfinite isnan isinf signbit copysign copysignf memcpy memset
+""".split())
+C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while""".split())
+C_RESERVED = C_GENERATED | C_STANDARD | C_KEYWORDS
+
+# Suffixes and prefixes the generators add to a spec name (Python renames, C parameters and fields).
+DERIVED_SUFFIXES = ("_", "_shape", "_rank", "_dtype", "_out", "_len", "_v")
+DERIVED_PREFIXES = ("has_",)
+
+
+def name_problems(names: list[str]) -> dict[str, str]:
+    """Problems of a version's parameter and attribute names, by name (empty when none clash)."""
+    problems: dict[str, str] = {}
+    present = set(names)
+    for name in names:
+        if name in PY_RESERVED or name.startswith(PY_RESERVED_PREFIXES):  # (keywords are fine: the
+            # generators append "_" to them)
+            problems[name] = f"{name!r} is a name the generated Python uses itself"
+        if name in C_RESERVED and name not in C_KEYWORDS:
+            problems[name] = f"{name!r} is a name the generated C uses itself (or a C library name)"
+        if name.lower().startswith("opgen") or name.startswith("__") or (name.startswith("_") and name[1:2].isupper()):
+            problems[name] = f"{name!r} is reserved (opgen's own prefix, or a name C reserves)"
+        for suffix in DERIVED_SUFFIXES:
+            if name.endswith(suffix) and name[: -len(suffix)] in present:
+                problems[name] = (f"{name!r} clashes with the name generated code derives from "
+                                  f"{name[: -len(suffix)]!r} ({name[: -len(suffix)]}{suffix})")
+        for prefix in DERIVED_PREFIXES:
+            if name.startswith(prefix) and name[len(prefix):] in present:
+                problems[name] = f"{name!r} clashes with the C field derived from {name[len(prefix):]!r}"
+    return problems
+
+
+RESERVED_MODULES = frozenset({"__init__", "__main__"})
