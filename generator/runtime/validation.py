@@ -376,13 +376,15 @@ def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str
     key = _cache_key(sig, inputs, attributes, outputs)
     if key is not None:
         cached = _CACHE.get(key)
-        if cached is not None:
-            return list(cached)
+        if cached is not None and cached[0] is sig:
+            return list(cached[1])
     problems, read_values = _validate(sig, inputs, dict(attributes or {}), outputs)
     if key is not None and not read_values:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.clear()
-        _CACHE[key] = tuple(problems)
+        # The entry keeps its signature alive: while it is cached, no other object can be given its id
+        # (ids are reused once an object is freed), so id(sig) in the key names this signature only.
+        _CACHE[key] = (sig, tuple(problems))
     return problems
 
 
@@ -398,7 +400,7 @@ def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
     return problems, ctx.read_values
 
 
-_CACHE: dict[tuple, tuple[Problem, ...]] = {}
+_CACHE: dict[tuple, tuple[Signature, tuple[Problem, ...]]] = {}
 _CACHE_SIZE = 4096
 
 
@@ -427,6 +429,8 @@ def _info_key(value: Any) -> Any:
 def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any] | None,
                outputs: Sequence[Any] | None) -> tuple | None:
     try:
+        # id(sig), not sig: a Signature holds dicts and callables, so it cannot be hashed (and hashing
+        # it would cost more than the validation). The cache entry keeps sig alive (see validate).
         return (id(sig), tuple(_info_key(v) for v in inputs),
                 tuple(sorted((k, _freeze(v)) for k, v in (attributes or {}).items())),
                 None if outputs is None else tuple(_info_key(v) for v in outputs))
