@@ -15,7 +15,7 @@ from typing import Callable, NewType
 from . import broadcast
 import numpy as np
 
-from .validation import CheckContext, Unknown
+from .context import CheckContext, Unknown
 
 # What a rule argument names, declared once, by the annotation of the rule function's parameter: the
 # spec checker (which rejects names the op lacks) and the runtime (which calls the function) both read

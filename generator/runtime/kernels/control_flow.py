@@ -10,6 +10,7 @@ import numpy as np
 
 from ...dtypes import elem_of_numpy
 from ..graph_runner import GraphFunction, as_callable, results
+from . import generated_ops
 
 MAP_TYPES = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float", "double")
 
@@ -47,7 +48,7 @@ def map_(input, *, dimensions, computation):
     dims = sorted({int(d) for d in dimensions})
     if len(dims) != len(list(dimensions)) or any(not 0 <= d < len(shape) for d in dims):
         raise ValueError(f"dimensions {list(dimensions)} must be distinct dimensions of rank {len(shape)}")
-    fn = as_callable(computation, "Map computation")
+    fn = as_callable(computation, "Map computation", resolver=generated_ops)
     front = [np.moveaxis(x, dims, list(range(len(dims)))) for x in xs]  # mapped dimensions first
     mapped, rest = front[0].shape[:len(dims)], front[0].shape[len(dims):]
     out = None
@@ -76,15 +77,17 @@ def if_(pred, true_operand, false_operand, *, true_computation, false_computatio
     if p.ndim != 0 or p.dtype != np.bool_:
         raise ValueError(f"pred must be a bool scalar, found {p.dtype} of shape {p.shape}")
     if bool(p):
-        return results(as_callable(true_computation, "If true_computation")(true_operand), "true_computation")
-    return results(as_callable(false_computation, "If false_computation")(false_operand), "false_computation")
+        branch = as_callable(true_computation, "If true_computation", resolver=generated_ops)
+        return results(branch(true_operand), "true_computation")
+    branch = as_callable(false_computation, "If false_computation", resolver=generated_ops)
+    return results(branch(false_operand), "false_computation")
 
 
 def while_(init, *, condition, body):
     """XLA While: state = init; while condition(*state): state = body(*state). The state is the list of
     init tensors; body must return the same number of tensors with the same dtypes and shapes."""
-    cond = as_callable(condition, "While condition")
-    step = as_callable(body, "While body")
+    cond = as_callable(condition, "While condition", resolver=generated_ops)
+    step = as_callable(body, "While body", resolver=generated_ops)
     state = tuple(np.array(x, copy=True) for x in init)
     if not state:
         raise ValueError("While needs at least one init tensor")
