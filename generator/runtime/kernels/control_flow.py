@@ -12,7 +12,12 @@ from ...dtypes import elem_of_numpy
 from ..graph_runner import GraphFunction, as_callable, results
 from . import generated_ops
 
-MAP_TYPES = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float", "double")
+
+def map_output_types() -> tuple[str, ...]:
+    """The element types hlir Map's spec allows for its output, read from the generated signature (the
+    spec's type constraint), so that no second copy of that list can fall out of step with the spec."""
+    sig = generated_ops().get_signature("hlir", "Map")
+    return sig.allowed(sig.outputs[0])
 
 
 def _single(value, what: str) -> np.ndarray:
@@ -57,9 +62,10 @@ def map_(input, *, dimensions, computation):
         if y.shape != rest:
             raise ValueError(f"the Map computation returned shape {y.shape} for arguments of shape {rest}")
         if out is None:
-            if elem_of_numpy(y.dtype) not in MAP_TYPES:
+            allowed = map_output_types()
+            if elem_of_numpy(y.dtype) not in allowed:
                 raise ValueError(f"the Map computation returned {y.dtype}; the output type must be one of "
-                                 f"{', '.join(MAP_TYPES)}")
+                                 f"{', '.join(allowed)}")
             out = np.empty(front[0].shape, dtype=y.dtype)
         elif y.dtype != out.dtype:
             raise ValueError(f"the Map computation returned {y.dtype} at {index} and {out.dtype} before")
