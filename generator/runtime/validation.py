@@ -237,6 +237,7 @@ def check_types(sig: Signature, ins: Bound, outs: Bound, problems: list[Problem]
 # ---- constraints -------------------------------------------------------------------------------
 
 def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) -> None:
+    failed = False  # whether an earlier constraint already reported a problem
     for check in sig.checks:
         try:
             if check.when is not None and not check.when(ctx):
@@ -245,11 +246,16 @@ def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) 
         except Unknown:
             continue
         except (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError) as exc:
-            problems.append(Problem(sig.key, f"constraint {check.id}", f"{check.message} (could not be evaluated: "
-                                    f"{exc})"))
+            # One fault, one problem: a check that cannot even be evaluated after an earlier constraint
+            # failed (an index past a list C1 found too short) is a consequence of that failure.
+            if not failed:
+                problems.append(Problem(sig.key, f"constraint {check.id}", f"{check.message} (could not be "
+                                        f"evaluated: {exc})"))
+            failed = True
             continue
         if not ok:
             problems.append(Problem(sig.key, f"constraint {check.id}", check.message))
+            failed = True
     if not sig.rules:
         return
     for call in sig.rules:
