@@ -232,14 +232,29 @@ def _check_rule_call(c: Any, attrs: set[str], params: set[str], fld: str) -> Ite
     if missing or extra:
         yield c.location, f"{fld}.args", (f"rule {c.rule} takes arguments ({', '.join(rule.params)}); "
                                           f"missing: {missing or 'none'}, unexpected: {extra or 'none'}")
-    for name in rule.param_args:
-        for value in (args.get(name, ()) if isinstance(args.get(name), tuple) else (args.get(name),)):
-            if value is not None and value not in params:
-                yield c.location, f"{fld}.args.{name}", f"no input or output named {value!r}"
-    for name in rule.attr_args:
-        value = args.get(name)
-        if value is not None and value not in attrs:
-            yield c.location, f"{fld}.args.{name}", f"no attribute named {value!r}"
+    # Every argument's kind comes from the rule's own declaration (its annotations), so a name the op
+    # lacks is refused here rather than making the check quietly find nothing at run time.
+    for name, kind in rule.kinds:
+        if name not in args:
+            continue
+        value = args[name]
+        if kind == "params":
+            if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+                yield c.location, f"{fld}.args.{name}", f"expected a list of input/output names, found {value!r}"
+                continue
+            names = value
+        elif not isinstance(value, str):
+            what = "attribute" if kind == "attr" else "input or output"
+            yield c.location, f"{fld}.args.{name}", f"expected one {what} name, found {value!r}"
+            continue
+        else:
+            names = (value,)
+        known = attrs if kind == "attr" else params
+        for n in names:
+            if n not in known:
+                what = "attribute" if kind == "attr" else "input or output"
+                yield c.location, f"{fld}.args.{name}", (f"no {what} named {n!r}; known: "
+                                                         + (", ".join(sorted(known)) or "none"))
 
 
 def _check_elementwise(v: OpVersion) -> Iterator[tuple]:

@@ -102,14 +102,15 @@ def kernel_views(v: OpVersion) -> list[dict]:
         params = []
         for p in v.inputs:
             n = c_name(p.name)
-            params += [f"const {elem_in.c_type} *restrict {n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
+            # OPGEN_RESTRICT (runtime.h): C's restrict, which C++ spells __restrict; the headers serve both.
+            params += [f"const {elem_in.c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
         for a in v.attributes:
             if a.type in _ATTR_C:
                 params.append(_ATTR_C[a.type].format(n=c_name(a.name)))
             elif a.type == "ints":
                 params += [f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"]
         out = c_name(ew.output)
-        params.append(f"{elem_out.c_type} *restrict {out}")  # restrict: no aliasing, so loops vectorise
+        params.append(f"{elem_out.c_type} *OPGEN_RESTRICT {out}")  # restrict: no aliasing, so loops vectorise
         operands = [Operand(c_name(p.name), rename[p.name],
                             _load(elem_in, compute, f"{c_name(p.name)}[it.offset[{k}]]"),
                             _load(elem_in, compute, f"{c_name(p.name)}[i]"))
@@ -124,7 +125,7 @@ def kernel_views(v: OpVersion) -> list[dict]:
             if ew.broadcast in _ALIGN:
                 align = _ALIGN[ew.broadcast].format(s=c_name(args["source"]), t=target)
         elif ew.broadcast == "none":
-            target_index = 0
+            target_index, target = 0, c_name(names[0])  # no broadcasting: the output has the first input's shape
         xla = ew.broadcast == "xla"
         used = expr.formula_names(ew.formula) | ({"data_format", "per_channel_broadcast"} if align else set()) \
             | ({"broadcast_dimensions"} if xla else set())

@@ -57,7 +57,9 @@ def diff(old: OpVersion, new: OpVersion) -> list[Change]:
     new_attrs = {a.name: a for a in new.attributes}
     out += [_c("attr_added", name=n) for n in new_attrs if n not in old_attrs]
     out += [_c("attr_removed", name=n) for n in old_attrs if n not in new_attrs]
-    for name in new_attrs.keys() & old_attrs.keys():
+    # Spec order, not a set: a set's order follows the string hash, which PYTHONHASHSEED varies, and the
+    # changelog would differ from build to build.
+    for name in [n for n in new_attrs if n in old_attrs]:
         a, b = old_attrs[name], new_attrs[name]
         if a.type != b.type:
             out.append(_c("attr_type", name=name, old=a.type, new=b.type))
@@ -68,7 +70,7 @@ def diff(old: OpVersion, new: OpVersion) -> list[Change]:
         b_map, a_map = {p.name: p for p in before}, {p.name: p for p in after}
         out += [_c("param_added", side=side, name=n) for n in a_map if n not in b_map]
         out += [_c("param_removed", side=side, name=n) for n in b_map if n not in a_map]
-        for n in a_map.keys() & b_map.keys():
+        for n in [n for n in a_map if n in b_map]:  # spec order (see the attributes above)
             p, q = b_map[n], a_map[n]
             if (p.type, p.option) != (q.type, q.option):
                 out.append(_c("param_changed", side=side, name=n, old=f"{p.type} {p.option}", new=f"{q.type} {q.option}"))

@@ -1,21 +1,23 @@
 """Run an hlir graph (a dict in the format of specs/schema/hlir-graph.schema.json) node by node with the
 generated reference kernels, and turn graphs into Python callables.
 
+    >>> import opgen_ops  # the kernel resolver: where the nodes' kernels come from
     >>> add = GraphFunction({"inputs": [{"name": "p"}, {"name": "q"}], "outputs": [{"name": "r"}],
-    ...                      "nodes": [{"op": "Add", "inputs": ["p", "q"], "outputs": ["r"]}]})
+    ...                      "nodes": [{"op": "Add", "inputs": ["p", "q"], "outputs": ["r"]}]}, opgen_ops)
     >>> add(np.float32(1), np.float32(2))
     (array(3., dtype=float32),)
 
 This is how the kernels with graph-valued attributes (Map's computation, If's branches, While's
 condition and body, PartialReduce's comparator) accept a nested graph as well as a Python callable:
-`as_callable(value)` returns a callable either way. A graph function takes the graph's inputs
+`as_callable(value, resolver=...)` returns a callable either way. A graph function takes the graph's inputs
 positionally (arrays) and returns the tuple of its outputs.
 
 Semantics of a run:
 - values are named; the graph's inputs, then its constants, are defined first; each node reads values
   defined before it (in this graph or an enclosing one: a nested graph sees the values of the graph
   whose node holds it, as they are when that node runs) and defines its outputs;
-- every node runs `opgen_ops.get_kernel(domain, op, opset)` with its inputs positionally ("" for an
+- every node runs `resolver.get_kernel(domain, op, opset)` (the resolver is given by the caller; the
+  kernels with graph attributes pass the generated package `opgen_ops`) with its inputs positionally ("" for an
   absent optional input is None), its attributes as keywords and its nested graphs as callables; an
   output whose dtype (or shape) the node must give (the kernel's `<output>_dtype` / `<output>_shape`
   keywords) takes it from the graph's declaration of that value (`values`/`outputs`);
@@ -24,7 +26,7 @@ Semantics of a run:
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
 import numpy as np
 
@@ -35,6 +37,15 @@ GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')
 
 class GraphError(ValueError):
     """A graph that cannot run: an undefined value, an argument of the wrong type, a failing node."""
+
+
+class KernelResolver(Protocol):
+    """Where a graph's nodes find their kernels and signatures: the generated package `opgen_ops` is one.
+    Injected, not imported here: the generated package imports this runtime, not the other way round."""
+
+    def get_kernel(self, domain: str, op: str, opset: int | None = None) -> Callable[..., Any]: ...
+
+    def get_signature(self, domain: str, op: str, opset: int | None = None) -> Any: ...
 
 
 def _declared(graph: Mapping) -> dict[str, dict]:
@@ -59,11 +70,12 @@ def _keywords(kernel: Callable) -> set[str]:
 class GraphFunction:
     """A graph as a callable: `fn(*arrays) -> tuple of arrays` (the graph's outputs, in order)."""
 
-    def __init__(self, graph: Mapping, *, domain: str | None = None, opset: int | None = None,
-                 outer: Mapping[str, np.ndarray] | None = None, elementwise: bool = False):
+    def __init__(self, graph: Mapping, resolver: KernelResolver, *, domain: str | None = None,
+                 opset: int | None = None, outer: Mapping[str, np.ndarray] | None = None, elementwise: bool = False):
         if not isinstance(graph, Mapping) or not isinstance(graph.get("nodes"), list):
             raise GraphError(f"not an hlir graph: expected a mapping with a 'nodes' list, found {type(graph).__name__}")
         self.graph = graph
+        self.resolver = resolver
         self.domain = domain or graph.get("domain", "hlir")
         self.opset = opset if opset is not None else graph.get("opset")
         self.outer = outer if outer is not None else {}
@@ -109,12 +121,10 @@ class GraphFunction:
         return value
 
     def _run(self, index: int, node: Mapping, env: dict[str, np.ndarray]) -> None:
-        import opgen_ops  # the generated package imports this runtime: import it when a graph runs
-
         op = node["op"]
         label = f"node {node.get('name') or '#' + str(index)} ({self.domain}.{op})"
         try:
-            kernel = opgen_ops.get_kernel(self.domain, op, self.opset)
+            kernel = self.resolver.get_kernel(self.domain, op, self.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
         args = []
@@ -129,9 +139,9 @@ class GraphFunction:
             args.pop()
         kwargs: dict[str, Any] = dict(node.get("attributes", {}) or {})
         for name, sub in (node.get("graphs", {}) or {}).items():
-            kwargs[name] = GraphFunction(sub, domain=self.domain, opset=self.opset, outer=env)
+            kwargs[name] = GraphFunction(sub, self.resolver, domain=self.domain, opset=self.opset, outer=env)
         accepted = _keywords(kernel)
-        signature = opgen_ops.get_signature(self.domain, op, self.opset)
+        signature = self.resolver.get_signature(self.domain, op, self.opset)
         outputs = list(node["outputs"])
         for param, value_name in zip(signature.outputs, outputs):
             decl = self.declared.get(value_name, {})
@@ -152,11 +162,17 @@ class GraphFunction:
                 env[name] = value
 
 
-def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False) -> Callable[..., Any]:
+def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,
+                resolver: KernelResolver | Callable[[], KernelResolver] | None = None) -> Callable[..., Any]:
     """A graph-valued attribute as a callable: a callable itself, or a GraphFunction for a graph dict
-    (`elementwise`: applied to whole arrays, see GraphFunction)."""
+    (`elementwise`: applied to whole arrays, see GraphFunction) whose nodes run the kernels of `resolver`
+    (or of what a zero-argument `resolver` returns: asked only when the value is a graph)."""
     if isinstance(value, Mapping) and "nodes" in value:
-        return GraphFunction(value, elementwise=elementwise)
+        if resolver is None:
+            raise TypeError(f"{what}: a graph needs a kernel resolver to run its nodes")
+        if not hasattr(resolver, "get_kernel"):
+            resolver = resolver()
+        return GraphFunction(value, resolver, elementwise=elementwise)
     if callable(value):
         return value
     raise TypeError(f"{what}: expected {GRAPH_ATTRIBUTE_HINT}, found {type(value).__name__}")

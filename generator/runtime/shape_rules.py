@@ -8,13 +8,22 @@ to reject unknown rule names and wrong arguments.
 from __future__ import annotations
 
 import inspect
+import typing
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NewType
 
 from . import broadcast
 import numpy as np
 
-from .validation import CheckContext, Unknown
+from .context import CheckContext, Unknown
+
+# What a rule argument names, declared once, by the annotation of the rule function's parameter: the
+# spec checker (which rejects names the op lacks) and the runtime (which calls the function) both read
+# the one declaration, so they cannot drift apart.
+Param = NewType("Param", str)  # an input or output of the op
+Params = NewType("Params", list)  # a list of inputs/outputs
+Attr = NewType("Attr", str)  # an attribute of the op
+_KINDS = {Param: "param", Params: "params", Attr: "attr"}
 
 
 @dataclass(frozen=True)
@@ -23,21 +32,35 @@ class Rule:
     fn: Callable[..., str]
     params: tuple[str, ...]  # argument names
     optional: tuple[str, ...]  # arguments with defaults
-    param_args: tuple[str, ...]  # arguments that name inputs/outputs
-    attr_args: tuple[str, ...]  # arguments that name attributes
+    kinds: tuple[tuple[str, str], ...]  # (argument, "param" | "params" | "attr"), from the annotations
+
+    @property
+    def param_args(self) -> tuple[str, ...]:
+        """Arguments that name inputs/outputs (one, or a list)."""
+        return tuple(n for n, kind in self.kinds if kind in ("param", "params"))
+
+    @property
+    def attr_args(self) -> tuple[str, ...]:
+        return tuple(n for n, kind in self.kinds if kind == "attr")
+
+    def kind(self, argument: str) -> str:
+        return dict(self.kinds)[argument]
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(param_args: tuple[str, ...] = (), attr_args: tuple[str, ...] = ()):
-    def register(fn: Callable[..., str]) -> Callable[..., str]:
-        sig = inspect.signature(fn)
-        names = tuple(p for p in sig.parameters if p != "c")
-        optional = tuple(p for p in names if sig.parameters[p].default is not inspect.Parameter.empty)
-        RULES[fn.__name__] = Rule(fn.__name__, fn, names, optional, param_args, attr_args)
-        return fn
-    return register
+def rule(fn: Callable[..., str]) -> Callable[..., str]:
+    """Register a rule; every argument after the context must be annotated Param, Params or Attr."""
+    sig = inspect.signature(fn)
+    hints = typing.get_type_hints(fn)
+    names = tuple(p for p in sig.parameters if p != "c")
+    undeclared = [n for n in names if hints.get(n) not in _KINDS]
+    if undeclared:
+        raise TypeError(f"rule {fn.__name__}: arguments {undeclared} must be annotated Param, Params or Attr")
+    optional = tuple(p for p in names if sig.parameters[p].default is not inspect.Parameter.empty)
+    RULES[fn.__name__] = Rule(fn.__name__, fn, names, optional, tuple((n, _KINDS[hints[n]]) for n in names))
+    return fn
 
 
 def _present_shape(c: CheckContext, name: str) -> tuple[int, ...] | None:
@@ -47,24 +70,24 @@ def _present_shape(c: CheckContext, name: str) -> tuple[int, ...] | None:
     return c.shape(name)
 
 
-@rule(param_args=("source", "target"))
-def unidirectional_broadcast(c: CheckContext, source: str, target: str) -> str:
+@rule
+def unidirectional_broadcast(c: CheckContext, source: Param, target: Param) -> str:
     s, t = _present_shape(c, source), _present_shape(c, target)
     if s is None or t is None:
         return ""
     return "" if broadcast.unidirectional(s, t) else f"{source} shape {list(s)} does not broadcast to {target} shape {list(t)}"
 
 
-@rule(param_args=("params",))
-def multidirectional_broadcast(c: CheckContext, params: list[str]) -> str:
+@rule
+def multidirectional_broadcast(c: CheckContext, params: Params) -> str:
     shapes = {p: s for p in params if (s := _present_shape(c, p)) is not None}
     if broadcast.multidirectional(*shapes.values()) is None:
         return "shapes " + ", ".join(f"{p} {list(s)}" for p, s in shapes.items()) + " do not broadcast together"
     return ""
 
 
-@rule(param_args=("params",))
-def same_shape(c: CheckContext, params: list[str]) -> str:
+@rule
+def same_shape(c: CheckContext, params: Params) -> str:
     shapes = []
     for p in params:
         for k, info in enumerate(c.infos(p)):
@@ -78,8 +101,8 @@ def same_shape(c: CheckContext, params: list[str]) -> str:
     return ""
 
 
-@rule(param_args=("source", "target"))
-def onnx_prelu_legacy_slope(c: CheckContext, source: str, target: str) -> str:
+@rule
+def onnx_prelu_legacy_slope(c: CheckContext, source: Param, target: Param) -> str:
     s, t = c.shape(source), c.shape(target)
     if broadcast.onnx_prelu_legacy(s, t) is None:
         return (f"{source} shape {list(s)} is neither of size 1, nor of the channel count of {target} "
@@ -87,8 +110,8 @@ def onnx_prelu_legacy_slope(c: CheckContext, source: str, target: str) -> str:
     return ""
 
 
-@rule(param_args=("source", "target"))
-def onednn_prelu_slope(c: CheckContext, source: str, target: str) -> str:
+@rule
+def onednn_prelu_slope(c: CheckContext, source: Param, target: Param) -> str:
     s, t = c.shape(source), c.shape(target)
     fmt, per_channel = c.attr("data_format"), c.attr("per_channel_broadcast")
     if broadcast.onednn_prelu(s, t, fmt, per_channel) is not None:
@@ -122,8 +145,8 @@ def _optional_attr(c: CheckContext, name: str):
         return None
 
 
-@rule(param_args=("lhs", "rhs"), attr_args=("attribute",))
-def xla_broadcast_dimensions(c: CheckContext, lhs: str, rhs: str, attribute: str) -> str:
+@rule
+def xla_broadcast_dimensions(c: CheckContext, lhs: Param, rhs: Param, attribute: Attr) -> str:
     """XLA's element-wise binary shapes (ShapeInference::InferElementwiseBinaryOpShape).
 
     Equal ranks: broadcast_dimensions absent (or the identity), and each dimension pair is equal or
@@ -165,8 +188,8 @@ def xla_broadcast_dimensions(c: CheckContext, lhs: str, rhs: str, attribute: str
     return ""
 
 
-@rule(param_args=("inputs",), attr_args=("attribute",))
-def concatenate(c: CheckContext, inputs: str, attribute: str) -> str:
+@rule
+def concatenate(c: CheckContext, inputs: Param, attribute: Attr) -> str:
     shapes = _shapes(c, inputs)
     if not shapes:
         return ""
@@ -181,8 +204,8 @@ def concatenate(c: CheckContext, inputs: str, attribute: str) -> str:
     return ""
 
 
-@rule(param_args=("lhs", "rhs"))
-def dot(c: CheckContext, lhs: str, rhs: str) -> str:
+@rule
+def dot(c: CheckContext, lhs: Param, rhs: Param) -> str:
     a, b = c.shape(lhs), c.shape(rhs)
     if len(a) not in (1, 2) or len(b) not in (1, 2):
         return f"{lhs} and {rhs} must have rank 1 or 2, found {len(a)} and {len(b)}"
@@ -191,37 +214,39 @@ def dot(c: CheckContext, lhs: str, rhs: str) -> str:
     return ""
 
 
-@rule(param_args=("lhs", "rhs"))
-def dot_general(c: CheckContext, lhs: str, rhs: str) -> str:
+@rule
+def dot_general(c: CheckContext, lhs: Param, rhs: Param) -> str:
+    """Sizes only (StableHLO dot_general_c9/c10): corresponding batching and contracting dimensions have
+    the same size. Equal lengths, ranges and distinctness are constraints of their own in the spec (one
+    violation, one number), so dimension lists that break them leave this rule nothing to say."""
     a, b = c.shape(lhs), c.shape(rhs)
-    dims = {k: list(c.attr(f"{side}_{kind}_dimensions")) for side in ("lhs", "rhs") for kind in ("batching", "contracting")
-            for k in [f"{side}_{kind}"]}
+    for side in ("lhs", "rhs"):
+        used = list(c.attr(f"{side}_batching_dimensions")) + list(c.attr(f"{side}_contracting_dimensions"))
+        if len(set(used)) != len(used):
+            return ""  # not distinct: the spec's own constraint reports it
     for kind in ("batching", "contracting"):
-        left, right = dims[f"lhs_{kind}"], dims[f"rhs_{kind}"]
+        left, right = list(c.attr(f"lhs_{kind}_dimensions")), list(c.attr(f"rhs_{kind}_dimensions"))
         if len(left) != len(right):
-            return f"lhs_{kind}_dimensions {left} and rhs_{kind}_dimensions {right} differ in length"
+            continue
         for d_l, d_r in zip(left, right):
             if not (0 <= d_l < len(a) and 0 <= d_r < len(b)):
-                return f"{kind} dimension pair ({d_l}, {d_r}) is out of range for ranks {len(a)} and {len(b)}"
+                continue
             if a[d_l] != b[d_r]:
-                return f"{kind} sizes differ: {lhs} dimension {d_l} (size {a[d_l]}) vs {rhs} dimension {d_r} (size {b[d_r]})"
-    for side, shape in (("lhs", a), ("rhs", b)):
-        used = dims[f"{side}_batching"] + dims[f"{side}_contracting"]
-        if len(set(used)) != len(used):
-            return f"{side} batching and contracting dimensions {used} must be distinct"
+                return (f"{kind} sizes differ: {lhs} dimension {d_l} (size {a[d_l]}) vs {rhs} dimension {d_r} "
+                        f"(size {b[d_r]})")
     return ""
 
 
-@rule(param_args=("operand", "update"))
-def dynamic_update_slice(c: CheckContext, operand: str, update: str) -> str:
+@rule
+def dynamic_update_slice(c: CheckContext, operand: Param, update: Param) -> str:
     a, u = c.shape(operand), c.shape(update)
     if len(a) != len(u) or any(x > y for x, y in zip(u, a)):
         return f"{update} shape {list(u)} does not fit in {operand} shape {list(a)}"
     return ""
 
 
-@rule(param_args=("pred", "on_true", "on_false"))
-def select(c: CheckContext, pred: str, on_true: str, on_false: str) -> str:
+@rule
+def select(c: CheckContext, pred: Param, on_true: Param, on_false: Param) -> str:
     p, t, f = c.shape(pred), c.shape(on_true), c.shape(on_false)
     if t != f:
         return f"{on_true} shape {list(t)} differs from {on_false} shape {list(f)}"
@@ -230,23 +255,24 @@ def select(c: CheckContext, pred: str, on_true: str, on_false: str) -> str:
     return ""
 
 
-@rule(param_args=("operand",), attr_args=("attribute",))
-def broadcast_in_dim(c: CheckContext, operand: str, attribute: str) -> str:
-    s, out = c.shape(operand), c.shape("output")
+@rule
+def broadcast_in_dim(c: CheckContext, operand: Param, output: Param, attribute: Attr) -> str:
+    s, out = c.shape(operand), c.shape(output)
     dims = list(c.attr(attribute))
     if len(dims) != len(s):
         return f"{attribute} {dims} needs one entry per dimension of {operand} (rank {len(s)})"
     if any(not 0 <= d < len(out) for d in dims) or len(set(dims)) != len(dims):
-        return f"{attribute} {dims} must be distinct dimensions of the output (rank {len(out)})"
+        return f"{attribute} {dims} must be distinct dimensions of {output} (rank {len(out)})"
     bad = [k for k, d in enumerate(dims) if s[k] not in (1, out[d])]
     if bad:
         k = bad[0]
-        return f"{operand} dimension {k} (size {s[k]}) cannot broadcast to output dimension {dims[k]} (size {out[dims[k]]})"
+        return (f"{operand} dimension {k} (size {s[k]}) cannot broadcast to {output} dimension {dims[k]} "
+                f"(size {out[dims[k]]})")
     return ""
 
 
-@rule(param_args=("operand", "output"))
-def bitcast_convert(c: CheckContext, operand: str, output: str) -> str:
+@rule
+def bitcast_convert(c: CheckContext, operand: Param, output: Param) -> str:
     from ..dtypes import ELEM_TYPES
 
     s, t = c.shape(operand), c.shape(output)
@@ -274,8 +300,8 @@ def _same_and_scalars(c: CheckContext, inputs: str, init_values: str) -> tuple[l
     return shapes, ""
 
 
-@rule(param_args=("inputs", "init_values", "outputs"), attr_args=("attribute",))
-def reduce(c: CheckContext, inputs: str, init_values: str, outputs: str, attribute: str) -> str:
+@rule
+def reduce(c: CheckContext, inputs: Param, init_values: Param, outputs: Param, attribute: Attr) -> str:
     shapes, problem = _same_and_scalars(c, inputs, init_values)
     if problem or not shapes:
         return problem
@@ -291,8 +317,8 @@ def reduce(c: CheckContext, inputs: str, init_values: str, outputs: str, attribu
     return f"{outputs} shapes {bad} should be {list(expected)}" if bad else ""
 
 
-@rule(param_args=("inputs", "init_values"), attr_args=("attribute",))
-def reduce_window_operands(c: CheckContext, inputs: str, init_values: str, attribute: str) -> str:
+@rule
+def reduce_window_operands(c: CheckContext, inputs: Param, init_values: Param, attribute: Attr) -> str:
     shapes, problem = _same_and_scalars(c, inputs, init_values)
     if problem or not shapes:
         return problem
@@ -301,9 +327,9 @@ def reduce_window_operands(c: CheckContext, inputs: str, init_values: str, attri
         f"{attribute} {window} needs one entry per dimension of the inputs (rank {len(shapes[0])})")
 
 
-@rule(param_args=("inputs", "init_values", "outputs"), attr_args=("reduction_dim", "log2_reduction"))
-def partial_reduce(c: CheckContext, inputs: str, init_values: str, outputs: str, reduction_dim: str,
-                   log2_reduction: str) -> str:
+@rule
+def partial_reduce(c: CheckContext, inputs: Param, init_values: Param, outputs: Param, reduction_dim: Attr,
+                   log2_reduction: Attr) -> str:
     shapes, problem = _same_and_scalars(c, inputs, init_values)
     if problem or not shapes:
         return problem
@@ -313,8 +339,8 @@ def partial_reduce(c: CheckContext, inputs: str, init_values: str, outputs: str,
     return ""
 
 
-@rule(param_args=("inputs",), attr_args=("attribute",))
-def sort(c: CheckContext, inputs: str, attribute: str) -> str:
+@rule
+def sort(c: CheckContext, inputs: Param, attribute: Attr) -> str:
     shapes = _shapes(c, inputs)
     if len(set(shapes)) > 1:
         return f"{inputs} shapes differ: {[list(s) for s in shapes]}"
@@ -335,8 +361,8 @@ def _axes(c: CheckContext, axes: str, rank: int) -> tuple[list[int], str]:
     return normal, ""
 
 
-@rule(param_args=("input",))
-def squeeze_axes(c: CheckContext, input: str, axes: str) -> str:
+@rule
+def squeeze_axes(c: CheckContext, input: Param, axes: Param) -> str:
     if not c.has(axes):
         return ""
     s = c.shape(input)
@@ -347,15 +373,15 @@ def squeeze_axes(c: CheckContext, input: str, axes: str) -> str:
     return f"dimensions {bad} of {input} shape {list(s)} are not of size 1" if bad else ""
 
 
-@rule(param_args=("input",))
-def unsqueeze_axes(c: CheckContext, input: str, axes: str) -> str:
+@rule
+def unsqueeze_axes(c: CheckContext, input: Param, axes: Param) -> str:
     count = len(c.value(axes).reshape(-1))
     _, problem = _axes(c, axes, c.rank(input) + count)
     return problem
 
 
-@rule(param_args=("input", "k"), attr_args=("attribute",))
-def topk_k(c: CheckContext, input: str, k: str, attribute: str) -> str:
+@rule
+def topk_k(c: CheckContext, input: Param, k: Param, attribute: Attr) -> str:
     s, axis = c.shape(input), c.attr(attribute)
     if not -len(s) <= axis < len(s):
         return f"{attribute} {axis} is outside [-{len(s)}, {len(s) - 1}]"
@@ -365,14 +391,14 @@ def topk_k(c: CheckContext, input: str, k: str, attribute: str) -> str:
     return ""
 
 
-@rule(param_args=("param",))
-def positive_values(c: CheckContext, param: str) -> str:
+@rule
+def positive_values(c: CheckContext, param: Param) -> str:
     values = c.value(param)
     return "" if (values > 0).all() else f"every {param} value must be > 0, found {values.tolist()}"
 
 
-@rule(param_args=("param", "data"))
-def axis_values_in_range(c: CheckContext, param: str, data: str) -> str:
+@rule
+def axis_values_in_range(c: CheckContext, param: Param, data: Param) -> str:
     if not c.has(param):
         return ""
     rank = c.rank(data)
@@ -381,8 +407,8 @@ def axis_values_in_range(c: CheckContext, param: str, data: str) -> str:
     return f"{param} values {bad} are outside [-{rank}, {rank - 1}]" if bad else ""
 
 
-@rule(param_args=("operand", "start_indices", "sizes"))
-def start_indices_in_bounds(c: CheckContext, operand: str, start_indices: str, sizes: str) -> str:
+@rule
+def start_indices_in_bounds(c: CheckContext, operand: Param, start_indices: Param, sizes: Param) -> str:
     shape, size = c.shape(operand), c.shape(sizes)
     starts = [int(v) for v in np.concatenate([c.value(i).reshape(-1) for i in [start_indices]]).tolist()] \
         if c.info(start_indices) is not None else _variadic_values(c, start_indices)
@@ -401,8 +427,8 @@ def _variadic_values(c: CheckContext, name: str) -> list[int]:
     return out
 
 
-@rule(param_args=("input", "shape"), attr_args=("attribute",))
-def reshape_shape_values(c: CheckContext, input: str, shape: str, attribute: str) -> str:
+@rule
+def reshape_shape_values(c: CheckContext, input: Param, shape: Param, attribute: Attr) -> str:
     target = [int(v) for v in c.value(shape).reshape(-1)]
     s, allowzero = c.shape(input), bool(c.attr(attribute))
     if target.count(-1) > 1 or any(v < -1 for v in target):
@@ -423,9 +449,9 @@ def reshape_shape_values(c: CheckContext, input: str, shape: str, attribute: str
     return "" if known == total else f"{shape} {target} holds {known} elements, {input} has {total}"
 
 
-@rule(param_args=("input", "targets", "input_lengths", "target_lengths"), attr_args=("attribute",))
-def ctc_loss_values(c: CheckContext, input: str, targets: str, input_lengths: str, target_lengths: str,
-                    attribute: str) -> str:
+@rule
+def ctc_loss_values(c: CheckContext, input: Param, targets: Param, input_lengths: Param, target_lengths: Param,
+                    attribute: Attr) -> str:
     s = c.shape(input)
     steps, classes = s[0], s[-1]
     in_len = c.value(input_lengths).reshape(-1)

@@ -7,36 +7,15 @@ found and what is allowed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..dtypes import elem_of_numpy
-
-
-class Unknown(Exception):
-    """Raised inside a check when a value it needs (a shape, an absent attribute) is not known."""
-
-
-@dataclass(frozen=True)
-class TensorInfo:
-    """What a validator knows of a value: element type and shape (either possibly unknown), and the
-    value itself when it is a constant. A shape entry may be None (a symbolic dimension)."""
-
-    dtype: str | None = None
-    shape: tuple[int | None, ...] | None = None
-    value: Any = field(default=None, compare=False, repr=False)
-
-    @staticmethod
-    def of(value: Any) -> "TensorInfo | None":
-        if value is None or isinstance(value, TensorInfo):
-            return value
-        if isinstance(value, tuple) and len(value) == 2 and (value[0] is None or isinstance(value[0], str)):
-            dtype, shape = value
-            return TensorInfo(dtype, None if shape is None else tuple(shape))
-        arr = np.asarray(value)
-        return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape), arr)
+# The context types live in their own module (shape_rules needs them, and this module runs the rules);
+# they are re-exported here, where generated validators, the readers and user code import them from.
+from .context import Bound, CheckContext, TensorInfo, Unknown  # noqa: F401  (re-exported)
+from .shape_rules import RULES
 
 
 @dataclass(frozen=True)
@@ -112,14 +91,6 @@ class Problem:
 
 
 # ---- binding values to parameters ----------------------------------------------------------------
-
-@dataclass
-class Bound:
-    """Values bound to the parameters of one side (inputs or outputs)."""
-
-    single: dict[str, TensorInfo | None] = field(default_factory=dict)
-    variadic: dict[str, list[TensorInfo | None]] = field(default_factory=dict)
-
 
 def bind(sig: Signature, params: tuple[ParamSig, ...], values: Sequence[Any], side: str,
          problems: list[Problem]) -> Bound:
@@ -265,81 +236,8 @@ def check_types(sig: Signature, ins: Bound, outs: Bound, problems: list[Problem]
 
 # ---- constraints -------------------------------------------------------------------------------
 
-class CheckContext:
-    """What a compiled check can ask: attributes, ranks and shapes (raising Unknown when unknown)."""
-
-    def __init__(self, sig: Signature, attrs: Mapping[str, Any], ins: Bound, outs: Bound,
-                 given: frozenset[str] = frozenset()):
-        self.sig, self.attrs, self.ins, self.outs, self.given = sig, attrs, ins, outs, given
-        self.read_values = False  # set when a rule reads a tensor's value: such results are not cached
-
-    def attr(self, name: str) -> Any:
-        if name in self.attrs:
-            return self.attrs[name]
-        raise Unknown(name)
-
-    def info(self, name: str) -> TensorInfo | None:
-        for b in (self.ins, self.outs):
-            if name in b.single:
-                return b.single[name]
-        return None
-
-    def infos(self, name: str) -> list[TensorInfo | None]:
-        for b in (self.ins, self.outs):
-            if name in b.variadic:
-                return b.variadic[name]
-        return [self.info(name)]
-
-    def has(self, name: str) -> bool:
-        """Attribute given explicitly, or optional input present."""
-        if self.sig.attribute(name) is not None:
-            return name in self.given
-        return any(i is not None for i in self.infos(name))
-
-    def shape(self, name: str) -> tuple[int, ...]:
-        info = self.info(name)
-        if info is None or info.shape is None or any(d is None for d in info.shape):
-            raise Unknown(name)
-        return tuple(info.shape)
-
-    def rank(self, name: str) -> int:
-        """Rank of a parameter; for a variadic one, of its first element whose shape is known."""
-        known = [i for i in self.infos(name) if i is not None and i.shape is not None]
-        if not known:
-            raise Unknown(name)
-        return len(known[0].shape)
-
-    def numel(self, name: str) -> int:
-        return int(np.prod(self.shape(name), dtype=np.int64))
-
-    def count(self, name: str) -> int:
-        if not any(name in b.single or name in b.variadic for b in (self.ins, self.outs)):
-            raise Unknown(name)  # an output, and the caller gave no outputs (a kernel call)
-        return len(self.infos(name))
-
-    def value(self, name: str) -> np.ndarray:
-        """The constant value of a parameter, or of an attribute; Unknown when not known."""
-        self.read_values = True
-        if self.sig.attribute(name) is not None:
-            return np.asarray(self.attr(name))
-        info = self.info(name)
-        if info is None or info.value is None:
-            raise Unknown(name)
-        return np.asarray(info.value)
-
-    def dtype(self, name: str) -> str:
-        info = self.info(name)
-        if info is None or info.dtype is None:
-            raise Unknown(name)
-        return info.dtype
-
-    @staticmethod
-    def unique(values: Any) -> bool:
-        values = list(values)
-        return len(values) == len(set(values))
-
-
 def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) -> None:
+    failed = False  # whether an earlier constraint already reported a problem
     for check in sig.checks:
         try:
             if check.when is not None and not check.when(ctx):
@@ -348,15 +246,18 @@ def run_constraints(sig: Signature, ctx: CheckContext, problems: list[Problem]) 
         except Unknown:
             continue
         except (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError) as exc:
-            problems.append(Problem(sig.key, f"constraint {check.id}", f"{check.message} (could not be evaluated: "
-                                    f"{exc})"))
+            # One fault, one problem: a check that cannot even be evaluated after an earlier constraint
+            # failed (an index past a list C1 found too short) is a consequence of that failure.
+            if not failed:
+                problems.append(Problem(sig.key, f"constraint {check.id}", f"{check.message} (could not be "
+                                        f"evaluated: {exc})"))
+            failed = True
             continue
         if not ok:
             problems.append(Problem(sig.key, f"constraint {check.id}", check.message))
+            failed = True
     if not sig.rules:
         return
-    from .shape_rules import RULES  # imported here: shape_rules imports this module
-
     for call in sig.rules:
         try:
             found = RULES[call.rule].fn(ctx, **call.args)
@@ -376,13 +277,15 @@ def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str
     key = _cache_key(sig, inputs, attributes, outputs)
     if key is not None:
         cached = _CACHE.get(key)
-        if cached is not None:
-            return list(cached)
+        if cached is not None and cached[0] is sig:
+            return list(cached[1])
     problems, read_values = _validate(sig, inputs, dict(attributes or {}), outputs)
     if key is not None and not read_values:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.clear()
-        _CACHE[key] = tuple(problems)
+        # The entry keeps its signature alive: while it is cached, no other object can be given its id
+        # (ids are reused once an object is freed), so id(sig) in the key names this signature only.
+        _CACHE[key] = (sig, tuple(problems))
     return problems
 
 
@@ -398,7 +301,7 @@ def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
     return problems, ctx.read_values
 
 
-_CACHE: dict[tuple, tuple[Problem, ...]] = {}
+_CACHE: dict[tuple, tuple[Signature, tuple[Problem, ...]]] = {}
 _CACHE_SIZE = 4096
 
 
@@ -427,6 +330,8 @@ def _info_key(value: Any) -> Any:
 def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any] | None,
                outputs: Sequence[Any] | None) -> tuple | None:
     try:
+        # id(sig), not sig: a Signature holds dicts and callables, so it cannot be hashed (and hashing
+        # it would cost more than the validation). The cache entry keeps sig alive (see validate).
         return (id(sig), tuple(_info_key(v) for v in inputs),
                 tuple(sorted((k, _freeze(v)) for k, v in (attributes or {}).items())),
                 None if outputs is None else tuple(_info_key(v) for v in outputs))

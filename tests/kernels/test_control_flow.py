@@ -42,7 +42,7 @@ def test_graph_runner_runs_the_published_example_graph():
     doc = yaml.safe_load((DATA / "hlir_map_graph.yaml").read_text())
     rng = np.random.default_rng(0)
     x, y = (random_array(rng, (2, 3), "float") for _ in range(2))
-    (m,) = graph_runner.GraphFunction(doc)(x, y)
+    (m,) = graph_runner.GraphFunction(doc, opgen_ops)(x, y)
     a = np.abs(x)
     assert_matches(m, np.where(a >= y, a, y) + x, "float")
 
@@ -63,7 +63,7 @@ def test_graph_runner_constants_outer_values_and_declared_dtypes():
                                         "nodes": [{"op": "Add", "inputs": ["e", "k"], "outputs": ["o"]}]}}},
         ],
     }
-    i, m = graph_runner.GraphFunction(graph)(np.array([1.7, -2.2, 3.0], np.float32))
+    i, m = graph_runner.GraphFunction(graph, opgen_ops)(np.array([1.7, -2.2, 3.0], np.float32))
     assert i.dtype == np.int32 and i.tolist() == [1, -2, 3]
     assert_matches(m, np.array([1.7, -2.2, 3.0], np.float32) + np.float32(2.5), "float")
 
@@ -71,13 +71,14 @@ def test_graph_runner_constants_outer_values_and_declared_dtypes():
 def test_graph_runner_errors_name_the_problem():
     with pytest.raises(graph_runner.GraphError, match="not defined"):
         graph_runner.GraphFunction({"inputs": [{"name": "p"}], "outputs": [{"name": "r"}],
-                                    "nodes": [{"op": "Neg", "inputs": ["zz"], "outputs": ["r"]}]})(np.float32(1))
+                                    "nodes": [{"op": "Neg", "inputs": ["zz"], "outputs": ["r"]}]},
+                                   opgen_ops)(np.float32(1))
     with pytest.raises(graph_runner.GraphError, match="declares float"):
-        graph_runner.GraphFunction(scalar_graph("Add"))(np.float64(1), np.float64(2))
+        graph_runner.GraphFunction(scalar_graph("Add"), opgen_ops)(np.float64(1), np.float64(2))
     with pytest.raises(graph_runner.GraphError, match="takes 2 arguments"):
-        graph_runner.GraphFunction(scalar_graph("Add"))(np.float32(1))
+        graph_runner.GraphFunction(scalar_graph("Add"), opgen_ops)(np.float32(1))
     with pytest.raises(graph_runner.GraphError, match="no spec"):
-        graph_runner.GraphFunction(scalar_graph("NoSuchOp"))(np.float32(1), np.float32(2))
+        graph_runner.GraphFunction(scalar_graph("NoSuchOp"), opgen_ops)(np.float32(1), np.float32(2))
     with pytest.raises(ValidationError):  # a graph attribute that is neither callable nor a graph
         kernel("Map")(np.zeros(2), dimensions=[0], computation=3)
 

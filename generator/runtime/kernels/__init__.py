@@ -17,6 +17,13 @@ import numpy as np
 PACKAGE = __name__
 
 
+def generated_ops() -> Any:
+    """The generated package `opgen_ops`, the kernel resolver of graph-valued attributes (the graph runner
+    takes it injected). Imported on use: these kernels are called through that package, so it is loaded
+    by then, and importing a runtime module never drags the generated code in."""
+    return importlib.import_module("opgen_ops")
+
+
 def resolve(name: str) -> Callable:
     """The function `<module>.<function>` of this package; LookupError with the reason if absent."""
     module_name, _, function = name.partition(".")

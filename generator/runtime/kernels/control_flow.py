@@ -10,8 +10,14 @@ import numpy as np
 
 from ...dtypes import elem_of_numpy
 from ..graph_runner import GraphFunction, as_callable, results
+from . import generated_ops
 
-MAP_TYPES = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float", "double")
+
+def map_output_types() -> tuple[str, ...]:
+    """The element types hlir Map's spec allows for its output, read from the generated signature (the
+    spec's type constraint), so that no second copy of that list can fall out of step with the spec."""
+    sig = generated_ops().get_signature("hlir", "Map")
+    return sig.allowed(sig.outputs[0])
 
 
 def _single(value, what: str) -> np.ndarray:
@@ -47,7 +53,7 @@ def map_(input, *, dimensions, computation):
     dims = sorted({int(d) for d in dimensions})
     if len(dims) != len(list(dimensions)) or any(not 0 <= d < len(shape) for d in dims):
         raise ValueError(f"dimensions {list(dimensions)} must be distinct dimensions of rank {len(shape)}")
-    fn = as_callable(computation, "Map computation")
+    fn = as_callable(computation, "Map computation", resolver=generated_ops)
     front = [np.moveaxis(x, dims, list(range(len(dims)))) for x in xs]  # mapped dimensions first
     mapped, rest = front[0].shape[:len(dims)], front[0].shape[len(dims):]
     out = None
@@ -56,9 +62,10 @@ def map_(input, *, dimensions, computation):
         if y.shape != rest:
             raise ValueError(f"the Map computation returned shape {y.shape} for arguments of shape {rest}")
         if out is None:
-            if elem_of_numpy(y.dtype) not in MAP_TYPES:
+            allowed = map_output_types()
+            if elem_of_numpy(y.dtype) not in allowed:
                 raise ValueError(f"the Map computation returned {y.dtype}; the output type must be one of "
-                                 f"{', '.join(MAP_TYPES)}")
+                                 f"{', '.join(allowed)}")
             out = np.empty(front[0].shape, dtype=y.dtype)
         elif y.dtype != out.dtype:
             raise ValueError(f"the Map computation returned {y.dtype} at {index} and {out.dtype} before")
@@ -76,15 +83,17 @@ def if_(pred, true_operand, false_operand, *, true_computation, false_computatio
     if p.ndim != 0 or p.dtype != np.bool_:
         raise ValueError(f"pred must be a bool scalar, found {p.dtype} of shape {p.shape}")
     if bool(p):
-        return results(as_callable(true_computation, "If true_computation")(true_operand), "true_computation")
-    return results(as_callable(false_computation, "If false_computation")(false_operand), "false_computation")
+        branch = as_callable(true_computation, "If true_computation", resolver=generated_ops)
+        return results(branch(true_operand), "true_computation")
+    branch = as_callable(false_computation, "If false_computation", resolver=generated_ops)
+    return results(branch(false_operand), "false_computation")
 
 
 def while_(init, *, condition, body):
     """XLA While: state = init; while condition(*state): state = body(*state). The state is the list of
     init tensors; body must return the same number of tensors with the same dtypes and shapes."""
-    cond = as_callable(condition, "While condition")
-    step = as_callable(body, "While body")
+    cond = as_callable(condition, "While condition", resolver=generated_ops)
+    step = as_callable(body, "While body", resolver=generated_ops)
     state = tuple(np.array(x, copy=True) for x in init)
     if not state:
         raise ValueError("While needs at least one init tensor")

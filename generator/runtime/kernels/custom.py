@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from ..graph_runner import as_callable, results
+from . import generated_ops
 
 # ---- CustomCall ----------------------------------------------------------------------------------
 
@@ -100,7 +101,8 @@ def partial_reduce(inputs, init_values, *, comparator, top_k, reduction_dim, rec
                              f"of its own type; found {x.dtype} {x.shape} and init {v.dtype} {v.shape}")
     if int(log2_reduction) < 0:
         raise ValueError(f"log2_reduction {log2_reduction} must be >= 0")
-    before = as_callable(comparator, "PartialReduce comparator", elementwise=True)
+    before = as_callable(comparator, "PartialReduce comparator", elementwise=True,
+                         resolver=generated_ops)
     axis = int(reduction_dim)
     n = xs[0].shape[axis]
     size = output_size(n, rank, int(log2_reduction))

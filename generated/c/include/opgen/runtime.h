@@ -11,6 +11,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* OPGEN_RESTRICT marks a kernel's array pointers as not aliasing (C99 restrict): the caller promises
+ * that no other pointer argument reaches the same memory, so the compiler may vectorise the loops. C++
+ * has no restrict keyword; GCC, Clang and MSVC accept __restrict with the same meaning, so C++ code can
+ * include these headers. */
+#ifdef __cplusplus
+#define OPGEN_RESTRICT __restrict
+#else
+#define OPGEN_RESTRICT restrict
+#endif
+
 #define OPGEN_MAX_RANK 16
 #define OPGEN_MAX_OPERANDS 8
 

@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/and_.h"
 
-opgen_status opgen_hlir_And_v1_bool(const bool *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const bool *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, bool *restrict output) {
+opgen_status opgen_hlir_And_v1_bool(const bool *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const bool *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, bool *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */

@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/atan2.h"
 
-opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *restrict lhs, const int
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Atan2_v1_float(const float *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, float *restrict output) {
+opgen_status opgen_hlir_Atan2_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_hlir_Atan2_v1_float(const float *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Atan2_v1_double(const double *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, double *restrict output) {
+opgen_status opgen_hlir_Atan2_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;

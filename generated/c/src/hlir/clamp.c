@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/clamp.h"
 
-opgen_status opgen_hlir_Clamp_v1_uint8(const uint8_t *restrict min, const int64_t *min_shape, size_t min_rank, const uint8_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint8_t *restrict max, const int64_t *max_shape, size_t max_rank, uint8_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_uint8(const uint8_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint8_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -31,7 +31,7 @@ opgen_status opgen_hlir_Clamp_v1_uint8(const uint8_t *restrict min, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_uint16(const uint16_t *restrict min, const int64_t *min_shape, size_t min_rank, const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint16_t *restrict max, const int64_t *max_shape, size_t max_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_uint16(const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -56,7 +56,7 @@ opgen_status opgen_hlir_Clamp_v1_uint16(const uint16_t *restrict min, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_uint32(const uint32_t *restrict min, const int64_t *min_shape, size_t min_rank, const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint32_t *restrict max, const int64_t *max_shape, size_t max_rank, uint32_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_uint32(const uint32_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint32_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -81,7 +81,7 @@ opgen_status opgen_hlir_Clamp_v1_uint32(const uint32_t *restrict min, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_uint64(const uint64_t *restrict min, const int64_t *min_shape, size_t min_rank, const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint64_t *restrict max, const int64_t *max_shape, size_t max_rank, uint64_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_uint64(const uint64_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint64_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -106,7 +106,7 @@ opgen_status opgen_hlir_Clamp_v1_uint64(const uint64_t *restrict min, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *restrict min, const int64_t *min_shape, size_t min_rank, const int8_t *restrict input, const int64_t *input_shape, size_t input_rank, const int8_t *restrict max, const int64_t *max_shape, size_t max_rank, int8_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int8_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -131,7 +131,7 @@ opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *restrict min, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_int16(const int16_t *restrict min, const int64_t *min_shape, size_t min_rank, const int16_t *restrict input, const int64_t *input_shape, size_t input_rank, const int16_t *restrict max, const int64_t *max_shape, size_t max_rank, int16_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_int16(const int16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -156,7 +156,7 @@ opgen_status opgen_hlir_Clamp_v1_int16(const int16_t *restrict min, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_int32(const int32_t *restrict min, const int64_t *min_shape, size_t min_rank, const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, const int32_t *restrict max, const int64_t *max_shape, size_t max_rank, int32_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_int32(const int32_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int32_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -181,7 +181,7 @@ opgen_status opgen_hlir_Clamp_v1_int32(const int32_t *restrict min, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_int64(const int64_t *restrict min, const int64_t *min_shape, size_t min_rank, const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, const int64_t *restrict max, const int64_t *max_shape, size_t max_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_int64(const int64_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int64_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -206,7 +206,7 @@ opgen_status opgen_hlir_Clamp_v1_int64(const int64_t *restrict min, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_float16(const uint16_t *restrict min, const int64_t *min_shape, size_t min_rank, const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint16_t *restrict max, const int64_t *max_shape, size_t max_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_float16(const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -231,7 +231,7 @@ opgen_status opgen_hlir_Clamp_v1_float16(const uint16_t *restrict min, const int
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_float(const float *restrict min, const int64_t *min_shape, size_t min_rank, const float *restrict input, const int64_t *input_shape, size_t input_rank, const float *restrict max, const int64_t *max_shape, size_t max_rank, float *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;
@@ -256,7 +256,7 @@ opgen_status opgen_hlir_Clamp_v1_float(const float *restrict min, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Clamp_v1_double(const double *restrict min, const int64_t *min_shape, size_t min_rank, const double *restrict input, const int64_t *input_shape, size_t input_rank, const double *restrict max, const int64_t *max_shape, size_t max_rank, double *restrict output) {
+opgen_status opgen_hlir_Clamp_v1_double(const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const double *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[3] = {min_shape, input_shape, max_shape};
     size_t ranks[3] = {min_rank, input_rank, max_rank};
     opgen_iter it;

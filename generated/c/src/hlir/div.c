@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/div.h"
 
-opgen_status opgen_hlir_Div_v1_uint8(const uint8_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint8_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint8_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -37,7 +37,7 @@ opgen_status opgen_hlir_Div_v1_uint8(const uint8_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_uint16(const uint16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint16_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -68,7 +68,7 @@ opgen_status opgen_hlir_Div_v1_uint16(const uint16_t *restrict lhs, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_uint32(const uint32_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint32_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint32_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -99,7 +99,7 @@ opgen_status opgen_hlir_Div_v1_uint32(const uint32_t *restrict lhs, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_uint64(const uint64_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint64_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint64_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -130,7 +130,7 @@ opgen_status opgen_hlir_Div_v1_uint64(const uint64_t *restrict lhs, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_int8(const int8_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int8_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int8_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -161,7 +161,7 @@ opgen_status opgen_hlir_Div_v1_int8(const int8_t *restrict lhs, const int64_t *l
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_int16(const int16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int16_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -192,7 +192,7 @@ opgen_status opgen_hlir_Div_v1_int16(const int16_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_int32(const int32_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int32_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int32_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -223,7 +223,7 @@ opgen_status opgen_hlir_Div_v1_int32(const int32_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_int64(const int64_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int64_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int64_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -254,7 +254,7 @@ opgen_status opgen_hlir_Div_v1_int64(const int64_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_float16(const uint16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint16_t *restrict output) {
+opgen_status opgen_hlir_Div_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -285,7 +285,7 @@ opgen_status opgen_hlir_Div_v1_float16(const uint16_t *restrict lhs, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_float(const float *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, float *restrict output) {
+opgen_status opgen_hlir_Div_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */
@@ -316,7 +316,7 @@ opgen_status opgen_hlir_Div_v1_float(const float *restrict lhs, const int64_t *l
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Div_v1_double(const double *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, double *restrict output) {
+opgen_status opgen_hlir_Div_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     /* broadcast_dimensions: view the lower-rank operand at the given dimensions of the other. */

@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/hardsigmoid.h"
 
-opgen_status opgen_hlir_HardSigmoid_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, double slope, double offset, uint16_t *restrict output) {
+opgen_status opgen_hlir_HardSigmoid_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double slope, double offset, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_hlir_HardSigmoid_v1_float16(const uint16_t *restrict input, c
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_HardSigmoid_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, double slope, double offset, float *restrict output) {
+opgen_status opgen_hlir_HardSigmoid_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double slope, double offset, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_hlir_HardSigmoid_v1_float(const float *restrict input, const 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_HardSigmoid_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, double slope, double offset, double *restrict output) {
+opgen_status opgen_hlir_HardSigmoid_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double slope, double offset, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;

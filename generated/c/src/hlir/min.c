@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/min.h"
 
-opgen_status opgen_hlir_Min_v1_uint8(const uint8_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint8_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint8_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_hlir_Min_v1_uint8(const uint8_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_uint16(const uint16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_hlir_Min_v1_uint16(const uint16_t *restrict lhs, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_uint32(const uint32_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint32_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint32_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -75,7 +75,7 @@ opgen_status opgen_hlir_Min_v1_uint32(const uint32_t *restrict lhs, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_uint64(const uint64_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint64_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint64_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -98,7 +98,7 @@ opgen_status opgen_hlir_Min_v1_uint64(const uint64_t *restrict lhs, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_int8(const int8_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int8_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, int8_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -121,7 +121,7 @@ opgen_status opgen_hlir_Min_v1_int8(const int8_t *restrict lhs, const int64_t *l
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_int16(const int16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, int16_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -144,7 +144,7 @@ opgen_status opgen_hlir_Min_v1_int16(const int16_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_int32(const int32_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int32_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, int32_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -167,7 +167,7 @@ opgen_status opgen_hlir_Min_v1_int32(const int32_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_int64(const int64_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const int64_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -190,7 +190,7 @@ opgen_status opgen_hlir_Min_v1_int64(const int64_t *restrict lhs, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_float16(const uint16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Min_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -213,7 +213,7 @@ opgen_status opgen_hlir_Min_v1_float16(const uint16_t *restrict lhs, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_float(const float *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, float *restrict output) {
+opgen_status opgen_hlir_Min_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;
@@ -236,7 +236,7 @@ opgen_status opgen_hlir_Min_v1_float(const float *restrict lhs, const int64_t *l
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Min_v1_double(const double *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, double *restrict output) {
+opgen_status opgen_hlir_Min_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {lhs_shape, rhs_shape};
     size_t ranks[2] = {lhs_rank, rhs_rank};
     opgen_iter it;

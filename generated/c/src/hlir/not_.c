@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/not_.h"
 
-opgen_status opgen_hlir_Not_v1_bool(const bool *restrict input, const int64_t *input_shape, size_t input_rank, bool *restrict output) {
+opgen_status opgen_hlir_Not_v1_bool(const bool *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, bool *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;

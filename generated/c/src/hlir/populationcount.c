@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/populationcount.h"
 
-opgen_status opgen_hlir_PopulationCount_v1_uint8(const uint8_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_PopulationCount_v1_uint8(const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -27,7 +27,7 @@ opgen_status opgen_hlir_PopulationCount_v1_uint8(const uint8_t *restrict input, 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PopulationCount_v1_uint16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_PopulationCount_v1_uint16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -48,7 +48,7 @@ opgen_status opgen_hlir_PopulationCount_v1_uint16(const uint16_t *restrict input
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PopulationCount_v1_uint32(const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_PopulationCount_v1_uint32(const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -69,7 +69,7 @@ opgen_status opgen_hlir_PopulationCount_v1_uint32(const uint32_t *restrict input
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PopulationCount_v1_uint64(const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_PopulationCount_v1_uint64(const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;

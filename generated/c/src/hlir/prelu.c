@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/prelu.h"
 
-opgen_status opgen_hlir_PRelu_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_hlir_PRelu_v1_float16(const uint16_t *restrict input, const i
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PRelu_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, float *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_hlir_PRelu_v1_float(const float *restrict input, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PRelu_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, double *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;
@@ -75,7 +75,7 @@ opgen_status opgen_hlir_PRelu_v1_double(const double *restrict input, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PRelu_v1_uint32(const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_uint32(const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;
@@ -98,7 +98,7 @@ opgen_status opgen_hlir_PRelu_v1_uint32(const uint32_t *restrict input, const in
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PRelu_v1_uint64(const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_uint64(const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;
@@ -121,7 +121,7 @@ opgen_status opgen_hlir_PRelu_v1_uint64(const uint64_t *restrict input, const in
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PRelu_v1_int32(const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, const int32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int32_t *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;
@@ -144,7 +144,7 @@ opgen_status opgen_hlir_PRelu_v1_int32(const int32_t *restrict input, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_PRelu_v1_int64(const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, const int64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_PRelu_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, slope_shape};
     size_t ranks[2] = {input_rank, slope_rank};
     opgen_iter it;

@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/relu.h"
 
-opgen_status opgen_hlir_Relu_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, float *restrict output) {
+opgen_status opgen_hlir_Relu_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -27,7 +27,7 @@ opgen_status opgen_hlir_Relu_v1_float(const float *restrict input, const int64_t
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Relu_v1_int32(const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, int32_t *restrict output) {
+opgen_status opgen_hlir_Relu_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -48,7 +48,7 @@ opgen_status opgen_hlir_Relu_v1_int32(const int32_t *restrict input, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Relu_v1_int8(const int8_t *restrict input, const int64_t *input_shape, size_t input_rank, int8_t *restrict output) {
+opgen_status opgen_hlir_Relu_v1_int8(const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -69,7 +69,7 @@ opgen_status opgen_hlir_Relu_v1_int8(const int8_t *restrict input, const int64_t
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Relu_v1_int16(const int16_t *restrict input, const int64_t *input_shape, size_t input_rank, int16_t *restrict output) {
+opgen_status opgen_hlir_Relu_v1_int16(const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -90,7 +90,7 @@ opgen_status opgen_hlir_Relu_v1_int16(const int16_t *restrict input, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Relu_v1_int64(const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_Relu_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -111,7 +111,7 @@ opgen_status opgen_hlir_Relu_v1_int64(const int64_t *restrict input, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Relu_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Relu_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -132,7 +132,7 @@ opgen_status opgen_hlir_Relu_v1_float16(const uint16_t *restrict input, const in
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Relu_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, double *restrict output) {
+opgen_status opgen_hlir_Relu_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;

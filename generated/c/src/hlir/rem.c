@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/rem.h"
 
-opgen_status opgen_hlir_Rem_v1_uint8(const uint8_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint8_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, uint8_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_uint8(const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint8_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, uint8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_hlir_Rem_v1_uint8(const uint8_t *restrict input, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_uint16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint16_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_uint16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_hlir_Rem_v1_uint16(const uint16_t *restrict input, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_uint32(const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint32_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, uint32_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_uint32(const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint32_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, uint32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -75,7 +75,7 @@ opgen_status opgen_hlir_Rem_v1_uint32(const uint32_t *restrict input, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_uint64(const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint64_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, uint64_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_uint64(const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint64_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, uint64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -98,7 +98,7 @@ opgen_status opgen_hlir_Rem_v1_uint64(const uint64_t *restrict input, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_int8(const int8_t *restrict input, const int64_t *input_shape, size_t input_rank, const int8_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, int8_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_int8(const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int8_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, int8_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -121,7 +121,7 @@ opgen_status opgen_hlir_Rem_v1_int8(const int8_t *restrict input, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_int16(const int16_t *restrict input, const int64_t *input_shape, size_t input_rank, const int16_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, int16_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_int16(const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int16_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, int16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -144,7 +144,7 @@ opgen_status opgen_hlir_Rem_v1_int16(const int16_t *restrict input, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_int32(const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, const int32_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, int32_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int32_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, int32_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -167,7 +167,7 @@ opgen_status opgen_hlir_Rem_v1_int32(const int32_t *restrict input, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_int64(const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, const int64_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, int64_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int64_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, int64_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -190,7 +190,7 @@ opgen_status opgen_hlir_Rem_v1_int64(const int64_t *restrict input, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, const uint16_t *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, uint16_t *restrict output) {
+opgen_status opgen_hlir_Rem_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -213,7 +213,7 @@ opgen_status opgen_hlir_Rem_v1_float16(const uint16_t *restrict input, const int
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, const float *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, float *restrict output) {
+opgen_status opgen_hlir_Rem_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const float *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;
@@ -236,7 +236,7 @@ opgen_status opgen_hlir_Rem_v1_float(const float *restrict input, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Rem_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, const double *restrict divisor, const int64_t *divisor_shape, size_t divisor_rank, double *restrict output) {
+opgen_status opgen_hlir_Rem_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const double *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[2] = {input_shape, divisor_shape};
     size_t ranks[2] = {input_rank, divisor_rank};
     opgen_iter it;

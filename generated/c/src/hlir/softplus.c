@@ -6,7 +6,7 @@
 #endif
 #include "opgen/hlir/softplus.h"
 
-opgen_status opgen_hlir_Softplus_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, double beta, double threshold, uint16_t *restrict output) {
+opgen_status opgen_hlir_Softplus_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double beta, double threshold, uint16_t *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_hlir_Softplus_v1_float16(const uint16_t *restrict input, cons
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Softplus_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, double beta, double threshold, float *restrict output) {
+opgen_status opgen_hlir_Softplus_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double beta, double threshold, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_hlir_Softplus_v1_float(const float *restrict input, const int
     return OPGEN_OK;
 }
 
-opgen_status opgen_hlir_Softplus_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, double beta, double threshold, double *restrict output) {
+opgen_status opgen_hlir_Softplus_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double beta, double threshold, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
     size_t ranks[1] = {input_rank};
     opgen_iter it;

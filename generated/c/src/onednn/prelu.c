@@ -6,7 +6,7 @@
 #endif
 #include "opgen/onednn/prelu.h"
 
-opgen_status opgen_onednn_PReLU_v1_float(const float *restrict src, const int64_t *src_shape, size_t src_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, float *restrict dst) {
+opgen_status opgen_onednn_PReLU_v1_float(const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, float *OPGEN_RESTRICT dst) {
     const int64_t *shapes[2] = {src_shape, slope_shape};
     size_t ranks[2] = {src_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -35,7 +35,7 @@ opgen_status opgen_onednn_PReLU_v1_float(const float *restrict src, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_onednn_PReLU_v1_bfloat16(const uint16_t *restrict src, const int64_t *src_shape, size_t src_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *restrict dst) {
+opgen_status opgen_onednn_PReLU_v1_bfloat16(const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *OPGEN_RESTRICT dst) {
     const int64_t *shapes[2] = {src_shape, slope_shape};
     size_t ranks[2] = {src_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -64,7 +64,7 @@ opgen_status opgen_onednn_PReLU_v1_bfloat16(const uint16_t *restrict src, const 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onednn_PReLU_v1_float16(const uint16_t *restrict src, const int64_t *src_shape, size_t src_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *restrict dst) {
+opgen_status opgen_onednn_PReLU_v1_float16(const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *OPGEN_RESTRICT dst) {
     const int64_t *shapes[2] = {src_shape, slope_shape};
     size_t ranks[2] = {src_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];

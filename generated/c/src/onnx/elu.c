@@ -6,7 +6,7 @@
 #endif
 #include "opgen/onnx/elu.h"
 
-opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *restrict Y) {
+opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -28,7 +28,7 @@ opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *restrict X, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v22_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, double *restrict Y) {
+opgen_status opgen_onnx_Elu_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -50,7 +50,7 @@ opgen_status opgen_onnx_Elu_v22_double(const double *restrict X, const int64_t *
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v22_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, float *restrict Y) {
+opgen_status opgen_onnx_Elu_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -72,7 +72,7 @@ opgen_status opgen_onnx_Elu_v22_float(const float *restrict X, const int64_t *X_
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *restrict Y) {
+opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -94,7 +94,7 @@ opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *restrict X, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v6_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, double *restrict Y) {
+opgen_status opgen_onnx_Elu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -116,7 +116,7 @@ opgen_status opgen_onnx_Elu_v6_double(const double *restrict X, const int64_t *X
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v6_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, float *restrict Y) {
+opgen_status opgen_onnx_Elu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -138,7 +138,7 @@ opgen_status opgen_onnx_Elu_v6_float(const float *restrict X, const int64_t *X_s
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *restrict Y) {
+opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
     size_t ranks[1] = {X_rank};
     opgen_iter it;
@@ -160,7 +160,7 @@ opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *restrict X, const int64_t
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v1_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *restrict Y) {
+opgen_status opgen_onnx_Elu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT Y) {
     (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
     (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[1] = {X_shape};
@@ -184,7 +184,7 @@ opgen_status opgen_onnx_Elu_v1_double(const double *restrict X, const int64_t *X
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v1_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *restrict Y) {
+opgen_status opgen_onnx_Elu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *OPGEN_RESTRICT Y) {
     (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
     (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[1] = {X_shape};
@@ -208,7 +208,7 @@ opgen_status opgen_onnx_Elu_v1_float(const float *restrict X, const int64_t *X_s
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *restrict Y) {
+opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT Y) {
     (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
     (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[1] = {X_shape};

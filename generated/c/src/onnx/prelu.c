@@ -6,7 +6,7 @@
 #endif
 #include "opgen/onnx/prelu.h"
 
-opgen_status opgen_onnx_PRelu_v16_bfloat16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -29,7 +29,7 @@ opgen_status opgen_onnx_PRelu_v16_bfloat16(const uint16_t *restrict X, const int
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, double *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -52,7 +52,7 @@ opgen_status opgen_onnx_PRelu_v16_double(const double *restrict X, const int64_t
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, float *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -75,7 +75,7 @@ opgen_status opgen_onnx_PRelu_v16_float(const float *restrict X, const int64_t *
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -98,7 +98,7 @@ opgen_status opgen_onnx_PRelu_v16_float16(const uint16_t *restrict X, const int6
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_int32(const int32_t *restrict X, const int64_t *X_shape, size_t X_rank, const int32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int32_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_int32(const int32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -121,7 +121,7 @@ opgen_status opgen_onnx_PRelu_v16_int32(const int32_t *restrict X, const int64_t
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_int64(const int64_t *restrict X, const int64_t *X_shape, size_t X_rank, const int64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int64_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_int64(const int64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -144,7 +144,7 @@ opgen_status opgen_onnx_PRelu_v16_int64(const int64_t *restrict X, const int64_t
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_uint32(const uint32_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_uint32(const uint32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -167,7 +167,7 @@ opgen_status opgen_onnx_PRelu_v16_uint32(const uint32_t *restrict X, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v16_uint64(const uint64_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v16_uint64(const uint64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -190,7 +190,7 @@ opgen_status opgen_onnx_PRelu_v16_uint64(const uint64_t *restrict X, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, double *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -213,7 +213,7 @@ opgen_status opgen_onnx_PRelu_v9_double(const double *restrict X, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, float *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -236,7 +236,7 @@ opgen_status opgen_onnx_PRelu_v9_float(const float *restrict X, const int64_t *X
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -259,7 +259,7 @@ opgen_status opgen_onnx_PRelu_v9_float16(const uint16_t *restrict X, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_int32(const int32_t *restrict X, const int64_t *X_shape, size_t X_rank, const int32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int32_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_int32(const int32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -282,7 +282,7 @@ opgen_status opgen_onnx_PRelu_v9_int32(const int32_t *restrict X, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_int64(const int64_t *restrict X, const int64_t *X_shape, size_t X_rank, const int64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, int64_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_int64(const int64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -305,7 +305,7 @@ opgen_status opgen_onnx_PRelu_v9_int64(const int64_t *restrict X, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_uint32(const uint32_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint32_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_uint32(const uint32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -328,7 +328,7 @@ opgen_status opgen_onnx_PRelu_v9_uint32(const uint32_t *restrict X, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v9_uint64(const uint64_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint64_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v9_uint64(const uint64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -351,7 +351,7 @@ opgen_status opgen_onnx_PRelu_v9_uint64(const uint64_t *restrict X, const int64_
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v7_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, double *restrict Y) {
+opgen_status opgen_onnx_PRelu_v7_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -374,7 +374,7 @@ opgen_status opgen_onnx_PRelu_v7_double(const double *restrict X, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v7_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, float *restrict Y) {
+opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -397,7 +397,7 @@ opgen_status opgen_onnx_PRelu_v7_float(const float *restrict X, const int64_t *X
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v7_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v7_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     opgen_iter it;
@@ -420,7 +420,7 @@ opgen_status opgen_onnx_PRelu_v7_float16(const uint16_t *restrict X, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v6_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, double *restrict Y) {
+opgen_status opgen_onnx_PRelu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -449,7 +449,7 @@ opgen_status opgen_onnx_PRelu_v6_double(const double *restrict X, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v6_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, float *restrict Y) {
+opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -478,7 +478,7 @@ opgen_status opgen_onnx_PRelu_v6_float(const float *restrict X, const int64_t *X
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v6_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[2] = {X_shape, slope_shape};
     size_t ranks[2] = {X_rank, slope_rank};
     int64_t aligned[OPGEN_MAX_RANK];
@@ -507,7 +507,7 @@ opgen_status opgen_onnx_PRelu_v6_float16(const uint16_t *restrict X, const int64
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v1_double(const double *restrict X, const int64_t *X_shape, size_t X_rank, const double *restrict slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *restrict Y) {
+opgen_status opgen_onnx_PRelu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT Y) {
     (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
     (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[2] = {X_shape, slope_shape};
@@ -538,7 +538,7 @@ opgen_status opgen_onnx_PRelu_v1_double(const double *restrict X, const int64_t 
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v1_float(const float *restrict X, const int64_t *X_shape, size_t X_rank, const float *restrict slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *restrict Y) {
+opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *OPGEN_RESTRICT Y) {
     (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
     (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[2] = {X_shape, slope_shape};
@@ -569,7 +569,7 @@ opgen_status opgen_onnx_PRelu_v1_float(const float *restrict X, const int64_t *X
     return OPGEN_OK;
 }
 
-opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *restrict X, const int64_t *X_shape, size_t X_rank, const uint16_t *restrict slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *restrict Y) {
+opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT Y) {
     (void)consumed_inputs; /* in the signature because the spec has it; this kernel does not read it */
     (void)consumed_inputs_len; /* in the signature because the spec has it; this kernel does not read it */
     const int64_t *shapes[2] = {X_shape, slope_shape};

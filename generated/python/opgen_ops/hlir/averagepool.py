@@ -45,6 +45,7 @@ SIGNATURE_V1 = Signature(
         Check('C6', lambda c: not (c.has('padding') and c.has('auto_pad') and (c.attr('auto_pad') != 'NOTSET')), 'padding cannot be used together with auto_pad.'),
         Check('C7', lambda c: len(c.attr('strides')) == len(c.attr('dims')), 'strides gives one stride for each dimension in dims (see note dims_order).', when=lambda c: c.has('strides')),
         Check('C8', lambda c: len(c.attr('padding')) == 2 * len(c.attr('dims')), 'padding gives a beginning and an end value for each dimension in dims (see note dims_order).', when=lambda c: c.has('padding')),
+        Check('C9', lambda c: c.unique(c.attr('dims')), 'The dimensions in dims are distinct.'),
     ),
     rules=(
     ),

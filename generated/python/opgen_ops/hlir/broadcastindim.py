@@ -35,7 +35,7 @@ SIGNATURE_V1 = Signature(
         Check('C2', lambda c: c.unique(c.attr('broadcast_dimensions')), 'Different input dimensions correspond to different dimensions of the target shape.'),
     ),
     rules=(
-        RuleCall('C3', 'broadcast_in_dim', {'operand': 'input', 'attribute': 'broadcast_dimensions'}, 'Dimension i of the input corresponds to dimension broadcast_dimensions[i] of the output, which is in range, and the input dimension size is 1 or equals the corresponding output dimension size.'),
+        RuleCall('C3', 'broadcast_in_dim', {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'}, 'Dimension i of the input corresponds to dimension broadcast_dimensions[i] of the output, which is in range, and the input dimension size is 1 or equals the corresponding output dimension size.'),
     ),
 )
 

@@ -32,10 +32,9 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'To': ('bool',)},
     checks=(
-        Check('C1', lambda c: c.attr('comparison_direction') in ('NE', 'EQ', 'GE', 'GT', 'LE', 'LT'), 'comparison_direction is one of the six comparisons: NE, EQ, GE, GT, LE or LT.'),
     ),
     rules=(
-        RuleCall('C2', 'same_shape', {'params': ['lhs', 'rhs']}, 'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).'),
+        RuleCall('C1', 'same_shape', {'params': ['lhs', 'rhs']}, 'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).'),
     ),
 )
 

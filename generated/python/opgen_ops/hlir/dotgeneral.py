@@ -37,7 +37,7 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check('C1', lambda c: len(c.attr('lhs_contracting_dimensions')) == len(c.attr('rhs_contracting_dimensions')), 'The left and right operands must specify the same number of contracting dimensions.'),
         Check('C2', lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions')), 'The left and right operands specify the same number of batch dimensions.'),
-        Check('C3', lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')), '"The batch dimensions of the left and right operands must have the same values"; see note batch_dimensions_equal.'),
+        Check('C3', lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')), '"The batch dimensions of the left and right operands must have the same values"; see note batch_dimensions_equal.', when=lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions'))),
         Check('C4', lambda c: c.unique(list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions'))) and all((0 <= d < c.rank('lhs') for d in list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions')))), 'The batch and contracting dimensions of the left operand are distinct dimensions of lhs.'),
         Check('C5', lambda c: c.unique(list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions'))) and all((0 <= d < c.rank('rhs') for d in list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions')))), 'The batch and contracting dimensions of the right operand are distinct dimensions of rhs.'),
     ),

@@ -37,7 +37,7 @@ SIGNATURE_V1 = Signature(
         Check('C3', lambda c: c.unique(c.attr('broadcast_dimensions')) and all((0 <= d < c.numel('shape') for d in c.attr('broadcast_dimensions'))), 'The dimensions in broadcast_dimensions are distinct and are all dimensions of the target shape (whose rank is the number of elements of shape).'),
     ),
     rules=(
-        RuleCall('C4', 'broadcast_in_dim', {'operand': 'input', 'attribute': 'broadcast_dimensions'}, 'Each dimension of the input has size 1 or the size of its corresponding dimension in the target shape.'),
+        RuleCall('C4', 'broadcast_in_dim', {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'}, 'Each dimension of the input has size 1 or the size of its corresponding dimension in the target shape.'),
     ),
 )
 

@@ -2,6 +2,10 @@
  *
  * hlir.Atan2: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ *
+ * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
+ * output array must not overlap any input array, or the result is undefined (an in-place call is not
+ * allowed). Inputs may overlap each other (they are only read). Shape arrays are not restricted.
  */
 #ifndef OPGEN_HLIR_ATAN2_H
 #define OPGEN_HLIR_ATAN2_H
@@ -12,17 +16,20 @@
 extern "C" {
 #endif
 
-/* hlir.Atan2@1, float16: * output = atan2(lhs, rhs)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *restrict output);
+/* hlir.Atan2@1, float16:
+ * output = atan2(lhs, rhs)
+ * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
+opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output);
 
-/* hlir.Atan2@1, float: * output = atan2(lhs, rhs)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Atan2_v1_float(const float *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, float *restrict output);
+/* hlir.Atan2@1, float:
+ * output = atan2(lhs, rhs)
+ * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
+opgen_status opgen_hlir_Atan2_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, float *OPGEN_RESTRICT output);
 
-/* hlir.Atan2@1, double: * output = atan2(lhs, rhs)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Atan2_v1_double(const double *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, double *restrict output);
+/* hlir.Atan2@1, double:
+ * output = atan2(lhs, rhs)
+ * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
+opgen_status opgen_hlir_Atan2_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,10 @@
  *
  * hlir.Not: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ *
+ * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
+ * output array must not overlap any input array, or the result is undefined (an in-place call is not
+ * allowed). Inputs may overlap each other (they are only read). Shape arrays are not restricted.
  */
 #ifndef OPGEN_HLIR_NOT__H
 #define OPGEN_HLIR_NOT__H
@@ -12,9 +16,10 @@
 extern "C" {
 #endif
 
-/* hlir.Not@1, bool: * output = logical_not(input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Not_v1_bool(const bool *restrict input, const int64_t *input_shape, size_t input_rank, bool *restrict output);
+/* hlir.Not@1, bool:
+ * output = logical_not(input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Not_v1_bool(const bool *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, bool *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,10 @@
  *
  * hlir.PopulationCount: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ *
+ * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
+ * output array must not overlap any input array, or the result is undefined (an in-place call is not
+ * allowed). Inputs may overlap each other (they are only read). Shape arrays are not restricted.
  */
 #ifndef OPGEN_HLIR_POPULATIONCOUNT_H
 #define OPGEN_HLIR_POPULATIONCOUNT_H
@@ -12,21 +16,25 @@
 extern "C" {
 #endif
 
-/* hlir.PopulationCount@1, uint8 -> int64: * output = popcount(input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_PopulationCount_v1_uint8(const uint8_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output);
+/* hlir.PopulationCount@1, uint8 -> int64:
+ * output = popcount(input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_PopulationCount_v1_uint8(const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
 
-/* hlir.PopulationCount@1, uint16 -> int64: * output = popcount(input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_PopulationCount_v1_uint16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output);
+/* hlir.PopulationCount@1, uint16 -> int64:
+ * output = popcount(input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_PopulationCount_v1_uint16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
 
-/* hlir.PopulationCount@1, uint32 -> int64: * output = popcount(input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_PopulationCount_v1_uint32(const uint32_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output);
+/* hlir.PopulationCount@1, uint32 -> int64:
+ * output = popcount(input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_PopulationCount_v1_uint32(const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
 
-/* hlir.PopulationCount@1, uint64 -> int64: * output = popcount(input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_PopulationCount_v1_uint64(const uint64_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output);
+/* hlir.PopulationCount@1, uint64 -> int64:
+ * output = popcount(input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_PopulationCount_v1_uint64(const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,10 @@
  *
  * hlir.Relu: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ *
+ * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
+ * output array must not overlap any input array, or the result is undefined (an in-place call is not
+ * allowed). Inputs may overlap each other (they are only read). Shape arrays are not restricted.
  */
 #ifndef OPGEN_HLIR_RELU_H
 #define OPGEN_HLIR_RELU_H
@@ -12,33 +16,40 @@
 extern "C" {
 #endif
 
-/* hlir.Relu@1, float: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_float(const float *restrict input, const int64_t *input_shape, size_t input_rank, float *restrict output);
+/* hlir.Relu@1, float:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, float *OPGEN_RESTRICT output);
 
-/* hlir.Relu@1, int32: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_int32(const int32_t *restrict input, const int64_t *input_shape, size_t input_rank, int32_t *restrict output);
+/* hlir.Relu@1, int32:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int32_t *OPGEN_RESTRICT output);
 
-/* hlir.Relu@1, int8: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_int8(const int8_t *restrict input, const int64_t *input_shape, size_t input_rank, int8_t *restrict output);
+/* hlir.Relu@1, int8:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_int8(const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int8_t *OPGEN_RESTRICT output);
 
-/* hlir.Relu@1, int16: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_int16(const int16_t *restrict input, const int64_t *input_shape, size_t input_rank, int16_t *restrict output);
+/* hlir.Relu@1, int16:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_int16(const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int16_t *OPGEN_RESTRICT output);
 
-/* hlir.Relu@1, int64: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_int64(const int64_t *restrict input, const int64_t *input_shape, size_t input_rank, int64_t *restrict output);
+/* hlir.Relu@1, int64:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
 
-/* hlir.Relu@1, float16: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_float16(const uint16_t *restrict input, const int64_t *input_shape, size_t input_rank, uint16_t *restrict output);
+/* hlir.Relu@1, float16:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, uint16_t *OPGEN_RESTRICT output);
 
-/* hlir.Relu@1, double: * output = where(input < 0, 0, input)
- * Operands are dense row-major arrays with their shapes; output has the shape of . */
-opgen_status opgen_hlir_Relu_v1_double(const double *restrict input, const int64_t *input_shape, size_t input_rank, double *restrict output);
+/* hlir.Relu@1, double:
+ * output = where(input < 0, 0, input)
+ * Operands are dense row-major arrays with their shapes; output has the shape of input. */
+opgen_status opgen_hlir_Relu_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,10 @@
  *
  * hlir.Xor: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ *
+ * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
+ * output array must not overlap any input array, or the result is undefined (an in-place call is not
+ * allowed). Inputs may overlap each other (they are only read). Shape arrays are not restricted.
  */
 #ifndef OPGEN_HLIR_XOR_H
 #define OPGEN_HLIR_XOR_H
@@ -12,9 +16,10 @@
 extern "C" {
 #endif
 
-/* hlir.Xor@1, bool: * output = lhs ^ rhs
+/* hlir.Xor@1, bool:
+ * output = lhs ^ rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Xor_v1_bool(const bool *restrict lhs, const int64_t *lhs_shape, size_t lhs_rank, const bool *restrict rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, bool *restrict output);
+opgen_status opgen_hlir_Xor_v1_bool(const bool *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const bool *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, bool *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

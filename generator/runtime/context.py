@@ -1,0 +1,124 @@
+"""What a compiled constraint check sees: the context types shared by the validator
+(`validation`) and the named shape rules (`shape_rules`).
+
+They live apart from both so that neither imports the other for them: `validation` runs the rules
+(it imports `shape_rules`), and the rules only need the context.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+
+from ..dtypes import elem_of_numpy
+
+if TYPE_CHECKING:  # for annotations only: validation imports this module
+    from .validation import Signature
+
+
+class Unknown(Exception):
+    """Raised inside a check when a value it needs (a shape, an absent attribute) is not known."""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """What a validator knows of a value: element type and shape (either possibly unknown), and the
+    value itself when it is a constant. A shape entry may be None (a symbolic dimension)."""
+
+    dtype: str | None = None
+    shape: tuple[int | None, ...] | None = None
+    value: Any = field(default=None, compare=False, repr=False)
+
+    @staticmethod
+    def of(value: Any) -> "TensorInfo | None":
+        if value is None or isinstance(value, TensorInfo):
+            return value
+        if isinstance(value, tuple) and len(value) == 2 and (value[0] is None or isinstance(value[0], str)):
+            dtype, shape = value
+            return TensorInfo(dtype, None if shape is None else tuple(shape))
+        arr = np.asarray(value)
+        return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape), arr)
+
+
+@dataclass
+class Bound:
+    """Values bound to the parameters of one side (inputs or outputs)."""
+
+    single: dict[str, TensorInfo | None] = field(default_factory=dict)
+    variadic: dict[str, list[TensorInfo | None]] = field(default_factory=dict)
+
+
+
+class CheckContext:
+    """What a compiled check can ask: attributes, ranks and shapes (raising Unknown when unknown)."""
+
+    def __init__(self, sig: Signature, attrs: Mapping[str, Any], ins: Bound, outs: Bound,
+                 given: frozenset[str] = frozenset()):
+        self.sig, self.attrs, self.ins, self.outs, self.given = sig, attrs, ins, outs, given
+        self.read_values = False  # set when a rule reads a tensor's value: such results are not cached
+
+    def attr(self, name: str) -> Any:
+        if name in self.attrs:
+            return self.attrs[name]
+        raise Unknown(name)
+
+    def info(self, name: str) -> TensorInfo | None:
+        for b in (self.ins, self.outs):
+            if name in b.single:
+                return b.single[name]
+        return None
+
+    def infos(self, name: str) -> list[TensorInfo | None]:
+        for b in (self.ins, self.outs):
+            if name in b.variadic:
+                return b.variadic[name]
+        return [self.info(name)]
+
+    def has(self, name: str) -> bool:
+        """Attribute given explicitly, or optional input present."""
+        if self.sig.attribute(name) is not None:
+            return name in self.given
+        return any(i is not None for i in self.infos(name))
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        info = self.info(name)
+        if info is None or info.shape is None or any(d is None for d in info.shape):
+            raise Unknown(name)
+        return tuple(info.shape)
+
+    def rank(self, name: str) -> int:
+        """Rank of a parameter; for a variadic one, of its first element whose shape is known."""
+        known = [i for i in self.infos(name) if i is not None and i.shape is not None]
+        if not known:
+            raise Unknown(name)
+        return len(known[0].shape)
+
+    def numel(self, name: str) -> int:
+        return int(np.prod(self.shape(name), dtype=np.int64))
+
+    def count(self, name: str) -> int:
+        if not any(name in b.single or name in b.variadic for b in (self.ins, self.outs)):
+            raise Unknown(name)  # an output, and the caller gave no outputs (a kernel call)
+        return len(self.infos(name))
+
+    def value(self, name: str) -> np.ndarray:
+        """The constant value of a parameter, or of an attribute; Unknown when not known."""
+        self.read_values = True
+        if self.sig.attribute(name) is not None:
+            return np.asarray(self.attr(name))
+        info = self.info(name)
+        if info is None or info.value is None:
+            raise Unknown(name)
+        return np.asarray(info.value)
+
+    def dtype(self, name: str) -> str:
+        info = self.info(name)
+        if info is None or info.dtype is None:
+            raise Unknown(name)
+        return info.dtype
+
+    @staticmethod
+    def unique(values: Any) -> bool:
+        values = list(values)
+        return len(values) == len(set(values))
