@@ -12,8 +12,7 @@ from .names import RESERVED_MODULES, name_problems
 from .render.common import module_name
 from .model import BROADCAST_RULES, Attribute, Domain, OpSpec, OpVersion, SpecSet
 from .parse import SOURCES_DIR
-from .runtime.shape_rules import RULES
-from .runtime.validation import attribute_kind_ok
+from .runtime.attribute_kinds import attribute_kind_ok
 
 # Names: used with fullmatch (a `$` would let "X\n" through); at most 100 characters (file names).
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
@@ -222,6 +221,8 @@ def _check_constraints(v: OpVersion) -> Iterator[tuple]:
 
 
 def _check_rule_call(c: Any, attrs: set[str], params: set[str], fld: str) -> Iterator[tuple]:
+    from .runtime.shape_rules import RULES  # imports NumPy: only for ops that name a rule
+
     rule = RULES.get(c.rule)
     if rule is None:
         yield c.location, f"{fld}.rule", f"unknown shape rule {c.rule!r}; known: " + ", ".join(sorted(RULES))

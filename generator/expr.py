@@ -243,6 +243,13 @@ def _bound_names(tree: ast.AST) -> set[str]:
 
 def check_names(text: str, attributes: set[str], parameters: set[str]) -> list[str]:
     """Problems with a check expression's names and calls (empty when fine)."""
+    return list(_check_names(text, frozenset(attributes), frozenset(parameters)))
+
+
+# The functions below are memoised on their (hashable) arguments: specs repeat expressions across
+# versions and ops, and parsing is most of what a build spends on them.
+@lru_cache(maxsize=8192)
+def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[str]) -> tuple[str, ...]:
     tree = parse(text)
     local = _bound_names(tree)
     problems = []
@@ -272,7 +279,7 @@ def check_names(text: str, attributes: set[str], parameters: set[str]) -> list[s
             if node.id not in attributes and node.id not in local and node.id not in ("True", "False", "None"):
                 problems.append(f"unknown name {node.id!r}; expected an attribute of the op"
                                 f" ({', '.join(sorted(attributes)) or 'none'}) or a comprehension variable")
-    return problems
+    return tuple(problems)
 
 
 class _CheckToPython(ast.NodeTransformer):
@@ -286,9 +293,9 @@ class _CheckToPython(ast.NodeTransformer):
         if fname in SHAPE_FUNCTIONS:
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
                             [ast.Constant(node.args[0].id)], [])
-        if fname == "unique":
+        if fname in ("unique", "range"):  # bounded versions on the context
             node = self.generic_visit(node)
-            return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), "unique", ast.Load()), node.args, [])
+            return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()), node.args, [])
         node.args = [self.visit(a) for a in node.args]
         return node
 
@@ -314,13 +321,19 @@ _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
 _CMP_HELPERS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
 
-def formula_names(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def formula_names(text: str) -> frozenset[str]:
     tree = parse(text)
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(FORMULA_FUNCTIONS)
+    return frozenset({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(FORMULA_FUNCTIONS))
 
 
 def check_formula(text: str, names: set[str]) -> list[str]:
     """Problems with an element-wise formula (empty when fine)."""
+    return list(_check_formula(text, frozenset(names)))
+
+
+@lru_cache(maxsize=8192)
+def _check_formula(text: str, names: frozenset[str]) -> tuple[str, ...]:
     tree = parse(text)
     problems = []
     for node in ast.walk(tree):
@@ -341,7 +354,7 @@ def check_formula(text: str, names: set[str]) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and id(node) not in called and node.id not in names:
             problems.append(f"unknown name {node.id!r}; expected one of: {', '.join(sorted(names))}")
-    return problems
+    return tuple(problems)
 
 
 class _Emitter:
@@ -426,14 +439,25 @@ class _CEmitter(_Emitter):
 
 def formula_to_numpy(text: str, rename: dict[str, str]) -> str:
     """NumPy source for a formula; `rename` maps spec names to Python variables."""
-    return _NumpyEmitter(rename).emit(parse(text))
+    return _formula_to_numpy(text, tuple(sorted(rename.items())))
+
+
+@lru_cache(maxsize=8192)
+def _formula_to_numpy(text: str, rename: tuple[tuple[str, str], ...]) -> str:
+    return _NumpyEmitter(dict(rename)).emit(parse(text))
 
 
 def formula_to_c(text: str, rename: dict[str, str], compute: str, kind: str) -> str:
     """C source for a formula evaluated in C type `compute` (of kind float/int/uint/bool)."""
-    return _CEmitter(rename, compute, kind).emit(parse(text))
+    return _formula_to_c(text, tuple(sorted(rename.items())), compute, kind)
 
 
+@lru_cache(maxsize=8192)
+def _formula_to_c(text: str, rename: tuple[tuple[str, str], ...], compute: str, kind: str) -> str:
+    return _CEmitter(dict(rename), compute, kind).emit(parse(text))
+
+
+@lru_cache(maxsize=8192)
 def c_supported(text: str, kind: str) -> bool:
     """Whether the formula has a C implementation for operands of this kind."""
     if kind not in ("float", "int", "uint", "bool"):

@@ -212,3 +212,16 @@ def test_a_broadcast_mode_needs_its_rule(tmp_path):
     text = GOOD_OP.replace("elementwise: {formula: alpha * X}", "elementwise: {formula: alpha * X, broadcast: unidirectional}")
     output = _errors(tmp_path, text)
     assert "elementwise.broadcast" in output and "unidirectional_broadcast" in output, output
+
+
+def test_a_runaway_range_in_a_check_fails_fast_instead_of_hanging(tmp_path):
+    text = GOOD_OP.replace("    elementwise:", "    constraints:\n      - id: C1\n        description: {en: x, zh: x}\n"
+                                               "        check: sum(range(1000000000000)) >= 0\n    elementwise:")
+    out = tmp_path / "out"
+    result = build(_project(tmp_path, text), out)
+    assert result.exit_code == 0, result.output
+    spec = importlib.util.spec_from_file_location("runaway_scale", out / "python" / "opgen_ops" / "demo" / "scale.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    problems = module.validate_v2([("float", (2,))], {})
+    assert len(problems) == 1 and "C1" in str(problems[0]) and "at most 1000000" in str(problems[0]), problems

@@ -16,6 +16,8 @@ from ..dtypes import elem_of_numpy
 if TYPE_CHECKING:  # for annotations only: validation imports this module
     from .validation import Signature
 
+MAX_RANGE = 1_000_000  # values one range() in a check may produce
+
 
 class Unknown(Exception):
     """Raised inside a check when a value it needs (a shape, an absent attribute) is not known."""
@@ -117,6 +119,15 @@ class CheckContext:
         if info is None or info.dtype is None:
             raise Unknown(name)
         return info.dtype
+
+    @staticmethod
+    def range(*args: int) -> range:
+        """range() for checks, bounded: a check walks dimensions and list attributes, never more than
+        MAX_RANGE values, so a runaway range (from a spec or a hostile attribute) fails fast."""
+        values = range(*args)
+        if len(values) > MAX_RANGE:
+            raise ValueError(f"range of {len(values)} values in a check; at most {MAX_RANGE}")
+        return values
 
     @staticmethod
     def unique(values: Any) -> bool:

@@ -12,6 +12,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-exported)
+
 # The context types live in their own module (shape_rules needs them, and this module runs the rules);
 # they are re-exported here, where generated validators, the readers and user code import them from.
 from .context import Bound, CheckContext, TensorInfo, Unknown  # noqa: F401  (re-exported)
@@ -133,33 +135,6 @@ def bind(sig: Signature, params: tuple[ParamSig, ...], values: Sequence[Any], si
 
 # ---- attributes --------------------------------------------------------------------------------
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _is_number(v: Any) -> bool:
-    return _is_int(v) or isinstance(v, (float, np.floating))
-
-
-_ATTR_KINDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
-    "int": ("an integer", _is_int),
-    "float": ("a number", _is_number),
-    "string": ("a string", lambda v: isinstance(v, str)),
-    "bool": ("a boolean", lambda v: isinstance(v, (bool, np.bool_))),
-    "ints": ("a list of integers", lambda v: isinstance(v, (list, tuple)) and all(_is_int(x) for x in v)),
-    "floats": ("a list of numbers", lambda v: isinstance(v, (list, tuple)) and all(_is_number(x) for x in v)),
-    "strings": ("a list of strings", lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)),
-    "enum": ("one of the listed names", lambda v: isinstance(v, str)),
-    "tensor": ("a tensor", lambda v: isinstance(v, (np.ndarray, TensorInfo, np.generic, list, tuple, int, float))),
-    "graph": ("a graph (a callable or a nested graph)", lambda v: callable(v) or hasattr(v, "nodes")
-              or (isinstance(v, dict) and "nodes" in v)),
-}
-
-
-def attribute_kind_ok(type_: str, value: Any) -> bool:
-    return _ATTR_KINDS[type_][1](value)
-
-
 def check_attributes(sig: Signature, attributes: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any]:
     """Check names, kinds, required-ness and listed values; return values with defaults applied."""
     known = {a.name for a in sig.attributes}
@@ -171,7 +146,7 @@ def check_attributes(sig: Signature, attributes: Mapping[str, Any], problems: li
     for a in sig.attributes:
         if a.name in attributes and attributes[a.name] is not None:
             value = attributes[a.name]
-            what, ok = _ATTR_KINDS[a.type]
+            what, ok = ATTR_KINDS[a.type]
             if not ok(value):
                 problems.append(Problem(sig.key, f"attribute {a.name!r}", f"expected {what} ({a.type}), found "
                                         f"{_describe(value)}", _describe(value), a.type))

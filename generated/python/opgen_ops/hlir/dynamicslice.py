@@ -34,7 +34,7 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check('C1', lambda c: len(c.attr('slice_sizes')) == c.rank('input'), 'slice_sizes holds N integers, N being the number of dimensions of the input tensor.'),
         Check('C2', lambda c: c.rank('start_indices') == 1 and c.shape('start_indices')[0] == c.rank('input'), 'start_indices must have rank 1, with a dimension size equal to the rank of the input tensor.'),
-        Check('C3', lambda c: all((0 < c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in range(c.rank('input')))), "Every slice size is strictly greater than 0 and does not exceed the size of the corresponding dimension of the input tensor (a requirement of XLA's DynamicSlice)."),
+        Check('C3', lambda c: all((0 < c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))), "Every slice size is strictly greater than 0 and does not exceed the size of the corresponding dimension of the input tensor (a requirement of XLA's DynamicSlice)."),
     ),
     rules=(
     ),

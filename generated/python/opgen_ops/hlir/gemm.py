@@ -38,7 +38,7 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check('C1', lambda c: c.rank('A') == 2 and c.rank('B') == 2, 'A and B are both 2-D matrices.'),
         Check('C2', lambda c: (c.shape('A')[0] if c.attr('transA') != 0 else c.shape('A')[1]) == (c.shape('B')[1] if c.attr('transB') != 0 else c.shape('B')[0]), "The number of columns of A' equals the number of rows of B' (both are K).", when=lambda c: c.rank('A') == 2 and c.rank('B') == 2),
-        Check('C3', lambda c: c.rank('C') <= 2 and all((c.shape('C')[i] in (1, (c.shape('A')[1] if c.attr('transA') != 0 else c.shape('A')[0], c.shape('B')[0] if c.attr('transB') != 0 else c.shape('B')[1])[2 - c.rank('C') + i]) for i in range(c.rank('C')))), 'C is unidirectionally broadcastable to (M, N): its rank is at most 2, and, aligned from the trailing end, each of its dimensions has size 1 or the corresponding size of (M, N).', when=lambda c: c.has('C') and c.rank('A') == 2 and (c.rank('B') == 2)),
+        Check('C3', lambda c: c.rank('C') <= 2 and all((c.shape('C')[i] in (1, (c.shape('A')[1] if c.attr('transA') != 0 else c.shape('A')[0], c.shape('B')[0] if c.attr('transB') != 0 else c.shape('B')[1])[2 - c.rank('C') + i]) for i in c.range(c.rank('C')))), 'C is unidirectionally broadcastable to (M, N): its rank is at most 2, and, aligned from the trailing end, each of its dimensions has size 1 or the corresponding size of (M, N).', when=lambda c: c.has('C') and c.rank('A') == 2 and (c.rank('B') == 2)),
     ),
     rules=(
     ),

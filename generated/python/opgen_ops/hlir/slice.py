@@ -37,7 +37,7 @@ SIGNATURE_V1 = Signature(
         Check('C2', lambda c: len(c.attr('limit_indices')) == c.rank('input'), 'limit_indices is a list of N integers, N = rank.'),
         Check('C3', lambda c: len(c.attr('strides')) == c.rank('input'), 'strides is a list of N integers, N = rank.'),
         Check('C4', lambda c: all((s > 0 for s in c.attr('strides'))), 'strides > 0.'),
-        Check('C5', lambda c: all((0 <= c.attr('start_indices')[i] <= c.attr('limit_indices')[i] <= c.shape('input')[i] for i in range(c.rank('input')))), "In each dimension 0 <= start_indices[i] <= limit_indices[i] <= the size of that dimension (XLA Slice's requirement; the slice range is [start, end))."),
+        Check('C5', lambda c: all((0 <= c.attr('start_indices')[i] <= c.attr('limit_indices')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))), "In each dimension 0 <= start_indices[i] <= limit_indices[i] <= the size of that dimension (XLA Slice's requirement; the slice range is [start, end))."),
     ),
     rules=(
     ),

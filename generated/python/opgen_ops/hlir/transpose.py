@@ -31,7 +31,7 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
     checks=(
-        Check('C1', lambda c: len(c.attr('permutation')) == c.rank('input') and sorted(c.attr('permutation')) == list(range(c.rank('input'))), 'permutation is a permutation of 0 to r-1, where r is the rank of the input tensor.'),
+        Check('C1', lambda c: len(c.attr('permutation')) == c.rank('input') and sorted(c.attr('permutation')) == list(c.range(c.rank('input'))), 'permutation is a permutation of 0 to r-1, where r is the rank of the input tensor.'),
     ),
     rules=(
     ),
