@@ -96,6 +96,7 @@ class BuildResult:
     rendered_ops: int = 0
     reused_ops: int = 0
     noop: bool = False
+    coverage: str = ""  # which op versions lack a NumPy or C kernel (opgen.coverage)
 
 
 def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
@@ -162,6 +163,10 @@ def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
     record = {p: (d.digest if isinstance(d, Kept) else mf.digest(d), owners[p]) for p, d in files.items()}
     files[mf.MANIFEST] = mf.render(inputs.total, op_keys, record)
     result.outcome = sync(out_dir, files, check=check, previous=previous)
+    if not check:
+        from .coverage import kernel_coverage
+
+        result.coverage = kernel_coverage(specs).summary()
     return result
 
 

@@ -268,6 +268,8 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
             yield ew.location, "elementwise.formula", problem
     except expr.ExprError as exc:
         yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"
+    else:
+        yield from _check_formula_typing(v)
     if ew.broadcast in BROADCAST_RULES:
         wanted = BROADCAST_RULES[ew.broadcast]
         count = sum(1 for c in v.constraints if c.rule == wanted)
@@ -284,6 +286,23 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
     missing = needs - {a.name for a in v.attributes}
     if missing:
         yield ew.location, "elementwise.broadcast", f"{ew.broadcast} broadcasting needs attributes {sorted(missing)}"
+
+
+def _check_formula_typing(v: OpVersion) -> Iterator[tuple]:
+    """A float attribute may not meet integer element types (see expr.float_attributes_outside_mul_trunc)."""
+    ew = v.elementwise
+    assert ew is not None
+    floats = frozenset(a.name for a in v.attributes if a.type == "float")
+    used = expr.float_attributes_outside_mul_trunc(ew.formula, floats) if floats and v.inputs else frozenset()
+    if not used:
+        return
+    integer = [t for t in v.allowed_types(v.inputs[0])
+               if tensor_elem(t) in ELEM_TYPES and ELEM_TYPES[tensor_elem(t)].kind in ("int", "uint", "bool")]
+    if integer:
+        yield ew.location, "elementwise.formula", (
+            f"float attribute(s) {', '.join(sorted(used))} meet integer element types ({', '.join(integer)}): the "
+            "formula computes in the input's element type, so the attribute would be truncated; restrict the "
+            "type constraint to float types, or write mul_trunc(attribute, x) for a product truncated toward zero")
 
 
 def _check_kernel(v: OpVersion) -> Iterator[tuple]:

@@ -89,14 +89,26 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
         click.echo(f"kept: {rel} (no longer generated, but edited since opgen wrote it: remove it by hand)")
     ops = "nothing to do" if result.noop else f"{result.rendered_ops} op(s) rendered, {result.reused_ops} unchanged"
     click.echo(f"opgen build: {outcome.summary()} ({ops})")
+    if result.coverage:
+        click.echo(result.coverage)
 
 
 @main.command(name="list")
 @specs_option
 @click.option("--domain", default=None, help="Only this domain.")
-def list_ops(specs_dir: Path | None, domain: str | None) -> None:
+@click.option("--kernels", is_flag=True, help="Per op version: its NumPy kernel and the element types of its C kernels.")
+def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool) -> None:
     """List the ops of every domain with their versions."""
     specs = _load(specs_dir or _project_root() / "specs")
+    if kernels:
+        from .render.c_code import type_plan
+
+        for v in (v for d in specs.domains if not domain or d.name == domain for o in d.ops for v in o.versions):
+            numpy = "formula" if v.elementwise else f"runtime {v.kernel}" if v.kernel else "none"
+            plan = type_plan(v) if v.elementwise and all(p.option == "single" for p in v.inputs) else []
+            c_types = ", ".join(elem_in.name for elem_in, _, _ in plan) or "stub (OPGEN_ERR_NOT_IMPLEMENTED)"
+            click.echo(f"{v.key}  numpy: {numpy}  C: {c_types}")
+        return
     for d in specs.domains:
         if domain and d.name != domain:
             continue

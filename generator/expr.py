@@ -357,6 +357,23 @@ def _check_formula(text: str, names: frozenset[str]) -> tuple[str, ...]:
     return tuple(problems)
 
 
+def float_attributes_outside_mul_trunc(text: str, float_attributes: frozenset[str]) -> frozenset[str]:
+    """Float attributes the formula uses other than as mul_trunc's factor.
+
+    The typing rule both emitters follow: a formula computes in its compute type (the first
+    input's element type; float16/bfloat16 in float32), and attributes take that type where they
+    meet the inputs -- except mul_trunc(a, x), which multiplies in double and truncates toward zero.
+    So over integer element types a float attribute would be truncated first (0.2 -> 0): the
+    checker refuses that rather than let the NumPy kernel (which would promote) and the C kernel
+    (which converts) disagree.
+    """
+    tree = parse(text)
+    allowed = {id(node.args[0]) for node in ast.walk(tree)
+               if isinstance(node, ast.Call) and node.func.id == "mul_trunc" and node.args}
+    return frozenset(n.id for n in ast.walk(tree)
+                     if isinstance(n, ast.Name) and n.id in float_attributes and id(n) not in allowed)
+
+
 class _Emitter:
     """Walks a vetted formula tree; subclasses say how each construct is spelled."""
 

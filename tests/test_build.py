@@ -119,3 +119,15 @@ def test_hostile_text_is_emitted_safely(tmp_path):
     assert "{{ not_a_var }}" in page and '"""' in page
     row = next(line for line in page.splitlines() if line.startswith("| `alpha`"))
     assert "\\|" in row and "<br>" in row
+
+
+def test_build_says_which_versions_lack_kernels(real_build):
+    _, first = real_build
+    assert "op versions have a NumPy kernel" in first.output
+    # LeakyRelu's float alpha on integers has no C spelling (mul_trunc): said at build time.
+    assert "hlir.LeakyRelu@1 lacks uint8" in first.output
+    listing = CliRunner().invoke(main, ["list", "--kernels", "--specs", str(SPECS), "--domain", "hlir"])
+    assert listing.exit_code == 0
+    lines = {line.split("  ")[0]: line for line in listing.output.splitlines()}
+    assert "C: stub (OPGEN_ERR_NOT_IMPLEMENTED)" in lines["hlir.Gather@1"]
+    assert "numpy: formula" in lines["hlir.Abs@1"] and "int8" in lines["hlir.Abs@1"]

@@ -225,3 +225,22 @@ def test_a_runaway_range_in_a_check_fails_fast_instead_of_hanging(tmp_path):
     spec.loader.exec_module(module)
     problems = module.validate_v2([("float", (2,))], {})
     assert len(problems) == 1 and "C1" in str(problems[0]) and "at most 1000000" in str(problems[0]), problems
+
+
+@pytest.mark.parametrize("formula, types, refused", [
+    ("maximum(0, minimum(1, alpha * X + alpha))", "[tensor(int8), tensor(float)]", True),  # the issue's case
+    ("maximum(0, minimum(1, alpha * X + alpha))", '["@float"]', False),
+    ("where(X < 0, mul_trunc(alpha, X), X)", "[tensor(int8), tensor(float)]", False),  # defined truncation
+    ("where(X < 0, mul_trunc(alpha, X) * alpha, X)", "[tensor(int32)]", True),
+])
+def test_a_float_attribute_may_not_meet_integer_element_types(tmp_path, formula, types, refused):
+    """One typing rule for both emitters: the formula computes in the input's element type, so over
+    integers a float attribute would be truncated (C) or promote the result (NumPy): refused."""
+    text = GOOD_OP.replace("formula: alpha * X", f"formula: {json.dumps(formula)}").replace(
+        'types: ["@float"]', f"types: {types}")
+    result = build(_project(tmp_path, text), tmp_path / "out")
+    if refused:
+        assert result.exit_code == 1 and "elementwise.formula" in result.output and "meet integer element types" \
+            in result.output and "alpha" in result.output, result.output
+    else:
+        assert result.exit_code == 0, result.output

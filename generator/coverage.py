@@ -1,0 +1,46 @@
+"""Which op versions have which kernels: said by `opgen build`, so a missing kernel shows up when
+the spec is written, not when `get_kernel` raises NotImplementedError in a user's program."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .dtypes import tensor_elem
+from .model import SpecSet
+
+
+@dataclass
+class Coverage:
+    versions: int = 0
+    no_kernel: list[str] = field(default_factory=list)  # no NumPy kernel at all
+    c_stub_only: list[str] = field(default_factory=list)  # no typed C kernel (a stub returning NOT_IMPLEMENTED)
+    c_partial: dict[str, list[str]] = field(default_factory=dict)  # typed C kernels for some allowed types only
+
+    def summary(self) -> str:
+        partial = "; ".join(f"{key} lacks {', '.join(types)}" for key, types in sorted(self.c_partial.items()))
+        lines = [f"kernels: {self.versions - len(self.no_kernel)} of {self.versions} op versions have a NumPy kernel"
+                 + (f" (none: {', '.join(self.no_kernel)})" if self.no_kernel else ""),
+                 f"C: {self.versions - len(self.c_stub_only)} have typed C kernels, {len(self.c_stub_only)} a stub "
+                 "that returns OPGEN_ERR_NOT_IMPLEMENTED (`opgen list --kernels` lists them)"
+                 + (f"; for some element types only: {partial}" if partial else "")]
+        return "\n".join(lines)
+
+
+def kernel_coverage(specs: SpecSet) -> Coverage:
+    from .render.c_code import type_plan
+
+    result = Coverage()
+    for op in specs.ops():
+        for v in op.versions:
+            result.versions += 1
+            if not v.has_kernel:
+                result.no_kernel.append(v.key)
+            plan = type_plan(v) if v.elementwise is not None and all(p.option == "single" for p in v.inputs) else []
+            if not plan:
+                result.c_stub_only.append(v.key)
+                continue
+            allowed = [tensor_elem(t) for t in v.allowed_types(v.inputs[0])]
+            covered = {elem_in.name for elem_in, _, _ in plan}
+            missing = [t for t in allowed if t not in covered]
+            if missing:
+                result.c_partial[v.key] = missing
+    return result
