@@ -334,6 +334,32 @@ def _check_examples(v: OpVersion) -> Iterator[tuple]:
                 if name not in known:
                     yield e.location, f"{fld}.{kind}.{name}", (f"no {kind[:-1]} named {name!r}; known: "
                                                               + ", ".join(sorted(known)))
+        for kind, given in (("inputs", e.inputs), ("outputs", e.outputs)):
+            for name, value in given:
+                problem = _example_value_problem(value)
+                if problem:
+                    yield e.location, f"{fld}.{kind}.{name}", problem
         required = {p.name for p in v.inputs if p.option == "single"}
         for name in sorted(required - {n for n, _ in e.inputs}):
             yield e.location, f"{fld}.inputs", f"required input {name!r} is missing"
+
+
+MAX_EXAMPLE_RANK = 8
+
+
+def _example_value_problem(value: Any) -> str | None:
+    """An example tensor is a number, a boolean, or nested lists of them (at most rank 8, finite)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_EXAMPLE_RANK:
+            return f"nested more than {MAX_EXAMPLE_RANK} levels deep; an example tensor has rank at most {MAX_EXAMPLE_RANK}"
+        if isinstance(item, (list, tuple)):
+            stack.extend((x, depth + 1) for x in item)
+        elif isinstance(item, bool) or isinstance(item, int) and -2 ** 64 < item < 2 ** 64:
+            continue
+        elif isinstance(item, float) and item == item and abs(item) != float("inf"):
+            continue
+        else:
+            return f"{str(item)[:40]!r} is not a finite number or boolean (write numbers, or lists of them)"
+    return None

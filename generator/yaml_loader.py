@@ -86,6 +86,9 @@ class _Loader(_BaseLoader):
             if len(value) > MAX_SCALAR_CHARS:
                 raise yaml.constructor.ConstructorError(None, None, f"text value of {len(value)} characters; at most "
                                                         f"{MAX_SCALAR_CHARS}", node.start_mark)
+        elif isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
+            raise yaml.constructor.ConstructorError(None, None, "integer outside the 64-bit range; specs hold "
+                                                    "int64 or uint64 values", node.start_mark)
         elif isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
             raise yaml.constructor.ConstructorError(None, None, "NaN and infinities are not spec values "
                                                     "(write a finite number)", node.start_mark)
