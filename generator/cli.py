@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .errors import SpecError
+from .errors import OpgenError, SpecError
 from .model import SpecSet
 
 
@@ -40,7 +40,18 @@ specs_option = click.option("--specs", "specs_dir", type=click.Path(path_type=Pa
                             help="Spec folder (default: ./specs of the project).")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Every user-facing opgen error ends as a one-line message (exit 1), never as a traceback;
+    anything else escaping a command is a bug and keeps its traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except OpgenError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="opgen")
 def main() -> None:
     """opgen: generate validators, NumPy and C kernels, docs and tests from operator specs."""

@@ -11,8 +11,10 @@ import ast
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .errors import OpgenError
 
-class ExprError(ValueError):
+
+class ExprError(OpgenError, ValueError):
     """A malformed or disallowed expression; the message says what is allowed."""
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 from .dtypes import ELEM_TYPES, tensor_elem
+from .errors import OpgenError
 
 MARK = "# opgen-import: onnx"
 DOMAIN = "onnx"
@@ -33,7 +34,7 @@ _ATTR_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "string", "INTS": "ints
 _OPTION = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
 
 
-class ImportFailed(Exception):
+class ImportFailed(OpgenError):
     """The import cannot proceed at all (nothing is written)."""
 
 

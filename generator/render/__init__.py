@@ -7,6 +7,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from ..errors import OpgenError
+
 if TYPE_CHECKING:  # the model is not imported at run time here: `opgen build`'s no-op path uses
     from ..model import Domain, OpSpec, SpecSet  # opgen.render.manifest and must stay light
 
@@ -46,5 +48,5 @@ def render_all(specs: SpecSet) -> dict[str, bytes]:
     return files
 
 
-class RenderError(RuntimeError):
+class RenderError(OpgenError, RuntimeError):
     """A renderer failed on an op that passed every check: an opgen bug, reported with the op."""

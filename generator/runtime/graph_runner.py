@@ -31,11 +31,12 @@ from typing import Any, Callable, Mapping, Protocol
 import numpy as np
 
 from ..dtypes import ELEM_TYPES, elem_of_numpy
+from ..errors import OpgenError
 
 GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')"
 
 
-class GraphError(ValueError):
+class GraphError(OpgenError, ValueError):
     """A graph that cannot run: an undefined value, an argument of the wrong type, a failing node."""
 
 

@@ -18,6 +18,7 @@ from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-ex
 # they are re-exported here, where generated validators, the readers and user code import them from.
 from .context import Bound, CheckContext, TensorInfo, Unknown  # noqa: F401  (re-exported)
 from .shape_rules import RULES
+from ..errors import OpgenError
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,7 @@ def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, A
         return None
 
 
-class ValidationError(ValueError):
+class ValidationError(OpgenError, ValueError):
     """Raised by kernels when their inputs break the spec."""
 
     def __init__(self, problems: list[Problem]):

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import OpgenError
 
-class ModelReadError(Exception):
+
+class ModelReadError(OpgenError):
     """The file cannot be read as a model: truncated, corrupted, of an unknown kind, or beyond a limit."""
 
 

@@ -8,9 +8,10 @@ from typing import Any, Callable
 
 from ..runtime.validation import Signature
 from .limits import ModelReadError
+from ..errors import OpgenError
 
 
-class UnknownOp(LookupError):
+class UnknownOp(OpgenError, LookupError):
     """No spec for an op, or none of its versions serves the requested opset."""
 
 
