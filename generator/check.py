@@ -339,6 +339,16 @@ def _check_examples(v: OpVersion) -> Iterator[tuple]:
                 problem = _example_value_problem(value)
                 if problem:
                     yield e.location, f"{fld}.{kind}.{name}", problem
+        for name, elem in e.dtypes:
+            if name not in ins | outs:
+                yield e.location, f"{fld}.dtypes.{name}", f"no input or output named {name!r}"
+            elif elem not in ELEM_TYPES:
+                yield e.location, f"{fld}.dtypes.{name}", f"unknown element type {elem!r}"
+        listed = {n for n, _ in e.outputs}
+        for p in v.outputs:
+            if p.option != "optional" and p.name not in listed:
+                yield e.location, f"{fld}.outputs", (f"output {p.name!r} has no expected value; an example states "
+                                                     "every output the kernel returns")
         required = {p.name for p in v.inputs if p.option == "single"}
         for name in sorted(required - {n for n, _ in e.inputs}):
             yield e.location, f"{fld}.inputs", f"required input {name!r} is missing"

@@ -109,6 +109,7 @@ class Example:
     location: Location
     dtype: str = "float"
     source: str = ""
+    dtypes: tuple[tuple[str, str], ...] = ()  # element type per input/output name, where not `dtype`
 
 
 @dataclass(frozen=True)

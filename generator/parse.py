@@ -226,7 +226,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
             for c in raw.get("constraints", ())),
         examples=tuple(
             Example(e["name"], _items(e["inputs"]), _items(e["outputs"]), _items(e.get("attributes")),
-                    _loc(e, loc), e.get("dtype", "float"), e.get("source", ""))
+                    _loc(e, loc), e.get("dtype", "float"), e.get("source", ""), _items(e.get("dtypes")))
             for e in raw.get("examples", ())),
         notes=_notes(raw.get("notes"), loc),
     )

@@ -79,21 +79,75 @@ def _array(value: Any, dtype: str) -> np.ndarray:
     return arr.astype(elem.numpy)
 
 
-def check_example(kernel: Callable, validate: Callable, example: Mapping[str, Any], input_names: list[str]) -> None:
-    """Run a spec example: the validator accepts it and the kernel reproduces its outputs."""
-    dtype = example["dtype"]
-    inputs = [(_array(example["inputs"][n], dtype) if n in example["inputs"] else None) for n in input_names]
+def example_array(value: Any, elem: str) -> np.ndarray:
+    """An example tensor as an array of `elem` (integers and booleans exactly, floats through float64)."""
+    target = ELEM_TYPES[elem]
+    if target.kind in ("int", "uint", "bool"):
+        return np.asarray(value, dtype=target.numpy)
+    return np.asarray(value, dtype=np.float64).astype(target.numpy)
+
+
+def _elem_of(param: Any, example: Mapping[str, Any]) -> str:
+    """A parameter's element type in an example: its own fixed type, else `dtypes`, else `dtype`."""
+    if param.type.startswith("tensor("):
+        return param.type[7:-1]
+    return example.get("dtypes", {}).get(param.name, example["dtype"])
+
+
+def check_example(kernel: Callable, validate: Callable, sig: Signature, example: Mapping[str, Any],
+                  free_outputs: tuple[str, ...] = (), shape_from_node: tuple[str, ...] = ()) -> None:
+    """Run a spec example: the validator accepts it and the kernel reproduces every output it lists
+    (and it lists every non-optional output, so no output goes unchecked)."""
+    inputs: list[Any] = []
+    for p in sig.inputs:
+        value = example["inputs"].get(p.name)
+        if p.option == "variadic":
+            inputs += [example_array(t, _elem_of(p, example)) for t in (value or [])]
+        else:
+            inputs.append(None if value is None else example_array(value, _elem_of(p, example)))
     while inputs and inputs[-1] is None:
         inputs.pop()
-    problems = validate(inputs, example["attributes"])
+    attributes = dict(example["attributes"])
+    problems = validate(inputs, attributes)
     assert problems == [], [str(p) for p in problems]
-    results = kernel(*inputs, **example["attributes"])
-    rtol, atol = TOLERANCES.get(dtype, (0, 0))
-    for (name, expected), got in zip(example["outputs"].items(), results):
-        want = _array(expected, dtype)
-        assert got.shape == want.shape, f"{name}: shape {got.shape} != {want.shape}"
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
-                                   err_msg=f"output {name}")
+    keywords = dict(attributes)
+    by_name = {p.name: p for p in sig.outputs}
+    for name in free_outputs:
+        keywords[f"{name}_dtype"] = _elem_of(by_name[name], example)
+    for name in shape_from_node:
+        keywords[f"{name}_shape"] = np.asarray(example["outputs"][name]).shape
+    results = list(kernel(*inputs, **keywords))
+    got: dict[str, Any] = {}
+    for k, p in enumerate(sig.outputs):
+        if p.option == "variadic":
+            got[p.name] = results[k:]
+            break
+        if k < len(results):
+            got[p.name] = results[k]
+    missing = [p.name for p in sig.outputs if p.option != "optional" and p.name not in example["outputs"]]
+    assert not missing, f"the example gives no expected value for {missing}"
+    for name, expected in example["outputs"].items():
+        assert name in got, f"the kernel returned no output {name!r} ({len(results)} outputs)"
+        if by_name[name].option == "variadic":
+            assert len(got[name]) == len(expected), f"{name}: {len(got[name])} tensors, expected {len(expected)}"
+            pairs = [(f"{name}[{k}]", g, e) for k, (g, e) in enumerate(zip(got[name], expected))]
+        else:
+            pairs = [(name, got[name], expected)]
+        for label, value, want_value in pairs:
+            _compare(label, np.asarray(value), example_array(want_value, _elem_of(by_name[name], example)))
+
+
+def _compare(label: str, got: np.ndarray, want: np.ndarray) -> None:
+    assert got.shape == want.shape, f"{label}: shape {got.shape} != expected {want.shape}"
+    assert got.dtype == want.dtype, f"{label}: dtype {got.dtype} != expected {want.dtype}"
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want, err_msg=f"output {label}")
+        return
+    from .dtypes import elem_of_numpy
+
+    rtol, atol = TOLERANCES.get(elem_of_numpy(want.dtype), (0, 0))
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+                               equal_nan=True, err_msg=f"output {label}")
 
 
 def check_kernel_dtype(kernel: Callable, example: Mapping[str, Any], input_names: list[str], dtype: str,

@@ -3,8 +3,10 @@ category, and an errata page listing every recorded slip of the source documents
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .. import expr
+from ..dtypes import tensor_elem
 from ..model import Attribute, Domain, OpSpec, OpVersion, SpecSet
 from .changelog import changelog
 from .common import render as render_template
@@ -115,10 +117,32 @@ def version_view(v: OpVersion, lang: str) -> dict:
                           f"{c.rule}({', '.join(f'{k}={a}' for k, a in c.args)})",
                           when=expr.canonical(c.when) if c.when else None, description=c.description.get(lang))
                      for c in v.constraints],
-        examples=[dict(name=e.name, attributes=dict(e.attributes), inputs=dict(e.inputs), outputs=dict(e.outputs),
-                       source=e.source) for e in v.examples],
+        examples=[example_view(v, e) for e in v.examples],
         notes=[note_view(n, lang) for n in v.notes],
     )
+
+
+def tensor_text(value: Any) -> str:
+    """An example value as an array literal: nested lists, numbers as written, booleans lower case."""
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(tensor_text(x) for x in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def example_view(v: OpVersion, e: Any) -> dict:
+    """An example as rows `name = value (element type)`; the element type as the test reads it."""
+    dtypes = dict(e.dtypes)
+
+    def elem(p: Any) -> str:
+        return tensor_elem(p.type) if p.is_fixed else dtypes.get(p.name, e.dtype)
+
+    params = {p.name: p for p in v.inputs + v.outputs}
+    return dict(name=e.name, source=e.source,
+                attributes=[(name, tensor_text(value)) for name, value in e.attributes],
+                inputs=[(name, tensor_text(value), elem(params[name])) for name, value in e.inputs],
+                outputs=[(name, tensor_text(value), elem(params[name])) for name, value in e.outputs])
 
 
 def note_view(n, lang: str) -> dict:

@@ -32,7 +32,7 @@ def rejected_dtype(v: OpVersion) -> dict | None:
 
 def render_version(v: OpVersion) -> bytes:
     base, all_bindings = bindings(v)
-    examples = {e.name: dict(dtype=e.dtype, inputs={k: _plain(x) for k, x in e.inputs},
+    examples = {e.name: dict(dtype=e.dtype, dtypes=dict(e.dtypes), inputs={k: _plain(x) for k, x in e.inputs},
                              outputs={k: _plain(x) for k, x in e.outputs},
                              attributes={k: _plain(x) for k, x in e.attributes}) for e in v.examples}
     first = v.inputs[0] if v.inputs else None
@@ -42,7 +42,8 @@ def render_version(v: OpVersion) -> bytes:
         "tests/test_op.py.j2", v=v, header=HEADER.format(source=f"{v.domain}/{v.op}.yaml"),
         module=f"opgen_ops.{v.domain}.{module_name(v.op)}", base=base, bindings=all_bindings,
         rejected=rejected_dtype(v), required_attributes=[a.name for a in v.attributes if a.required],
-        has_required_input=any(p.option == "single" for p in v.inputs), has_kernel=v.elementwise is not None,
+        has_required_input=any(p.option == "single" for p in v.inputs), has_kernel=v.has_kernel, has_formula=v.elementwise is not None,
+        free_outputs=tuple(p.name for p in v.free_outputs()), shape_from_node=tuple(v.shape_from_node),
         input_names=[p.name for p in v.inputs], examples=examples, first_example=v.examples[0].name if v.examples else "",
         kernel_dtypes=kernel_dtypes, output_dtypes=output_dtypes)
 

@@ -1,0 +1,54 @@
+"""Spec examples run through the kernels: every output compared (variadic outputs tensor by tensor),
+per-input element types, shapes the node gives, and an example that omits an output is refused."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opgen_ops
+from opgen import testing
+
+from test_hostile_specs import _errors
+from test_spec_errors import GOOD_OP
+
+
+def run(op: str, example: dict, free=(), shape_from_node=()) -> None:
+    example = {"dtype": "float", "dtypes": {}, "attributes": {}, **example}
+    testing.check_example(opgen_ops.get_kernel("hlir", op), opgen_ops.get_validator("hlir", op),
+                          opgen_ops.get_signature("hlir", op), example, free, shape_from_node)
+
+
+def test_variadic_outputs_are_compared_tensor_by_tensor():
+    x = np.arange(10.0).reshape(2, 5)
+    expected = [part.tolist() for part in np.array_split(x, [2, 4], axis=1)]  # NumPy as the reference
+    run("GeneralSplit", {"attributes": {"axis": 1}, "inputs": {"input": x.tolist(), "split": [2, 2, 1]},
+                         "outputs": {"outputs": expected}})
+    wrong = [expected[0], expected[1], [[0.0], [0.0]]]
+    with pytest.raises(AssertionError, match=r"outputs\[2\]"):
+        run("GeneralSplit", {"attributes": {"axis": 1}, "inputs": {"input": x.tolist(), "split": [2, 2, 1]},
+                             "outputs": {"outputs": wrong}})
+    with pytest.raises(AssertionError, match="3 tensors, expected 2"):
+        run("GeneralSplit", {"attributes": {"axis": 1}, "inputs": {"input": x.tolist(), "split": [2, 2, 1]},
+                             "outputs": {"outputs": expected[:2]}})
+
+
+def test_integer_outputs_compare_exactly_and_dtypes_apply_per_name():
+    run("ShiftLeft", {"dtype": "uint16", "inputs": {"lhs": [1, 2, 40000], "rhs": [1, 2, 1]},
+                      "outputs": {"output": [2, 8, 14464]}})  # 80000 mod 2**16, as uint16 wraps
+    with pytest.raises(AssertionError):
+        run("ShiftLeft", {"dtype": "uint16", "inputs": {"lhs": [1, 2, 40000], "rhs": [1, 2, 1]},
+                          "outputs": {"output": [2, 8, 14465]}})
+    with pytest.raises(AssertionError, match="dtype"):
+        run("ShiftLeft", {"dtype": "uint16", "dtypes": {"output": "uint8"},
+                          "inputs": {"lhs": [1], "rhs": [1]}, "outputs": {"output": [2]}})
+
+
+def test_an_example_that_omits_an_output_is_a_spec_error(tmp_path):
+    text = GOOD_OP.replace("    elementwise: {formula: alpha * X}\n", """\
+    elementwise: {formula: alpha * X}
+    examples:
+      - name: e
+        inputs: {X: [1.0]}
+        outputs: {}
+""")
+    assert "output 'Y' has no expected value" in _errors(tmp_path, text)
