@@ -159,6 +159,13 @@ def parse(text: str) -> ast.Expression:
 
 
 @lru_cache(maxsize=8192)
+def _tree(text: str) -> ast.Expression:
+    """The vetted tree, shared: only for readers that never change it (the emitters, the checks);
+    a transformer (check_to_python) takes its own copy from parse()."""
+    return parse(text)
+
+
+@lru_cache(maxsize=8192)
 def _vet(text: str) -> None:
     """Raise ExprError unless `text` is an allowed expression (memoised: specs repeat expressions
     and every stage parses them again; the tree itself is not shared because emitters rewrite it)."""
@@ -231,7 +238,7 @@ def _check_constant(value: object) -> None:
 @lru_cache(maxsize=8192)
 def canonical(text: str) -> str:
     """The expression as opgen re-emits it for display: from the parsed tree, one line, no comments."""
-    return ast.unparse(parse(text))
+    return ast.unparse(_tree(text))
 
 
 def _bound_names(tree: ast.AST) -> set[str]:
@@ -252,7 +259,7 @@ def check_names(text: str, attributes: set[str], parameters: set[str]) -> list[s
 # versions and ops, and parsing is most of what a build spends on them.
 @lru_cache(maxsize=8192)
 def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[str]) -> tuple[str, ...]:
-    tree = parse(text)
+    tree = _tree(text)
     local = _bound_names(tree)
     problems = []
     for node in ast.walk(tree):
@@ -325,7 +332,7 @@ _CMP_HELPERS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": 
 
 @lru_cache(maxsize=8192)
 def formula_names(text: str) -> frozenset[str]:
-    tree = parse(text)
+    tree = _tree(text)
     return frozenset({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(FORMULA_FUNCTIONS))
 
 
@@ -336,7 +343,7 @@ def check_formula(text: str, names: set[str]) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def _check_formula(text: str, names: frozenset[str]) -> tuple[str, ...]:
-    tree = parse(text)
+    tree = _tree(text)
     problems = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -369,7 +376,7 @@ def float_attributes_outside_mul_trunc(text: str, float_attributes: frozenset[st
     checker refuses that rather than let the NumPy kernel (which would promote) and the C kernel
     (which converts) disagree.
     """
-    tree = parse(text)
+    tree = _tree(text)
     allowed = {id(node.args[0]) for node in ast.walk(tree)
                if isinstance(node, ast.Call) and node.func.id == "mul_trunc" and node.args}
     return frozenset(n.id for n in ast.walk(tree)
@@ -463,7 +470,7 @@ def formula_to_numpy(text: str, rename: dict[str, str]) -> str:
 
 @lru_cache(maxsize=8192)
 def _formula_to_numpy(text: str, rename: tuple[tuple[str, str], ...]) -> str:
-    return _NumpyEmitter(dict(rename)).emit(parse(text))
+    return _NumpyEmitter(dict(rename)).emit(_tree(text))
 
 
 def formula_to_c(text: str, rename: dict[str, str], compute: str, kind: str) -> str:
@@ -473,7 +480,7 @@ def formula_to_c(text: str, rename: dict[str, str], compute: str, kind: str) -> 
 
 @lru_cache(maxsize=8192)
 def _formula_to_c(text: str, rename: tuple[tuple[str, str], ...], compute: str, kind: str) -> str:
-    return _CEmitter(dict(rename), compute, kind).emit(parse(text))
+    return _CEmitter(dict(rename), compute, kind).emit(_tree(text))
 
 
 @lru_cache(maxsize=8192)
@@ -481,7 +488,7 @@ def c_supported(text: str, kind: str) -> bool:
     """Whether the formula has a C implementation for operands of this kind."""
     if kind not in ("float", "int", "uint", "bool"):
         return False
-    for node in ast.walk(parse(text)):
+    for node in ast.walk(_tree(text)):
         if isinstance(node, ast.Call) and FORMULA_FUNCTIONS[node.func.id].c_spelling("double", kind) is None:
             return False
         if kind != "float" and isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Div)):
