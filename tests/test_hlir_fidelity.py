@@ -175,3 +175,20 @@ KNOWN_ERRATA = ["Neg", "RoiAlign", "Softplus", "Atan2", "AveragePool", "Gather",
 def test_known_slips_are_recorded(name):
     op = spec_of(name)
     assert any(n.kind == "erratum" for n in op.all_notes()), f"{name} has no erratum note"
+
+
+# Required attributes that the references define with a default: the document gives none, so each
+# spec records the reference's default in a reference_difference note on the attribute.
+REFERENCE_DEFAULTS = [("Elu", "alpha", "1.0"), ("HardSigmoid", "slope", "0.2"), ("HardSigmoid", "offset", "0.5"),
+                      ("LeakyRelu", "alpha", "0.01"), ("Gelu", "approximate", "'none'")]
+
+
+@pytest.mark.parametrize("name,attribute,default", REFERENCE_DEFAULTS, ids=[f"{n}.{a}" for n, a, _ in REFERENCE_DEFAULTS])
+def test_reference_defaults_of_required_attributes_are_noted(name, attribute, default):
+    op = spec_of(name)
+    attr = next(a for a in op.versions[0].attributes if a.name == attribute)
+    assert attr.required and not attr.has_default
+    fields = ("attributes", f"attributes.{attribute}", f"attributes.{attribute}.default")
+    notes = [n for n in op.all_notes() if n.kind == "reference_difference" and n.field in fields]
+    assert any(default in n.text.en and default in n.text.zh for n in notes), (
+        f"{name}.{attribute}: no reference_difference note gives the references' default {default}")

@@ -75,6 +75,26 @@ def test_prelu_legacy_rejects_channel_mismatch():
         kernel(np.ones((2, 3, 4), np.float32), np.ones(5, np.float32))
 
 
+@pytest.mark.parametrize("version", [1, 6])
+def test_prelu_legacy_channel_slope_where_onnx_reference_differs(version):
+    """Note legacy_slope: for X (2, 3, 3) and slope (3,) opgen applies slope[c] along axis 1 (the
+    channels), while onnx.reference's NumPy broadcasting applies it along the last axis. The test runs
+    onnx.reference, so it fails if either behaviour changes, and checks that the note says so."""
+    x = -np.ones((2, 3, 3), np.float32)
+    slope = np.array([1.0, 2.0, 3.0], np.float32)
+    (got,) = opgen_ops.get_kernel("onnx", "PRelu", version)(x, slope)
+    per_channel = [[-1.0, -1.0, -1.0], [-2.0, -2.0, -2.0], [-3.0, -3.0, -3.0]]
+    np.testing.assert_array_equal(got, [per_channel, per_channel])
+    reference = run_reference(node_model("PRelu", version, "float", ["X", "slope"], {}), {"X": x, "slope": slope})
+    last_axis = [[-1.0, -2.0, -3.0]] * 3
+    np.testing.assert_array_equal(reference, [last_axis, last_axis])
+    note = next(n for n in ONNX.op("PRelu").all_notes() if n.id == "legacy_slope")
+    for text in (note.text.en, note.text.zh):
+        assert "(2, 3, 3)" in text and "(3,)" in text
+    assert "onnx.reference applies it along the last axis" in note.text.en
+    assert "agree whenever that dimension is axis 1" not in note.text.en
+
+
 def test_prelu7_rejects_non_unidirectional_slope():
     kernel = opgen_ops.get_kernel("onnx", "PRelu", 7)
     with pytest.raises(ValueError, match="does not broadcast"):

@@ -177,6 +177,10 @@ def index_page(domain: Domain, lang: str) -> bytes:
 
 
 def errata_page(domain: Domain, lang: str) -> bytes:
+    # The page lists the notes of kind erratum, by one rule (the schema's description of `kind`): an
+    # erratum is text that is wrong or garbled as written (a typo, a wrong type spelling, a missing or
+    # duplicated word, text run onto the wrong heading); a decision is correct text that is silent or
+    # ambiguous, where the spec chooses. Decisions are not slips and stay on the op pages only.
     rows = [dict(op=o.name, version=_version_of(o, n), field=n.field, document_says=n.document_says,
                  text=n.text.get(lang))
             for o in domain.ops for n in o.all_notes() if n.kind == "erratum"]
@@ -184,8 +188,15 @@ def errata_page(domain: Domain, lang: str) -> bytes:
 
 
 def _version_of(op: OpSpec, note) -> str:
+    """The versions a note concerns: those that hold it; for an op-level note whose field names a
+    version (versions.<since_version>.…), that version; otherwise every version."""
     owners = [v.since_version for v in op.versions if note in v.notes]
-    return ", ".join(map(str, owners)) if owners else ", ".join(str(v.since_version) for v in op.versions)
+    if owners:
+        return ", ".join(map(str, owners))
+    m = re.match(r"versions\.(\d+)(\.|$)", note.field or "")
+    if m and int(m.group(1)) in {v.since_version for v in op.versions}:
+        return m.group(1)
+    return ", ".join(str(v.since_version) for v in op.versions)
 
 
 def _first_sentence(text: str) -> str:

@@ -179,6 +179,34 @@ def test_gather_rejects_unsorted_offset_dims():
     assert validate([x, np.zeros((5, 1), np.int64)], ok) == []
 
 
+def typed_indices(indices: np.ndarray, index_type: str) -> np.ndarray:
+    """The index tensor converted to index_type, its values saturated into that type's range."""
+    info = np.iinfo(np_dtype(index_type))
+    return np.clip(indices, max(info.min, np.iinfo(np.int64).min), min(info.max, np.iinfo(np.int64).max)) \
+        .astype(np_dtype(index_type))
+
+
+@pytest.mark.parametrize("index_type", INT_TYPES)
+def test_gather_takes_start_indices_of_every_integer_type_of_t(index_type):
+    """004 types start_indices T, whose integer types include int32 (and XLA takes any integer type):
+    the validator accepts them, and the kernel matches jax.lax.gather given the same typed indices."""
+    rng = np.random.default_rng(sum(map(ord, "gather-index" + index_type)))
+    gather, validate = kernel("Gather"), opgen_ops.get_validator("hlir", "Gather", 1)
+    for case in range(20):
+        shape, indices, attrs = random_gather_case(rng)
+        indices = typed_indices(indices, index_type)
+        x = values(rng, shape, "float", edges=False)
+        assert validate([x, indices], attrs) == [], f"case {case}"
+        (got,) = gather(x, indices, **attrs)
+        same_bits(got, jax_gather(x, indices, attrs), f"case {case}: {indices.dtype} {shape} {indices.shape} {attrs}")
+    x = np.arange(10, dtype=np.int32)
+    attrs = dict(index_vector_dim=1, start_index_map=[0], collapsed_slice_dims=[], offset_dims=[1], slice_sizes=[3])
+    info = np.iinfo(np_dtype(index_type))
+    starts = np.array([[info.min], [0], [5], [info.max]], np_dtype(index_type))
+    (got,) = gather(x, starts, **attrs)
+    same_bits(got, jax_gather(x, starts, attrs), f"{index_type} extremes")
+
+
 # ---- ScatterND -----------------------------------------------------------------------------------
 
 
@@ -273,6 +301,31 @@ def test_scatter_matches_xla_over_random_dimension_numbers(computation, dtype):
             same_bits(got, want, label, nan_bits=computation == "UPDATE")
         else:
             assert_matches(got, want, dtype, label)
+
+
+@pytest.mark.parametrize("index_type", INT_TYPES)
+def test_scatter_takes_scatter_indices_of_every_integer_type_of_t(index_type):
+    """004 types scatter_indices T, whose integer types include int32 (and XLA takes any integer type):
+    the validator accepts them, and the kernel matches XLA's scatter given the same typed indices."""
+    rng = np.random.default_rng(sum(map(ord, "scatter-index" + index_type)))
+    scatter, validate = kernel("ScatterND"), opgen_ops.get_validator("hlir", "ScatterND", 1)
+    for case in range(15):
+        shape, indices, updates_shape, attrs = random_scatter_case(rng)
+        indices = typed_indices(indices, index_type)
+        x = values(rng, shape, "int32", edges=False)
+        updates = values(rng, updates_shape, "int32", edges=False)
+        assert validate([x, indices, updates], dict(attrs, computation="ADD")) == [], f"case {case}"
+        (got,) = scatter(x, indices, updates, computation="ADD", **attrs)
+        want = jax_scatter(x, indices, updates, attrs, "ADD", "int32")
+        same_bits(got, want, f"case {case}: {indices.dtype} {shape} {indices.shape} {updates_shape} {attrs}")
+    x = np.zeros(6, np.int32)
+    attrs = dict(index_vector_dim=1, update_window_dims=[1], inserted_window_dims=[], scatter_dims_to_operand_dims=[0],
+                 indices_are_sorted=False, unique_indices=False)
+    info = np.iinfo(np_dtype(index_type))
+    starts = np.array([[info.min], [0], [4], [info.max]], np_dtype(index_type))
+    updates = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], np.int32)
+    (got,) = scatter(x, starts, updates, computation="ADD", **attrs)
+    same_bits(got, jax_scatter(x, starts, updates, attrs, "ADD", "int32"), f"{index_type} extremes")
 
 
 def test_scatter_skips_whole_windows_that_do_not_fit():

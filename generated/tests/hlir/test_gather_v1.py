@@ -6,8 +6,8 @@ from opgen import testing
 from opgen_ops.hlir.gather import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.gather import validate_v1 as validate
 
-BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}]
+BASE = {'T': 'uint8', 'Tind': 'uint8'}
+BINDINGS = [{'T': 'uint8', 'Tind': 'uint8'}, {'T': 'uint16', 'Tind': 'uint8'}, {'T': 'uint32', 'Tind': 'uint8'}, {'T': 'uint64', 'Tind': 'uint8'}, {'T': 'int8', 'Tind': 'uint8'}, {'T': 'int16', 'Tind': 'uint8'}, {'T': 'int32', 'Tind': 'uint8'}, {'T': 'int64', 'Tind': 'uint8'}, {'T': 'float16', 'Tind': 'uint8'}, {'T': 'bfloat16', 'Tind': 'uint8'}, {'T': 'float', 'Tind': 'uint8'}, {'T': 'double', 'Tind': 'uint8'}, {'T': 'uint8', 'Tind': 'uint16'}, {'T': 'uint8', 'Tind': 'uint32'}, {'T': 'uint8', 'Tind': 'uint64'}, {'T': 'uint8', 'Tind': 'int8'}, {'T': 'uint8', 'Tind': 'int16'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int64'}]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -26,8 +26,15 @@ from ..elementwise import compute_dtype, ieee_maximum, ieee_minimum, xla_div
 
 
 def _index_vectors_last(indices, index_vector_dim: int) -> np.ndarray:
-    """The index tensor as batch dimensions + one last dimension holding the index vectors."""
-    indices = np.asarray(indices, dtype=np.int64)
+    """The index tensor as batch dimensions + one last dimension holding the index vectors.
+
+    Indices of any integer type are read by value: an unsigned index above the int64 range becomes
+    the largest int64, which lies past every dimension as the value itself does (Gather clamps it to
+    the last window, ScatterND skips its window)."""
+    indices = np.asarray(indices)
+    if indices.dtype.kind == "u" and indices.dtype.itemsize == 8:
+        indices = np.minimum(indices, np.uint64(np.iinfo(np.int64).max))
+    indices = indices.astype(np.int64)
     if index_vector_dim == indices.ndim:
         return indices[..., None]
     return np.moveaxis(indices, index_vector_dim, -1)

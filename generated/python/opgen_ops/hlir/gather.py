@@ -30,12 +30,12 @@ SIGNATURE_V1 = Signature(
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
-        ParamSig('start_indices', 'tensor(int64)', 'single', homogeneous=True, min_arity=0),
+        ParamSig('start_indices', 'Tind', 'single', homogeneous=True, min_arity=0),
     ),
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double')},
+    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double'), 'Tind': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64')},
     checks=(
         Check('C1', lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices'), 'index_vector_dim is a dimension of start_indices, or equals start_indices.rank (in which case a trailing dimension of size 1 is implied).'),
         Check('C2', lambda c: len(c.attr('slice_sizes')) == c.rank('input'), 'The size of the slice_sizes array is the rank of input.'),

@@ -31,13 +31,13 @@ SIGNATURE_V1 = Signature(
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
-        ParamSig('scatter_indices', 'tensor(int64)', 'single', homogeneous=True, min_arity=0),
+        ParamSig('scatter_indices', 'Tind', 'single', homogeneous=True, min_arity=0),
         ParamSig('updates', 'T', 'single', homogeneous=True, min_arity=0),
     ),
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double')},
+    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double'), 'Tind': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64')},
     checks=(
         Check('C1', lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('scatter_indices'), 'The valid range of index_vector_dim is [0, rank of scatter_indices].'),
         Check('C2', lambda c: list(c.attr('update_window_dims')) == sorted(c.attr('update_window_dims')) and c.unique(c.attr('update_window_dims')) and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims'))), 'update_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of updates) (XLA Scatter).'),
