@@ -20,6 +20,18 @@ import jax.numpy as jnp  # noqa: E402,F401  (re-exported for the tests)
 from jax import lax  # noqa: E402,F401
 
 SHAPES = [(), (0,), (7,), (2, 3), (2, 3, 4)]
+
+
+def kernel(op: str, version: int = 1):
+    """The generated hlir kernel of an op (the one place the kernel tests look it up)."""
+    import opgen_ops
+
+    return opgen_ops.get_kernel("hlir", op, version)
+
+
+def np_dtype(elem: str) -> np.dtype:
+    """The NumPy dtype of a spec element type."""
+    return ELEM_TYPES[elem].numpy
 FLOATS = ("float16", "bfloat16", "float", "double")
 
 

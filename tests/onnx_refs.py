@@ -1,6 +1,9 @@
 """Run one ONNX node through the independent references: onnx.reference and onnxruntime."""
 from __future__ import annotations
 
+import functools
+import warnings
+
 import numpy as np
 import onnx
 from onnx import helper
@@ -16,6 +19,18 @@ TENSOR_TYPES = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def node_test_cases() -> tuple:
+    """The onnx package's node test cases, collected once per process. The collection is global
+    state filled by the first call whatever its filter (with an op argument it returns its first
+    answer again), so it is always called without one and filtered by the callers."""
+    from onnx.backend.test.case import node
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tuple(node.collect_testcases(None))
+
+
 def node_model(op: str, opset: int, dtype: str, inputs: list[str], attrs: dict) -> onnx.ModelProto:
     elem = TENSOR_TYPES[dtype]
     node = helper.make_node(op, inputs, ["Y"], **attrs)
@@ -24,19 +39,24 @@ def node_model(op: str, opset: int, dtype: str, inputs: list[str], attrs: dict) 
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
 
 
+def ort_session(model: onnx.ModelProto):
+    """An onnxruntime CPU session for a model, with onnxruntime's log quiet (the one place the
+    tests create sessions)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
 def run_reference(model: onnx.ModelProto, feeds: dict) -> np.ndarray:
     return ReferenceEvaluator(model).run(None, feeds)[0]
 
 
 def run_onnxruntime(model: onnx.ModelProto, feeds: dict) -> np.ndarray | None:
     """onnxruntime's result, or None when it has no kernel for this opset and dtype."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
     try:
-        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-        return session.run(None, feeds)[0]
+        return ort_session(model).run(None, feeds)[0]
     except Exception as exc:  # NOT_IMPLEMENTED / INVALID_GRAPH: no kernel for this type or opset
         if "NOT_IMPLEMENTED" in str(exc) or "Type Error" in str(exc):
             return None

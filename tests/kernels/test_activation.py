@@ -19,10 +19,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import opgen_ops
 from c_harness import OPGEN_OK, call_c
 from conftest import SPECS
-from kernel_refs import SHAPES, assert_matches, edge_values, jax, jnp, random_array
+from kernel_refs import SHAPES, assert_matches, edge_values, jax, jnp, kernel, random_array
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 from onnx_refs import node_model, run_onnxruntime, run_reference
@@ -33,10 +32,6 @@ from opgen.runtime.validation import ValidationError
 HLIR = load_or_raise(SPECS).domain("hlir")
 FLOAT3 = ("float16", "float", "double")
 NP = {name: ELEM_TYPES[name].numpy for name in ELEM_TYPES}
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
 
 
 def spec_note(op: str, note_id: str):
@@ -344,8 +339,6 @@ C_ATTRIBUTES = [
     ("Softplus", {"beta": 2.0, "threshold": 5.0}), ("Softplus", {"beta": -0.5, "threshold": 1.0}),
     ("Elu", {"alpha": 1.7}), ("HardSigmoid", {"slope": -0.3, "offset": 0.6}), ("LeakyRelu", {"alpha": -0.2}),
 ]
-
-
 
 
 @pytest.mark.parametrize("op,attrs", C_ATTRIBUTES, ids=[f"{o}-{a}" for o, a in C_ATTRIBUTES])

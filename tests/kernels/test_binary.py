@@ -27,7 +27,7 @@ from onnx import helper
 import opgen_ops
 from c_harness import OPGEN_ERR_SHAPE, OPGEN_OK, call_c
 from conftest import SPECS
-from kernel_refs import SHAPES, assert_matches, edge_values, jnp, lax, random_array
+from kernel_refs import SHAPES, assert_matches, edge_values, jnp, kernel, lax, np_dtype, random_array
 from onnx_refs import run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
 from opgen.parse import load_or_raise
@@ -37,16 +37,8 @@ from opgen.runtime.validation import ValidationError
 HLIR = load_or_raise(SPECS).domain("hlir")
 
 
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
-
-
 def types(op: str, var: str = "T") -> tuple[str, ...]:
     return opgen_ops.get_signature("hlir", op, 1).type_constraints[var]
-
-
-def np_dtype(elem: str) -> np.dtype:
-    return ELEM_TYPES[elem].numpy
 
 
 def version(op: str):
@@ -663,8 +655,6 @@ EXACT_C_OPS = ["Add", "Sub", "Div", "Rem", "Max", "Min", "Clamp", "And", "Or", "
                "ShiftRightArithmetic", "ShiftRightLogical", "Atan2"]
 C_CASES = [pytest.param(op, view["elem"], id=f"{op}-{view['elem']}")
            for op in EXACT_C_OPS for view in kernel_views(version(op))]
-
-
 
 
 def storage_bits(x: np.ndarray) -> np.ndarray:

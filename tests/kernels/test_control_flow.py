@@ -14,16 +14,12 @@ import pytest
 import yaml
 
 import opgen_ops
-from kernel_refs import assert_matches, jax, jnp, lax, random_array
+from kernel_refs import assert_matches, jax, jnp, kernel, lax, random_array
 from opgen.runtime import graph_runner
 from opgen.runtime.kernels import custom
 from opgen.runtime.validation import ValidationError
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
 
 
 def scalar_graph(op: str, dtype: str = "float", arity: int = 2, attributes: dict | None = None) -> dict:

@@ -15,17 +15,13 @@ import onnx.backend.test.case.node as onnx_node_cases
 import pytest
 
 import opgen_ops
-from kernel_refs import assert_matches, lax, random_array
+from kernel_refs import assert_matches, lax, np_dtype, random_array
 from opgen.dtypes import ELEM_TYPES
 from opgen.runtime.validation import ValidationError
 
 NUMERIC = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float", "double")
 conv = opgen_ops.get_kernel("hlir", "Conv", 1)
 conv_bias = opgen_ops.get_kernel("hlir", "ConvBias", 1)
-
-
-def np_dtype(name: str) -> np.dtype:
-    return ELEM_TYPES[name].numpy
 
 
 def attrs_for(lhs_spec, rhs_spec, out_spec, strides, padding, lhs_dil, rhs_dil, fgc=1, bgc=1, auto_pad=""):

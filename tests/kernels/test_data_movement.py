@@ -14,8 +14,6 @@ say where each element goes, and the test moves the typed data accordingly.
 """
 from __future__ import annotations
 
-import functools
-import warnings
 
 import ml_dtypes
 import numpy as np
@@ -24,11 +22,11 @@ import torch
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-import opgen_ops
-from kernel_refs import edge_values, jax, jnp, lax, random_array
+from kernel_refs import edge_values, jax, jnp, kernel, lax, np_dtype, random_array
 from opgen.dtypes import ELEM_TYPES
 from opgen.runtime import kernels as runtime_kernels
 from opgen.runtime.validation import ValidationError
+from onnx_refs import node_test_cases, ort_session
 
 ALL = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "bfloat16",
        "float", "double", "complex64", "complex128")
@@ -36,10 +34,6 @@ NUMERIC = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int
 IOTA_TYPES = NUMERIC
 OPSET = 21
 TRIALS = 8  # random cases per element type (each type draws its own cases)
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
 
 
 def runtime(function: str):
@@ -66,10 +60,6 @@ def general_split(x, split, *, axis, num_outputs):
 def rng_for(seed: int, dtype: str) -> np.random.Generator:
     """A generator of its own for every (test, element type): the types explore different cases."""
     return np.random.default_rng([seed, ALL.index(dtype)])
-
-
-def np_dtype(name: str) -> np.dtype:
-    return ELEM_TYPES[name].numpy
 
 
 def sample(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:
@@ -168,19 +158,19 @@ def onnx_reference(op: str, inputs: list, attrs: dict, n_out: int = 1, opset: in
 
 def ort(op: str, inputs: list, attrs: dict, n_out: int = 1, opset: int = OPSET, out_dtype=None) -> list[np.ndarray]:
     """onnxruntime's outputs; fails the test when onnxruntime has no kernel for this case."""
-    import onnxruntime
-
     model, feeds = onnx_model(op, inputs, attrs, n_out, opset, out_dtype)
-    options = onnxruntime.SessionOptions()
-    options.log_severity_level = 4
-    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run(None, feeds)
+    return ort_session(model).run(None, feeds)
 
 
 def ort_rejects(op: str, inputs: list, attrs: dict, n_out: int = 1) -> bool:
+    """Whether onnxruntime refuses the node with one of its own errors (Fail, InvalidArgument,
+    RuntimeException): any other exception (a bug in building the model, a missing package) is
+    not a rejection and propagates."""
+    from onnxruntime.capi.onnxruntime_pybind11_state import Fail, InvalidArgument, RuntimeException
+
     try:
         ort(op, inputs, attrs, n_out)
-    except Exception:  # onnxruntime's Fail / InvalidArgument
+    except (Fail, InvalidArgument, RuntimeException):
         return True
     return False
 
@@ -195,20 +185,11 @@ def moved(x: np.ndarray, where: np.ndarray) -> np.ndarray:
     return x.reshape(-1)[np.asarray(where, dtype=np.int64)] if x.size else np.zeros(np.shape(where), x.dtype)
 
 
-@functools.lru_cache(maxsize=None)
-def _collected_node_cases() -> tuple:
-    from onnx.backend.test.case.node import collect_testcases
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return tuple(collect_testcases())
-
-
 def node_cases(*op_types: str) -> list:
     """The onnx package's node test cases of these op types: (name, op type, node attributes, inputs,
     outputs); an omitted optional input is None."""
     out = []
-    for case in _collected_node_cases():
+    for case in node_test_cases():
         if case.kind != "node" or len(case.model.graph.node) != 1 or case.model.graph.node[0].op_type not in op_types:
             continue
         node = case.model.graph.node[0]

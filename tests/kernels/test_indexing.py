@@ -10,8 +10,6 @@ the index tensor with index_vector_dim moved last, which XLA defines to be the s
 """
 from __future__ import annotations
 
-import functools
-import warnings
 
 import ml_dtypes
 import numpy as np
@@ -22,9 +20,10 @@ from jax._src.lax import lax as lax_internal
 from jax._src.lax import slicing as lax_slicing
 
 import opgen_ops
-from kernel_refs import assert_matches, edge_values, jnp, lax, random_array
+from kernel_refs import assert_matches, edge_values, jnp, kernel, lax, np_dtype, random_array
 from opgen.dtypes import ELEM_TYPES, elem_of_numpy
 from opgen.runtime.validation import ValidationError
+from onnx_refs import node_test_cases, ort_session
 
 GATHER_TYPES = ["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "bfloat16",
                 "float", "double"]
@@ -32,14 +31,6 @@ SORT_TYPES = ["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "
 INT_TYPES = [t for t in GATHER_TYPES if ELEM_TYPES[t].kind in ("int", "uint")]
 COMPUTATIONS = ["UPDATE", "ADD", "SUB", "MUL", "DIV", "MIN", "MAX", "AND", "OR", "XOR", "ARGMIN", "ARGMAX", "L2",
                 "COUNT"]
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
-
-
-def np_dtype(dtype: str) -> np.dtype:
-    return np.dtype(ELEM_TYPES[dtype].numpy)
 
 
 def values(rng, shape, dtype: str, edges: bool) -> np.ndarray:
@@ -478,17 +469,6 @@ def test_sort_order_of_nan_and_signed_zeros():
 # ---- Topk ----------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
-def all_node_test_cases() -> tuple:
-    """The onnx package's node test cases. The collection is global state filled by the first call,
-    whatever its filter: collect all (as tests/test_validate_onnx.py does) and filter here."""
-    from onnx.backend.test.case import node
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return tuple(node.collect_testcases(None))
-
-
 def onnx_topk(x: np.ndarray, k: int, axis: int, largest: bool, sorted_: bool, runtime: str):
     import onnx
     from onnx import helper
@@ -504,11 +484,8 @@ def onnx_topk(x: np.ndarray, k: int, axis: int, largest: bool, sorted_: bool, ru
     feeds = {"X": x, "K": np.array([k], np.int64)}
     if runtime == "reference":
         return ReferenceEvaluator(model).run(None, feeds)
-    import onnxruntime as ort
-
     model.opset_import[0].version = 21
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, feeds)
+    return ort_session(model).run(None, feeds)
 
 
 def random_topk_case(rng, dtype: str, case: int):
@@ -558,7 +535,7 @@ def test_topk_onnx_node_test_cases():
     ONNX's default -1 is passed explicitly)."""
     import onnx
 
-    cases = [c for c in all_node_test_cases() if c.model.graph.node[0].op_type == "TopK" and c.data_sets]
+    cases = [c for c in node_test_cases() if c.model.graph.node[0].op_type == "TopK" and c.data_sets]
     assert len(cases) >= 5
     topk = kernel("Topk")
     for case in cases:

@@ -14,31 +14,21 @@ signed zeros, limits) with at most two products per sum, where the order cannot 
 """
 from __future__ import annotations
 
-import functools
-import warnings
 
 import numpy as np
 import pytest
 import scipy.linalg
 
-import opgen_ops
-from kernel_refs import assert_matches, edge_values, jnp, lax
+from kernel_refs import assert_matches, edge_values, jnp, kernel, lax, np_dtype
 from jax.lax import linalg as lax_linalg
 from onnx_refs import node_model, run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
 from opgen.runtime.validation import ValidationError
+from onnx_refs import node_test_cases
 
 DOT_TYPES = ["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float", "double"]
 GEMM_TYPES = ["bfloat16", "double", "float", "float16", "int32", "int64", "uint32", "uint64"]
 LOW = ("float16", "bfloat16")
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
-
-
-def np_dtype(dtype: str) -> np.dtype:
-    return np.dtype(ELEM_TYPES[dtype].numpy)
 
 
 def operand(rng, shape, dtype: str, kind: str = "dyadic") -> np.ndarray:
@@ -309,17 +299,6 @@ def random_gemm_case(rng, dtype: str, case: int):
     return a, b, c, attrs
 
 
-@functools.lru_cache(maxsize=None)
-def all_node_test_cases() -> tuple:
-    """The onnx package's node test cases. The collection is global state filled by the first call,
-    whatever its filter: collect all (as tests/test_validate_onnx.py does) and filter here."""
-    from onnx.backend.test.case import node
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return tuple(node.collect_testcases(None))
-
-
 def onnx_gemm(a, b, c, attrs, dtype: str, runtime: str):
     names = ["A", "B"] + (["C"] if c is not None else [])
     model = node_model("Gemm", 13, dtype, names, attrs)
@@ -378,7 +357,7 @@ def test_gemm_beta_zero_ignores_c():
 def test_gemm_onnx_node_test_cases():
     import onnx
 
-    cases = [c for c in all_node_test_cases() if c.model.graph.node[0].op_type == "Gemm" and c.data_sets]
+    cases = [c for c in node_test_cases() if c.model.graph.node[0].op_type == "Gemm" and c.data_sets]
     assert len(cases) >= 10
     gemm = kernel("Gemm")
     for case in cases:

@@ -6,21 +6,11 @@ import numpy as np
 import pytest
 import scipy.stats
 
-import opgen_ops
-from kernel_refs import assert_matches
-from opgen.dtypes import ELEM_TYPES
+from kernel_refs import assert_matches, kernel, np_dtype
 
 NUMERIC = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float", "double")
 INTS = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64")
 FLOATS = ("float16", "float", "double")
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
-
-
-def np_dtype(name: str) -> np.dtype:
-    return ELEM_TYPES[name].numpy
 
 
 def assert_exact(got: np.ndarray, want) -> None:

@@ -25,26 +25,19 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 import opgen_ops
-from kernel_refs import SHAPES, assert_matches, edge_values, jnp, lax, random_array
+from kernel_refs import SHAPES, assert_matches, edge_values, jnp, kernel, lax, np_dtype, random_array
 from opgen.dtypes import ELEM_TYPES
 from opgen.runtime import kernels as runtime_kernels
 from opgen.runtime.validation import ValidationError
+from onnx_refs import ort_session
 
 INTS = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64")
 FLOATS = ("float16", "float", "double")
 NUMERIC = INTS + FLOATS
 
 
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
-
-
 def validator(op: str):
     return opgen_ops.get_validator("hlir", op, 1)
-
-
-def np_dtype(name: str) -> np.dtype:
-    return ELEM_TYPES[name].numpy
 
 
 def wide(name: str) -> np.dtype:
@@ -94,13 +87,9 @@ def onnx_reference(op, inputs, attrs, opset, out_types):
 
 def onnxruntime(op, inputs, attrs, opset, out_types):
     """onnxruntime's outputs, or None when it has no kernel for these types."""
-    import onnxruntime as ort
-
     model, names = onnx_model(op, inputs, attrs, opset, out_types)
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
     try:
-        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        session = ort_session(model)
     except Exception as exc:  # no kernel registered for this type
         if "NOT_IMPLEMENTED" in str(exc) or "Could not find an implementation" in str(exc):
             return None

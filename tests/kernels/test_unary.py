@@ -22,8 +22,7 @@ import torch
 from onnx import helper
 from scipy import special as scipy_special
 
-import opgen_ops
-from kernel_refs import SHAPES, assert_matches, edge_values, jnp, lax, random_array
+from kernel_refs import SHAPES, assert_matches, edge_values, jnp, kernel, lax, np_dtype, random_array
 from onnx_refs import run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
 from opgen.runtime.validation import ValidationError
@@ -33,14 +32,6 @@ NUMERIC = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int
 ALL = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "bfloat16",
        "float", "double", "complex64", "complex128")
 BF16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def np_dtype(elem: str) -> np.dtype:
-    return ELEM_TYPES[elem].numpy
-
-
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
 
 
 def cases(op: str, dtype: str, low: float, high: float, extra=()) -> list[np.ndarray]:

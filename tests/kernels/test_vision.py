@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
@@ -23,9 +22,10 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import opgen_ops
-from kernel_refs import assert_matches, edge_values, random_array
+from kernel_refs import assert_matches, edge_values, kernel, np_dtype, random_array
 from opgen.dtypes import ELEM_TYPES
 from opgen.runtime.validation import ValidationError
+from onnx_refs import node_test_cases, ort_session
 
 FLOATS = ["float16", "float", "double"]
 
@@ -40,14 +40,6 @@ def assert_float32_close(got, want, label=""):
                                err_msg=label)
 
 
-def kernel(op: str):
-    return opgen_ops.get_kernel("hlir", op, 1)
-
-
-def np_dtype(dtype: str) -> np.dtype:
-    return np.dtype(ELEM_TYPES[dtype].numpy)
-
-
 def run_onnx(op: str, feeds: list, attrs: dict, out_types: list[int], opset: int, runtime: str):
     """Run one ONNX node; feeds are (name, array) pairs, a name "" an absent optional input."""
     names = [name for name, _ in feeds]
@@ -60,25 +52,11 @@ def run_onnx(op: str, feeds: list, attrs: dict, out_types: list[int], opset: int
     values = {name: value for name, value in feeds if name}
     if runtime == "reference":
         return ReferenceEvaluator(model).run(None, values)
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run(None, values)
-
-
-@functools.lru_cache(maxsize=1)
-def _all_node_cases():
-    from onnx.backend.test.case import node
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return tuple(node.collect_testcases(None))
+    return ort_session(model).run(None, values)
 
 
 def node_cases(op_type: str):
-    for case in _all_node_cases():
+    for case in node_test_cases():
         graph_node = case.model.graph.node[0]
         if graph_node.op_type != op_type:
             continue

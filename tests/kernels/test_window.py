@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 import onnx.backend.test.case.node as onnx_node_cases
-import onnxruntime as ort
 import pytest
 from jax._src.lax.windowed_reductions import _select_and_scatter
 from onnx import helper
@@ -24,10 +23,10 @@ from onnx.reference import ReferenceEvaluator
 
 import jax
 import opgen_ops
-from kernel_refs import assert_matches, jnp, lax, random_array
-from opgen.dtypes import ELEM_TYPES
+from kernel_refs import assert_matches, jnp, lax, np_dtype, random_array
 from opgen.runtime import kernels as runtime_kernels
 from opgen.runtime.validation import ValidationError
+from onnx_refs import ort_session
 
 INTS = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64")
 NUMERIC = INTS + ("float16", "float", "double")
@@ -36,10 +35,6 @@ max_pool = opgen_ops.get_kernel("hlir", "MaxPool", 1)
 reduce_window = opgen_ops.get_kernel("hlir", "ReduceWindow", 1)
 select_and_scatter = opgen_ops.get_kernel("hlir", "SelectAndScatter", 1)
 ONNX_TYPES = {"float": 1, "uint8": 2, "int8": 3, "float16": 10, "double": 11, "int64": 7}
-
-
-def np_dtype(name: str) -> np.dtype:
-    return ELEM_TYPES[name].numpy
 
 
 def onnx_pool(op: str, x: np.ndarray, dtype: str, with_indices: bool = False, ort_too: bool = True,
@@ -55,9 +50,7 @@ def onnx_pool(op: str, x: np.ndarray, dtype: str, with_indices: bool = False, or
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)], ir_version=10)
     if not ort_too:
         return None, ReferenceEvaluator(model).run(None, {"X": x})
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = ort_session(model)
     if ort_only:
         return session.run(None, {"X": x}), None
     return session.run(None, {"X": x}), ReferenceEvaluator(model).run(None, {"X": x})
