@@ -5,10 +5,23 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.cbrt import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.cbrt import validate_v1 as validate
-from opgen_ops.hlir.cbrt import kernel_v1 as kernel
 
 BASE = {'T': 'uint8', 'To': 'float16'}
-BINDINGS = [{'T': 'uint8', 'To': 'float16'}, {'T': 'uint16', 'To': 'float16'}, {'T': 'uint32', 'To': 'float16'}, {'T': 'uint64', 'To': 'float16'}, {'T': 'int8', 'To': 'float16'}, {'T': 'int16', 'To': 'float16'}, {'T': 'int32', 'To': 'float16'}, {'T': 'int64', 'To': 'float16'}, {'T': 'float16', 'To': 'float16'}, {'T': 'float', 'To': 'float16'}, {'T': 'double', 'To': 'float16'}, {'T': 'uint8', 'To': 'float'}, {'T': 'uint8', 'To': 'double'}]
+BINDINGS = [
+    {'T': 'uint8', 'To': 'float16'},
+    {'T': 'uint16', 'To': 'float16'},
+    {'T': 'uint32', 'To': 'float16'},
+    {'T': 'uint64', 'To': 'float16'},
+    {'T': 'int8', 'To': 'float16'},
+    {'T': 'int16', 'To': 'float16'},
+    {'T': 'int32', 'To': 'float16'},
+    {'T': 'int64', 'To': 'float16'},
+    {'T': 'float16', 'To': 'float16'},
+    {'T': 'float', 'To': 'float16'},
+    {'T': 'double', 'To': 'float16'},
+    {'T': 'uint8', 'To': 'float'},
+    {'T': 'uint8', 'To': 'double'},
+]
 INPUTS = ['input']
 EXAMPLES = {}
 

@@ -5,7 +5,6 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.ceil import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.ceil import validate_v1 as validate
-from opgen_ops.hlir.ceil import kernel_v1 as kernel
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]

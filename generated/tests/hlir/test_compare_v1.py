@@ -7,7 +7,23 @@ from opgen_ops.hlir.compare import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.compare import validate_v1 as validate
 
 BASE = {'T': 'bool', 'To': 'bool'}
-BINDINGS = [{'T': 'bool', 'To': 'bool'}, {'T': 'uint8', 'To': 'bool'}, {'T': 'uint16', 'To': 'bool'}, {'T': 'uint32', 'To': 'bool'}, {'T': 'uint64', 'To': 'bool'}, {'T': 'int8', 'To': 'bool'}, {'T': 'int16', 'To': 'bool'}, {'T': 'int32', 'To': 'bool'}, {'T': 'int64', 'To': 'bool'}, {'T': 'float16', 'To': 'bool'}, {'T': 'bfloat16', 'To': 'bool'}, {'T': 'float', 'To': 'bool'}, {'T': 'double', 'To': 'bool'}, {'T': 'complex64', 'To': 'bool'}, {'T': 'complex128', 'To': 'bool'}]
+BINDINGS = [
+    {'T': 'bool', 'To': 'bool'},
+    {'T': 'uint8', 'To': 'bool'},
+    {'T': 'uint16', 'To': 'bool'},
+    {'T': 'uint32', 'To': 'bool'},
+    {'T': 'uint64', 'To': 'bool'},
+    {'T': 'int8', 'To': 'bool'},
+    {'T': 'int16', 'To': 'bool'},
+    {'T': 'int32', 'To': 'bool'},
+    {'T': 'int64', 'To': 'bool'},
+    {'T': 'float16', 'To': 'bool'},
+    {'T': 'bfloat16', 'To': 'bool'},
+    {'T': 'float', 'To': 'bool'},
+    {'T': 'double', 'To': 'bool'},
+    {'T': 'complex64', 'To': 'bool'},
+    {'T': 'complex128', 'To': 'bool'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,37 @@ from opgen_ops.hlir.convert import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.convert import validate_v1 as validate
 
 BASE = {'T': 'bool', 'T1': 'bool'}
-BINDINGS = [{'T': 'bool', 'T1': 'bool'}, {'T': 'uint8', 'T1': 'bool'}, {'T': 'uint16', 'T1': 'bool'}, {'T': 'uint32', 'T1': 'bool'}, {'T': 'uint64', 'T1': 'bool'}, {'T': 'int8', 'T1': 'bool'}, {'T': 'int16', 'T1': 'bool'}, {'T': 'int32', 'T1': 'bool'}, {'T': 'int64', 'T1': 'bool'}, {'T': 'float16', 'T1': 'bool'}, {'T': 'bfloat16', 'T1': 'bool'}, {'T': 'float', 'T1': 'bool'}, {'T': 'double', 'T1': 'bool'}, {'T': 'complex64', 'T1': 'bool'}, {'T': 'complex128', 'T1': 'bool'}, {'T': 'bool', 'T1': 'uint8'}, {'T': 'bool', 'T1': 'uint16'}, {'T': 'bool', 'T1': 'uint32'}, {'T': 'bool', 'T1': 'uint64'}, {'T': 'bool', 'T1': 'int8'}, {'T': 'bool', 'T1': 'int16'}, {'T': 'bool', 'T1': 'int32'}, {'T': 'bool', 'T1': 'int64'}, {'T': 'bool', 'T1': 'float16'}, {'T': 'bool', 'T1': 'bfloat16'}, {'T': 'bool', 'T1': 'float'}, {'T': 'bool', 'T1': 'double'}, {'T': 'bool', 'T1': 'complex64'}, {'T': 'bool', 'T1': 'complex128'}]
+BINDINGS = [
+    {'T': 'bool', 'T1': 'bool'},
+    {'T': 'uint8', 'T1': 'bool'},
+    {'T': 'uint16', 'T1': 'bool'},
+    {'T': 'uint32', 'T1': 'bool'},
+    {'T': 'uint64', 'T1': 'bool'},
+    {'T': 'int8', 'T1': 'bool'},
+    {'T': 'int16', 'T1': 'bool'},
+    {'T': 'int32', 'T1': 'bool'},
+    {'T': 'int64', 'T1': 'bool'},
+    {'T': 'float16', 'T1': 'bool'},
+    {'T': 'bfloat16', 'T1': 'bool'},
+    {'T': 'float', 'T1': 'bool'},
+    {'T': 'double', 'T1': 'bool'},
+    {'T': 'complex64', 'T1': 'bool'},
+    {'T': 'complex128', 'T1': 'bool'},
+    {'T': 'bool', 'T1': 'uint8'},
+    {'T': 'bool', 'T1': 'uint16'},
+    {'T': 'bool', 'T1': 'uint32'},
+    {'T': 'bool', 'T1': 'uint64'},
+    {'T': 'bool', 'T1': 'int8'},
+    {'T': 'bool', 'T1': 'int16'},
+    {'T': 'bool', 'T1': 'int32'},
+    {'T': 'bool', 'T1': 'int64'},
+    {'T': 'bool', 'T1': 'float16'},
+    {'T': 'bool', 'T1': 'bfloat16'},
+    {'T': 'bool', 'T1': 'float'},
+    {'T': 'bool', 'T1': 'double'},
+    {'T': 'bool', 'T1': 'complex64'},
+    {'T': 'bool', 'T1': 'complex128'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

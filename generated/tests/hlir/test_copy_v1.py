@@ -5,10 +5,25 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.copy import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.copy import validate_v1 as validate
-from opgen_ops.hlir.copy import kernel_v1 as kernel
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
 INPUTS = ['input']
 EXAMPLES = {}
 

@@ -7,7 +7,29 @@ from opgen_ops.hlir.dotgeneralbias import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.dotgeneralbias import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'T1': 'uint8'}
-BINDINGS = [{'T': 'uint8', 'T1': 'uint8'}, {'T': 'uint16', 'T1': 'uint8'}, {'T': 'uint32', 'T1': 'uint8'}, {'T': 'uint64', 'T1': 'uint8'}, {'T': 'int8', 'T1': 'uint8'}, {'T': 'int16', 'T1': 'uint8'}, {'T': 'int32', 'T1': 'uint8'}, {'T': 'int64', 'T1': 'uint8'}, {'T': 'float16', 'T1': 'uint8'}, {'T': 'float', 'T1': 'uint8'}, {'T': 'double', 'T1': 'uint8'}, {'T': 'uint8', 'T1': 'uint16'}, {'T': 'uint8', 'T1': 'uint32'}, {'T': 'uint8', 'T1': 'uint64'}, {'T': 'uint8', 'T1': 'int8'}, {'T': 'uint8', 'T1': 'int16'}, {'T': 'uint8', 'T1': 'int32'}, {'T': 'uint8', 'T1': 'int64'}, {'T': 'uint8', 'T1': 'float16'}, {'T': 'uint8', 'T1': 'float'}, {'T': 'uint8', 'T1': 'double'}]
+BINDINGS = [
+    {'T': 'uint8', 'T1': 'uint8'},
+    {'T': 'uint16', 'T1': 'uint8'},
+    {'T': 'uint32', 'T1': 'uint8'},
+    {'T': 'uint64', 'T1': 'uint8'},
+    {'T': 'int8', 'T1': 'uint8'},
+    {'T': 'int16', 'T1': 'uint8'},
+    {'T': 'int32', 'T1': 'uint8'},
+    {'T': 'int64', 'T1': 'uint8'},
+    {'T': 'float16', 'T1': 'uint8'},
+    {'T': 'float', 'T1': 'uint8'},
+    {'T': 'double', 'T1': 'uint8'},
+    {'T': 'uint8', 'T1': 'uint16'},
+    {'T': 'uint8', 'T1': 'uint32'},
+    {'T': 'uint8', 'T1': 'uint64'},
+    {'T': 'uint8', 'T1': 'int8'},
+    {'T': 'uint8', 'T1': 'int16'},
+    {'T': 'uint8', 'T1': 'int32'},
+    {'T': 'uint8', 'T1': 'int64'},
+    {'T': 'uint8', 'T1': 'float16'},
+    {'T': 'uint8', 'T1': 'float'},
+    {'T': 'uint8', 'T1': 'double'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,14 @@ from opgen_ops.hlir.dropout import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.dropout import validate_v1 as validate
 
 BASE = {'T': 'float16', 'T1': 'float16', 'T2': 'bool'}
-BINDINGS = [{'T': 'float16', 'T1': 'float16', 'T2': 'bool'}, {'T': 'float', 'T1': 'float16', 'T2': 'bool'}, {'T': 'double', 'T1': 'float16', 'T2': 'bool'}, {'T': 'bfloat16', 'T1': 'float16', 'T2': 'bool'}, {'T': 'float16', 'T1': 'float', 'T2': 'bool'}, {'T': 'float16', 'T1': 'double', 'T2': 'bool'}]
+BINDINGS = [
+    {'T': 'float16', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'float', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'double', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'bfloat16', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'float16', 'T1': 'float', 'T2': 'bool'},
+    {'T': 'float16', 'T1': 'double', 'T2': 'bool'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,24 @@ from opgen_ops.hlir.dynamicbroadcastindim import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.dynamicbroadcastindim import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Ts': 'int32'}
-BINDINGS = [{'T': 'bool', 'Ts': 'int32'}, {'T': 'uint8', 'Ts': 'int32'}, {'T': 'uint16', 'Ts': 'int32'}, {'T': 'uint32', 'Ts': 'int32'}, {'T': 'uint64', 'Ts': 'int32'}, {'T': 'int8', 'Ts': 'int32'}, {'T': 'int16', 'Ts': 'int32'}, {'T': 'int32', 'Ts': 'int32'}, {'T': 'int64', 'Ts': 'int32'}, {'T': 'float16', 'Ts': 'int32'}, {'T': 'bfloat16', 'Ts': 'int32'}, {'T': 'float', 'Ts': 'int32'}, {'T': 'double', 'Ts': 'int32'}, {'T': 'complex64', 'Ts': 'int32'}, {'T': 'complex128', 'Ts': 'int32'}, {'T': 'bool', 'Ts': 'int64'}]
+BINDINGS = [
+    {'T': 'bool', 'Ts': 'int32'},
+    {'T': 'uint8', 'Ts': 'int32'},
+    {'T': 'uint16', 'Ts': 'int32'},
+    {'T': 'uint32', 'Ts': 'int32'},
+    {'T': 'uint64', 'Ts': 'int32'},
+    {'T': 'int8', 'Ts': 'int32'},
+    {'T': 'int16', 'Ts': 'int32'},
+    {'T': 'int32', 'Ts': 'int32'},
+    {'T': 'int64', 'Ts': 'int32'},
+    {'T': 'float16', 'Ts': 'int32'},
+    {'T': 'bfloat16', 'Ts': 'int32'},
+    {'T': 'float', 'Ts': 'int32'},
+    {'T': 'double', 'Ts': 'int32'},
+    {'T': 'complex64', 'Ts': 'int32'},
+    {'T': 'complex128', 'Ts': 'int32'},
+    {'T': 'bool', 'Ts': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

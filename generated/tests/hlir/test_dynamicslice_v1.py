@@ -7,7 +7,24 @@ from opgen_ops.hlir.dynamicslice import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.dynamicslice import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Tind': 'int32'}
-BINDINGS = [{'T': 'bool', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint16', 'Tind': 'int32'}, {'T': 'uint32', 'Tind': 'int32'}, {'T': 'uint64', 'Tind': 'int32'}, {'T': 'int8', 'Tind': 'int32'}, {'T': 'int16', 'Tind': 'int32'}, {'T': 'int32', 'Tind': 'int32'}, {'T': 'int64', 'Tind': 'int32'}, {'T': 'float16', 'Tind': 'int32'}, {'T': 'bfloat16', 'Tind': 'int32'}, {'T': 'float', 'Tind': 'int32'}, {'T': 'double', 'Tind': 'int32'}, {'T': 'complex64', 'Tind': 'int32'}, {'T': 'complex128', 'Tind': 'int32'}, {'T': 'bool', 'Tind': 'int64'}]
+BINDINGS = [
+    {'T': 'bool', 'Tind': 'int32'},
+    {'T': 'uint8', 'Tind': 'int32'},
+    {'T': 'uint16', 'Tind': 'int32'},
+    {'T': 'uint32', 'Tind': 'int32'},
+    {'T': 'uint64', 'Tind': 'int32'},
+    {'T': 'int8', 'Tind': 'int32'},
+    {'T': 'int16', 'Tind': 'int32'},
+    {'T': 'int32', 'Tind': 'int32'},
+    {'T': 'int64', 'Tind': 'int32'},
+    {'T': 'float16', 'Tind': 'int32'},
+    {'T': 'bfloat16', 'Tind': 'int32'},
+    {'T': 'float', 'Tind': 'int32'},
+    {'T': 'double', 'Tind': 'int32'},
+    {'T': 'complex64', 'Tind': 'int32'},
+    {'T': 'complex128', 'Tind': 'int32'},
+    {'T': 'bool', 'Tind': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

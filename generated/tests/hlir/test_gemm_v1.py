@@ -7,7 +7,16 @@ from opgen_ops.hlir.gemm import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.gemm import validate_v1 as validate
 
 BASE = {'T': 'bfloat16'}
-BINDINGS = [{'T': 'bfloat16'}, {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'uint32'}, {'T': 'uint64'}]
+BINDINGS = [
+    {'T': 'bfloat16'},
+    {'T': 'double'},
+    {'T': 'float'},
+    {'T': 'float16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

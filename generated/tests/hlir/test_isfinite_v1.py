@@ -5,10 +5,18 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.isfinite import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.isfinite import validate_v1 as validate
-from opgen_ops.hlir.isfinite import kernel_v1 as kernel
 
 BASE = {'T': 'float16', 'To': 'float16'}
-BINDINGS = [{'T': 'float16', 'To': 'float16'}, {'T': 'float', 'To': 'float16'}, {'T': 'double', 'To': 'float16'}, {'T': 'float16', 'To': 'float'}, {'T': 'float16', 'To': 'double'}, {'T': 'float16', 'To': 'int8'}, {'T': 'float16', 'To': 'int32'}, {'T': 'float16', 'To': 'bool'}]
+BINDINGS = [
+    {'T': 'float16', 'To': 'float16'},
+    {'T': 'float', 'To': 'float16'},
+    {'T': 'double', 'To': 'float16'},
+    {'T': 'float16', 'To': 'float'},
+    {'T': 'float16', 'To': 'double'},
+    {'T': 'float16', 'To': 'int8'},
+    {'T': 'float16', 'To': 'int32'},
+    {'T': 'float16', 'To': 'bool'},
+]
 INPUTS = ['input']
 EXAMPLES = {}
 

@@ -7,7 +7,13 @@ from opgen_ops.hlir.maxpool import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.maxpool import validate_v1 as validate
 
 BASE = {'T': 'float16', 'T1': 'int64'}
-BINDINGS = [{'T': 'float16', 'T1': 'int64'}, {'T': 'float', 'T1': 'int64'}, {'T': 'double', 'T1': 'int64'}, {'T': 'int8', 'T1': 'int64'}, {'T': 'uint8', 'T1': 'int64'}]
+BINDINGS = [
+    {'T': 'float16', 'T1': 'int64'},
+    {'T': 'float', 'T1': 'int64'},
+    {'T': 'double', 'T1': 'int64'},
+    {'T': 'int8', 'T1': 'int64'},
+    {'T': 'uint8', 'T1': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -5,7 +5,6 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.or_ import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.or_ import validate_v1 as validate
-from opgen_ops.hlir.or_ import kernel_v1 as kernel
 
 BASE = {'T': 'bool'}
 BINDINGS = [{'T': 'bool'}]

@@ -5,7 +5,6 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.populationcount import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.populationcount import validate_v1 as validate
-from opgen_ops.hlir.populationcount import kernel_v1 as kernel
 
 BASE = {'T': 'uint8'}
 BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}]

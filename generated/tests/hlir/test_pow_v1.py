@@ -7,7 +7,23 @@ from opgen_ops.hlir.pow import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.pow import validate_v1 as validate
 
 BASE = {'T': 'int32', 'T1': 'uint8'}
-BINDINGS = [{'T': 'int32', 'T1': 'uint8'}, {'T': 'int64', 'T1': 'uint8'}, {'T': 'float16', 'T1': 'uint8'}, {'T': 'float', 'T1': 'uint8'}, {'T': 'double', 'T1': 'uint8'}, {'T': 'int32', 'T1': 'uint16'}, {'T': 'int32', 'T1': 'uint32'}, {'T': 'int32', 'T1': 'uint64'}, {'T': 'int32', 'T1': 'int8'}, {'T': 'int32', 'T1': 'int16'}, {'T': 'int32', 'T1': 'int32'}, {'T': 'int32', 'T1': 'int64'}, {'T': 'int32', 'T1': 'float16'}, {'T': 'int32', 'T1': 'float'}, {'T': 'int32', 'T1': 'double'}]
+BINDINGS = [
+    {'T': 'int32', 'T1': 'uint8'},
+    {'T': 'int64', 'T1': 'uint8'},
+    {'T': 'float16', 'T1': 'uint8'},
+    {'T': 'float', 'T1': 'uint8'},
+    {'T': 'double', 'T1': 'uint8'},
+    {'T': 'int32', 'T1': 'uint16'},
+    {'T': 'int32', 'T1': 'uint32'},
+    {'T': 'int32', 'T1': 'uint64'},
+    {'T': 'int32', 'T1': 'int8'},
+    {'T': 'int32', 'T1': 'int16'},
+    {'T': 'int32', 'T1': 'int32'},
+    {'T': 'int32', 'T1': 'int64'},
+    {'T': 'int32', 'T1': 'float16'},
+    {'T': 'int32', 'T1': 'float'},
+    {'T': 'int32', 'T1': 'double'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

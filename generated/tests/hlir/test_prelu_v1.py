@@ -5,10 +5,11 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.prelu import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.prelu import validate_v1 as validate
-from opgen_ops.hlir.prelu import kernel_v1 as kernel
 
 BASE = {'T': 'float16'}
-BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int32'}, {'T': 'int64'}]
+BINDINGS = [
+    {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int32'}, {'T': 'int64'}
+]
 INPUTS = ['input', 'slope']
 EXAMPLES = {}
 

@@ -7,7 +7,15 @@ from opgen_ops.hlir.real import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.real import validate_v1 as validate
 
 BASE = {'T': 'complex64', 'T1': 'float16'}
-BINDINGS = [{'T': 'complex64', 'T1': 'float16'}, {'T': 'complex128', 'T1': 'float16'}, {'T': 'float16', 'T1': 'float16'}, {'T': 'float', 'T1': 'float16'}, {'T': 'double', 'T1': 'float16'}, {'T': 'complex64', 'T1': 'float'}, {'T': 'complex64', 'T1': 'double'}]
+BINDINGS = [
+    {'T': 'complex64', 'T1': 'float16'},
+    {'T': 'complex128', 'T1': 'float16'},
+    {'T': 'float16', 'T1': 'float16'},
+    {'T': 'float', 'T1': 'float16'},
+    {'T': 'double', 'T1': 'float16'},
+    {'T': 'complex64', 'T1': 'float'},
+    {'T': 'complex64', 'T1': 'double'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

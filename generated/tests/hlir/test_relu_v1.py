@@ -5,10 +5,11 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.relu import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.relu import validate_v1 as validate
-from opgen_ops.hlir.relu import kernel_v1 as kernel
 
 BASE = {'T': 'float'}
-BINDINGS = [{'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}]
+BINDINGS = [
+    {'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}
+]
 INPUTS = ['input']
 EXAMPLES = {}
 

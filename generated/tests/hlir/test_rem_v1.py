@@ -5,10 +5,21 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.rem import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.rem import validate_v1 as validate
-from opgen_ops.hlir.rem import kernel_v1 as kernel
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
 INPUTS = ['input', 'divisor']
 EXAMPLES = {}
 

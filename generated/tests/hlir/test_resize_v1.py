@@ -7,7 +7,25 @@ from opgen_ops.hlir.resize import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.resize import validate_v1 as validate
 
 BASE = {'T1': 'bool', 'T2': 'float16'}
-BINDINGS = [{'T1': 'bool', 'T2': 'float16'}, {'T1': 'uint8', 'T2': 'float16'}, {'T1': 'uint16', 'T2': 'float16'}, {'T1': 'uint32', 'T2': 'float16'}, {'T1': 'uint64', 'T2': 'float16'}, {'T1': 'int8', 'T2': 'float16'}, {'T1': 'int16', 'T2': 'float16'}, {'T1': 'int32', 'T2': 'float16'}, {'T1': 'int64', 'T2': 'float16'}, {'T1': 'float16', 'T2': 'float16'}, {'T1': 'bfloat16', 'T2': 'float16'}, {'T1': 'float', 'T2': 'float16'}, {'T1': 'double', 'T2': 'float16'}, {'T1': 'complex64', 'T2': 'float16'}, {'T1': 'complex128', 'T2': 'float16'}, {'T1': 'bool', 'T2': 'float'}, {'T1': 'bool', 'T2': 'double'}]
+BINDINGS = [
+    {'T1': 'bool', 'T2': 'float16'},
+    {'T1': 'uint8', 'T2': 'float16'},
+    {'T1': 'uint16', 'T2': 'float16'},
+    {'T1': 'uint32', 'T2': 'float16'},
+    {'T1': 'uint64', 'T2': 'float16'},
+    {'T1': 'int8', 'T2': 'float16'},
+    {'T1': 'int16', 'T2': 'float16'},
+    {'T1': 'int32', 'T2': 'float16'},
+    {'T1': 'int64', 'T2': 'float16'},
+    {'T1': 'float16', 'T2': 'float16'},
+    {'T1': 'bfloat16', 'T2': 'float16'},
+    {'T1': 'float', 'T2': 'float16'},
+    {'T1': 'double', 'T2': 'float16'},
+    {'T1': 'complex64', 'T2': 'float16'},
+    {'T1': 'complex128', 'T2': 'float16'},
+    {'T1': 'bool', 'T2': 'float'},
+    {'T1': 'bool', 'T2': 'double'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,12 @@ from opgen_ops.hlir.rngnormal import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.rngnormal import validate_v1 as validate
 
 BASE = {'T': 'float16', 'T1': 'int32'}
-BINDINGS = [{'T': 'float16', 'T1': 'int32'}, {'T': 'float', 'T1': 'int32'}, {'T': 'double', 'T1': 'int32'}, {'T': 'float16', 'T1': 'int64'}]
+BINDINGS = [
+    {'T': 'float16', 'T1': 'int32'},
+    {'T': 'float', 'T1': 'int32'},
+    {'T': 'double', 'T1': 'int32'},
+    {'T': 'float16', 'T1': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

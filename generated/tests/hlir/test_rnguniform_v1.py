@@ -7,7 +7,20 @@ from opgen_ops.hlir.rnguniform import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.rnguniform import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'T1': 'int32'}
-BINDINGS = [{'T': 'uint8', 'T1': 'int32'}, {'T': 'uint16', 'T1': 'int32'}, {'T': 'uint32', 'T1': 'int32'}, {'T': 'uint64', 'T1': 'int32'}, {'T': 'int8', 'T1': 'int32'}, {'T': 'int16', 'T1': 'int32'}, {'T': 'int32', 'T1': 'int32'}, {'T': 'int64', 'T1': 'int32'}, {'T': 'float16', 'T1': 'int32'}, {'T': 'float', 'T1': 'int32'}, {'T': 'double', 'T1': 'int32'}, {'T': 'uint8', 'T1': 'int64'}]
+BINDINGS = [
+    {'T': 'uint8', 'T1': 'int32'},
+    {'T': 'uint16', 'T1': 'int32'},
+    {'T': 'uint32', 'T1': 'int32'},
+    {'T': 'uint64', 'T1': 'int32'},
+    {'T': 'int8', 'T1': 'int32'},
+    {'T': 'int16', 'T1': 'int32'},
+    {'T': 'int32', 'T1': 'int32'},
+    {'T': 'int64', 'T1': 'int32'},
+    {'T': 'float16', 'T1': 'int32'},
+    {'T': 'float', 'T1': 'int32'},
+    {'T': 'double', 'T1': 'int32'},
+    {'T': 'uint8', 'T1': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

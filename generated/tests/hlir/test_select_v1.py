@@ -7,7 +7,20 @@ from opgen_ops.hlir.select import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.select import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'bfloat16'}]
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'bfloat16'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,23 @@ from opgen_ops.hlir.shape import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.shape import validate_v1 as validate
 
 BASE = {'T': 'bool', 'To': 'int64'}
-BINDINGS = [{'T': 'bool', 'To': 'int64'}, {'T': 'uint8', 'To': 'int64'}, {'T': 'uint16', 'To': 'int64'}, {'T': 'uint32', 'To': 'int64'}, {'T': 'uint64', 'To': 'int64'}, {'T': 'int8', 'To': 'int64'}, {'T': 'int16', 'To': 'int64'}, {'T': 'int32', 'To': 'int64'}, {'T': 'int64', 'To': 'int64'}, {'T': 'float16', 'To': 'int64'}, {'T': 'bfloat16', 'To': 'int64'}, {'T': 'float', 'To': 'int64'}, {'T': 'double', 'To': 'int64'}, {'T': 'complex64', 'To': 'int64'}, {'T': 'complex128', 'To': 'int64'}]
+BINDINGS = [
+    {'T': 'bool', 'To': 'int64'},
+    {'T': 'uint8', 'To': 'int64'},
+    {'T': 'uint16', 'To': 'int64'},
+    {'T': 'uint32', 'To': 'int64'},
+    {'T': 'uint64', 'To': 'int64'},
+    {'T': 'int8', 'To': 'int64'},
+    {'T': 'int16', 'To': 'int64'},
+    {'T': 'int32', 'To': 'int64'},
+    {'T': 'int64', 'To': 'int64'},
+    {'T': 'float16', 'To': 'int64'},
+    {'T': 'bfloat16', 'To': 'int64'},
+    {'T': 'float', 'To': 'int64'},
+    {'T': 'double', 'To': 'int64'},
+    {'T': 'complex64', 'To': 'int64'},
+    {'T': 'complex128', 'To': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,12 @@ from opgen_ops.hlir.size import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.size import validate_v1 as validate
 
 BASE = {'T': 'uint32', 'To': 'int64'}
-BINDINGS = [{'T': 'uint32', 'To': 'int64'}, {'T': 'uint64', 'To': 'int64'}, {'T': 'int32', 'To': 'int64'}, {'T': 'int64', 'To': 'int64'}]
+BINDINGS = [
+    {'T': 'uint32', 'To': 'int64'},
+    {'T': 'uint64', 'To': 'int64'},
+    {'T': 'int32', 'To': 'int64'},
+    {'T': 'int64', 'To': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,24 @@ from opgen_ops.hlir.squeeze import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.squeeze import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Ta': 'int32'}
-BINDINGS = [{'T': 'bool', 'Ta': 'int32'}, {'T': 'uint8', 'Ta': 'int32'}, {'T': 'uint16', 'Ta': 'int32'}, {'T': 'uint32', 'Ta': 'int32'}, {'T': 'uint64', 'Ta': 'int32'}, {'T': 'int8', 'Ta': 'int32'}, {'T': 'int16', 'Ta': 'int32'}, {'T': 'int32', 'Ta': 'int32'}, {'T': 'int64', 'Ta': 'int32'}, {'T': 'float16', 'Ta': 'int32'}, {'T': 'bfloat16', 'Ta': 'int32'}, {'T': 'float', 'Ta': 'int32'}, {'T': 'double', 'Ta': 'int32'}, {'T': 'complex64', 'Ta': 'int32'}, {'T': 'complex128', 'Ta': 'int32'}, {'T': 'bool', 'Ta': 'int64'}]
+BINDINGS = [
+    {'T': 'bool', 'Ta': 'int32'},
+    {'T': 'uint8', 'Ta': 'int32'},
+    {'T': 'uint16', 'Ta': 'int32'},
+    {'T': 'uint32', 'Ta': 'int32'},
+    {'T': 'uint64', 'Ta': 'int32'},
+    {'T': 'int8', 'Ta': 'int32'},
+    {'T': 'int16', 'Ta': 'int32'},
+    {'T': 'int32', 'Ta': 'int32'},
+    {'T': 'int64', 'Ta': 'int32'},
+    {'T': 'float16', 'Ta': 'int32'},
+    {'T': 'bfloat16', 'Ta': 'int32'},
+    {'T': 'float', 'Ta': 'int32'},
+    {'T': 'double', 'Ta': 'int32'},
+    {'T': 'complex64', 'Ta': 'int32'},
+    {'T': 'complex128', 'Ta': 'int32'},
+    {'T': 'bool', 'Ta': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

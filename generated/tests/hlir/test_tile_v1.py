@@ -7,7 +7,23 @@ from opgen_ops.hlir.tile import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.tile import validate_v1 as validate
 
 BASE = {'T': 'bool', 'T1': 'int64'}
-BINDINGS = [{'T': 'bool', 'T1': 'int64'}, {'T': 'uint8', 'T1': 'int64'}, {'T': 'uint16', 'T1': 'int64'}, {'T': 'uint32', 'T1': 'int64'}, {'T': 'uint64', 'T1': 'int64'}, {'T': 'int8', 'T1': 'int64'}, {'T': 'int16', 'T1': 'int64'}, {'T': 'int32', 'T1': 'int64'}, {'T': 'int64', 'T1': 'int64'}, {'T': 'float16', 'T1': 'int64'}, {'T': 'bfloat16', 'T1': 'int64'}, {'T': 'float', 'T1': 'int64'}, {'T': 'double', 'T1': 'int64'}, {'T': 'complex64', 'T1': 'int64'}, {'T': 'complex128', 'T1': 'int64'}]
+BINDINGS = [
+    {'T': 'bool', 'T1': 'int64'},
+    {'T': 'uint8', 'T1': 'int64'},
+    {'T': 'uint16', 'T1': 'int64'},
+    {'T': 'uint32', 'T1': 'int64'},
+    {'T': 'uint64', 'T1': 'int64'},
+    {'T': 'int8', 'T1': 'int64'},
+    {'T': 'int16', 'T1': 'int64'},
+    {'T': 'int32', 'T1': 'int64'},
+    {'T': 'int64', 'T1': 'int64'},
+    {'T': 'float16', 'T1': 'int64'},
+    {'T': 'bfloat16', 'T1': 'int64'},
+    {'T': 'float', 'T1': 'int64'},
+    {'T': 'double', 'T1': 'int64'},
+    {'T': 'complex64', 'T1': 'int64'},
+    {'T': 'complex128', 'T1': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

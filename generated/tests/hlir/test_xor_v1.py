@@ -5,7 +5,6 @@ import pytest
 from opgen import testing
 from opgen_ops.hlir.xor import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.xor import validate_v1 as validate
-from opgen_ops.hlir.xor import kernel_v1 as kernel
 
 BASE = {'T': 'bool'}
 BINDINGS = [{'T': 'bool'}]
