@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from opgen.render.c_code import OPTIMISATION_FLAGS
+
 from c_harness import C_DIR
 
 INCLUDE = C_DIR / "include"
@@ -52,5 +54,25 @@ def test_header_comments_are_well_formed():
         text = (INCLUDE / name).read_text()
         assert not re.search(r"\w: \* ", text), f"{name}: stray '*' inside a comment line"
         assert "shape of ." not in text, f"{name}: output shape names no parameter"
-        if any(line.startswith("opgen_status") and "OPGEN_RESTRICT" in line for line in text.splitlines()):
+        if name != "opgen/runtime.h" and "OPGEN_RESTRICT" in text:
             assert "must not overlap" in text, f"{name}: the no-aliasing requirement is not stated"
+
+
+def test_prototypes_fit_in_120_columns():
+    """Declarations and definitions are wrapped (formula bodies may still be longer)."""
+    files = sorted(INCLUDE.rglob("*.h")) + sorted((C_DIR / "src").rglob("*.c"))
+    for path in files:
+        text = path.read_text()
+        for match in re.finditer(r"^opgen_status \w+\([^;{]*[;{]", text, re.M):
+            assert max(len(line) for line in match.group(0).splitlines()) <= 120, f"{path}: {match.group(0)}"
+
+
+def test_build_flags_are_documented_not_pragmas():
+    flags = " ".join(OPTIMISATION_FLAGS)
+    assert flags == "-O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math"
+    assert flags in (C_DIR / "README.md").read_text()
+    for path in sorted((C_DIR / "src").rglob("*.c")):
+        text = path.read_text()
+        assert "#pragma" not in text, path
+        if "OPGEN_RESTRICT" in text:
+            assert f"Build with: {flags}" in text, path

@@ -21,11 +21,67 @@ _ATTR_FIELDS = {
 }
 _LOAD = {"float16": "opgen_f16_to_f32({x})", "bfloat16": "opgen_bf16_to_f32({x})"}
 _STORE = {"float16": "opgen_f32_to_f16({x})", "bfloat16": "opgen_f32_to_bf16({x})"}
-_ALIGN = {
-    "onnx_prelu_legacy": "opgen_align_onnx_prelu_legacy({s}_shape, {s}_rank, {t}_shape, {t}_rank, aligned)",
-    "onednn_prelu": ("opgen_align_onednn_prelu({s}_shape, {s}_rank, {t}_shape, {t}_rank, data_format, "
-                     "per_channel_broadcast, aligned)"),
+_ALIGN = {  # function and argument groups
+    "onnx_prelu_legacy": ("opgen_align_onnx_prelu_legacy", [["{s}_shape", "{s}_rank"], ["{t}_shape", "{t}_rank"],
+                                                            ["aligned"]]),
+    "onednn_prelu": ("opgen_align_onednn_prelu", [["{s}_shape", "{s}_rank"], ["{t}_shape", "{t}_rank"],
+                                                  ["data_format", "per_channel_broadcast", "aligned"]]),
 }
+
+
+WIDTH = 120
+# The flags the generated C is meant to be built with (generated/c/README.md, each source's top comment,
+# and the tests' compiler command): GCC's -O2 uses the "very cheap" vectoriser cost model, which leaves
+# the kernels' loops scalar, so ask for the usual one; -fno-trapping-math lets a where() compute both
+# branches (the kernels expose no floating-point flags). Clang vectorises at -O2 and has no
+# -fvect-cost-model: there -O2 -fno-trapping-math.
+OPTIMISATION_FLAGS = ("-O2", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-fno-trapping-math")
+
+
+def prototype(result: str, function: str, params: list[str] | list[list[str]], end: str, indent: int = 0) -> str:
+    """`result function(params)` then `end` (";" or " {"), starting at column `indent` and wrapped to
+    WIDTH columns between parameters, which may come in groups kept on one line (an operand's data, shape
+    and rank): they continue under the first parameter or, where a group would not fit there, on lines
+    indented by 4 more."""
+    groups = [g if isinstance(g, list) else [g] for g in params]
+    flat_params = [p for g in groups for p in g]
+    head = " " * indent + f"{result} {function}("
+    flat = head + ", ".join(flat_params) + ")" + end
+    if len(flat) <= WIDTH:
+        return flat
+    pieces, remaining = [], len(flat_params)
+    for group in groups:
+        texts = []
+        for param in group:
+            remaining -= 1
+            texts.append(param + (", " if remaining else ")" + end))
+        pieces.append(texts)
+    aligned = _fill([head], " " * len(head), pieces, split=False)
+    if aligned is not None:
+        return "\n".join(aligned)
+    return "\n".join(_fill([head.rstrip(), ""], " " * (indent + 4), pieces, split=True))
+
+
+def _fill(lines: list[str], margin: str, pieces: list[list[str]], split: bool) -> list[str] | None:
+    """Greedy filling of the last line and new ones starting with `margin`; None where a group does not fit
+    on a line of its own and split is False."""
+    lines = list(lines)
+    if not lines[-1]:
+        lines[-1] = margin
+    for group in pieces:
+        text = "".join(group)
+        if lines[-1].strip() and lines[-1] != margin and len(lines[-1] + text.rstrip()) > WIDTH:
+            lines.append(margin)
+        if len(lines[-1] + text.rstrip()) <= WIDTH:
+            lines[-1] += text
+            continue
+        if not split:
+            return None
+        for piece in group:
+            if lines[-1] != margin and len(lines[-1] + piece.rstrip()) > WIDTH:
+                lines.append(margin)
+            lines[-1] += piece
+    return [line.rstrip() for line in lines]
 
 
 def c_name(name: str) -> str:
@@ -99,18 +155,20 @@ def kernel_views(v: OpVersion) -> list[dict]:
             if a.name in expr.formula_names(ew.formula):
                 rename[a.name] = f"{c_name(a.name)}_a"
                 setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
-        params = []
+        groups = []  # the parameters, an operand's (or a list attribute's) together
         for p in v.inputs:
             n = c_name(p.name)
             # OPGEN_RESTRICT (runtime.h): C's restrict, which C++ spells __restrict; the headers serve both.
-            params += [f"const {elem_in.c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
+            groups.append([f"const {elem_in.c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape",
+                           f"size_t {n}_rank"])
         for a in v.attributes:
             if a.type in _ATTR_C:
-                params.append(_ATTR_C[a.type].format(n=c_name(a.name)))
+                groups.append([_ATTR_C[a.type].format(n=c_name(a.name))])
             elif a.type == "ints":
-                params += [f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"]
+                groups.append([f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"])
         out = c_name(ew.output)
-        params.append(f"{elem_out.c_type} *OPGEN_RESTRICT {out}")  # restrict: no aliasing, so loops vectorise
+        groups.append([f"{elem_out.c_type} *OPGEN_RESTRICT {out}"])  # restrict: no aliasing, so loops vectorise
+        params = [p for g in groups for p in g]
         operands = [Operand(c_name(p.name), rename[p.name],
                             _load(elem_in, compute, f"{c_name(p.name)}[it.offset[{k}]]"),
                             _load(elem_in, compute, f"{c_name(p.name)}[i]"))
@@ -123,7 +181,10 @@ def kernel_views(v: OpVersion) -> list[dict]:
             target_index, source_index = names.index(args["target"]), names.index(args["source"])
             target = c_name(args["target"])
             if ew.broadcast in _ALIGN:
-                align = _ALIGN[ew.broadcast].format(s=c_name(args["source"]), t=target)
+                function, arg_groups = _ALIGN[ew.broadcast]
+                align = prototype("opgen_status aligned_status =", function,
+                                  [[a.format(s=c_name(args["source"]), t=target) for a in g] for g in arg_groups],
+                                  ";", indent=4)
         elif ew.broadcast == "none":
             target_index, target = 0, c_name(names[0])  # no broadcasting: the output has the first input's shape
         xla = ew.broadcast == "xla"
@@ -132,9 +193,12 @@ def kernel_views(v: OpVersion) -> list[dict]:
         unused = [c_name(a.name) + suffix for a in v.attributes if a.type in _ATTR_C or a.type == "ints"
                   if a.name not in used for suffix in (("", "_len") if a.type == "ints" else ("",))]
         store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)
+        function = f"{function_prefix(v)}_{elem_in.name}"
         views.append(dict(
+            declaration=prototype("opgen_status", function, groups, ";"),
+            definition=prototype("opgen_status", function, groups, " {"),
             key=v.key, elem=elem_in.name, out_elem=elem_out.name, formula=f"{ew.output} = {expr.canonical(ew.formula)}",
-            function=f"{function_prefix(v)}_{elem_in.name}", params=params, operands=operands,
+            function=function, params=params, operands=operands,
             compute=compute.c_compute, output=out, store=store, attribute_setup=setup, unused=unused,
             target_index=target_index, align=align, source_index=source_index, target=target,
             xla=dict(lhs=c_name(names[0]), rhs=c_name(names[1]), dims=c_name("broadcast_dimensions")) if xla else None,
@@ -154,7 +218,11 @@ def stub_view(v: OpVersion) -> dict:
         return ", ".join(p.name + {"optional": "?", "variadic": "..."}.get(p.option, "") for p in params) or "none"
 
     prefix = function_prefix(v)
+    params = ["const opgen_tensor *inputs", "size_t n_inputs", "opgen_tensor *outputs", "size_t n_outputs",
+              f"const {prefix}_attrs *attrs"]
     return dict(key=v.key, function=prefix, attrs_type=f"{prefix}_attrs", fields=fields,
+                declaration=prototype("opgen_status", prefix, params, ";"),
+                definition=prototype("opgen_status", prefix, params, " {"),
                 inputs_text=describe(v.inputs), outputs_text=describe(v.outputs))
 
 
@@ -169,6 +237,7 @@ def render_op(op: OpSpec) -> dict[str, bytes]:
     module = module_name(op.name)
     header = HEADER.format(source=f"{op.domain}/{op.name}.yaml")
     ctx = dict(op=op, kernels=kernels, stubs=stubs, header=header, module=module,
+               flags=" ".join(OPTIMISATION_FLAGS),
                guard=f"OPGEN_{op.domain.upper()}_{module.upper()}_H")
     return {
         f"c/include/opgen/{op.domain}/{module}.h": render_template("c/op.h.j2", **ctx),
@@ -181,5 +250,6 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
 
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:
-    return {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES))}
+    return {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES)),
+            "c/README.md": render_template("c/README.md.j2", flags=" ".join(OPTIMISATION_FLAGS))}
 

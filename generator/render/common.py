@@ -49,6 +49,14 @@ def render(template: str, **context: Any) -> bytes:
     return text.encode("utf-8")
 
 
+def render_python(template: str, **context: Any) -> bytes:
+    """A generated Python module, its over-long lines wrapped (pyformat) to the project's line length."""
+    from .pyformat import wrap_module
+
+    text = environment().get_template(template).render(**context)
+    return wrap_module(text).encode("utf-8")
+
+
 def py_literal(value: Any) -> str:
     """A Python literal for plain data; repr() escapes quotes, backslashes and newlines."""
     return repr(value)

@@ -2,13 +2,15 @@
 `opgen_ops` package with its registry."""
 from __future__ import annotations
 
+import builtins
 import keyword
+import re
 from dataclasses import dataclass
 
 from .. import expr
 from ..dtypes import tensor_elem
 from ..model import Domain, OpSpec, OpVersion, SpecSet
-from .common import HEADER, module_name, render as render_template
+from .common import HEADER, module_name, render_python
 
 PACKAGE = "python/opgen_ops"
 
@@ -98,7 +100,59 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
     return ", ".join(params), convert, validate_inputs
 
 
-def kernel_view(v: OpVersion) -> KernelView | None:
+_KERNEL_NAME = re.compile(r"([a-z_][a-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def kernel_function(name: str) -> tuple[str, str]:
+    """(module, function) of a spec's `kernel.function` (`<module>.<function>` of opgen.runtime.kernels).
+    The spec checker has resolved the name to a function of that package (kernels.signature_problems, the
+    checks kernels.call made at run time before); here it must also be a plain dotted pair of identifiers,
+    since it is written into an import statement of the generated module."""
+    match = _KERNEL_NAME.fullmatch(name)
+    if not match or any(keyword.iskeyword(part) for part in match.groups()):
+        raise ValueError(f"kernel function {name!r} is not <module>.<function> of opgen.runtime.kernels")
+    return match.group(1), match.group(2)
+
+
+def _module_names(op: OpSpec) -> set[str]:
+    """Names a kernel import must not take: the module's own, the runtime's it imports, the kernels'
+    parameters and locals, and the builtins (a check may use them)."""
+    names = {"OP", "VALIDATORS", "SIGNATURES", "KERNELS", "np", "_ew", "_validate", "annotations", "AttrSig",
+             "Check", "ParamSig", "RuleCall", "Signature", "ValidationError", "as_outputs", "split_variadic",
+             "variadic", "problems", "compute", "result"}
+    names |= set(dir(builtins)) | set(keyword.kwlist)
+    for v in op.versions:
+        names |= {f"SIGNATURE_V{v.since_version}", f"validate_v{v.since_version}", f"kernel_v{v.since_version}"}
+        for n in [p.name for p in v.inputs] + [p.name for p in v.outputs] + [a.name for a in v.attributes]:
+            names |= {n, py_name(n), py_name(n) + "_", f"{py_name(n)}_out", f"{py_name(n)}_dtype",
+                      f"{py_name(n)}_shape"}
+    return names
+
+
+def kernel_imports(op: OpSpec) -> dict[str, tuple[str, str, str]]:
+    """For each kernel function the op's versions call: (module, function, local name). The local name is
+    the function's own, or `<module>_<function>` where that would shadow another name of the module."""
+    taken = _module_names(op)
+    imports: dict[str, tuple[str, str, str]] = {}
+    for v in op.versions:
+        if v.kernel is None or v.kernel in imports:
+            continue
+        module, function = kernel_function(v.kernel)
+        local = function
+        while local in taken:
+            local = f"{module}_{function}" if local == function else local + "_"
+        taken.add(local)
+        imports[v.kernel] = (module, function, local)
+    return imports
+
+
+def _keywords(pairs: list[tuple[str, str]]) -> list[str]:
+    """Keyword arguments `name=value`; a name that is no identifier (a Python keyword) as `**{'name': value}`."""
+    return [f"{k}={value}" if k.isidentifier() and not keyword.iskeyword(k) else f"**{{{k!r}: {value}}}"
+            for k, value in pairs]
+
+
+def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = None) -> KernelView | None:
     if not v.has_kernel:
         return None
     params, convert, validate_inputs = _signature_parts(v)
@@ -123,15 +177,20 @@ def kernel_view(v: OpVersion) -> KernelView | None:
     if v.kernel is not None:
         singles = [py_name(p.name) for p in v.inputs if p.option != "variadic"]
         n_var = sum(1 for p in v.inputs if p.option == "variadic")
-        parts = singles + ([f"*_kernels.split_variadic(variadic, 0, {n_var})"] if n_var else [])
-        args = _tuple_display(parts)
-        kwargs = "{" + ", ".join([f"{a.name!r}: {py_name(a.name)}" for a in v.attributes] +
-                                 [f"{kw!r}: {py_name(name)}_out" for name, kw, _ in free] +
-                                 [f"'{name}_shape': tuple({py_name(name)}_shape)" for name in v.shape_from_node]) + "}"
-        body = [f"return _kernels.call({v.kernel!r}, {args}, {kwargs})"]
+        parts = singles + ([f"*split_variadic(variadic, 0, {n_var})"] if n_var else [])
+        kwargs = _keywords([(a.name, py_name(a.name)) for a in v.attributes] +
+                           [(kw, f"{py_name(name)}_out") for name, kw, _ in free] +
+                           [(f"{name}_shape", f"tuple({py_name(name)}_shape)") for name in v.shape_from_node])
+        module, function, local = (imports or kernel_imports_of(v))[v.kernel]
+        body = [f"return as_outputs({local}({', '.join(parts + kwargs)}))"]
         return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
                           f"calls opgen.runtime.kernels.{v.kernel}")
     return _formula_view(v, params, convert, validate_inputs, attributes, free, validate_outputs, first_input)
+
+
+def kernel_imports_of(v: OpVersion) -> dict[str, tuple[str, str, str]]:
+    module, function = kernel_function(v.kernel)
+    return {v.kernel: (module, function, function)}
 
 
 def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, free, validate_outputs,
@@ -169,13 +228,44 @@ def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, fr
                       expr.canonical(ew.formula))  # re-emitted from the tree: spec text never reaches code
 
 
+def _uses(kernels: list[KernelView], name: str) -> bool:
+    """Whether the kernels' code refers to `name.` (np, _ew): the module imports only what it uses."""
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\.")
+    texts = [t for k in kernels for t in [k.params, k.validate_inputs, k.attributes, k.validate_outputs,
+                                          k.first_input, *k.convert, *k.body]]
+    return any(pattern.search(t) for t in texts)
+
+
+def import_view(op: OpSpec, versions: list[dict], imports: dict[str, tuple[str, str, str]]) -> dict:
+    """The imports of the op's module, each only where the module uses it."""
+    kernels = [item["kernel"] for item in versions if item["kernel"]]
+    used = {"Signature": True, "AttrSig": any(item["v"].attributes for item in versions),
+            "Check": any(item["checks"] for item in versions), "RuleCall": any(item["rules"] for item in versions),
+            "ParamSig": any(item["v"].inputs or item["v"].outputs for item in versions),
+            "ValidationError": bool(kernels)}
+    validation = sorted(name for name, needed in used.items() if needed)
+    helpers = [name for name in ("as_outputs", "split_variadic")
+               if any(name + "(" in line for k in kernels for line in k.body)]
+    plain: dict[str, list[str]] = {}
+    aliased = []
+    for module, function, local in imports.values():
+        if local == function:
+            plain.setdefault(module, []).append(function)
+        else:
+            aliased.append((module, f"{function} as {local}"))
+    functions = sorted([(module, ", ".join(sorted(names))) for module, names in plain.items()] + aliased)
+    return dict(numpy=_uses(kernels, "np"), elementwise=_uses(kernels, "_ew"), validation=validation,
+                kernel_helpers=helpers, kernel_functions=functions)
+
+
 def render_op(op: OpSpec) -> bytes:
+    imports = kernel_imports(op)
     versions = [
-        dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), kernel=kernel_view(v))
+        dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), kernel=kernel_view(v, imports))
         for v in op.versions
     ]
-    return render_template("python/op_module.py.j2", op=op, versions=versions,
-                  header=HEADER.format(source=f"{op.domain}/{op.name}.yaml"))
+    return render_python("python/op_module.py.j2", op=op, versions=versions, imports=import_view(op, versions, imports),
+                         header=HEADER.format(source=f"{op.domain}/{op.name}.yaml"))
 
 
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
@@ -187,12 +277,12 @@ def shared_files(specs: SpecSet) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     entries = []
     for domain in specs.domains:
-        files[f"{PACKAGE}/{domain.name}/__init__.py"] = render_template(
+        files[f"{PACKAGE}/{domain.name}/__init__.py"] = render_python(
             "python/domain_init.py.j2", domain=domain, modules=[module_name(o.name) for o in domain.ops])
         for op in domain.ops:
             entries.append(dict(domain=domain.name, op=op.name, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
                                 versions=tuple(v.since_version for v in op.versions),
                                 kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
-    files[f"{PACKAGE}/__init__.py"] = render_template("python/package_init.py.j2", entries=entries,
+    files[f"{PACKAGE}/__init__.py"] = render_python("python/package_init.py.j2", entries=entries,
                                                       domains=tuple(d.name for d in specs.domains))
     return files

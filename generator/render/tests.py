@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..dtypes import ELEM_TYPES, tensor_elem
 from ..model import Domain, OpSpec, OpVersion, SpecSet
-from .common import HEADER, module_name, render as render_template
+from .common import HEADER, module_name, render_python
 
 
 def _plain(value):
@@ -38,7 +38,7 @@ def render_version(v: OpVersion) -> bytes:
     first = v.inputs[0] if v.inputs else None
     kernel_dtypes = [tensor_elem(t) for t in v.allowed_types(first)] if first else []
     output_dtypes = [tensor_elem(p.type) if p.is_fixed else None for p in v.outputs]
-    return render_template(
+    return render_python(
         "tests/test_op.py.j2", v=v, header=HEADER.format(source=f"{v.domain}/{v.op}.yaml"),
         module=f"opgen_ops.{v.domain}.{module_name(v.op)}", base=base, bindings=all_bindings,
         rejected=rejected_dtype(v), required_attributes=[a.name for a in v.attributes if a.required],

@@ -4,13 +4,41 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.add import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.add import validate_v1 as validate
 from opgen_ops.hlir.add import kernel_v1 as kernel
+from opgen_ops.hlir.add import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'broadcast_dimensions': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'lhs': [[1, 2, 3], [4, 5, 6]], 'rhs': [10, -20, 30]}, 'outputs': {'output': [[11, -18, 33], [14, -15, 36]]}, 'attributes': {'broadcast_dimensions': [1]}}, 'stretch_ones': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[1.5], [-2.25]], 'rhs': [[0.5, 1.0, -4.0]]}, 'outputs': {'output': [[2.0, 2.5, -2.5], [-1.75, -1.25, -6.25]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'broadcast_dimensions': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'lhs': [[1, 2, 3], [4, 5, 6]], 'rhs': [10, -20, 30]},
+        'outputs': {'output': [[11, -18, 33], [14, -15, 36]]},
+        'attributes': {'broadcast_dimensions': [1]},
+    },
+    'stretch_ones': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [[1.5], [-2.25]], 'rhs': [[0.5, 1.0, -4.0]]},
+        'outputs': {'output': [[2.0, 2.5, -2.5], [-1.75, -1.25, -6.25]]},
+        'attributes': {},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +63,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['broadcast_dimensions']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

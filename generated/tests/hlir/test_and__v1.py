@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.and_ import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.and_ import validate_v1 as validate
 from opgen_ops.hlir.and_ import kernel_v1 as kernel
+from opgen_ops.hlir.and_ import validate_v1 as validate
 
 BASE = {'T': 'bool'}
 BINDINGS = [{'T': 'bool'}]
-EXAMPLES = {'truth_table': {'dtype': 'bool', 'dtypes': {}, 'inputs': {'lhs': [True, True, False, False], 'rhs': [True, False, True, False]}, 'outputs': {'output': [True, False, False, False]}, 'attributes': {}}}
+EXAMPLES = {
+    'truth_table': {
+        'dtype': 'bool',
+        'dtypes': {},
+        'inputs': {'lhs': [True, True, False, False], 'rhs': [True, False, True, False]},
+        'outputs': {'output': [True, False, False, False]},
+        'attributes': {},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['bool']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['bool'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['truth_table']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

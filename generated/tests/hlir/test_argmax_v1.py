@@ -4,12 +4,46 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.argmax import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.argmax import validate_v1 as validate
 from opgen_ops.hlir.argmax import kernel_v1 as kernel
+from opgen_ops.hlir.argmax import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'axis0_keepdims': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]]}, 'outputs': {'output': [[1, 0, 1]]}, 'attributes': {'axis': 0}}, 'axis1_last_index': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]]}, 'outputs': {'output': [2, 2]}, 'attributes': {'axis': 1, 'keepdims': False, 'select_last_index': True}}, 'axis1_first_index': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]]}, 'outputs': {'output': [1, 0]}, 'attributes': {'axis': 1, 'keepdims': False}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'axis0_keepdims': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]]},
+        'outputs': {'output': [[1, 0, 1]]},
+        'attributes': {'axis': 0},
+    },
+    'axis1_last_index': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]]},
+        'outputs': {'output': [2, 2]},
+        'attributes': {'axis': 1, 'keepdims': False, 'select_last_index': True},
+    },
+    'axis1_first_index': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]]},
+        'outputs': {'output': [1, 0]},
+        'attributes': {'axis': 1, 'keepdims': False},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

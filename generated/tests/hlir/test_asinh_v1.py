@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.asinh import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.asinh import validate_v1 as validate
 from opgen_ops.hlir.asinh import kernel_v1 as kernel
+from opgen_ops.hlir.asinh import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'values': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-3.0, -0.5, 0.0, 0.25, 10.0]}, 'outputs': {'output': [-1.8184464592320668, -0.48121182505960347, 0.0, 0.24746646154726346, 2.99822295029797]}, 'attributes': {}}}
+EXAMPLES = {
+    'values': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-3.0, -0.5, 0.0, 0.25, 10.0]},
+        'outputs': {'output': [-1.8184464592320668, -0.48121182505960347, 0.0, 0.24746646154726346, 2.99822295029797]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['values']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

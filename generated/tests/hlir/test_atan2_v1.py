@@ -4,13 +4,27 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.atan2 import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.atan2 import validate_v1 as validate
 from opgen_ops.hlir.atan2 import kernel_v1 as kernel
+from opgen_ops.hlir.atan2 import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'quadrants': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [1.0, 1.0, -1.0, -2.0, 0.5, 3.0], 'rhs': [1.0, -1.0, -1.0, 1.0, -1.0, 0.0]}, 'outputs': {'output': [0.7853981633974483, 2.356194490192345, -2.356194490192345, -1.1071487177940904, 2.677945044588987, 1.5707963267948966]}, 'attributes': {}}}
+EXAMPLES = {
+    'quadrants': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [1.0, 1.0, -1.0, -2.0, 0.5, 3.0], 'rhs': [1.0, -1.0, -1.0, 1.0, -1.0, 0.0]},
+        'outputs': {
+            'output': [
+                0.7853981633974483, 2.356194490192345, -2.356194490192345, -1.1071487177940904, 2.677945044588987,
+                1.5707963267948966,
+            ],
+        },
+        'attributes': {},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +49,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['quadrants']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,12 +4,40 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.averagepool import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.averagepool import validate_v1 as validate
 from opgen_ops.hlir.averagepool import kernel_v1 as kernel
+from opgen_ops.hlir.averagepool import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'padding_excluded': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[1.0, -2.0, 6.0, 2.0], [5.0, -6.0, 14.0, 4.0], [9.0, -10.0, 22.0, 6.0]]]]}, 'outputs': {'output': [[[[-0.5, 4.0], [-0.5, 6.5], [-0.5, 11.5]]]]}, 'attributes': {'dims': [2, 3], 'kernel_shape': [2, 2], 'strides': [1, 2], 'padding': [1, 0, 0, 1]}}, 'padding_counted': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[1.0, -2.0, 6.0, 2.0], [5.0, -6.0, 14.0, 4.0], [9.0, -10.0, 22.0, 6.0]]]]}, 'outputs': {'output': [[[[-0.25, 2.0], [-0.5, 11.5]]]]}, 'attributes': {'dims': [2, 3], 'kernel_shape': [2, 2], 'strides': [2, 2], 'padding': [1, 0, 0, 1], 'count_include_pad': True}}, 'ceil_mode': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[1.0, -2.0, 6.0, 2.0], [5.0, -6.0, 14.0, 4.0], [9.0, -10.0, 22.0, 6.0]]]]}, 'outputs': {'output': [[[[3.0, 6.5], [7.0, 14.0]]]]}, 'attributes': {'dims': [2, 3], 'kernel_shape': [2, 3], 'strides': [2, 2], 'ceil_mode': True}}}
+EXAMPLES = {
+    'padding_excluded': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[[[1.0, -2.0, 6.0, 2.0], [5.0, -6.0, 14.0, 4.0], [9.0, -10.0, 22.0, 6.0]]]]},
+        'outputs': {'output': [[[[-0.5, 4.0], [-0.5, 6.5], [-0.5, 11.5]]]]},
+        'attributes': {'dims': [2, 3], 'kernel_shape': [2, 2], 'strides': [1, 2], 'padding': [1, 0, 0, 1]},
+    },
+    'padding_counted': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[[[1.0, -2.0, 6.0, 2.0], [5.0, -6.0, 14.0, 4.0], [9.0, -10.0, 22.0, 6.0]]]]},
+        'outputs': {'output': [[[[-0.25, 2.0], [-0.5, 11.5]]]]},
+        'attributes': {
+            'dims': [2, 3],
+            'kernel_shape': [2, 2],
+            'strides': [2, 2],
+            'padding': [1, 0, 0, 1],
+            'count_include_pad': True,
+        },
+    },
+    'ceil_mode': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[[[1.0, -2.0, 6.0, 2.0], [5.0, -6.0, 14.0, 4.0], [9.0, -10.0, 22.0, 6.0]]]]},
+        'outputs': {'output': [[[[3.0, 6.5], [7.0, 14.0]]]]},
+        'attributes': {'dims': [2, 3], 'kernel_shape': [2, 3], 'strides': [2, 2], 'ceil_mode': True},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

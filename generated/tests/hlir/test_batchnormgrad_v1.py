@@ -4,12 +4,33 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.batchnormgrad import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.batchnormgrad import validate_v1 as validate
 from opgen_ops.hlir.batchnormgrad import kernel_v1 as kernel
+from opgen_ops.hlir.batchnormgrad import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'feature_index_1': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]]], 'scale': [2.0, 0.5], 'mean': [1.5, 0.5], 'variance': [2.0, 9.0], 'grad_output': [[[0.5, -1.0], [2.0, 1.0]], [[1.5, 0.25], [-3.0, 0.5]]]}, 'outputs': {'grad_input': [[[0.0013159433131689718, -1.5883435789950153], [0.48853739672445723, -0.17142717166045532]], [[1.1488185123965602, -1.6673001777851575], [-0.13288032313933903, 0.16819182466228003]]], 'grad_scale': [-2.116036847575795, -5.080511610477369], 'grad_bias': [1.25, 0.5]}, 'attributes': {'epsilon': 0.01, 'feature_index': 1}}}
+EXAMPLES = {
+    'feature_index_1': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]]],
+            'scale': [2.0, 0.5],
+            'mean': [1.5, 0.5],
+            'variance': [2.0, 9.0],
+            'grad_output': [[[0.5, -1.0], [2.0, 1.0]], [[1.5, 0.25], [-3.0, 0.5]]],
+        },
+        'outputs': {
+            'grad_input': [
+                [[0.0013159433131689718, -1.5883435789950153], [0.48853739672445723, -0.17142717166045532]],
+                [[1.1488185123965602, -1.6673001777851575], [-0.13288032313933903, 0.16819182466228003]],
+            ],
+            'grad_scale': [-2.116036847575795, -5.080511610477369],
+            'grad_bias': [1.25, 0.5],
+        },
+        'attributes': {'epsilon': 0.01, 'feature_index': 1},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

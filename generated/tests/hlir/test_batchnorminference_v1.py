@@ -4,12 +4,31 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.batchnorminference import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.batchnorminference import validate_v1 as validate
 from opgen_ops.hlir.batchnorminference import kernel_v1 as kernel
+from opgen_ops.hlir.batchnorminference import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'feature_index_1': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]]], 'scale': [2.0, 0.5], 'bias': [0.1, -1.0], 'mean': [1.0, 2.0], 'variance': [4.0, 0.25]}, 'outputs': {'output': [[[0.09999999999999998, 1.0987523388778446], [-0.01941932430907989, -6.883484054145521]], [[-0.39937616943892235, -2.3968808471946117], [2.9223227027636804, -1.0]]]}, 'attributes': {'epsilon': 0.01, 'feature_index': 1}}}
+EXAMPLES = {
+    'feature_index_1': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]]],
+            'scale': [2.0, 0.5],
+            'bias': [0.1, -1.0],
+            'mean': [1.0, 2.0],
+            'variance': [4.0, 0.25],
+        },
+        'outputs': {
+            'output': [
+                [[0.09999999999999998, 1.0987523388778446], [-0.01941932430907989, -6.883484054145521]],
+                [[-0.39937616943892235, -2.3968808471946117], [2.9223227027636804, -1.0]],
+            ],
+        },
+        'attributes': {'epsilon': 0.01, 'feature_index': 1},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

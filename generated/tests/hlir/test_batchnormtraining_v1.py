@@ -4,12 +4,48 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.batchnormtraining import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.batchnormtraining import validate_v1 as validate
 from opgen_ops.hlir.batchnormtraining import kernel_v1 as kernel
+from opgen_ops.hlir.batchnormtraining import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'feature_index_1': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]]], 'scale': [2.0, 0.5], 'bias': [0.1, -1.0]}, 'outputs': {'output': [[[0.882061887005775, 2.446185661017325], [-0.8279581190827552, -1.7913926522193266]], [[0.09999999999999998, -3.0282475480231], [-0.4150576048813675, -0.9655916238165512]]], 'mean': [0.5, 1.75], 'variance': [1.6250000000000002, 13.187500000000002]}, 'attributes': {'epsilon': 0.01, 'feature_index': 1}}, 'feature_index_last': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]], [[2.0, 2.0], [-1.0, 0.0]]], 'scale': [2.0, 0.5], 'bias': [0.1, -1.0]}, 'outputs': {'output': [[[-0.730843200193751, -0.5729431312519524], [1.0819056002289784, -1.909816807332797]], [[-1.1840304002994333, -1.3527861089657784], [3.8010288008630724, -0.5729431312519524]], [[0.17553120001761366, -0.5729431312519524], [-2.5435920006164805, -1.0185676899455673]]], 'mean': [1.9166666666666667, 0.08333333333333333], 'variance': [4.868055555555555, 5.034722222222222]}, 'attributes': {'epsilon': 0.001, 'feature_index': 2}}}
+EXAMPLES = {
+    'feature_index_1': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]]], 'scale': [2.0, 0.5], 'bias': [0.1, -1.0]
+        },
+        'outputs': {
+            'output': [
+                [[0.882061887005775, 2.446185661017325], [-0.8279581190827552, -1.7913926522193266]],
+                [[0.09999999999999998, -3.0282475480231], [-0.4150576048813675, -0.9655916238165512]],
+            ],
+            'mean': [0.5, 1.75],
+            'variance': [1.6250000000000002, 13.187500000000002],
+        },
+        'attributes': {'epsilon': 0.01, 'feature_index': 1},
+    },
+    'feature_index_last': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [6.0, 2.0]], [[2.0, 2.0], [-1.0, 0.0]]],
+            'scale': [2.0, 0.5],
+            'bias': [0.1, -1.0],
+        },
+        'outputs': {
+            'output': [
+                [[-0.730843200193751, -0.5729431312519524], [1.0819056002289784, -1.909816807332797]],
+                [[-1.1840304002994333, -1.3527861089657784], [3.8010288008630724, -0.5729431312519524]],
+                [[0.17553120001761366, -0.5729431312519524], [-2.5435920006164805, -1.0185676899455673]],
+            ],
+            'mean': [1.9166666666666667, 0.08333333333333333],
+            'variance': [4.868055555555555, 5.034722222222222],
+        },
+        'attributes': {'epsilon': 0.001, 'feature_index': 2},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

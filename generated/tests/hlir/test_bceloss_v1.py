@@ -4,12 +4,41 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.bceloss import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.bceloss import validate_v1 as validate
 from opgen_ops.hlir.bceloss import kernel_v1 as kernel
+from opgen_ops.hlir.bceloss import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'weighted_none': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.1, 0.8], [0.5, 0.99]], 'target': [[0.0, 1.0], [0.3, 1.0]], 'weight': [2.0, 0.5]}, 'outputs': {'output': [[0.21072103131565262, 0.11157177565710485], [1.3862943611198906, 0.005025167926750725]]}, 'attributes': {'reduction': 'none'}}, 'weighted_mean': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.1, 0.8], [0.5, 0.99]], 'target': [[0.0, 1.0], [0.3, 1.0]], 'weight': [2.0, 0.5]}, 'outputs': {'output': 0.4284030840048497}, 'attributes': {'reduction': 'mean'}}, 'weighted_sum': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.1, 0.8], [0.5, 0.99]], 'target': [[0.0, 1.0], [0.3, 1.0]], 'weight': [2.0, 0.5]}, 'outputs': {'output': 1.7136123360193989}, 'attributes': {'reduction': 'sum'}}, 'log_clamped': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [0.0, 1.0, 0.25], 'target': [1.0, 1.0, 0.0]}, 'outputs': {'output': [100.0, -0.0, 0.2876820724517809]}, 'attributes': {'reduction': 'none'}}}
+EXAMPLES = {
+    'weighted_none': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.1, 0.8], [0.5, 0.99]], 'target': [[0.0, 1.0], [0.3, 1.0]], 'weight': [2.0, 0.5]},
+        'outputs': {'output': [[0.21072103131565262, 0.11157177565710485], [1.3862943611198906, 0.005025167926750725]]},
+        'attributes': {'reduction': 'none'},
+    },
+    'weighted_mean': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.1, 0.8], [0.5, 0.99]], 'target': [[0.0, 1.0], [0.3, 1.0]], 'weight': [2.0, 0.5]},
+        'outputs': {'output': 0.4284030840048497},
+        'attributes': {'reduction': 'mean'},
+    },
+    'weighted_sum': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.1, 0.8], [0.5, 0.99]], 'target': [[0.0, 1.0], [0.3, 1.0]], 'weight': [2.0, 0.5]},
+        'outputs': {'output': 1.7136123360193989},
+        'attributes': {'reduction': 'sum'},
+    },
+    'log_clamped': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [0.0, 1.0, 0.25], 'target': [1.0, 1.0, 0.0]},
+        'outputs': {'output': [100.0, -0.0, 0.2876820724517809]},
+        'attributes': {'reduction': 'none'},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,64 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.bitcastconvert import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.bitcastconvert import validate_v1 as validate
 from opgen_ops.hlir.bitcastconvert import kernel_v1 as kernel
+from opgen_ops.hlir.bitcastconvert import validate_v1 as validate
 
 BASE = {'T': 'bool', 'T1': 'bool'}
-BINDINGS = [{'T': 'bool', 'T1': 'bool'}, {'T': 'uint8', 'T1': 'bool'}, {'T': 'uint16', 'T1': 'bool'}, {'T': 'uint32', 'T1': 'bool'}, {'T': 'uint64', 'T1': 'bool'}, {'T': 'int8', 'T1': 'bool'}, {'T': 'int16', 'T1': 'bool'}, {'T': 'int32', 'T1': 'bool'}, {'T': 'int64', 'T1': 'bool'}, {'T': 'float16', 'T1': 'bool'}, {'T': 'bfloat16', 'T1': 'bool'}, {'T': 'float', 'T1': 'bool'}, {'T': 'double', 'T1': 'bool'}, {'T': 'complex64', 'T1': 'bool'}, {'T': 'complex128', 'T1': 'bool'}, {'T': 'bool', 'T1': 'uint8'}, {'T': 'bool', 'T1': 'uint16'}, {'T': 'bool', 'T1': 'uint32'}, {'T': 'bool', 'T1': 'uint64'}, {'T': 'bool', 'T1': 'int8'}, {'T': 'bool', 'T1': 'int16'}, {'T': 'bool', 'T1': 'int32'}, {'T': 'bool', 'T1': 'int64'}, {'T': 'bool', 'T1': 'float16'}, {'T': 'bool', 'T1': 'bfloat16'}, {'T': 'bool', 'T1': 'float'}, {'T': 'bool', 'T1': 'double'}, {'T': 'bool', 'T1': 'complex64'}, {'T': 'bool', 'T1': 'complex128'}]
-EXAMPLES = {'float_to_bytes': {'dtype': 'float', 'dtypes': {'output': 'uint8'}, 'inputs': {'input': [1.0, -2.0, 0.15625]}, 'outputs': {'output': [[0, 0, 128, 63], [0, 0, 0, 192], [0, 0, 32, 62]]}, 'attributes': {}}, 'int32_to_float': {'dtype': 'int32', 'dtypes': {'output': 'float'}, 'inputs': {'input': [1065353216, -1082130432, 1078530011]}, 'outputs': {'output': [1.0, -1.0, 3.1415927410125732]}, 'attributes': {}}, 'bytes_to_int32': {'dtype': 'uint8', 'dtypes': {'output': 'int32'}, 'inputs': {'input': [[0, 0, 128, 63], [0, 0, 0, 192]]}, 'outputs': {'output': [1065353216, -1073741824]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool', 'T1': 'bool'},
+    {'T': 'uint8', 'T1': 'bool'},
+    {'T': 'uint16', 'T1': 'bool'},
+    {'T': 'uint32', 'T1': 'bool'},
+    {'T': 'uint64', 'T1': 'bool'},
+    {'T': 'int8', 'T1': 'bool'},
+    {'T': 'int16', 'T1': 'bool'},
+    {'T': 'int32', 'T1': 'bool'},
+    {'T': 'int64', 'T1': 'bool'},
+    {'T': 'float16', 'T1': 'bool'},
+    {'T': 'bfloat16', 'T1': 'bool'},
+    {'T': 'float', 'T1': 'bool'},
+    {'T': 'double', 'T1': 'bool'},
+    {'T': 'complex64', 'T1': 'bool'},
+    {'T': 'complex128', 'T1': 'bool'},
+    {'T': 'bool', 'T1': 'uint8'},
+    {'T': 'bool', 'T1': 'uint16'},
+    {'T': 'bool', 'T1': 'uint32'},
+    {'T': 'bool', 'T1': 'uint64'},
+    {'T': 'bool', 'T1': 'int8'},
+    {'T': 'bool', 'T1': 'int16'},
+    {'T': 'bool', 'T1': 'int32'},
+    {'T': 'bool', 'T1': 'int64'},
+    {'T': 'bool', 'T1': 'float16'},
+    {'T': 'bool', 'T1': 'bfloat16'},
+    {'T': 'bool', 'T1': 'float'},
+    {'T': 'bool', 'T1': 'double'},
+    {'T': 'bool', 'T1': 'complex64'},
+    {'T': 'bool', 'T1': 'complex128'},
+]
+EXAMPLES = {
+    'float_to_bytes': {
+        'dtype': 'float',
+        'dtypes': {'output': 'uint8'},
+        'inputs': {'input': [1.0, -2.0, 0.15625]},
+        'outputs': {'output': [[0, 0, 128, 63], [0, 0, 0, 192], [0, 0, 32, 62]]},
+        'attributes': {},
+    },
+    'int32_to_float': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'float'},
+        'inputs': {'input': [1065353216, -1082130432, 1078530011]},
+        'outputs': {'output': [1.0, -1.0, 3.1415927410125732]},
+        'attributes': {},
+    },
+    'bytes_to_int32': {
+        'dtype': 'uint8',
+        'dtypes': {'output': 'int32'},
+        'inputs': {'input': [[0, 0, 128, 63], [0, 0, 0, 192]]},
+        'outputs': {'output': [1065353216, -1073741824]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

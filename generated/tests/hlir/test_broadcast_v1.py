@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.broadcast import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.broadcast import validate_v1 as validate
 from opgen_ops.hlir.broadcast import kernel_v1 as kernel
+from opgen_ops.hlir.broadcast import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'two_new_dimensions': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[1, -2, 3], [4, 5, -6]]}, 'outputs': {'output': [[[[1, -2, 3], [4, 5, -6]]], [[[1, -2, 3], [4, 5, -6]]]]}, 'attributes': {'broadcast_sizes': [2, 1]}}, 'scalar': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': 2.5}, 'outputs': {'output': [2.5, 2.5, 2.5]}, 'attributes': {'broadcast_sizes': [3]}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'two_new_dimensions': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[1, -2, 3], [4, 5, -6]]},
+        'outputs': {'output': [[[[1, -2, 3], [4, 5, -6]]], [[[1, -2, 3], [4, 5, -6]]]]},
+        'attributes': {'broadcast_sizes': [2, 1]},
+    },
+    'scalar': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': 2.5},
+        'outputs': {'output': [2.5, 2.5, 2.5]},
+        'attributes': {'broadcast_sizes': [3]},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

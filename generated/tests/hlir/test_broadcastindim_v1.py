@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.broadcastindim import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.broadcastindim import validate_v1 as validate
 from opgen_ops.hlir.broadcastindim import kernel_v1 as kernel
+from opgen_ops.hlir.broadcastindim import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'stretch_size_one': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0], [2.0]]}, 'outputs': {'output': [[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]], [[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]]}, 'attributes': {'broadcast_dimensions': [0, 2]}}, 'transposing': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[1, 2, 3], [4, 5, 6]]}, 'outputs': {'output': [[[1, 1], [4, 4]], [[2, 2], [5, 5]], [[3, 3], [6, 6]]]}, 'attributes': {'broadcast_dimensions': [1, 0]}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'stretch_size_one': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0], [2.0]]},
+        'outputs': {'output': [[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]], [[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]]},
+        'attributes': {'broadcast_dimensions': [0, 2]},
+    },
+    'transposing': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[1, 2, 3], [4, 5, 6]]},
+        'outputs': {'output': [[[1, 1], [4, 4]], [[2, 2], [5, 5]], [[3, 3], [6, 6]]]},
+        'attributes': {'broadcast_dimensions': [1, 0]},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.cbrt import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.cbrt import validate_v1 as validate
 from opgen_ops.hlir.cbrt import kernel_v1 as kernel
+from opgen_ops.hlir.cbrt import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'To': 'float16'}
-BINDINGS = [{'T': 'uint8', 'To': 'float16'}, {'T': 'uint16', 'To': 'float16'}, {'T': 'uint32', 'To': 'float16'}, {'T': 'uint64', 'To': 'float16'}, {'T': 'int8', 'To': 'float16'}, {'T': 'int16', 'To': 'float16'}, {'T': 'int32', 'To': 'float16'}, {'T': 'int64', 'To': 'float16'}, {'T': 'float16', 'To': 'float16'}, {'T': 'float', 'To': 'float16'}, {'T': 'double', 'To': 'float16'}, {'T': 'uint8', 'To': 'float'}, {'T': 'uint8', 'To': 'double'}]
-EXAMPLES = {'values': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-27.0, -0.125, 0.0, 2.0, 64.0]}, 'outputs': {'output': [-3.0000000000000004, -0.49999999999999994, 0.0, 1.2599210498948734, 4.0]}, 'attributes': {}}, 'int32_to_double': {'dtype': 'int32', 'dtypes': {'output': 'double'}, 'inputs': {'input': [-8, 27, 5]}, 'outputs': {'output': [-2.0, 3.0000000000000004, 1.7099759466766968]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8', 'To': 'float16'},
+    {'T': 'uint16', 'To': 'float16'},
+    {'T': 'uint32', 'To': 'float16'},
+    {'T': 'uint64', 'To': 'float16'},
+    {'T': 'int8', 'To': 'float16'},
+    {'T': 'int16', 'To': 'float16'},
+    {'T': 'int32', 'To': 'float16'},
+    {'T': 'int64', 'To': 'float16'},
+    {'T': 'float16', 'To': 'float16'},
+    {'T': 'float', 'To': 'float16'},
+    {'T': 'double', 'To': 'float16'},
+    {'T': 'uint8', 'To': 'float'},
+    {'T': 'uint8', 'To': 'double'},
+]
+EXAMPLES = {
+    'values': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-27.0, -0.125, 0.0, 2.0, 64.0]},
+        'outputs': {'output': [-3.0000000000000004, -0.49999999999999994, 0.0, 1.2599210498948734, 4.0]},
+        'attributes': {},
+    },
+    'int32_to_double': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'double'},
+        'inputs': {'input': [-8, 27, 5]},
+        'outputs': {'output': [-2.0, 3.0000000000000004, 1.7099759466766968]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +65,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['values']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

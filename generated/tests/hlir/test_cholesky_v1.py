@@ -4,12 +4,47 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.cholesky import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.cholesky import validate_v1 as validate
 from opgen_ops.hlir.cholesky import kernel_v1 as kernel
+from opgen_ops.hlir.cholesky import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'lower_batch': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[4.0, 99.0, -7.0], [2.0, 5.0, 99.0], [-2.0, 1.0, 6.0]], [[9.0, 5.0, 5.0], [3.0, 2.0, 5.0], [0.0, 1.0, 3.0]]]}, 'outputs': {'output': [[[2.0, 0.0, 0.0], [1.0, 2.0, 0.0], [-1.0, 1.0, 2.0]], [[3.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.4142135623730951]]]}, 'attributes': {'lower': True}}, 'upper_batch': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[4.0, 2.0, -2.0], [99.0, 5.0, 1.0], [-7.0, 99.0, 6.0]], [[9.0, 3.0, 0.0], [5.0, 2.0, 1.0], [5.0, 5.0, 3.0]]]}, 'outputs': {'output': [[[2.0, 1.0, -1.0], [0.0, 2.0, 1.0], [0.0, 0.0, 2.0]], [[3.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.4142135623730951]]]}, 'attributes': {'lower': False}}}
+EXAMPLES = {
+    'lower_batch': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [[4.0, 99.0, -7.0], [2.0, 5.0, 99.0], [-2.0, 1.0, 6.0]],
+                [[9.0, 5.0, 5.0], [3.0, 2.0, 5.0], [0.0, 1.0, 3.0]],
+            ],
+        },
+        'outputs': {
+            'output': [
+                [[2.0, 0.0, 0.0], [1.0, 2.0, 0.0], [-1.0, 1.0, 2.0]],
+                [[3.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.4142135623730951]],
+            ],
+        },
+        'attributes': {'lower': True},
+    },
+    'upper_batch': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [[4.0, 2.0, -2.0], [99.0, 5.0, 1.0], [-7.0, 99.0, 6.0]],
+                [[9.0, 3.0, 0.0], [5.0, 2.0, 1.0], [5.0, 5.0, 3.0]],
+            ],
+        },
+        'outputs': {
+            'output': [
+                [[2.0, 1.0, -1.0], [0.0, 2.0, 1.0], [0.0, 0.0, 2.0]],
+                [[3.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.4142135623730951]],
+            ],
+        },
+        'attributes': {'lower': False},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

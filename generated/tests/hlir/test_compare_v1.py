@@ -4,12 +4,78 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.compare import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.compare import validate_v1 as validate
 from opgen_ops.hlir.compare import kernel_v1 as kernel
+from opgen_ops.hlir.compare import validate_v1 as validate
 
 BASE = {'T': 'bool', 'To': 'bool'}
-BINDINGS = [{'T': 'bool', 'To': 'bool'}, {'T': 'uint8', 'To': 'bool'}, {'T': 'uint16', 'To': 'bool'}, {'T': 'uint32', 'To': 'bool'}, {'T': 'uint64', 'To': 'bool'}, {'T': 'int8', 'To': 'bool'}, {'T': 'int16', 'To': 'bool'}, {'T': 'int32', 'To': 'bool'}, {'T': 'int64', 'To': 'bool'}, {'T': 'float16', 'To': 'bool'}, {'T': 'bfloat16', 'To': 'bool'}, {'T': 'float', 'To': 'bool'}, {'T': 'double', 'To': 'bool'}, {'T': 'complex64', 'To': 'bool'}, {'T': 'complex128', 'To': 'bool'}]
-EXAMPLES = {'ge_double': {'dtype': 'double', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [1.0, -0.0, 2.5, -3.0], 'rhs': [2.0, 0.0, 2.5, -4.0]}, 'outputs': {'output': [False, True, True, True]}, 'attributes': {'comparison_direction': 'GE'}}, 'eq_double': {'dtype': 'double', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [1.0, -0.0, 2.5, -3.0], 'rhs': [2.0, 0.0, 2.5, -4.0]}, 'outputs': {'output': [False, True, True, False]}, 'attributes': {'comparison_direction': 'EQ'}}, 'lt_double': {'dtype': 'double', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [1.0, -0.0, 2.5, -3.0], 'rhs': [2.0, 0.0, 2.5, -4.0]}, 'outputs': {'output': [True, False, False, False]}, 'attributes': {'comparison_direction': 'LT'}}, 'gt_int32': {'dtype': 'int32', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [-5, 3, 7, -1], 'rhs': [3, 3, -7, -2]}, 'outputs': {'output': [False, False, True, True]}, 'attributes': {'comparison_direction': 'GT'}}, 'ne_int32': {'dtype': 'int32', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [-5, 3, 7, -1], 'rhs': [3, 3, -7, -2]}, 'outputs': {'output': [True, False, True, True]}, 'attributes': {'comparison_direction': 'NE'}}, 'le_int32': {'dtype': 'int32', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [-5, 3, 7, -1], 'rhs': [3, 3, -7, -2]}, 'outputs': {'output': [True, True, False, False]}, 'attributes': {'comparison_direction': 'LE'}}, 'gt_uint8': {'dtype': 'uint8', 'dtypes': {'output': 'bool'}, 'inputs': {'lhs': [200, 1], 'rhs': [100, 255]}, 'outputs': {'output': [True, False]}, 'attributes': {'comparison_direction': 'GT'}}}
+BINDINGS = [
+    {'T': 'bool', 'To': 'bool'},
+    {'T': 'uint8', 'To': 'bool'},
+    {'T': 'uint16', 'To': 'bool'},
+    {'T': 'uint32', 'To': 'bool'},
+    {'T': 'uint64', 'To': 'bool'},
+    {'T': 'int8', 'To': 'bool'},
+    {'T': 'int16', 'To': 'bool'},
+    {'T': 'int32', 'To': 'bool'},
+    {'T': 'int64', 'To': 'bool'},
+    {'T': 'float16', 'To': 'bool'},
+    {'T': 'bfloat16', 'To': 'bool'},
+    {'T': 'float', 'To': 'bool'},
+    {'T': 'double', 'To': 'bool'},
+    {'T': 'complex64', 'To': 'bool'},
+    {'T': 'complex128', 'To': 'bool'},
+]
+EXAMPLES = {
+    'ge_double': {
+        'dtype': 'double',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [1.0, -0.0, 2.5, -3.0], 'rhs': [2.0, 0.0, 2.5, -4.0]},
+        'outputs': {'output': [False, True, True, True]},
+        'attributes': {'comparison_direction': 'GE'},
+    },
+    'eq_double': {
+        'dtype': 'double',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [1.0, -0.0, 2.5, -3.0], 'rhs': [2.0, 0.0, 2.5, -4.0]},
+        'outputs': {'output': [False, True, True, False]},
+        'attributes': {'comparison_direction': 'EQ'},
+    },
+    'lt_double': {
+        'dtype': 'double',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [1.0, -0.0, 2.5, -3.0], 'rhs': [2.0, 0.0, 2.5, -4.0]},
+        'outputs': {'output': [True, False, False, False]},
+        'attributes': {'comparison_direction': 'LT'},
+    },
+    'gt_int32': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [-5, 3, 7, -1], 'rhs': [3, 3, -7, -2]},
+        'outputs': {'output': [False, False, True, True]},
+        'attributes': {'comparison_direction': 'GT'},
+    },
+    'ne_int32': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [-5, 3, 7, -1], 'rhs': [3, 3, -7, -2]},
+        'outputs': {'output': [True, False, True, True]},
+        'attributes': {'comparison_direction': 'NE'},
+    },
+    'le_int32': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [-5, 3, 7, -1], 'rhs': [3, 3, -7, -2]},
+        'outputs': {'output': [True, True, False, False]},
+        'attributes': {'comparison_direction': 'LE'},
+    },
+    'gt_uint8': {
+        'dtype': 'uint8',
+        'dtypes': {'output': 'bool'},
+        'inputs': {'lhs': [200, 1], 'rhs': [100, 255]},
+        'outputs': {'output': [True, False]},
+        'attributes': {'comparison_direction': 'GT'},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.concatenate import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.concatenate import validate_v1 as validate
 from opgen_ops.hlir.concatenate import kernel_v1 as kernel
+from opgen_ops.hlir.concatenate import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'three_along_1': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'inputs': [[[1, 2], [3, 4]], [[5], [6]], [[7, 8, 9], [10, 11, 12]]]}, 'outputs': {'output': [[1, 2, 5, 7, 8, 9], [3, 4, 6, 10, 11, 12]]}, 'attributes': {'dimension': 1}}, 'negative_dimension': {'dtype': 'double', 'dtypes': {}, 'inputs': {'inputs': [[[1.5, -2.0]], [[3.0, 4.0], [0.5, 0.25]]]}, 'outputs': {'output': [[1.5, -2.0], [3.0, 4.0], [0.5, 0.25]]}, 'attributes': {'dimension': -2}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'three_along_1': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'inputs': [[[1, 2], [3, 4]], [[5], [6]], [[7, 8, 9], [10, 11, 12]]]},
+        'outputs': {'output': [[1, 2, 5, 7, 8, 9], [3, 4, 6, 10, 11, 12]]},
+        'attributes': {'dimension': 1},
+    },
+    'negative_dimension': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'inputs': [[[1.5, -2.0]], [[3.0, 4.0], [0.5, 0.25]]]},
+        'outputs': {'output': [[1.5, -2.0], [3.0, 4.0], [0.5, 0.25]]},
+        'attributes': {'dimension': -2},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,82 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.convbias import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.convbias import validate_v1 as validate
 from opgen_ops.hlir.convbias import kernel_v1 as kernel
+from opgen_ops.hlir.convbias import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'grouped_strided_padded': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[[[1.0, -2.0, 3.0], [4.0, -5.0, 6.0], [7.0, -8.0, 9.0]], [[10.0, -11.0, 12.0], [13.0, -14.0, 15.0], [16.0, -17.0, 18.0]]]], 'rhs': [[[[1.0, 0.5], [-1.0, 2.0]]], [[[0.0, 1.0], [1.0, -0.5]]]], 'bias': [0.5, -1.0]}, 'outputs': {'output': [[[[-4.5, -2.5], [-13.5, -2.5], [-21.0, -2.5]], [[14.5, 11.0], [8.0, 14.0], [9.5, 17.0]]]]}, 'attributes': {'input_batch_dimension': 0, 'input_feature_dimension': 1, 'input_spatial_dimensions': [2, 3], 'kernel_output_feature_dimension': 0, 'kernel_input_feature_dimension': 1, 'kernel_spatial_dimensions': [2, 3], 'output_batch_dimension': 0, 'output_feature_dimension': 1, 'output_spatial_dimensions': [2, 3], 'window_strides': [1, 2], 'padding': [1, 0, 0, 1], 'lhs_dilation': [1, 1], 'rhs_dilation': [1, 1], 'feature_group_count': 2, 'batch_group_count': 1}}, 'nwc_dilated_negative_padding': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'lhs': [[[1], [2], [-3], [4]]], 'rhs': [[[1, -1]], [[2, 3]]], 'bias': [10, -10]}, 'outputs': {'output': [[[10, -10], [6, -21], [10, -10], [15, 5], [10, -10], [14, -14]]]}, 'attributes': {'input_batch_dimension': 0, 'input_feature_dimension': 2, 'input_spatial_dimensions': [1], 'kernel_output_feature_dimension': 2, 'kernel_input_feature_dimension': 1, 'kernel_spatial_dimensions': [0], 'output_batch_dimension': 0, 'output_feature_dimension': 2, 'output_spatial_dimensions': [1], 'window_strides': [1], 'padding': [-1, 2], 'lhs_dilation': [2], 'rhs_dilation': [2], 'feature_group_count': 1, 'batch_group_count': 1}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'grouped_strided_padded': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'lhs': [
+                [
+                    [[1.0, -2.0, 3.0], [4.0, -5.0, 6.0], [7.0, -8.0, 9.0]],
+                    [[10.0, -11.0, 12.0], [13.0, -14.0, 15.0], [16.0, -17.0, 18.0]],
+                ],
+            ],
+            'rhs': [[[[1.0, 0.5], [-1.0, 2.0]]], [[[0.0, 1.0], [1.0, -0.5]]]],
+            'bias': [0.5, -1.0],
+        },
+        'outputs': {
+            'output': [[[[-4.5, -2.5], [-13.5, -2.5], [-21.0, -2.5]], [[14.5, 11.0], [8.0, 14.0], [9.5, 17.0]]]],
+        },
+        'attributes': {
+            'input_batch_dimension': 0,
+            'input_feature_dimension': 1,
+            'input_spatial_dimensions': [2, 3],
+            'kernel_output_feature_dimension': 0,
+            'kernel_input_feature_dimension': 1,
+            'kernel_spatial_dimensions': [2, 3],
+            'output_batch_dimension': 0,
+            'output_feature_dimension': 1,
+            'output_spatial_dimensions': [2, 3],
+            'window_strides': [1, 2],
+            'padding': [1, 0, 0, 1],
+            'lhs_dilation': [1, 1],
+            'rhs_dilation': [1, 1],
+            'feature_group_count': 2,
+            'batch_group_count': 1,
+        },
+    },
+    'nwc_dilated_negative_padding': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'lhs': [[[1], [2], [-3], [4]]], 'rhs': [[[1, -1]], [[2, 3]]], 'bias': [10, -10]},
+        'outputs': {'output': [[[10, -10], [6, -21], [10, -10], [15, 5], [10, -10], [14, -14]]]},
+        'attributes': {
+            'input_batch_dimension': 0,
+            'input_feature_dimension': 2,
+            'input_spatial_dimensions': [1],
+            'kernel_output_feature_dimension': 2,
+            'kernel_input_feature_dimension': 1,
+            'kernel_spatial_dimensions': [0],
+            'output_batch_dimension': 0,
+            'output_feature_dimension': 2,
+            'output_spatial_dimensions': [1],
+            'window_strides': [1],
+            'padding': [-1, 2],
+            'lhs_dilation': [2],
+            'rhs_dilation': [2],
+            'feature_group_count': 1,
+            'batch_group_count': 1,
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

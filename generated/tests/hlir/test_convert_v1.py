@@ -4,12 +4,64 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.convert import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.convert import validate_v1 as validate
 from opgen_ops.hlir.convert import kernel_v1 as kernel
+from opgen_ops.hlir.convert import validate_v1 as validate
 
 BASE = {'T': 'bool', 'T1': 'bool'}
-BINDINGS = [{'T': 'bool', 'T1': 'bool'}, {'T': 'uint8', 'T1': 'bool'}, {'T': 'uint16', 'T1': 'bool'}, {'T': 'uint32', 'T1': 'bool'}, {'T': 'uint64', 'T1': 'bool'}, {'T': 'int8', 'T1': 'bool'}, {'T': 'int16', 'T1': 'bool'}, {'T': 'int32', 'T1': 'bool'}, {'T': 'int64', 'T1': 'bool'}, {'T': 'float16', 'T1': 'bool'}, {'T': 'bfloat16', 'T1': 'bool'}, {'T': 'float', 'T1': 'bool'}, {'T': 'double', 'T1': 'bool'}, {'T': 'complex64', 'T1': 'bool'}, {'T': 'complex128', 'T1': 'bool'}, {'T': 'bool', 'T1': 'uint8'}, {'T': 'bool', 'T1': 'uint16'}, {'T': 'bool', 'T1': 'uint32'}, {'T': 'bool', 'T1': 'uint64'}, {'T': 'bool', 'T1': 'int8'}, {'T': 'bool', 'T1': 'int16'}, {'T': 'bool', 'T1': 'int32'}, {'T': 'bool', 'T1': 'int64'}, {'T': 'bool', 'T1': 'float16'}, {'T': 'bool', 'T1': 'bfloat16'}, {'T': 'bool', 'T1': 'float'}, {'T': 'bool', 'T1': 'double'}, {'T': 'bool', 'T1': 'complex64'}, {'T': 'bool', 'T1': 'complex128'}]
-EXAMPLES = {'document': {'dtype': 'int64', 'dtypes': {'output': 'int32'}, 'inputs': {'input': [-8070450536006025217]}, 'outputs': {'output': [-1610612737]}, 'attributes': {}}, 'double_to_int32': {'dtype': 'double', 'dtypes': {'output': 'int32'}, 'inputs': {'input': [-2.7, -0.5, 0.5, 2.7, 10000000000.0, -10000000000.0]}, 'outputs': {'output': [-2, 0, 0, 2, 2147483647, -2147483648]}, 'attributes': {}}, 'int32_to_uint8': {'dtype': 'int32', 'dtypes': {'output': 'uint8'}, 'inputs': {'input': [300, -1, 255, 256]}, 'outputs': {'output': [44, 255, 255, 0]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool', 'T1': 'bool'},
+    {'T': 'uint8', 'T1': 'bool'},
+    {'T': 'uint16', 'T1': 'bool'},
+    {'T': 'uint32', 'T1': 'bool'},
+    {'T': 'uint64', 'T1': 'bool'},
+    {'T': 'int8', 'T1': 'bool'},
+    {'T': 'int16', 'T1': 'bool'},
+    {'T': 'int32', 'T1': 'bool'},
+    {'T': 'int64', 'T1': 'bool'},
+    {'T': 'float16', 'T1': 'bool'},
+    {'T': 'bfloat16', 'T1': 'bool'},
+    {'T': 'float', 'T1': 'bool'},
+    {'T': 'double', 'T1': 'bool'},
+    {'T': 'complex64', 'T1': 'bool'},
+    {'T': 'complex128', 'T1': 'bool'},
+    {'T': 'bool', 'T1': 'uint8'},
+    {'T': 'bool', 'T1': 'uint16'},
+    {'T': 'bool', 'T1': 'uint32'},
+    {'T': 'bool', 'T1': 'uint64'},
+    {'T': 'bool', 'T1': 'int8'},
+    {'T': 'bool', 'T1': 'int16'},
+    {'T': 'bool', 'T1': 'int32'},
+    {'T': 'bool', 'T1': 'int64'},
+    {'T': 'bool', 'T1': 'float16'},
+    {'T': 'bool', 'T1': 'bfloat16'},
+    {'T': 'bool', 'T1': 'float'},
+    {'T': 'bool', 'T1': 'double'},
+    {'T': 'bool', 'T1': 'complex64'},
+    {'T': 'bool', 'T1': 'complex128'},
+]
+EXAMPLES = {
+    'document': {
+        'dtype': 'int64',
+        'dtypes': {'output': 'int32'},
+        'inputs': {'input': [-8070450536006025217]},
+        'outputs': {'output': [-1610612737]},
+        'attributes': {},
+    },
+    'double_to_int32': {
+        'dtype': 'double',
+        'dtypes': {'output': 'int32'},
+        'inputs': {'input': [-2.7, -0.5, 0.5, 2.7, 10000000000.0, -10000000000.0]},
+        'outputs': {'output': [-2, 0, 0, 2, 2147483647, -2147483648]},
+        'attributes': {},
+    },
+    'int32_to_uint8': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'uint8'},
+        'inputs': {'input': [300, -1, 255, 256]},
+        'outputs': {'output': [44, 255, 255, 0]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

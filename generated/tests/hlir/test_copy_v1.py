@@ -4,13 +4,48 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.copy import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.copy import validate_v1 as validate
 from opgen_ops.hlir.copy import kernel_v1 as kernel
+from opgen_ops.hlir.copy import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'double': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.5, -2.0, 0.0], [7.25, -0.0, 3.0]]}, 'outputs': {'output': [[1.5, -2.0, 0.0], [7.25, -0.0, 3.0]]}, 'attributes': {}}, 'int8': {'dtype': 'int8', 'dtypes': {}, 'inputs': {'input': [-3, 0, 127, -128]}, 'outputs': {'output': [-3, 0, 127, -128]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'double': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.5, -2.0, 0.0], [7.25, -0.0, 3.0]]},
+        'outputs': {'output': [[1.5, -2.0, 0.0], [7.25, -0.0, 3.0]]},
+        'attributes': {},
+    },
+    'int8': {
+        'dtype': 'int8',
+        'dtypes': {},
+        'inputs': {'input': [-3, 0, 127, -128]},
+        'outputs': {'output': [-3, 0, 127, -128]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = [
+    'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float',
+    'double', 'complex64', 'complex128',
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -31,7 +66,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['double']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

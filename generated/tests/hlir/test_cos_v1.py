@@ -4,13 +4,27 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.cos import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.cos import validate_v1 as validate
 from opgen_ops.hlir.cos import kernel_v1 as kernel
+from opgen_ops.hlir.cos import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'values': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-3.0, -1.0, 0.0, 0.5, 2.0, 10.0]}, 'outputs': {'output': [-0.9899924966004454, 0.5403023058681398, 1.0, 0.8775825618903728, -0.4161468365471424, -0.8390715290764524]}, 'attributes': {}}}
+EXAMPLES = {
+    'values': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-3.0, -1.0, 0.0, 0.5, 2.0, 10.0]},
+        'outputs': {
+            'output': [
+                -0.9899924966004454, 0.5403023058681398, 1.0, 0.8775825618903728, -0.4161468365471424,
+                -0.8390715290764524,
+            ],
+        },
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +49,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['values']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

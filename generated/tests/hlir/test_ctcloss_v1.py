@@ -7,7 +7,12 @@ from opgen_ops.hlir.ctcloss import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.ctcloss import validate_v1 as validate
 
 BASE = {'T': 'float16', 'Ti': 'int32'}
-BINDINGS = [{'T': 'float16', 'Ti': 'int32'}, {'T': 'float', 'Ti': 'int32'}, {'T': 'double', 'Ti': 'int32'}, {'T': 'float16', 'Ti': 'int64'}]
+BINDINGS = [
+    {'T': 'float16', 'Ti': 'int32'},
+    {'T': 'float', 'Ti': 'int32'},
+    {'T': 'double', 'Ti': 'int32'},
+    {'T': 'float16', 'Ti': 'int64'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,37 @@ from opgen_ops.hlir.customcall import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.customcall import validate_v1 as validate
 
 BASE = {'T': 'bool', 'To': 'bool'}
-BINDINGS = [{'T': 'bool', 'To': 'bool'}, {'T': 'uint8', 'To': 'bool'}, {'T': 'uint16', 'To': 'bool'}, {'T': 'uint32', 'To': 'bool'}, {'T': 'uint64', 'To': 'bool'}, {'T': 'int8', 'To': 'bool'}, {'T': 'int16', 'To': 'bool'}, {'T': 'int32', 'To': 'bool'}, {'T': 'int64', 'To': 'bool'}, {'T': 'float16', 'To': 'bool'}, {'T': 'bfloat16', 'To': 'bool'}, {'T': 'float', 'To': 'bool'}, {'T': 'double', 'To': 'bool'}, {'T': 'complex64', 'To': 'bool'}, {'T': 'complex128', 'To': 'bool'}, {'T': 'bool', 'To': 'uint8'}, {'T': 'bool', 'To': 'uint16'}, {'T': 'bool', 'To': 'uint32'}, {'T': 'bool', 'To': 'uint64'}, {'T': 'bool', 'To': 'int8'}, {'T': 'bool', 'To': 'int16'}, {'T': 'bool', 'To': 'int32'}, {'T': 'bool', 'To': 'int64'}, {'T': 'bool', 'To': 'float16'}, {'T': 'bool', 'To': 'bfloat16'}, {'T': 'bool', 'To': 'float'}, {'T': 'bool', 'To': 'double'}, {'T': 'bool', 'To': 'complex64'}, {'T': 'bool', 'To': 'complex128'}]
+BINDINGS = [
+    {'T': 'bool', 'To': 'bool'},
+    {'T': 'uint8', 'To': 'bool'},
+    {'T': 'uint16', 'To': 'bool'},
+    {'T': 'uint32', 'To': 'bool'},
+    {'T': 'uint64', 'To': 'bool'},
+    {'T': 'int8', 'To': 'bool'},
+    {'T': 'int16', 'To': 'bool'},
+    {'T': 'int32', 'To': 'bool'},
+    {'T': 'int64', 'To': 'bool'},
+    {'T': 'float16', 'To': 'bool'},
+    {'T': 'bfloat16', 'To': 'bool'},
+    {'T': 'float', 'To': 'bool'},
+    {'T': 'double', 'To': 'bool'},
+    {'T': 'complex64', 'To': 'bool'},
+    {'T': 'complex128', 'To': 'bool'},
+    {'T': 'bool', 'To': 'uint8'},
+    {'T': 'bool', 'To': 'uint16'},
+    {'T': 'bool', 'To': 'uint32'},
+    {'T': 'bool', 'To': 'uint64'},
+    {'T': 'bool', 'To': 'int8'},
+    {'T': 'bool', 'To': 'int16'},
+    {'T': 'bool', 'To': 'int32'},
+    {'T': 'bool', 'To': 'int64'},
+    {'T': 'bool', 'To': 'float16'},
+    {'T': 'bool', 'To': 'bfloat16'},
+    {'T': 'bool', 'To': 'float'},
+    {'T': 'bool', 'To': 'double'},
+    {'T': 'bool', 'To': 'complex64'},
+    {'T': 'bool', 'To': 'complex128'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

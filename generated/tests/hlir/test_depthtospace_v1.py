@@ -4,12 +4,84 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.depthtospace import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.depthtospace import validate_v1 as validate
 from opgen_ops.hlir.depthtospace import kernel_v1 as kernel
+from opgen_ops.hlir.depthtospace import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'nchw_dcr': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[0.0, 1.0]], [[2.0, 3.0]], [[4.0, 5.0]], [[6.0, 7.0]], [[8.0, 9.0]], [[10.0, 11.0]], [[12.0, 13.0]], [[14.0, 15.0]]]]}, 'outputs': {'output': [[[[0.0, 4.0, 1.0, 5.0], [8.0, 12.0, 9.0, 13.0]], [[2.0, 6.0, 3.0, 7.0], [10.0, 14.0, 11.0, 15.0]]]]}, 'attributes': {'space_dims': [2, 3], 'blocksize': 2, 'depth_dim': 1, 'mode': 'DCR'}}, 'nchw_crd': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[0.0, 1.0]], [[2.0, 3.0]], [[4.0, 5.0]], [[6.0, 7.0]], [[8.0, 9.0]], [[10.0, 11.0]], [[12.0, 13.0]], [[14.0, 15.0]]]]}, 'outputs': {'output': [[[[0.0, 2.0, 1.0, 3.0], [4.0, 6.0, 5.0, 7.0]], [[8.0, 10.0, 9.0, 11.0], [12.0, 14.0, 13.0, 15.0]]]]}, 'attributes': {'space_dims': [2, 3], 'blocksize': 2, 'depth_dim': 1, 'mode': 'CRD'}}, 'nhwc_dcr': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[[[1, 2, 3, 4], [5, 6, 7, 8]]]]}, 'outputs': {'output': [[[[1], [2], [5], [6]], [[3], [4], [7], [8]]]]}, 'attributes': {'space_dims': [1, 2], 'blocksize': 2, 'depth_dim': 3}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'nchw_dcr': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [
+                    [[0.0, 1.0]],
+                    [[2.0, 3.0]],
+                    [[4.0, 5.0]],
+                    [[6.0, 7.0]],
+                    [[8.0, 9.0]],
+                    [[10.0, 11.0]],
+                    [[12.0, 13.0]],
+                    [[14.0, 15.0]],
+                ],
+            ],
+        },
+        'outputs': {
+            'output': [
+                [[[0.0, 4.0, 1.0, 5.0], [8.0, 12.0, 9.0, 13.0]], [[2.0, 6.0, 3.0, 7.0], [10.0, 14.0, 11.0, 15.0]]],
+            ],
+        },
+        'attributes': {'space_dims': [2, 3], 'blocksize': 2, 'depth_dim': 1, 'mode': 'DCR'},
+    },
+    'nchw_crd': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [
+                    [[0.0, 1.0]],
+                    [[2.0, 3.0]],
+                    [[4.0, 5.0]],
+                    [[6.0, 7.0]],
+                    [[8.0, 9.0]],
+                    [[10.0, 11.0]],
+                    [[12.0, 13.0]],
+                    [[14.0, 15.0]],
+                ],
+            ],
+        },
+        'outputs': {
+            'output': [
+                [[[0.0, 2.0, 1.0, 3.0], [4.0, 6.0, 5.0, 7.0]], [[8.0, 10.0, 9.0, 11.0], [12.0, 14.0, 13.0, 15.0]]],
+            ],
+        },
+        'attributes': {'space_dims': [2, 3], 'blocksize': 2, 'depth_dim': 1, 'mode': 'CRD'},
+    },
+    'nhwc_dcr': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[[[1, 2, 3, 4], [5, 6, 7, 8]]]]},
+        'outputs': {'output': [[[[1], [2], [5], [6]], [[3], [4], [7], [8]]]]},
+        'attributes': {'space_dims': [1, 2], 'blocksize': 2, 'depth_dim': 3},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,41 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.div import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.div import validate_v1 as validate
 from opgen_ops.hlir.div import kernel_v1 as kernel
+from opgen_ops.hlir.div import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'int32_truncating': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'lhs': [-7, 7, -7, 7, 5, -2147483648], 'rhs': [2, 2, -2, -2, 0, -1]}, 'outputs': {'output': [-3, 3, 3, -3, -1, -2147483648]}, 'attributes': {}}, 'broadcast_dimensions': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[1.0, -3.0], [4.5, 0.25]], 'rhs': [2.0, -0.5]}, 'outputs': {'output': [[0.5, -1.5], [-9.0, -0.5]]}, 'attributes': {'broadcast_dimensions': [0]}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'int32_truncating': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'lhs': [-7, 7, -7, 7, 5, -2147483648], 'rhs': [2, 2, -2, -2, 0, -1]},
+        'outputs': {'output': [-3, 3, 3, -3, -1, -2147483648]},
+        'attributes': {},
+    },
+    'broadcast_dimensions': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [[1.0, -3.0], [4.5, 0.25]], 'rhs': [2.0, -0.5]},
+        'outputs': {'output': [[0.5, -1.5], [-9.0, -0.5]]},
+        'attributes': {'broadcast_dimensions': [0]},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +63,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['int32_truncating']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,12 +4,53 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dot import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dot import validate_v1 as validate
 from opgen_ops.hlir.dot import kernel_v1 as kernel
+from opgen_ops.hlir.dot import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'matrix_matrix': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]], 'rhs': [[2.0, 1.0], [0.0, -1.0], [1.5, 3.0]]}, 'outputs': {'output': [[0.5, -4.0], [7.0, 15.5]]}, 'attributes': {}}, 'matrix_vector': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]], 'rhs': [1.0, -2.0, 0.5]}, 'outputs': {'output': [-3.5, 8.5]}, 'attributes': {}}, 'vector_matrix': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [3.0, -1.0], 'rhs': [[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]]}, 'outputs': {'output': [2.5, 9.0, -7.0]}, 'attributes': {}}, 'int8_wraps': {'dtype': 'int8', 'dtypes': {}, 'inputs': {'lhs': [[100, 27], [-3, 4]], 'rhs': [[2, 1], [1, -1]]}, 'outputs': {'output': [[-29, 73], [-2, -7]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'matrix_matrix': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]], 'rhs': [[2.0, 1.0], [0.0, -1.0], [1.5, 3.0]]},
+        'outputs': {'output': [[0.5, -4.0], [7.0, 15.5]]},
+        'attributes': {},
+    },
+    'matrix_vector': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]], 'rhs': [1.0, -2.0, 0.5]},
+        'outputs': {'output': [-3.5, 8.5]},
+        'attributes': {},
+    },
+    'vector_matrix': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [3.0, -1.0], 'rhs': [[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]]},
+        'outputs': {'output': [2.5, 9.0, -7.0]},
+        'attributes': {},
+    },
+    'int8_wraps': {
+        'dtype': 'int8',
+        'dtypes': {},
+        'inputs': {'lhs': [[100, 27], [-3, 4]], 'rhs': [[2, 1], [1, -1]]},
+        'outputs': {'output': [[-29, 73], [-2, -7]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,52 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dotgeneral import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dotgeneral import validate_v1 as validate
 from opgen_ops.hlir.dotgeneral import kernel_v1 as kernel
+from opgen_ops.hlir.dotgeneral import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'batched': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[[1.0, -1.0], [3.0, -2.0], [5.0, -3.0]], [[7.0, -4.0], [9.0, -5.0], [11.0, -6.0]]], 'rhs': [[[-6.0, -5.0, -4.0], [-3.0, -2.0, -1.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]]}, 'outputs': {'output': [[[-41.0, -14.0], [28.0, 10.0]], [[31.0, 112.0], [-17.0, -62.0]]]}, 'attributes': {'lhs_batching_dimensions': [0], 'rhs_batching_dimensions': [0], 'lhs_contracting_dimensions': [1], 'rhs_contracting_dimensions': [2]}}, 'free_dimensions_order': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'lhs': [[1, 2, 3], [4, 5, 6]], 'rhs': [[[1, 0], [0, 1], [2, 2]], [[-1, 1], [3, 0], [0, -2]]]}, 'outputs': {'output': [[[7, 8], [5, -5]], [[16, 17], [11, -8]]]}, 'attributes': {'lhs_batching_dimensions': [], 'rhs_batching_dimensions': [], 'lhs_contracting_dimensions': [1], 'rhs_contracting_dimensions': [1]}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'batched': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'lhs': [[[1.0, -1.0], [3.0, -2.0], [5.0, -3.0]], [[7.0, -4.0], [9.0, -5.0], [11.0, -6.0]]],
+            'rhs': [[[-6.0, -5.0, -4.0], [-3.0, -2.0, -1.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]],
+        },
+        'outputs': {'output': [[[-41.0, -14.0], [28.0, 10.0]], [[31.0, 112.0], [-17.0, -62.0]]]},
+        'attributes': {
+            'lhs_batching_dimensions': [0],
+            'rhs_batching_dimensions': [0],
+            'lhs_contracting_dimensions': [1],
+            'rhs_contracting_dimensions': [2],
+        },
+    },
+    'free_dimensions_order': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'lhs': [[1, 2, 3], [4, 5, 6]], 'rhs': [[[1, 0], [0, 1], [2, 2]], [[-1, 1], [3, 0], [0, -2]]]},
+        'outputs': {'output': [[[7, 8], [5, -5]], [[16, 17], [11, -8]]]},
+        'attributes': {
+            'lhs_batching_dimensions': [],
+            'rhs_batching_dimensions': [],
+            'lhs_contracting_dimensions': [1],
+            'rhs_contracting_dimensions': [1],
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

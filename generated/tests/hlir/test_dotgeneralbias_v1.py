@@ -4,12 +4,67 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dotgeneralbias import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dotgeneralbias import validate_v1 as validate
 from opgen_ops.hlir.dotgeneralbias import kernel_v1 as kernel
+from opgen_ops.hlir.dotgeneralbias import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'T1': 'uint8'}
-BINDINGS = [{'T': 'uint8', 'T1': 'uint8'}, {'T': 'uint16', 'T1': 'uint8'}, {'T': 'uint32', 'T1': 'uint8'}, {'T': 'uint64', 'T1': 'uint8'}, {'T': 'int8', 'T1': 'uint8'}, {'T': 'int16', 'T1': 'uint8'}, {'T': 'int32', 'T1': 'uint8'}, {'T': 'int64', 'T1': 'uint8'}, {'T': 'float16', 'T1': 'uint8'}, {'T': 'float', 'T1': 'uint8'}, {'T': 'double', 'T1': 'uint8'}, {'T': 'uint8', 'T1': 'uint16'}, {'T': 'uint8', 'T1': 'uint32'}, {'T': 'uint8', 'T1': 'uint64'}, {'T': 'uint8', 'T1': 'int8'}, {'T': 'uint8', 'T1': 'int16'}, {'T': 'uint8', 'T1': 'int32'}, {'T': 'uint8', 'T1': 'int64'}, {'T': 'uint8', 'T1': 'float16'}, {'T': 'uint8', 'T1': 'float'}, {'T': 'uint8', 'T1': 'double'}]
-EXAMPLES = {'batched': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [[[1.0, -1.0], [3.0, -2.0], [5.0, -3.0]], [[7.0, -4.0], [9.0, -5.0], [11.0, -6.0]]], 'rhs': [[[-6.0, -5.0, -4.0], [-3.0, -2.0, -1.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]], 'bias': [0.5, -1.0]}, 'outputs': {'output': [[[-40.5, -15.0], [28.5, 9.0]], [[31.5, 111.0], [-16.5, -63.0]]]}, 'attributes': {'lhs_batching_dimensions': [0], 'rhs_batching_dimensions': [0], 'lhs_contracting_dimensions': [1], 'rhs_contracting_dimensions': [2]}}, 'int32': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'lhs': [[1, 2, 3], [4, 5, 6]], 'rhs': [[[1, 0], [0, 1], [2, 2]], [[-1, 1], [3, 0], [0, -2]]], 'bias': [100, -100]}, 'outputs': {'output': [[[107, -92], [105, -105]], [[116, -83], [111, -108]]]}, 'attributes': {'lhs_batching_dimensions': [], 'rhs_batching_dimensions': [], 'lhs_contracting_dimensions': [1], 'rhs_contracting_dimensions': [1]}}}
+BINDINGS = [
+    {'T': 'uint8', 'T1': 'uint8'},
+    {'T': 'uint16', 'T1': 'uint8'},
+    {'T': 'uint32', 'T1': 'uint8'},
+    {'T': 'uint64', 'T1': 'uint8'},
+    {'T': 'int8', 'T1': 'uint8'},
+    {'T': 'int16', 'T1': 'uint8'},
+    {'T': 'int32', 'T1': 'uint8'},
+    {'T': 'int64', 'T1': 'uint8'},
+    {'T': 'float16', 'T1': 'uint8'},
+    {'T': 'float', 'T1': 'uint8'},
+    {'T': 'double', 'T1': 'uint8'},
+    {'T': 'uint8', 'T1': 'uint16'},
+    {'T': 'uint8', 'T1': 'uint32'},
+    {'T': 'uint8', 'T1': 'uint64'},
+    {'T': 'uint8', 'T1': 'int8'},
+    {'T': 'uint8', 'T1': 'int16'},
+    {'T': 'uint8', 'T1': 'int32'},
+    {'T': 'uint8', 'T1': 'int64'},
+    {'T': 'uint8', 'T1': 'float16'},
+    {'T': 'uint8', 'T1': 'float'},
+    {'T': 'uint8', 'T1': 'double'},
+]
+EXAMPLES = {
+    'batched': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'lhs': [[[1.0, -1.0], [3.0, -2.0], [5.0, -3.0]], [[7.0, -4.0], [9.0, -5.0], [11.0, -6.0]]],
+            'rhs': [[[-6.0, -5.0, -4.0], [-3.0, -2.0, -1.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]],
+            'bias': [0.5, -1.0],
+        },
+        'outputs': {'output': [[[-40.5, -15.0], [28.5, 9.0]], [[31.5, 111.0], [-16.5, -63.0]]]},
+        'attributes': {
+            'lhs_batching_dimensions': [0],
+            'rhs_batching_dimensions': [0],
+            'lhs_contracting_dimensions': [1],
+            'rhs_contracting_dimensions': [2],
+        },
+    },
+    'int32': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {
+            'lhs': [[1, 2, 3], [4, 5, 6]],
+            'rhs': [[[1, 0], [0, 1], [2, 2]], [[-1, 1], [3, 0], [0, -2]]],
+            'bias': [100, -100],
+        },
+        'outputs': {'output': [[[107, -92], [105, -105]], [[116, -83], [111, -108]]]},
+        'attributes': {
+            'lhs_batching_dimensions': [],
+            'rhs_batching_dimensions': [],
+            'lhs_contracting_dimensions': [1],
+            'rhs_contracting_dimensions': [1],
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,36 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dropout import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dropout import validate_v1 as validate
 from opgen_ops.hlir.dropout import kernel_v1 as kernel
+from opgen_ops.hlir.dropout import validate_v1 as validate
 
 BASE = {'T': 'float16', 'T1': 'float16', 'T2': 'bool'}
-BINDINGS = [{'T': 'float16', 'T1': 'float16', 'T2': 'bool'}, {'T': 'float', 'T1': 'float16', 'T2': 'bool'}, {'T': 'double', 'T1': 'float16', 'T2': 'bool'}, {'T': 'bfloat16', 'T1': 'float16', 'T2': 'bool'}, {'T': 'float16', 'T1': 'float', 'T2': 'bool'}, {'T': 'float16', 'T1': 'double', 'T2': 'bool'}]
-EXAMPLES = {'training_seeded': {'dtype': 'double', 'dtypes': {'ratio': 'double', 'training_mode': 'bool', 'mask': 'bool'}, 'inputs': {'data': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'ratio': 0.5, 'training_mode': True}, 'outputs': {'output': [[0.0, -4.0, 0.0], [8.0, 1.0, -12.0]], 'mask': [[False, True, False], [True, True, True]]}, 'attributes': {'seed': 7}}, 'inference': {'dtype': 'double', 'dtypes': {'ratio': 'double', 'mask': 'bool'}, 'inputs': {'data': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'ratio': 0.5}, 'outputs': {'output': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'mask': [[True, True, True], [True, True, True]]}, 'attributes': {'seed': 7}}}
+BINDINGS = [
+    {'T': 'float16', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'float', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'double', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'bfloat16', 'T1': 'float16', 'T2': 'bool'},
+    {'T': 'float16', 'T1': 'float', 'T2': 'bool'},
+    {'T': 'float16', 'T1': 'double', 'T2': 'bool'},
+]
+EXAMPLES = {
+    'training_seeded': {
+        'dtype': 'double',
+        'dtypes': {'ratio': 'double', 'training_mode': 'bool', 'mask': 'bool'},
+        'inputs': {'data': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'ratio': 0.5, 'training_mode': True},
+        'outputs': {
+            'output': [[0.0, -4.0, 0.0], [8.0, 1.0, -12.0]], 'mask': [[False, True, False], [True, True, True]]
+        },
+        'attributes': {'seed': 7},
+    },
+    'inference': {
+        'dtype': 'double',
+        'dtypes': {'ratio': 'double', 'mask': 'bool'},
+        'inputs': {'data': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'ratio': 0.5},
+        'outputs': {'output': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'mask': [[True, True, True], [True, True, True]]},
+        'attributes': {'seed': 7},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,44 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dynamicbroadcastindim import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dynamicbroadcastindim import validate_v1 as validate
 from opgen_ops.hlir.dynamicbroadcastindim import kernel_v1 as kernel
+from opgen_ops.hlir.dynamicbroadcastindim import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Ts': 'int32'}
-BINDINGS = [{'T': 'bool', 'Ts': 'int32'}, {'T': 'uint8', 'Ts': 'int32'}, {'T': 'uint16', 'Ts': 'int32'}, {'T': 'uint32', 'Ts': 'int32'}, {'T': 'uint64', 'Ts': 'int32'}, {'T': 'int8', 'Ts': 'int32'}, {'T': 'int16', 'Ts': 'int32'}, {'T': 'int32', 'Ts': 'int32'}, {'T': 'int64', 'Ts': 'int32'}, {'T': 'float16', 'Ts': 'int32'}, {'T': 'bfloat16', 'Ts': 'int32'}, {'T': 'float', 'Ts': 'int32'}, {'T': 'double', 'Ts': 'int32'}, {'T': 'complex64', 'Ts': 'int32'}, {'T': 'complex128', 'Ts': 'int32'}, {'T': 'bool', 'Ts': 'int64'}]
-EXAMPLES = {'stretch_size_one': {'dtype': 'double', 'dtypes': {'shape': 'int64'}, 'inputs': {'input': [[1.0], [-2.0]], 'shape': [2, 3, 2]}, 'outputs': {'output': [[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]], [[-2.0, -2.0], [-2.0, -2.0], [-2.0, -2.0]]]}, 'attributes': {'broadcast_dimensions': [0, 2]}}, 'transposing': {'dtype': 'int32', 'dtypes': {'shape': 'int32'}, 'inputs': {'input': [[1, 2, 3], [4, 5, 6]], 'shape': [3, 2, 2]}, 'outputs': {'output': [[[1, 1], [4, 4]], [[2, 2], [5, 5]], [[3, 3], [6, 6]]]}, 'attributes': {'broadcast_dimensions': [1, 0]}}}
+BINDINGS = [
+    {'T': 'bool', 'Ts': 'int32'},
+    {'T': 'uint8', 'Ts': 'int32'},
+    {'T': 'uint16', 'Ts': 'int32'},
+    {'T': 'uint32', 'Ts': 'int32'},
+    {'T': 'uint64', 'Ts': 'int32'},
+    {'T': 'int8', 'Ts': 'int32'},
+    {'T': 'int16', 'Ts': 'int32'},
+    {'T': 'int32', 'Ts': 'int32'},
+    {'T': 'int64', 'Ts': 'int32'},
+    {'T': 'float16', 'Ts': 'int32'},
+    {'T': 'bfloat16', 'Ts': 'int32'},
+    {'T': 'float', 'Ts': 'int32'},
+    {'T': 'double', 'Ts': 'int32'},
+    {'T': 'complex64', 'Ts': 'int32'},
+    {'T': 'complex128', 'Ts': 'int32'},
+    {'T': 'bool', 'Ts': 'int64'},
+]
+EXAMPLES = {
+    'stretch_size_one': {
+        'dtype': 'double',
+        'dtypes': {'shape': 'int64'},
+        'inputs': {'input': [[1.0], [-2.0]], 'shape': [2, 3, 2]},
+        'outputs': {'output': [[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]], [[-2.0, -2.0], [-2.0, -2.0], [-2.0, -2.0]]]},
+        'attributes': {'broadcast_dimensions': [0, 2]},
+    },
+    'transposing': {
+        'dtype': 'int32',
+        'dtypes': {'shape': 'int32'},
+        'inputs': {'input': [[1, 2, 3], [4, 5, 6]], 'shape': [3, 2, 2]},
+        'outputs': {'output': [[[1, 1], [4, 4]], [[2, 2], [5, 5]], [[3, 3], [6, 6]]]},
+        'attributes': {'broadcast_dimensions': [1, 0]},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,63 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dynamicpad import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dynamicpad import validate_v1 as validate
 from opgen_ops.hlir.dynamicpad import kernel_v1 as kernel
+from opgen_ops.hlir.dynamicpad import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'value_negative': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'pads': [1, -1, 0, 2], 'padding_value': 9.5}, 'outputs': {'output': [[9.5, 9.5, 9.5, 9.5], [2.0, 3.0, 9.5, 9.5], [5.0, 6.0, 9.5, 9.5]]}, 'attributes': {'mode': 'PAD_VALUE'}}, 'pad_edge': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'pads': [1, 2, 0, 1]}, 'outputs': {'output': [[1.0, 1.0, 1.0, 2.0, 3.0, 3.0], [1.0, 1.0, 1.0, 2.0, 3.0, 3.0], [4.0, 4.0, 4.0, 5.0, 6.0, 6.0]]}, 'attributes': {'mode': 'PAD_EDGE'}}, 'pad_reflect': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'pads': [1, 2, 0, 1]}, 'outputs': {'output': [[6.0, 5.0, 4.0, 5.0, 6.0, 5.0], [3.0, 2.0, 1.0, 2.0, 3.0, 2.0], [6.0, 5.0, 4.0, 5.0, 6.0, 5.0]]}, 'attributes': {'mode': 'PAD_REFLECT'}}, 'pad_symmetric': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[1, 2, 3], [4, 5, 6]], 'pads': [2, 1, 0, 3]}, 'outputs': {'output': [[4, 4, 5, 6, 6, 5, 4], [1, 1, 2, 3, 3, 2, 1], [1, 1, 2, 3, 3, 2, 1], [4, 4, 5, 6, 6, 5, 4]]}, 'attributes': {'mode': 'PAD_SYMMETRIC'}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'value_negative': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'pads': [1, -1, 0, 2], 'padding_value': 9.5},
+        'outputs': {'output': [[9.5, 9.5, 9.5, 9.5], [2.0, 3.0, 9.5, 9.5], [5.0, 6.0, 9.5, 9.5]]},
+        'attributes': {'mode': 'PAD_VALUE'},
+    },
+    'pad_edge': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'pads': [1, 2, 0, 1]},
+        'outputs': {
+            'output': [[1.0, 1.0, 1.0, 2.0, 3.0, 3.0], [1.0, 1.0, 1.0, 2.0, 3.0, 3.0], [4.0, 4.0, 4.0, 5.0, 6.0, 6.0]],
+        },
+        'attributes': {'mode': 'PAD_EDGE'},
+    },
+    'pad_reflect': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'pads': [1, 2, 0, 1]},
+        'outputs': {
+            'output': [[6.0, 5.0, 4.0, 5.0, 6.0, 5.0], [3.0, 2.0, 1.0, 2.0, 3.0, 2.0], [6.0, 5.0, 4.0, 5.0, 6.0, 5.0]],
+        },
+        'attributes': {'mode': 'PAD_REFLECT'},
+    },
+    'pad_symmetric': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[1, 2, 3], [4, 5, 6]], 'pads': [2, 1, 0, 3]},
+        'outputs': {
+            'output': [[4, 4, 5, 6, 6, 5, 4], [1, 1, 2, 3, 3, 2, 1], [1, 1, 2, 3, 3, 2, 1], [4, 4, 5, 6, 6, 5, 4]],
+        },
+        'attributes': {'mode': 'PAD_SYMMETRIC'},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,50 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dynamicreshape import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dynamicreshape import validate_v1 as validate
 from opgen_ops.hlir.dynamicreshape import kernel_v1 as kernel
+from opgen_ops.hlir.dynamicreshape import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'shape_0_m1': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]], 'shape': [0, -1]}, 'outputs': {'output': [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]}, 'attributes': {'allowzero': 0}}, 'shape_0_2_m1': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]], 'shape': [0, 2, -1]}, 'outputs': {'output': [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]}, 'attributes': {'allowzero': 0}}, 'shape_m1_2_2': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]], 'shape': [-1, 2, 2]}, 'outputs': {'output': [[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]]]}, 'attributes': {'allowzero': 1}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'shape_0_m1': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]], 'shape': [0, -1]},
+        'outputs': {'output': [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]},
+        'attributes': {'allowzero': 0},
+    },
+    'shape_0_2_m1': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]], 'shape': [0, 2, -1]},
+        'outputs': {'output': [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]},
+        'attributes': {'allowzero': 0},
+    },
+    'shape_m1_2_2': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]], 'shape': [-1, 2, 2]},
+        'outputs': {'output': [[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]]]},
+        'attributes': {'allowzero': 1},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

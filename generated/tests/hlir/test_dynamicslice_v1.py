@@ -4,12 +4,48 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dynamicslice import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dynamicslice import validate_v1 as validate
 from opgen_ops.hlir.dynamicslice import kernel_v1 as kernel
+from opgen_ops.hlir.dynamicslice import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Tind': 'int32'}
-BINDINGS = [{'T': 'bool', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint16', 'Tind': 'int32'}, {'T': 'uint32', 'Tind': 'int32'}, {'T': 'uint64', 'Tind': 'int32'}, {'T': 'int8', 'Tind': 'int32'}, {'T': 'int16', 'Tind': 'int32'}, {'T': 'int32', 'Tind': 'int32'}, {'T': 'int64', 'Tind': 'int32'}, {'T': 'float16', 'Tind': 'int32'}, {'T': 'bfloat16', 'Tind': 'int32'}, {'T': 'float', 'Tind': 'int32'}, {'T': 'double', 'Tind': 'int32'}, {'T': 'complex64', 'Tind': 'int32'}, {'T': 'complex128', 'Tind': 'int32'}, {'T': 'bool', 'Tind': 'int64'}]
-EXAMPLES = {'interior': {'dtype': 'double', 'dtypes': {'start_indices': 'int32'}, 'inputs': {'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]], 'start_indices': [1, 1]}, 'outputs': {'output': [[-5.0, 6.0], [-9.0, 10.0]]}, 'attributes': {'slice_sizes': [2, 2]}}, 'start_clamped': {'dtype': 'double', 'dtypes': {'start_indices': 'int64'}, 'inputs': {'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]], 'start_indices': [2, 3]}, 'outputs': {'output': [[-5.0, 6.0, 3.5], [-9.0, 10.0, 5.5]]}, 'attributes': {'slice_sizes': [2, 3]}}}
+BINDINGS = [
+    {'T': 'bool', 'Tind': 'int32'},
+    {'T': 'uint8', 'Tind': 'int32'},
+    {'T': 'uint16', 'Tind': 'int32'},
+    {'T': 'uint32', 'Tind': 'int32'},
+    {'T': 'uint64', 'Tind': 'int32'},
+    {'T': 'int8', 'Tind': 'int32'},
+    {'T': 'int16', 'Tind': 'int32'},
+    {'T': 'int32', 'Tind': 'int32'},
+    {'T': 'int64', 'Tind': 'int32'},
+    {'T': 'float16', 'Tind': 'int32'},
+    {'T': 'bfloat16', 'Tind': 'int32'},
+    {'T': 'float', 'Tind': 'int32'},
+    {'T': 'double', 'Tind': 'int32'},
+    {'T': 'complex64', 'Tind': 'int32'},
+    {'T': 'complex128', 'Tind': 'int32'},
+    {'T': 'bool', 'Tind': 'int64'},
+]
+EXAMPLES = {
+    'interior': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int32'},
+        'inputs': {
+            'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]], 'start_indices': [1, 1]
+        },
+        'outputs': {'output': [[-5.0, 6.0], [-9.0, 10.0]]},
+        'attributes': {'slice_sizes': [2, 2]},
+    },
+    'start_clamped': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int64'},
+        'inputs': {
+            'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]], 'start_indices': [2, 3]
+        },
+        'outputs': {'output': [[-5.0, 6.0, 3.5], [-9.0, 10.0, 5.5]]},
+        'attributes': {'slice_sizes': [2, 3]},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,46 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.dynamicupdateslice import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.dynamicupdateslice import validate_v1 as validate
 from opgen_ops.hlir.dynamicupdateslice import kernel_v1 as kernel
+from opgen_ops.hlir.dynamicupdateslice import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Tind': 'int32'}
-BINDINGS = [{'T': 'bool', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint16', 'Tind': 'int32'}, {'T': 'uint32', 'Tind': 'int32'}, {'T': 'uint64', 'Tind': 'int32'}, {'T': 'int8', 'Tind': 'int32'}, {'T': 'int16', 'Tind': 'int32'}, {'T': 'int32', 'Tind': 'int32'}, {'T': 'int64', 'Tind': 'int32'}, {'T': 'float16', 'Tind': 'int32'}, {'T': 'bfloat16', 'Tind': 'int32'}, {'T': 'float', 'Tind': 'int32'}, {'T': 'double', 'Tind': 'int32'}, {'T': 'complex64', 'Tind': 'int32'}, {'T': 'complex128', 'Tind': 'int32'}, {'T': 'bool', 'Tind': 'int64'}]
-EXAMPLES = {'interior': {'dtype': 'int32', 'dtypes': {'start_indices': 'int64'}, 'inputs': {'input': [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]], 'update': [[-1, -2], [-3, -4]], 'start_indices': [1, 2]}, 'outputs': {'output': [[0, 1, 2, 3], [0, 1, -1, -2], [0, 1, -3, -4]]}, 'attributes': {}}, 'last_row': {'dtype': 'double', 'dtypes': {'start_indices': 'int32'}, 'inputs': {'input': [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], 'update': [[9.5, 8.5]], 'start_indices': [1, 0]}, 'outputs': {'output': [[0.0, 1.0, 2.0], [9.5, 8.5, 5.0]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool', 'Tind': 'int32'},
+    {'T': 'uint8', 'Tind': 'int32'},
+    {'T': 'uint16', 'Tind': 'int32'},
+    {'T': 'uint32', 'Tind': 'int32'},
+    {'T': 'uint64', 'Tind': 'int32'},
+    {'T': 'int8', 'Tind': 'int32'},
+    {'T': 'int16', 'Tind': 'int32'},
+    {'T': 'int32', 'Tind': 'int32'},
+    {'T': 'int64', 'Tind': 'int32'},
+    {'T': 'float16', 'Tind': 'int32'},
+    {'T': 'bfloat16', 'Tind': 'int32'},
+    {'T': 'float', 'Tind': 'int32'},
+    {'T': 'double', 'Tind': 'int32'},
+    {'T': 'complex64', 'Tind': 'int32'},
+    {'T': 'complex128', 'Tind': 'int32'},
+    {'T': 'bool', 'Tind': 'int64'},
+]
+EXAMPLES = {
+    'interior': {
+        'dtype': 'int32',
+        'dtypes': {'start_indices': 'int64'},
+        'inputs': {
+            'input': [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]], 'update': [[-1, -2], [-3, -4]], 'start_indices': [1, 2]
+        },
+        'outputs': {'output': [[0, 1, 2, 3], [0, 1, -1, -2], [0, 1, -3, -4]]},
+        'attributes': {},
+    },
+    'last_row': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int32'},
+        'inputs': {'input': [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], 'update': [[9.5, 8.5]], 'start_indices': [1, 0]},
+        'outputs': {'output': [[0.0, 1.0, 2.0], [9.5, 8.5, 5.0]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.elu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.elu import validate_v1 as validate
 from opgen_ops.hlir.elu import kernel_v1 as kernel
+from opgen_ops.hlir.elu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'alpha_1_5': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-3.0, -1.0, -0.1, 0.0, 0.5, 2.0]}, 'outputs': {'output': [-1.4253193974482041, -0.9481808382428365, -0.14274387294606064, 0.0, 0.5, 2.0]}, 'attributes': {'alpha': 1.5}}}
+EXAMPLES = {
+    'alpha_1_5': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-3.0, -1.0, -0.1, 0.0, 0.5, 2.0]},
+        'outputs': {'output': [-1.4253193974482041, -0.9481808382428365, -0.14274387294606064, 0.0, 0.5, 2.0]},
+        'attributes': {'alpha': 1.5},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -39,7 +48,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['alpha_1_5']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,27 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.erf import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.erf import validate_v1 as validate
 from opgen_ops.hlir.erf import kernel_v1 as kernel
+from opgen_ops.hlir.erf import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'values': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-2.0, -0.5, 0.0, 0.1, 1.0, 3.0]}, 'outputs': {'output': [-0.9953222650189527, -0.5204998778130465, 0.0, 0.1124629160182849, 0.8427007929497149, 0.9999779095030014]}, 'attributes': {}}}
+EXAMPLES = {
+    'values': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-2.0, -0.5, 0.0, 0.1, 1.0, 3.0]},
+        'outputs': {
+            'output': [
+                -0.9953222650189527, -0.5204998778130465, 0.0, 0.1124629160182849, 0.8427007929497149,
+                0.9999779095030014,
+            ],
+        },
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +49,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['values']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

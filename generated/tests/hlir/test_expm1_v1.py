@@ -4,13 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.expm1 import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.expm1 import validate_v1 as validate
 from opgen_ops.hlir.expm1 import kernel_v1 as kernel
+from opgen_ops.hlir.expm1 import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'To': 'float16'}
-BINDINGS = [{'T': 'uint8', 'To': 'float16'}, {'T': 'uint32', 'To': 'float16'}, {'T': 'int8', 'To': 'float16'}, {'T': 'int32', 'To': 'float16'}, {'T': 'float16', 'To': 'float16'}, {'T': 'float', 'To': 'float16'}, {'T': 'double', 'To': 'float16'}, {'T': 'uint8', 'To': 'float'}, {'T': 'uint8', 'To': 'double'}]
-EXAMPLES = {'values': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-5.0, -1e-10, 0.0, 1e-08, 0.5, 2.0]}, 'outputs': {'output': [-0.9932620530009145, -9.999999999500001e-11, 0.0, 1.000000005e-08, 0.6487212707001281, 6.38905609893065]}, 'attributes': {}}, 'int32_to_double': {'dtype': 'int32', 'dtypes': {'output': 'double'}, 'inputs': {'input': [-3, 0, 1, 4]}, 'outputs': {'output': [-0.950212931632136, 0.0, 1.7182818284590455, 53.598150033144236]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8', 'To': 'float16'},
+    {'T': 'uint32', 'To': 'float16'},
+    {'T': 'int8', 'To': 'float16'},
+    {'T': 'int32', 'To': 'float16'},
+    {'T': 'float16', 'To': 'float16'},
+    {'T': 'float', 'To': 'float16'},
+    {'T': 'double', 'To': 'float16'},
+    {'T': 'uint8', 'To': 'float'},
+    {'T': 'uint8', 'To': 'double'},
+]
+EXAMPLES = {
+    'values': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-5.0, -1e-10, 0.0, 1e-08, 0.5, 2.0]},
+        'outputs': {
+            'output': [
+                -0.9932620530009145, -9.999999999500001e-11, 0.0, 1.000000005e-08, 0.6487212707001281, 6.38905609893065,
+            ],
+        },
+        'attributes': {},
+    },
+    'int32_to_double': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'double'},
+        'inputs': {'input': [-3, 0, 1, 4]},
+        'outputs': {'output': [-0.950212931632136, 0.0, 1.7182818284590455, 53.598150033144236]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['uint8', 'uint32', 'int8', 'int32', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +65,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint32', 'int8', 'int32', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['values']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

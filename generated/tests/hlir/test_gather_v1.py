@@ -4,12 +4,78 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.gather import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.gather import validate_v1 as validate
 from opgen_ops.hlir.gather import kernel_v1 as kernel
+from opgen_ops.hlir.gather import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'Tind': 'uint8'}
-BINDINGS = [{'T': 'uint8', 'Tind': 'uint8'}, {'T': 'uint16', 'Tind': 'uint8'}, {'T': 'uint32', 'Tind': 'uint8'}, {'T': 'uint64', 'Tind': 'uint8'}, {'T': 'int8', 'Tind': 'uint8'}, {'T': 'int16', 'Tind': 'uint8'}, {'T': 'int32', 'Tind': 'uint8'}, {'T': 'int64', 'Tind': 'uint8'}, {'T': 'float16', 'Tind': 'uint8'}, {'T': 'bfloat16', 'Tind': 'uint8'}, {'T': 'float', 'Tind': 'uint8'}, {'T': 'double', 'Tind': 'uint8'}, {'T': 'uint8', 'Tind': 'uint16'}, {'T': 'uint8', 'Tind': 'uint32'}, {'T': 'uint8', 'Tind': 'uint64'}, {'T': 'uint8', 'Tind': 'int8'}, {'T': 'uint8', 'Tind': 'int16'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int64'}]
-EXAMPLES = {'rows': {'dtype': 'double', 'dtypes': {'start_indices': 'int32'}, 'inputs': {'input': [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]], 'start_indices': [[2], [0], [2]]}, 'outputs': {'output': [[9.0, 10.0, 11.0, 12.0], [1.0, 2.0, 3.0, 4.0], [9.0, 10.0, 11.0, 12.0]]}, 'attributes': {'index_vector_dim': 1, 'start_index_map': [0], 'collapsed_slice_dims': [0], 'offset_dims': [1], 'slice_sizes': [1, 4]}}, 'windows_clamped': {'dtype': 'double', 'dtypes': {'start_indices': 'int64'}, 'inputs': {'input': [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]], 'start_indices': [[1, 2], [2, 3], [0, -1]]}, 'outputs': {'output': [[[7.0, 8.0], [11.0, 12.0]], [[7.0, 8.0], [11.0, 12.0]], [[1.0, 2.0], [5.0, 6.0]]]}, 'attributes': {'index_vector_dim': 1, 'start_index_map': [0, 1], 'collapsed_slice_dims': [], 'offset_dims': [1, 2], 'slice_sizes': [2, 2]}}, 'implicit_index_dimension': {'dtype': 'int32', 'dtypes': {'start_indices': 'int64'}, 'inputs': {'input': [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], 'start_indices': [3, 1]}, 'outputs': {'output': [[4, 2], [8, 6], [12, 10]]}, 'attributes': {'index_vector_dim': 1, 'start_index_map': [1], 'collapsed_slice_dims': [1], 'offset_dims': [0], 'slice_sizes': [3, 1]}}}
+BINDINGS = [
+    {'T': 'uint8', 'Tind': 'uint8'},
+    {'T': 'uint16', 'Tind': 'uint8'},
+    {'T': 'uint32', 'Tind': 'uint8'},
+    {'T': 'uint64', 'Tind': 'uint8'},
+    {'T': 'int8', 'Tind': 'uint8'},
+    {'T': 'int16', 'Tind': 'uint8'},
+    {'T': 'int32', 'Tind': 'uint8'},
+    {'T': 'int64', 'Tind': 'uint8'},
+    {'T': 'float16', 'Tind': 'uint8'},
+    {'T': 'bfloat16', 'Tind': 'uint8'},
+    {'T': 'float', 'Tind': 'uint8'},
+    {'T': 'double', 'Tind': 'uint8'},
+    {'T': 'uint8', 'Tind': 'uint16'},
+    {'T': 'uint8', 'Tind': 'uint32'},
+    {'T': 'uint8', 'Tind': 'uint64'},
+    {'T': 'uint8', 'Tind': 'int8'},
+    {'T': 'uint8', 'Tind': 'int16'},
+    {'T': 'uint8', 'Tind': 'int32'},
+    {'T': 'uint8', 'Tind': 'int64'},
+]
+EXAMPLES = {
+    'rows': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int32'},
+        'inputs': {
+            'input': [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]],
+            'start_indices': [[2], [0], [2]],
+        },
+        'outputs': {'output': [[9.0, 10.0, 11.0, 12.0], [1.0, 2.0, 3.0, 4.0], [9.0, 10.0, 11.0, 12.0]]},
+        'attributes': {
+            'index_vector_dim': 1,
+            'start_index_map': [0],
+            'collapsed_slice_dims': [0],
+            'offset_dims': [1],
+            'slice_sizes': [1, 4],
+        },
+    },
+    'windows_clamped': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int64'},
+        'inputs': {
+            'input': [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]],
+            'start_indices': [[1, 2], [2, 3], [0, -1]],
+        },
+        'outputs': {'output': [[[7.0, 8.0], [11.0, 12.0]], [[7.0, 8.0], [11.0, 12.0]], [[1.0, 2.0], [5.0, 6.0]]]},
+        'attributes': {
+            'index_vector_dim': 1,
+            'start_index_map': [0, 1],
+            'collapsed_slice_dims': [],
+            'offset_dims': [1, 2],
+            'slice_sizes': [2, 2],
+        },
+    },
+    'implicit_index_dimension': {
+        'dtype': 'int32',
+        'dtypes': {'start_indices': 'int64'},
+        'inputs': {'input': [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], 'start_indices': [3, 1]},
+        'outputs': {'output': [[4, 2], [8, 6], [12, 10]]},
+        'attributes': {
+            'index_vector_dim': 1,
+            'start_index_map': [1],
+            'collapsed_slice_dims': [1],
+            'offset_dims': [0],
+            'slice_sizes': [3, 1],
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

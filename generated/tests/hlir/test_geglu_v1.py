@@ -4,12 +4,34 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.geglu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.geglu import validate_v1 as validate
 from opgen_ops.hlir.geglu import kernel_v1 as kernel
+from opgen_ops.hlir.geglu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'dim1_exact': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[0.9772498680518208, -1.399789198096713], [0.4628063080889803, 0.7489875764762775]]}, 'attributes': {'approximate': False, 'dim': 1}}, 'dim1_tanh': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[0.9772988470438875, -1.3995715769802328], [0.4628579705245682, 0.7490906519795567]]}, 'attributes': {'approximate': True, 'dim': 1}}, 'dim0_exact': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[-0.002024847047445155, -0.14967658142073093, -0.3085375387259869, 4.493925458857665]]}, 'attributes': {'approximate': False, 'dim': 0}}}
+EXAMPLES = {
+    'dim1_exact': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[0.9772498680518208, -1.399789198096713], [0.4628063080889803, 0.7489875764762775]]},
+        'attributes': {'approximate': False, 'dim': 1},
+    },
+    'dim1_tanh': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[0.9772988470438875, -1.3995715769802328], [0.4628579705245682, 0.7490906519795567]]},
+        'attributes': {'approximate': True, 'dim': 1},
+    },
+    'dim0_exact': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[-0.002024847047445155, -0.14967658142073093, -0.3085375387259869, 4.493925458857665]]},
+        'attributes': {'approximate': False, 'dim': 0},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

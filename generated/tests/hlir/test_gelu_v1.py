@@ -4,13 +4,39 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.gelu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.gelu import validate_v1 as validate
 from opgen_ops.hlir.gelu import kernel_v1 as kernel
+from opgen_ops.hlir.gelu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'exact': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-4.0, -1.5, -0.5, 0.0, 0.7, 3.0]}, 'outputs': {'output': [-0.00012668496733247991, -0.10021080190328704, -0.15426876936299344, 0.0, 0.5306254434438489, 2.99595030590511]}, 'attributes': {'approximate': False}}, 'tanh': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-4.0, -1.5, -0.5, 0.0, 0.7, 3.0]}, 'outputs': {'output': [-7.024594819227126e-05, -0.10042842301976707, -0.15428599017485606, 0.0, 0.5305701347051167, 2.996362607918227]}, 'attributes': {'approximate': True}}}
+EXAMPLES = {
+    'exact': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-4.0, -1.5, -0.5, 0.0, 0.7, 3.0]},
+        'outputs': {
+            'output': [
+                -0.00012668496733247991, -0.10021080190328704, -0.15426876936299344, 0.0, 0.5306254434438489,
+                2.99595030590511,
+            ],
+        },
+        'attributes': {'approximate': False},
+    },
+    'tanh': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-4.0, -1.5, -0.5, 0.0, 0.7, 3.0]},
+        'outputs': {
+            'output': [
+                -7.024594819227126e-05, -0.10042842301976707, -0.15428599017485606, 0.0, 0.5305701347051167,
+                2.996362607918227,
+            ],
+        },
+        'attributes': {'approximate': True},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -39,7 +65,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['exact']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

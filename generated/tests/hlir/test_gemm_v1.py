@@ -4,12 +4,45 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.gemm import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.gemm import validate_v1 as validate
 from opgen_ops.hlir.gemm import kernel_v1 as kernel
+from opgen_ops.hlir.gemm import validate_v1 as validate
 
 BASE = {'T': 'bfloat16'}
-BINDINGS = [{'T': 'bfloat16'}, {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'uint32'}, {'T': 'uint64'}]
-EXAMPLES = {'transposed_scaled': {'dtype': 'double', 'dtypes': {}, 'inputs': {'A': [[1.0, 2.0], [-1.0, 0.5], [3.0, 0.0]], 'B': [[2.0, 1.0, 0.0], [-1.0, 4.0, 0.5]], 'C': [0.5, -2.0]}, 'outputs': {'Y': [[1.5, -5.75], [3.25, -4.0]]}, 'attributes': {'alpha': 0.5, 'beta': 2.0, 'transA': 1, 'transB': 1}}, 'int32_column_bias': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'A': [[1, 2, 3], [4, 5, 6]], 'B': [[1, 0], [-1, 2], [2, 1]], 'C': [[10], [-10]]}, 'outputs': {'Y': [[15, 17], [1, 6]]}, 'attributes': {}}, 'no_c': {'dtype': 'double', 'dtypes': {}, 'inputs': {'A': [[1.0, -1.0, 3.0], [2.0, 0.5, 0.0]], 'B': [[2.0, -1.0], [1.0, 4.0], [0.0, 0.5]]}, 'outputs': {'Y': [[-1.0, 3.5], [-4.5, -0.0]]}, 'attributes': {'alpha': -1.0}}}
+BINDINGS = [
+    {'T': 'bfloat16'},
+    {'T': 'double'},
+    {'T': 'float'},
+    {'T': 'float16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+]
+EXAMPLES = {
+    'transposed_scaled': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'A': [[1.0, 2.0], [-1.0, 0.5], [3.0, 0.0]], 'B': [[2.0, 1.0, 0.0], [-1.0, 4.0, 0.5]], 'C': [0.5, -2.0]
+        },
+        'outputs': {'Y': [[1.5, -5.75], [3.25, -4.0]]},
+        'attributes': {'alpha': 0.5, 'beta': 2.0, 'transA': 1, 'transB': 1},
+    },
+    'int32_column_bias': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'A': [[1, 2, 3], [4, 5, 6]], 'B': [[1, 0], [-1, 2], [2, 1]], 'C': [[10], [-10]]},
+        'outputs': {'Y': [[15, 17], [1, 6]]},
+        'attributes': {},
+    },
+    'no_c': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'A': [[1.0, -1.0, 3.0], [2.0, 0.5, 0.0]], 'B': [[2.0, -1.0], [1.0, 4.0], [0.0, 0.5]]},
+        'outputs': {'Y': [[-1.0, 3.5], [-4.5, -0.0]]},
+        'attributes': {'alpha': -1.0},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.generalsplit import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.generalsplit import validate_v1 as validate
 from opgen_ops.hlir.generalsplit import kernel_v1 as kernel
+from opgen_ops.hlir.generalsplit import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'num_outputs_uneven': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]}, 'outputs': {'outputs': [[[0, 1], [5, 6]], [[2, 3], [7, 8]], [[4], [9]]]}, 'attributes': {'axis': 1, 'num_outputs': 3}}, 'split_sizes_negative_axis': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]], 'split': [1, 3]}, 'outputs': {'outputs': [[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]]}, 'attributes': {'axis': -2}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'num_outputs_uneven': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]},
+        'outputs': {'outputs': [[[0, 1], [5, 6]], [[2, 3], [7, 8]], [[4], [9]]]},
+        'attributes': {'axis': 1, 'num_outputs': 3},
+    },
+    'split_sizes_negative_axis': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]], 'split': [1, 3]},
+        'outputs': {'outputs': [[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]]},
+        'attributes': {'axis': -2},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,37 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.globalmaxpool import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.globalmaxpool import validate_v1 as validate
 from opgen_ops.hlir.globalmaxpool import kernel_v1 as kernel
+from opgen_ops.hlir.globalmaxpool import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'nchw': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[1.0, -1.0], [3.0, -2.0]], [[5.0, -3.0], [7.0, -4.0]], [[9.0, -5.0], [11.0, -6.0]]], [[[13.0, -7.0], [15.0, -8.0]], [[17.0, -9.0], [19.0, -10.0]], [[21.0, -11.0], [23.0, -12.0]]]]}, 'outputs': {'output': [[[[3.0]], [[7.0]], [[11.0]]], [[[15.0]], [[19.0]], [[23.0]]]]}, 'attributes': {'dims': [2, 3]}}, 'nhwc': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[1.0, 5.0, 9.0], [-1.0, -3.0, -5.0]], [[3.0, 7.0, 11.0], [-2.0, -4.0, -6.0]]], [[[13.0, 17.0, 21.0], [-7.0, -9.0, -11.0]], [[15.0, 19.0, 23.0], [-8.0, -10.0, -12.0]]]]}, 'outputs': {'output': [[[[3.0, 7.0, 11.0]]], [[[15.0, 19.0, 23.0]]]]}, 'attributes': {'dims': [1, 2]}}}
+EXAMPLES = {
+    'nchw': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [[[1.0, -1.0], [3.0, -2.0]], [[5.0, -3.0], [7.0, -4.0]], [[9.0, -5.0], [11.0, -6.0]]],
+                [[[13.0, -7.0], [15.0, -8.0]], [[17.0, -9.0], [19.0, -10.0]], [[21.0, -11.0], [23.0, -12.0]]],
+            ],
+        },
+        'outputs': {'output': [[[[3.0]], [[7.0]], [[11.0]]], [[[15.0]], [[19.0]], [[23.0]]]]},
+        'attributes': {'dims': [2, 3]},
+    },
+    'nhwc': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [[[1.0, 5.0, 9.0], [-1.0, -3.0, -5.0]], [[3.0, 7.0, 11.0], [-2.0, -4.0, -6.0]]],
+                [[[13.0, 17.0, 21.0], [-7.0, -9.0, -11.0]], [[15.0, 19.0, 23.0], [-8.0, -10.0, -12.0]]],
+            ],
+        },
+        'outputs': {'output': [[[[3.0, 7.0, 11.0]]], [[[15.0, 19.0, 23.0]]]]},
+        'attributes': {'dims': [1, 2]},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,27 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.glu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.glu import validate_v1 as validate
 from opgen_ops.hlir.glu import kernel_v1 as kernel
+from opgen_ops.hlir.glu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'dim1': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[0.44039853898894116, -0.8175744761936437], [-1.132622006394436, 0.23814353170560834]]}, 'attributes': {'dim': 1}}, 'dim_negative_2': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[0.02371293658878339, -0.5621765008857981, 0.7550813375962908, 1.42886119023365]]}, 'attributes': {'dim': -2}}}
+EXAMPLES = {
+    'dim1': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[0.44039853898894116, -0.8175744761936437], [-1.132622006394436, 0.23814353170560834]]},
+        'attributes': {'dim': 1},
+    },
+    'dim_negative_2': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[0.02371293658878339, -0.5621765008857981, 0.7550813375962908, 1.42886119023365]]},
+        'attributes': {'dim': -2},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,71 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.gridsample import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.gridsample import validate_v1 as validate
 from opgen_ops.hlir.gridsample import kernel_v1 as kernel
+from opgen_ops.hlir.gridsample import validate_v1 as validate
 
 BASE = {'T': 'float16', 'Tg': 'float'}
 BINDINGS = [{'T': 'float16', 'Tg': 'float'}, {'T': 'float', 'Tg': 'float'}, {'T': 'double', 'Tg': 'float'}]
-EXAMPLES = {'linear_pad_value_unaligned': {'dtype': 'double', 'dtypes': {'grid': 'float'}, 'inputs': {'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]], 'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]]}, 'outputs': {'output': [[[[0.25, 2.0, 0.0], [-1.25, 4.5, 0.0]]]]}, 'attributes': {'mode': 1, 'align_corners': False, 'padding_mode': 'PAD_VALUE'}}, 'linear_pad_edge_aligned': {'dtype': 'double', 'dtypes': {'grid': 'float'}, 'inputs': {'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]], 'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]]}, 'outputs': {'output': [[[[1.0, 1.6875, 20.0], [-1.25, 1.875, 10.125]]]]}, 'attributes': {'mode': 1, 'align_corners': True, 'padding_mode': 'PAD_EDGE'}}, 'linear_pad_reflect_aligned': {'dtype': 'double', 'dtypes': {'grid': 'float'}, 'inputs': {'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]], 'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]]}, 'outputs': {'output': [[[[1.0, 1.6875, 14.1875], [-1.25, 1.875, 8.375]]]]}, 'attributes': {'mode': 1, 'align_corners': True, 'padding_mode': 'PAD_REFLECT'}}, 'linear_pad_symmetric_unaligned': {'dtype': 'double', 'dtypes': {'grid': 'float'}, 'inputs': {'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]], 'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]]}, 'outputs': {'output': [[[[1.0, 2.0, 22.0], [-1.25, 9.0, 13.5]]]]}, 'attributes': {'mode': 1, 'align_corners': False, 'padding_mode': 'PAD_SYMMETRIC'}}, 'nearest_pad_value_aligned': {'dtype': 'double', 'dtypes': {'grid': 'float'}, 'inputs': {'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]], 'grid': [[[[-0.8999999761581421, -0.800000011920929], [0.30000001192092896, 0.10000000149011612], [0.800000011920929, 0.6000000238418579]]]]}, 'outputs': {'output': [[[[1.0, 3.5, 24.0]]]]}, 'attributes': {'mode': 0, 'align_corners': True, 'padding_mode': 'PAD_VALUE'}}}
+EXAMPLES = {
+    'linear_pad_value_unaligned': {
+        'dtype': 'double',
+        'dtypes': {'grid': 'float'},
+        'inputs': {
+            'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]],
+            'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]],
+        },
+        'outputs': {'output': [[[[0.25, 2.0, 0.0], [-1.25, 4.5, 0.0]]]]},
+        'attributes': {'mode': 1, 'align_corners': False, 'padding_mode': 'PAD_VALUE'},
+    },
+    'linear_pad_edge_aligned': {
+        'dtype': 'double',
+        'dtypes': {'grid': 'float'},
+        'inputs': {
+            'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]],
+            'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]],
+        },
+        'outputs': {'output': [[[[1.0, 1.6875, 20.0], [-1.25, 1.875, 10.125]]]]},
+        'attributes': {'mode': 1, 'align_corners': True, 'padding_mode': 'PAD_EDGE'},
+    },
+    'linear_pad_reflect_aligned': {
+        'dtype': 'double',
+        'dtypes': {'grid': 'float'},
+        'inputs': {
+            'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]],
+            'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]],
+        },
+        'outputs': {'output': [[[[1.0, 1.6875, 14.1875], [-1.25, 1.875, 8.375]]]]},
+        'attributes': {'mode': 1, 'align_corners': True, 'padding_mode': 'PAD_REFLECT'},
+    },
+    'linear_pad_symmetric_unaligned': {
+        'dtype': 'double',
+        'dtypes': {'grid': 'float'},
+        'inputs': {
+            'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]],
+            'grid': [[[[-1.0, -1.0], [0.25, -0.5], [1.25, 0.5]], [[0.0, 0.0], [-0.75, 1.0], [0.5, 1.5]]]],
+        },
+        'outputs': {'output': [[[[1.0, 2.0, 22.0], [-1.25, 9.0, 13.5]]]]},
+        'attributes': {'mode': 1, 'align_corners': False, 'padding_mode': 'PAD_SYMMETRIC'},
+    },
+    'nearest_pad_value_aligned': {
+        'dtype': 'double',
+        'dtypes': {'grid': 'float'},
+        'inputs': {
+            'input': [[[[1.0, -2.0, 1.5, 8.0], [5.0, -6.0, 3.5, 16.0], [9.0, -10.0, 5.5, 24.0]]]],
+            'grid': [
+                [
+                    [
+                        [-0.8999999761581421, -0.800000011920929],
+                        [0.30000001192092896, 0.10000000149011612],
+                        [0.800000011920929, 0.6000000238418579],
+                    ],
+                ],
+            ],
+        },
+        'outputs': {'output': [[[[1.0, 3.5, 24.0]]]]},
+        'attributes': {'mode': 0, 'align_corners': True, 'padding_mode': 'PAD_VALUE'},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

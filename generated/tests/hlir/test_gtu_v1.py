@@ -4,12 +4,27 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.gtu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.gtu import validate_v1 as validate
 from opgen_ops.hlir.gtu import kernel_v1 as kernel
+from opgen_ops.hlir.gtu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'dim1': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[0.4070314417980621, -0.6226599431276746], [-0.37567363719766206, 0.23330318098173156]]}, 'attributes': {'dim': 1}}, 'dim_negative_2': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]}, 'outputs': {'output': [[0.021916309693390906, -0.42815033769028465, 0.3639596173216816, 0.862220807360609]]}, 'attributes': {'dim': -2}}}
+EXAMPLES = {
+    'dim1': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[0.4070314417980621, -0.6226599431276746], [-0.37567363719766206, 0.23330318098173156]]},
+        'attributes': {'dim': 1},
+    },
+    'dim_negative_2': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[0.5, -1.0, 2.0, 1.5], [-3.0, 0.25, -0.5, 3.0]]},
+        'outputs': {'output': [[0.021916309693390906, -0.42815033769028465, 0.3639596173216816, 0.862220807360609]]},
+        'attributes': {'dim': -2},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.hardswish import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.hardswish import validate_v1 as validate
 from opgen_ops.hlir.hardswish import kernel_v1 as kernel
+from opgen_ops.hlir.hardswish import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'below_inside_above': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-4.0, -3.0, -1.5, 0.0, 0.5, 2.0, 3.0, 5.0]}, 'outputs': {'output': [-0.0, -0.0, -0.375, 0.0, 0.2916666666666667, 1.6666666666666667, 3.0, 5.0]}, 'attributes': {}}}
+EXAMPLES = {
+    'below_inside_above': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-4.0, -3.0, -1.5, 0.0, 0.5, 2.0, 3.0, 5.0]},
+        'outputs': {'output': [-0.0, -0.0, -0.375, 0.0, 0.2916666666666667, 1.6666666666666667, 3.0, 5.0]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['below_inside_above']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -7,7 +7,51 @@ from opgen_ops.hlir.if_ import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.if_ import validate_v1 as validate
 
 BASE = {'T0': 'bool', 'T1': 'bool', 'S': 'bool'}
-BINDINGS = [{'T0': 'bool', 'T1': 'bool', 'S': 'bool'}, {'T0': 'uint8', 'T1': 'bool', 'S': 'bool'}, {'T0': 'uint16', 'T1': 'bool', 'S': 'bool'}, {'T0': 'uint32', 'T1': 'bool', 'S': 'bool'}, {'T0': 'uint64', 'T1': 'bool', 'S': 'bool'}, {'T0': 'int8', 'T1': 'bool', 'S': 'bool'}, {'T0': 'int16', 'T1': 'bool', 'S': 'bool'}, {'T0': 'int32', 'T1': 'bool', 'S': 'bool'}, {'T0': 'int64', 'T1': 'bool', 'S': 'bool'}, {'T0': 'float16', 'T1': 'bool', 'S': 'bool'}, {'T0': 'bfloat16', 'T1': 'bool', 'S': 'bool'}, {'T0': 'float', 'T1': 'bool', 'S': 'bool'}, {'T0': 'double', 'T1': 'bool', 'S': 'bool'}, {'T0': 'complex64', 'T1': 'bool', 'S': 'bool'}, {'T0': 'complex128', 'T1': 'bool', 'S': 'bool'}, {'T0': 'bool', 'T1': 'uint8', 'S': 'bool'}, {'T0': 'bool', 'T1': 'uint16', 'S': 'bool'}, {'T0': 'bool', 'T1': 'uint32', 'S': 'bool'}, {'T0': 'bool', 'T1': 'uint64', 'S': 'bool'}, {'T0': 'bool', 'T1': 'int8', 'S': 'bool'}, {'T0': 'bool', 'T1': 'int16', 'S': 'bool'}, {'T0': 'bool', 'T1': 'int32', 'S': 'bool'}, {'T0': 'bool', 'T1': 'int64', 'S': 'bool'}, {'T0': 'bool', 'T1': 'float16', 'S': 'bool'}, {'T0': 'bool', 'T1': 'bfloat16', 'S': 'bool'}, {'T0': 'bool', 'T1': 'float', 'S': 'bool'}, {'T0': 'bool', 'T1': 'double', 'S': 'bool'}, {'T0': 'bool', 'T1': 'complex64', 'S': 'bool'}, {'T0': 'bool', 'T1': 'complex128', 'S': 'bool'}, {'T0': 'bool', 'T1': 'bool', 'S': 'uint8'}, {'T0': 'bool', 'T1': 'bool', 'S': 'uint16'}, {'T0': 'bool', 'T1': 'bool', 'S': 'uint32'}, {'T0': 'bool', 'T1': 'bool', 'S': 'uint64'}, {'T0': 'bool', 'T1': 'bool', 'S': 'int8'}, {'T0': 'bool', 'T1': 'bool', 'S': 'int16'}, {'T0': 'bool', 'T1': 'bool', 'S': 'int32'}, {'T0': 'bool', 'T1': 'bool', 'S': 'int64'}, {'T0': 'bool', 'T1': 'bool', 'S': 'float16'}, {'T0': 'bool', 'T1': 'bool', 'S': 'bfloat16'}, {'T0': 'bool', 'T1': 'bool', 'S': 'float'}, {'T0': 'bool', 'T1': 'bool', 'S': 'double'}, {'T0': 'bool', 'T1': 'bool', 'S': 'complex64'}, {'T0': 'bool', 'T1': 'bool', 'S': 'complex128'}]
+BINDINGS = [
+    {'T0': 'bool', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'uint8', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'uint16', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'uint32', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'uint64', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'int8', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'int16', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'int32', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'int64', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'float16', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'bfloat16', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'float', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'double', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'complex64', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'complex128', 'T1': 'bool', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'uint8', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'uint16', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'uint32', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'uint64', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'int8', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'int16', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'int32', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'int64', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'float16', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'bfloat16', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'float', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'double', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'complex64', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'complex128', 'S': 'bool'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'uint8'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'uint16'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'uint32'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'uint64'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'int8'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'int16'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'int32'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'int64'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'float16'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'bfloat16'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'float'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'double'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'complex64'},
+    {'T0': 'bool', 'T1': 'bool', 'S': 'complex128'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,39 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.iota import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.iota import validate_v1 as validate
 from opgen_ops.hlir.iota import kernel_v1 as kernel
+from opgen_ops.hlir.iota import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'dimension_1': {'dtype': 'int32', 'dtypes': {}, 'inputs': {}, 'outputs': {'output': [[0, 1, 2], [0, 1, 2]]}, 'attributes': {'iota_dimension': 1}}, 'dimension_0_double': {'dtype': 'double', 'dtypes': {}, 'inputs': {}, 'outputs': {'output': [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]}, 'attributes': {'iota_dimension': 0}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'dimension_1': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {},
+        'outputs': {'output': [[0, 1, 2], [0, 1, 2]]},
+        'attributes': {'iota_dimension': 1},
+    },
+    'dimension_0_double': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {},
+        'outputs': {'output': [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]},
+        'attributes': {'iota_dimension': 0},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,38 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.isfinite import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.isfinite import validate_v1 as validate
 from opgen_ops.hlir.isfinite import kernel_v1 as kernel
+from opgen_ops.hlir.isfinite import validate_v1 as validate
 
 BASE = {'T': 'float16', 'To': 'float16'}
-BINDINGS = [{'T': 'float16', 'To': 'float16'}, {'T': 'float', 'To': 'float16'}, {'T': 'double', 'To': 'float16'}, {'T': 'float16', 'To': 'float'}, {'T': 'float16', 'To': 'double'}, {'T': 'float16', 'To': 'int8'}, {'T': 'float16', 'To': 'int32'}, {'T': 'float16', 'To': 'bool'}]
-EXAMPLES = {'double_to_float16': {'dtype': 'double', 'dtypes': {'output': 'float16'}, 'inputs': {'input': [1e+300, -1e+300, 3e+38, -0.5, 0.0]}, 'outputs': {'output': [1.0, 1.0, 1.0, 1.0, 1.0]}, 'attributes': {}}, 'double_to_int32': {'dtype': 'double', 'dtypes': {'output': 'int32'}, 'inputs': {'input': [1e+300, -1e+300, 3e+38]}, 'outputs': {'output': [1, 1, 1]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'float16', 'To': 'float16'},
+    {'T': 'float', 'To': 'float16'},
+    {'T': 'double', 'To': 'float16'},
+    {'T': 'float16', 'To': 'float'},
+    {'T': 'float16', 'To': 'double'},
+    {'T': 'float16', 'To': 'int8'},
+    {'T': 'float16', 'To': 'int32'},
+    {'T': 'float16', 'To': 'bool'},
+]
+EXAMPLES = {
+    'double_to_float16': {
+        'dtype': 'double',
+        'dtypes': {'output': 'float16'},
+        'inputs': {'input': [1e+300, -1e+300, 3e+38, -0.5, 0.0]},
+        'outputs': {'output': [1.0, 1.0, 1.0, 1.0, 1.0]},
+        'attributes': {},
+    },
+    'double_to_int32': {
+        'dtype': 'double',
+        'dtypes': {'output': 'int32'},
+        'inputs': {'input': [1e+300, -1e+300, 3e+38]},
+        'outputs': {'output': [1, 1, 1]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +60,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['double_to_float16']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

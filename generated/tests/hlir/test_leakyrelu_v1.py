@@ -4,13 +4,34 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.leakyrelu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.leakyrelu import validate_v1 as validate
 from opgen_ops.hlir.leakyrelu import kernel_v1 as kernel
+from opgen_ops.hlir.leakyrelu import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'negative_slope': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[-2.0, -0.5], [0.0, 3.0]]}, 'outputs': {'output': [[-0.2, -0.05], [0.0, 3.0]]}, 'attributes': {'alpha': 0.1}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'negative_slope': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[-2.0, -0.5], [0.0, 3.0]]},
+        'outputs': {'output': [[-0.2, -0.05], [0.0, 3.0]]},
+        'attributes': {'alpha': 0.1},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -39,7 +60,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['negative_slope']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

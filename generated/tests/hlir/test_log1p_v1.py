@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.log1p import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.log1p import validate_v1 as validate
 from opgen_ops.hlir.log1p import kernel_v1 as kernel
+from opgen_ops.hlir.log1p import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'small_and_negative': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-0.5, 0.0, 1e-10, 3.0]}, 'outputs': {'output': [-0.6931471805599453, 0.0, 9.999999999500001e-11, 1.3862943611198906]}, 'attributes': {}}}
+EXAMPLES = {
+    'small_and_negative': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-0.5, 0.0, 1e-10, 3.0]},
+        'outputs': {'output': [-0.6931471805599453, 0.0, 9.999999999500001e-11, 1.3862943611198906]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['small_and_negative']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

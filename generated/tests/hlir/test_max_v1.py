@@ -4,13 +4,41 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.max import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.max import validate_v1 as validate
 from opgen_ops.hlir.max import kernel_v1 as kernel
+from opgen_ops.hlir.max import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'floats_signed_zero': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [-0.0, 1.5, -3.0, 2.0], 'rhs': [0.0, -1.5, -2.0, 2.0]}, 'outputs': {'output': [0.0, 1.5, -2.0, 2.0]}, 'attributes': {}}, 'int8': {'dtype': 'int8', 'dtypes': {}, 'inputs': {'lhs': [-5, 7, 0, -128], 'rhs': [3, -8, 0, 127]}, 'outputs': {'output': [3, 7, 0, 127]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'floats_signed_zero': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [-0.0, 1.5, -3.0, 2.0], 'rhs': [0.0, -1.5, -2.0, 2.0]},
+        'outputs': {'output': [0.0, 1.5, -2.0, 2.0]},
+        'attributes': {},
+    },
+    'int8': {
+        'dtype': 'int8',
+        'dtypes': {},
+        'inputs': {'lhs': [-5, 7, 0, -128], 'rhs': [3, -8, 0, 127]},
+        'outputs': {'output': [3, 7, 0, 127]},
+        'attributes': {},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +63,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['floats_signed_zero']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,12 +4,42 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.maxpool import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.maxpool import validate_v1 as validate
 from opgen_ops.hlir.maxpool import kernel_v1 as kernel
+from opgen_ops.hlir.maxpool import validate_v1 as validate
 
 BASE = {'T': 'float16', 'T1': 'int64'}
-BINDINGS = [{'T': 'float16', 'T1': 'int64'}, {'T': 'float', 'T1': 'int64'}, {'T': 'double', 'T1': 'int64'}, {'T': 'int8', 'T1': 'int64'}, {'T': 'uint8', 'T1': 'int64'}]
-EXAMPLES = {'strided_2x2': {'dtype': 'float', 'dtypes': {'Indices': 'int64'}, 'inputs': {'input': [[[[1.0, 3.0, 2.0, 0.0], [4.0, -1.0, 5.0, 7.0], [0.0, 2.0, 9.0, 1.0], [6.0, 8.0, -3.0, 2.0]]]]}, 'outputs': {'output': [[[[4.0, 7.0], [8.0, 9.0]]]]}, 'attributes': {'kernel_shape': [2, 2], 'strides': [2, 2]}}, 'padded_with_indices': {'dtype': 'float', 'dtypes': {'Indices': 'int64'}, 'inputs': {'input': [[[[-1.0, -5.0, 2.0], [3.0, -2.0, 0.5], [-4.0, 6.0, -6.0]]]]}, 'outputs': {'output': [[[[3.0, 2.0], [6.0, 6.0]]]], 'Indices': [[[[3, 2], [7, 7]]]]}, 'attributes': {'kernel_shape': [3, 3], 'strides': [2, 2], 'padding': [1, 1, 1, 1], 'return_indices': True}}, 'ceil_mode_1d': {'dtype': 'float', 'dtypes': {'Indices': 'int64'}, 'inputs': {'input': [[[1.0, 5.0, 2.0, 8.0, 3.0]]]}, 'outputs': {'output': [[[5.0, 8.0, 3.0]]]}, 'attributes': {'kernel_shape': [2], 'strides': [2], 'ceil_mode': True}}}
+BINDINGS = [
+    {'T': 'float16', 'T1': 'int64'},
+    {'T': 'float', 'T1': 'int64'},
+    {'T': 'double', 'T1': 'int64'},
+    {'T': 'int8', 'T1': 'int64'},
+    {'T': 'uint8', 'T1': 'int64'},
+]
+EXAMPLES = {
+    'strided_2x2': {
+        'dtype': 'float',
+        'dtypes': {'Indices': 'int64'},
+        'inputs': {
+            'input': [[[[1.0, 3.0, 2.0, 0.0], [4.0, -1.0, 5.0, 7.0], [0.0, 2.0, 9.0, 1.0], [6.0, 8.0, -3.0, 2.0]]]],
+        },
+        'outputs': {'output': [[[[4.0, 7.0], [8.0, 9.0]]]]},
+        'attributes': {'kernel_shape': [2, 2], 'strides': [2, 2]},
+    },
+    'padded_with_indices': {
+        'dtype': 'float',
+        'dtypes': {'Indices': 'int64'},
+        'inputs': {'input': [[[[-1.0, -5.0, 2.0], [3.0, -2.0, 0.5], [-4.0, 6.0, -6.0]]]]},
+        'outputs': {'output': [[[[3.0, 2.0], [6.0, 6.0]]]], 'Indices': [[[[3, 2], [7, 7]]]]},
+        'attributes': {'kernel_shape': [3, 3], 'strides': [2, 2], 'padding': [1, 1, 1, 1], 'return_indices': True},
+    },
+    'ceil_mode_1d': {
+        'dtype': 'float',
+        'dtypes': {'Indices': 'int64'},
+        'inputs': {'input': [[[1.0, 5.0, 2.0, 8.0, 3.0]]]},
+        'outputs': {'output': [[[5.0, 8.0, 3.0]]]},
+        'attributes': {'kernel_shape': [2], 'strides': [2], 'ceil_mode': True},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

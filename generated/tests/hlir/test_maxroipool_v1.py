@@ -4,12 +4,33 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.maxroipool import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.maxroipool import validate_v1 as validate
 from opgen_ops.hlir.maxroipool import kernel_v1 as kernel
+from opgen_ops.hlir.maxroipool import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'two_rois': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]], [[0.0, -1.0, 4.0, 2.0], [3.0, 8.0, -2.0, 1.0], [7.0, 0.0, 5.0, 6.0], [-4.0, 9.0, 2.0, 3.0]]]], 'rois': [[0.0, 0.0, 0.0, 3.0, 3.0], [0.0, 1.0, 1.0, 2.0, 3.0]]}, 'outputs': {'output': [[[[6.0, 8.0], [14.0, 16.0]], [[8.0, 4.0], [9.0, 6.0]]], [[[10.0, 11.0], [14.0, 15.0]], [[8.0, 5.0], [9.0, 5.0]]]]}, 'attributes': {'layout': 'NCHW', 'pooled_shape': [2, 2], 'spatial_scale': 1.0}}}
+EXAMPLES = {
+    'two_rois': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {
+            'input': [
+                [
+                    [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]],
+                    [[0.0, -1.0, 4.0, 2.0], [3.0, 8.0, -2.0, 1.0], [7.0, 0.0, 5.0, 6.0], [-4.0, 9.0, 2.0, 3.0]],
+                ],
+            ],
+            'rois': [[0.0, 0.0, 0.0, 3.0, 3.0], [0.0, 1.0, 1.0, 2.0, 3.0]],
+        },
+        'outputs': {
+            'output': [
+                [[[6.0, 8.0], [14.0, 16.0]], [[8.0, 4.0], [9.0, 6.0]]],
+                [[[10.0, 11.0], [14.0, 15.0]], [[8.0, 5.0], [9.0, 5.0]]],
+            ],
+        },
+        'attributes': {'layout': 'NCHW', 'pooled_shape': [2, 2], 'spatial_scale': 1.0},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

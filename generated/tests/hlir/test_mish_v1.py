@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.mish import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.mish import validate_v1 as validate
 from opgen_ops.hlir.mish import kernel_v1 as kernel
+from opgen_ops.hlir.mish import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'mixed_signs': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-3.0, -1.0, 0.0, 1.5, 4.0]}, 'outputs': {'output': [-0.1456474612756246, -0.30340146137410895, 0.0, 1.4033782663958028, 3.9974128069762385]}, 'attributes': {}}}
+EXAMPLES = {
+    'mixed_signs': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-3.0, -1.0, 0.0, 1.5, 4.0]},
+        'outputs': {'output': [-0.1456474612756246, -0.30340146137410895, 0.0, 1.4033782663958028, 3.9974128069762385]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['mixed_signs']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,31 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.neg import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.neg import validate_v1 as validate
 from opgen_ops.hlir.neg import kernel_v1 as kernel
+from opgen_ops.hlir.neg import validate_v1 as validate
 
 BASE = {'T': 'float'}
-BINDINGS = [{'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}]
-EXAMPLES = {'int8_wraps': {'dtype': 'int8', 'dtypes': {}, 'inputs': {'input': [-128, -1, 0, 5, 127]}, 'outputs': {'output': [-128, 1, 0, -5, -127]}, 'attributes': {}}, 'double': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [1.5, -0.0, -2.25]}, 'outputs': {'output': [-1.5, 0.0, 2.25]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}
+]
+EXAMPLES = {
+    'int8_wraps': {
+        'dtype': 'int8',
+        'dtypes': {},
+        'inputs': {'input': [-128, -1, 0, 5, 127]},
+        'outputs': {'output': [-128, 1, 0, -5, -127]},
+        'attributes': {},
+    },
+    'double': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [1.5, -0.0, -2.25]},
+        'outputs': {'output': [-1.5, 0.0, 2.25]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float', 'int32', 'int8', 'int16', 'int64', 'float16', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +53,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float', 'int32', 'int8', 'int16', 'int64', 'float16', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['int8_wraps']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,12 +4,31 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.nms import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.nms import validate_v1 as validate
 from opgen_ops.hlir.nms import kernel_v1 as kernel
+from opgen_ops.hlir.nms import validate_v1 as validate
 
 BASE = {}
 BINDINGS = [{}]
-EXAMPLES = {'two_classes': {'dtype': 'float', 'dtypes': {}, 'inputs': {'boxes': [[[0.0, 0.0, 1.0, 1.0], [0.0, 0.1, 1.0, 1.1], [0.0, -0.1, 1.0, 0.9], [0.0, 10.0, 1.0, 11.0], [0.0, 10.1, 1.0, 11.1]]], 'scores': [[[0.9, 0.75, 0.6, 0.95, 0.05], [0.2, 0.8, 0.7, 0.3, 0.6]]]}, 'outputs': {'selected_indices': [[0, 0, 3], [0, 0, 0], [0, 1, 1], [0, 1, 4]]}, 'attributes': {'max_output_boxes_per_class': 2, 'iou_threshold': 0.5, 'score_threshold': 0.1}}}
+EXAMPLES = {
+    'two_classes': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {
+            'boxes': [
+                [
+                    [0.0, 0.0, 1.0, 1.0],
+                    [0.0, 0.1, 1.0, 1.1],
+                    [0.0, -0.1, 1.0, 0.9],
+                    [0.0, 10.0, 1.0, 11.0],
+                    [0.0, 10.1, 1.0, 11.1],
+                ],
+            ],
+            'scores': [[[0.9, 0.75, 0.6, 0.95, 0.05], [0.2, 0.8, 0.7, 0.3, 0.6]]],
+        },
+        'outputs': {'selected_indices': [[0, 0, 3], [0, 0, 0], [0, 1, 1], [0, 1, 4]]},
+        'attributes': {'max_output_boxes_per_class': 2, 'iou_threshold': 0.5, 'score_threshold': 0.1},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,36 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.nonzero import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.nonzero import validate_v1 as validate
 from opgen_ops.hlir.nonzero import kernel_v1 as kernel
+from opgen_ops.hlir.nonzero import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'rows_of_coordinates': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[0.0, 1.5, 0.0], [-2.0, -0.0, 3.0]]}, 'outputs': {'output': [[0, 1], [1, 0], [1, 2]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'rows_of_coordinates': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[0.0, 1.5, 0.0], [-2.0, -0.0, 3.0]]},
+        'outputs': {'output': [[0, 1], [1, 0], [1, 2]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

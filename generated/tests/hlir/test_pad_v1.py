@@ -4,12 +4,59 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.pad import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.pad import validate_v1 as validate
 from opgen_ops.hlir.pad import kernel_v1 as kernel
+from opgen_ops.hlir.pad import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'negative_and_interior': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.5}, 'outputs': {'output': [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.5, 2.0, 0.5, 3.0, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.5, 5.0, 0.5, 6.0, 0.5, 0.5]]}, 'attributes': {'mode': 'PAD_VALUE', 'edge_padding_low': [1, -1], 'edge_padding_high': [0, 2], 'interior_padding': [1, 1]}}, 'reflect': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.0}, 'outputs': {'output': [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0], [6.0, 5.0, 4.0, 5.0, 6.0, 5.0]]}, 'attributes': {'mode': 'PAD_REFLECT', 'edge_padding_low': [0, 2], 'edge_padding_high': [0, 1], 'interior_padding': [0, 0]}}, 'edge': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.0}, 'outputs': {'output': [[1.0, 2.0, 3.0, 3.0, 3.0], [1.0, 2.0, 3.0, 3.0, 3.0], [4.0, 5.0, 6.0, 6.0, 6.0]]}, 'attributes': {'mode': 'PAD_EDGE', 'edge_padding_low': [1, 0], 'edge_padding_high': [0, 2], 'interior_padding': [0, 0]}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'negative_and_interior': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.5},
+        'outputs': {
+            'output': [
+                [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+                [0.5, 2.0, 0.5, 3.0, 0.5, 0.5],
+                [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+                [0.5, 5.0, 0.5, 6.0, 0.5, 0.5],
+            ],
+        },
+        'attributes': {
+            'mode': 'PAD_VALUE', 'edge_padding_low': [1, -1], 'edge_padding_high': [0, 2], 'interior_padding': [1, 1]
+        },
+    },
+    'reflect': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.0},
+        'outputs': {'output': [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0], [6.0, 5.0, 4.0, 5.0, 6.0, 5.0]]},
+        'attributes': {
+            'mode': 'PAD_REFLECT', 'edge_padding_low': [0, 2], 'edge_padding_high': [0, 1], 'interior_padding': [0, 0]
+        },
+    },
+    'edge': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.0},
+        'outputs': {'output': [[1.0, 2.0, 3.0, 3.0, 3.0], [1.0, 2.0, 3.0, 3.0, 3.0], [4.0, 5.0, 6.0, 6.0, 6.0]]},
+        'attributes': {
+            'mode': 'PAD_EDGE', 'edge_padding_low': [1, 0], 'edge_padding_high': [0, 2], 'interior_padding': [0, 0]
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.populationcount import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.populationcount import validate_v1 as validate
 from opgen_ops.hlir.populationcount import kernel_v1 as kernel
+from opgen_ops.hlir.populationcount import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
 BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}]
-EXAMPLES = {'uint8_bits': {'dtype': 'uint8', 'dtypes': {}, 'inputs': {'input': [0, 1, 7, 128, 255]}, 'outputs': {'output': [0, 1, 3, 1, 8]}, 'attributes': {}}}
+EXAMPLES = {
+    'uint8_bits': {
+        'dtype': 'uint8',
+        'dtypes': {},
+        'inputs': {'input': [0, 1, 7, 128, 255]},
+        'outputs': {'output': [0, 1, 3, 1, 8]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['uint8_bits']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, ['int64'])

@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.pow import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.pow import validate_v1 as validate
 from opgen_ops.hlir.pow import kernel_v1 as kernel
+from opgen_ops.hlir.pow import validate_v1 as validate
 
 BASE = {'T': 'int32', 'T1': 'uint8'}
-BINDINGS = [{'T': 'int32', 'T1': 'uint8'}, {'T': 'int64', 'T1': 'uint8'}, {'T': 'float16', 'T1': 'uint8'}, {'T': 'float', 'T1': 'uint8'}, {'T': 'double', 'T1': 'uint8'}, {'T': 'int32', 'T1': 'uint16'}, {'T': 'int32', 'T1': 'uint32'}, {'T': 'int32', 'T1': 'uint64'}, {'T': 'int32', 'T1': 'int8'}, {'T': 'int32', 'T1': 'int16'}, {'T': 'int32', 'T1': 'int32'}, {'T': 'int32', 'T1': 'int64'}, {'T': 'int32', 'T1': 'float16'}, {'T': 'int32', 'T1': 'float'}, {'T': 'int32', 'T1': 'double'}]
-EXAMPLES = {'float_negative_base': {'dtype': 'double', 'dtypes': {}, 'inputs': {'lhs': [2.0, -2.0, 9.0, 0.5], 'rhs': [3.0, 3.0, 0.5, -2.0]}, 'outputs': {'output': [8.0, -8.0, 3.0, 4.0]}, 'attributes': {}}, 'int32_negative_exponents': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'lhs': [3, -2, 1, -1, 5, 0], 'rhs': [4, 3, -3, -5, 0, 2]}, 'outputs': {'output': [81, -8, 1, -1, 1, 0]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'int32', 'T1': 'uint8'},
+    {'T': 'int64', 'T1': 'uint8'},
+    {'T': 'float16', 'T1': 'uint8'},
+    {'T': 'float', 'T1': 'uint8'},
+    {'T': 'double', 'T1': 'uint8'},
+    {'T': 'int32', 'T1': 'uint16'},
+    {'T': 'int32', 'T1': 'uint32'},
+    {'T': 'int32', 'T1': 'uint64'},
+    {'T': 'int32', 'T1': 'int8'},
+    {'T': 'int32', 'T1': 'int16'},
+    {'T': 'int32', 'T1': 'int32'},
+    {'T': 'int32', 'T1': 'int64'},
+    {'T': 'int32', 'T1': 'float16'},
+    {'T': 'int32', 'T1': 'float'},
+    {'T': 'int32', 'T1': 'double'},
+]
+EXAMPLES = {
+    'float_negative_base': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'lhs': [2.0, -2.0, 9.0, 0.5], 'rhs': [3.0, 3.0, 0.5, -2.0]},
+        'outputs': {'output': [8.0, -8.0, 3.0, 4.0]},
+        'attributes': {},
+    },
+    'int32_negative_exponents': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'lhs': [3, -2, 1, -1, 5, 0], 'rhs': [4, 3, -3, -5, 0, 2]},
+        'outputs': {'output': [81, -8, 1, -1, 1, 0]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,31 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.prelu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.prelu import validate_v1 as validate
 from opgen_ops.hlir.prelu import kernel_v1 as kernel
+from opgen_ops.hlir.prelu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
-BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int32'}, {'T': 'int64'}]
-EXAMPLES = {'per_column_slope': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[-2.0, 1.0, -4.0], [3.0, -0.5, -1.0]], 'slope': [0.1, 0.5, 2.0]}, 'outputs': {'output': [[-0.2, 1.0, -8.0], [3.0, -0.25, -2.0]]}, 'attributes': {}}, 'int32_scalar_slope': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [-3, 4, -1], 'slope': [2]}, 'outputs': {'output': [-6, 4, -2]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int32'}, {'T': 'int64'}
+]
+EXAMPLES = {
+    'per_column_slope': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[-2.0, 1.0, -4.0], [3.0, -0.5, -1.0]], 'slope': [0.1, 0.5, 2.0]},
+        'outputs': {'output': [[-0.2, 1.0, -8.0], [3.0, -0.25, -2.0]]},
+        'attributes': {},
+    },
+    'int32_scalar_slope': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [-3, 4, -1], 'slope': [2]},
+        'outputs': {'output': [-6, 4, -2]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input', 'slope']
+KERNEL_DTYPES = ['float16', 'float', 'double', 'uint32', 'uint64', 'int32', 'int64']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +53,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double', 'uint32', 'uint64', 'int32', 'int64'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['per_column_slope']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

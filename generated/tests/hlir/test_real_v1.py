@@ -4,12 +4,28 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.real import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.real import validate_v1 as validate
 from opgen_ops.hlir.real import kernel_v1 as kernel
+from opgen_ops.hlir.real import validate_v1 as validate
 
 BASE = {'T': 'complex64', 'T1': 'float16'}
-BINDINGS = [{'T': 'complex64', 'T1': 'float16'}, {'T': 'complex128', 'T1': 'float16'}, {'T': 'float16', 'T1': 'float16'}, {'T': 'float', 'T1': 'float16'}, {'T': 'double', 'T1': 'float16'}, {'T': 'complex64', 'T1': 'float'}, {'T': 'complex64', 'T1': 'double'}]
-EXAMPLES = {'double_input': {'dtype': 'double', 'dtypes': {'output': 'double'}, 'inputs': {'input': [[1.5, -2.0], [0.0, 3.25]]}, 'outputs': {'output': [[1.5, -2.0], [0.0, 3.25]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'complex64', 'T1': 'float16'},
+    {'T': 'complex128', 'T1': 'float16'},
+    {'T': 'float16', 'T1': 'float16'},
+    {'T': 'float', 'T1': 'float16'},
+    {'T': 'double', 'T1': 'float16'},
+    {'T': 'complex64', 'T1': 'float'},
+    {'T': 'complex64', 'T1': 'double'},
+]
+EXAMPLES = {
+    'double_input': {
+        'dtype': 'double',
+        'dtypes': {'output': 'double'},
+        'inputs': {'input': [[1.5, -2.0], [0.0, 3.25]]},
+        'outputs': {'output': [[1.5, -2.0], [0.0, 3.25]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

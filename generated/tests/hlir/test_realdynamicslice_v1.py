@@ -4,12 +4,55 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.realdynamicslice import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.realdynamicslice import validate_v1 as validate
 from opgen_ops.hlir.realdynamicslice import kernel_v1 as kernel
+from opgen_ops.hlir.realdynamicslice import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Tind': 'int32'}
-BINDINGS = [{'T': 'bool', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint16', 'Tind': 'int32'}, {'T': 'uint32', 'Tind': 'int32'}, {'T': 'uint64', 'Tind': 'int32'}, {'T': 'int8', 'Tind': 'int32'}, {'T': 'int16', 'Tind': 'int32'}, {'T': 'int32', 'Tind': 'int32'}, {'T': 'int64', 'Tind': 'int32'}, {'T': 'float16', 'Tind': 'int32'}, {'T': 'bfloat16', 'Tind': 'int32'}, {'T': 'float', 'Tind': 'int32'}, {'T': 'double', 'Tind': 'int32'}, {'T': 'complex64', 'Tind': 'int32'}, {'T': 'complex128', 'Tind': 'int32'}, {'T': 'bool', 'Tind': 'int64'}]
-EXAMPLES = {'strided_all_axes': {'dtype': 'double', 'dtypes': {'start_indices': 'int32', 'limit_indices': 'int32', 'strides': 'int32'}, 'inputs': {'input': [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]], 'start_indices': [0, 1], 'limit_indices': [3, 4], 'strides': [2, 2]}, 'outputs': {'output': [[1.0, 3.0], [9.0, 11.0]]}, 'attributes': {}}, 'one_axis': {'dtype': 'double', 'dtypes': {'start_indices': 'int64', 'limit_indices': 'int64', 'strides': 'int64', 'axes': 'int64'}, 'inputs': {'input': [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]], 'start_indices': [1], 'limit_indices': [4], 'strides': [2], 'axes': [1]}, 'outputs': {'output': [[1.0, 3.0], [5.0, 7.0], [9.0, 11.0]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool', 'Tind': 'int32'},
+    {'T': 'uint8', 'Tind': 'int32'},
+    {'T': 'uint16', 'Tind': 'int32'},
+    {'T': 'uint32', 'Tind': 'int32'},
+    {'T': 'uint64', 'Tind': 'int32'},
+    {'T': 'int8', 'Tind': 'int32'},
+    {'T': 'int16', 'Tind': 'int32'},
+    {'T': 'int32', 'Tind': 'int32'},
+    {'T': 'int64', 'Tind': 'int32'},
+    {'T': 'float16', 'Tind': 'int32'},
+    {'T': 'bfloat16', 'Tind': 'int32'},
+    {'T': 'float', 'Tind': 'int32'},
+    {'T': 'double', 'Tind': 'int32'},
+    {'T': 'complex64', 'Tind': 'int32'},
+    {'T': 'complex128', 'Tind': 'int32'},
+    {'T': 'bool', 'Tind': 'int64'},
+]
+EXAMPLES = {
+    'strided_all_axes': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int32', 'limit_indices': 'int32', 'strides': 'int32'},
+        'inputs': {
+            'input': [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]],
+            'start_indices': [0, 1],
+            'limit_indices': [3, 4],
+            'strides': [2, 2],
+        },
+        'outputs': {'output': [[1.0, 3.0], [9.0, 11.0]]},
+        'attributes': {},
+    },
+    'one_axis': {
+        'dtype': 'double',
+        'dtypes': {'start_indices': 'int64', 'limit_indices': 'int64', 'strides': 'int64', 'axes': 'int64'},
+        'inputs': {
+            'input': [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]],
+            'start_indices': [1],
+            'limit_indices': [4],
+            'strides': [2],
+            'axes': [1],
+        },
+        'outputs': {'output': [[1.0, 3.0], [5.0, 7.0], [9.0, 11.0]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

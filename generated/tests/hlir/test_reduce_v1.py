@@ -4,12 +4,49 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.reduce import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.reduce import validate_v1 as validate
 from opgen_ops.hlir.reduce import kernel_v1 as kernel
+from opgen_ops.hlir.reduce import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'add_int32': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'inputs': [[[1, -2, 3], [4, 5, -6]]], 'init_values': [0]}, 'outputs': {'outputs': [[2, 3]]}, 'attributes': {'computation': 'ADD', 'dimensions': [1]}}, 'max_all_dimensions': {'dtype': 'double', 'dtypes': {}, 'inputs': {'inputs': [[[1.5, -2.0, 7.25], [4.0, 7.0, -6.0]]], 'init_values': [-100.0]}, 'outputs': {'outputs': [7.25]}, 'attributes': {'computation': 'MAX', 'dimensions': [0, 1]}}, 'argmax_with_index': {'dtype': 'double', 'dtypes': {}, 'inputs': {'inputs': [[[1.5, -2.0, 7.25], [4.0, 7.0, -6.0]], [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]], 'init_values': [-100.0, -1.0]}, 'outputs': {'outputs': [[7.25, 7.0], [2.0, 1.0]]}, 'attributes': {'computation': 'ARGMAX', 'dimensions': [1]}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'add_int32': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'inputs': [[[1, -2, 3], [4, 5, -6]]], 'init_values': [0]},
+        'outputs': {'outputs': [[2, 3]]},
+        'attributes': {'computation': 'ADD', 'dimensions': [1]},
+    },
+    'max_all_dimensions': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'inputs': [[[1.5, -2.0, 7.25], [4.0, 7.0, -6.0]]], 'init_values': [-100.0]},
+        'outputs': {'outputs': [7.25]},
+        'attributes': {'computation': 'MAX', 'dimensions': [0, 1]},
+    },
+    'argmax_with_index': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'inputs': [[[1.5, -2.0, 7.25], [4.0, 7.0, -6.0]], [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]],
+            'init_values': [-100.0, -1.0],
+        },
+        'outputs': {'outputs': [[7.25, 7.0], [2.0, 1.0]]},
+        'attributes': {'computation': 'ARGMAX', 'dimensions': [1]},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,41 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.reducewindow import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.reducewindow import validate_v1 as validate
 from opgen_ops.hlir.reducewindow import kernel_v1 as kernel
+from opgen_ops.hlir.reducewindow import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'add_strided': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'inputs': [[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]], 'init_values': [0]}, 'outputs': {'outputs': [[[14, 22], [30, 38]]]}, 'attributes': {'computation': 'ADD', 'window_dimensions': [2, 2], 'window_strides': [1, 2]}}, 'max_dilated': {'dtype': 'double', 'dtypes': {}, 'inputs': {'inputs': [[[1.5, -2.0, 7.25, 0.5], [4.0, 7.0, -6.0, 3.0]]], 'init_values': [-100.0]}, 'outputs': {'outputs': [[[7.25, 0.5], [4.0, 7.0]]]}, 'attributes': {'computation': 'MAX', 'window_dimensions': [2, 2], 'base_dilations': [2, 1], 'window_dilations': [1, 2]}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'add_strided': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'inputs': [[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]], 'init_values': [0]},
+        'outputs': {'outputs': [[[14, 22], [30, 38]]]},
+        'attributes': {'computation': 'ADD', 'window_dimensions': [2, 2], 'window_strides': [1, 2]},
+    },
+    'max_dilated': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'inputs': [[[1.5, -2.0, 7.25, 0.5], [4.0, 7.0, -6.0, 3.0]]], 'init_values': [-100.0]},
+        'outputs': {'outputs': [[[7.25, 0.5], [4.0, 7.0]]]},
+        'attributes': {
+            'computation': 'MAX', 'window_dimensions': [2, 2], 'base_dilations': [2, 1], 'window_dilations': [1, 2]
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

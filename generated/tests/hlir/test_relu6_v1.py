@@ -4,13 +4,31 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.relu6 import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.relu6 import validate_v1 as validate
 from opgen_ops.hlir.relu6 import kernel_v1 as kernel
+from opgen_ops.hlir.relu6 import validate_v1 as validate
 
 BASE = {'T': 'float'}
-BINDINGS = [{'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}]
-EXAMPLES = {'double': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-3.0, 0.0, 2.5, 6.0, 7.5]}, 'outputs': {'output': [0.0, 0.0, 2.5, 6.0, 6.0]}, 'attributes': {}}, 'int32': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [-1, 3, 6, 9]}, 'outputs': {'output': [0, 3, 6, 6]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}
+]
+EXAMPLES = {
+    'double': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-3.0, 0.0, 2.5, 6.0, 7.5]},
+        'outputs': {'output': [0.0, 0.0, 2.5, 6.0, 6.0]},
+        'attributes': {},
+    },
+    'int32': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [-1, 3, 6, 9]},
+        'outputs': {'output': [0, 3, 6, 6]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float', 'int32', 'int8', 'int16', 'int64', 'float16', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +53,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float', 'int32', 'int8', 'int16', 'int64', 'float16', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['double']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,41 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.rem import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.rem import validate_v1 as validate
 from opgen_ops.hlir.rem import kernel_v1 as kernel
+from opgen_ops.hlir.rem import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'double_sign_of_dividend': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-7.0, 7.0, 5.5, -5.5], 'divisor': [2.0, -2.0, -2.0, 2.0]}, 'outputs': {'output': [-1.0, 1.0, 1.5, -1.5]}, 'attributes': {}}, 'int32_negative_and_zero_divisor': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [-7, 7, -8, 9], 'divisor': [3, -3, 3, 0]}, 'outputs': {'output': [-1, 1, -2, 9]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'double_sign_of_dividend': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-7.0, 7.0, 5.5, -5.5], 'divisor': [2.0, -2.0, -2.0, 2.0]},
+        'outputs': {'output': [-1.0, 1.0, 1.5, -1.5]},
+        'attributes': {},
+    },
+    'int32_negative_and_zero_divisor': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [-7, 7, -8, 9], 'divisor': [3, -3, 3, 0]},
+        'outputs': {'output': [-1, 1, -2, 9]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input', 'divisor']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +63,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['double_sign_of_dividend']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

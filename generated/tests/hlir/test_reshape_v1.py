@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.reshape import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.reshape import validate_v1 as validate
 from opgen_ops.hlir.reshape import kernel_v1 as kernel
+from opgen_ops.hlir.reshape import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'two_by_three_to_three_by_two': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]}, 'outputs': {'output': [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]}, 'attributes': {}}, 'to_rank_3': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [1, 2, 3, 4]}, 'outputs': {'output': [[[1, 2]], [[3, 4]]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'two_by_three_to_three_by_two': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]},
+        'outputs': {'output': [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]},
+        'attributes': {},
+    },
+    'to_rank_3': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [1, 2, 3, 4]},
+        'outputs': {'output': [[[1, 2]], [[3, 4]]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,56 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.resize import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.resize import validate_v1 as validate
 from opgen_ops.hlir.resize import kernel_v1 as kernel
+from opgen_ops.hlir.resize import validate_v1 as validate
 
 BASE = {'T1': 'bool', 'T2': 'float16'}
-BINDINGS = [{'T1': 'bool', 'T2': 'float16'}, {'T1': 'uint8', 'T2': 'float16'}, {'T1': 'uint16', 'T2': 'float16'}, {'T1': 'uint32', 'T2': 'float16'}, {'T1': 'uint64', 'T2': 'float16'}, {'T1': 'int8', 'T2': 'float16'}, {'T1': 'int16', 'T2': 'float16'}, {'T1': 'int32', 'T2': 'float16'}, {'T1': 'int64', 'T2': 'float16'}, {'T1': 'float16', 'T2': 'float16'}, {'T1': 'bfloat16', 'T2': 'float16'}, {'T1': 'float', 'T2': 'float16'}, {'T1': 'double', 'T2': 'float16'}, {'T1': 'complex64', 'T2': 'float16'}, {'T1': 'complex128', 'T2': 'float16'}, {'T1': 'bool', 'T2': 'float'}, {'T1': 'bool', 'T2': 'double'}]
-EXAMPLES = {'nearest_asymmetric_floor': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]]], 'sizes': [1, 1, 3, 5]}, 'outputs': {'output': [[[[1.0, 1.0, 2.0, 2.0, 3.0], [1.0, 1.0, 2.0, 2.0, 3.0], [4.0, 4.0, 5.0, 5.0, 6.0]]]]}, 'attributes': {'mode': 'NEAREST', 'coordinate_transformation_mode': 'ASYMMETRIC', 'nearest_mode': 'FLOOR'}}, 'linear_half_pixel': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[[[1.0, 2.0], [3.0, 4.0]]]], 'sizes': [1, 1, 4, 4]}, 'outputs': {'output': [[[[1.0, 1.25, 1.75, 2.0], [1.5, 1.75, 2.25, 2.5], [2.5, 2.75, 3.25, 3.5], [3.0, 3.25, 3.75, 4.0]]]]}, 'attributes': {'mode': 'LINEAR', 'coordinate_transformation_mode': 'HALF_PIXEL'}}, 'cubic_align_corners': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [1.0, 4.0, 2.0, 8.0], 'sizes': [6]}, 'outputs': {'output': [1.0, 3.0519998, 3.7920027, 1.8480006, 4.1119976, 8.0]}, 'attributes': {'mode': 'CUBIC', 'coordinate_transformation_mode': 'ALIGN_CORNERS'}}}
+BINDINGS = [
+    {'T1': 'bool', 'T2': 'float16'},
+    {'T1': 'uint8', 'T2': 'float16'},
+    {'T1': 'uint16', 'T2': 'float16'},
+    {'T1': 'uint32', 'T2': 'float16'},
+    {'T1': 'uint64', 'T2': 'float16'},
+    {'T1': 'int8', 'T2': 'float16'},
+    {'T1': 'int16', 'T2': 'float16'},
+    {'T1': 'int32', 'T2': 'float16'},
+    {'T1': 'int64', 'T2': 'float16'},
+    {'T1': 'float16', 'T2': 'float16'},
+    {'T1': 'bfloat16', 'T2': 'float16'},
+    {'T1': 'float', 'T2': 'float16'},
+    {'T1': 'double', 'T2': 'float16'},
+    {'T1': 'complex64', 'T2': 'float16'},
+    {'T1': 'complex128', 'T2': 'float16'},
+    {'T1': 'bool', 'T2': 'float'},
+    {'T1': 'bool', 'T2': 'double'},
+]
+EXAMPLES = {
+    'nearest_asymmetric_floor': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]]], 'sizes': [1, 1, 3, 5]},
+        'outputs': {'output': [[[[1.0, 1.0, 2.0, 2.0, 3.0], [1.0, 1.0, 2.0, 2.0, 3.0], [4.0, 4.0, 5.0, 5.0, 6.0]]]]},
+        'attributes': {'mode': 'NEAREST', 'coordinate_transformation_mode': 'ASYMMETRIC', 'nearest_mode': 'FLOOR'},
+    },
+    'linear_half_pixel': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[[[1.0, 2.0], [3.0, 4.0]]]], 'sizes': [1, 1, 4, 4]},
+        'outputs': {
+            'output': [
+                [[[1.0, 1.25, 1.75, 2.0], [1.5, 1.75, 2.25, 2.5], [2.5, 2.75, 3.25, 3.5], [3.0, 3.25, 3.75, 4.0]]],
+            ],
+        },
+        'attributes': {'mode': 'LINEAR', 'coordinate_transformation_mode': 'HALF_PIXEL'},
+    },
+    'cubic_align_corners': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [1.0, 4.0, 2.0, 8.0], 'sizes': [6]},
+        'outputs': {'output': [1.0, 3.0519998, 3.7920027, 1.8480006, 4.1119976, 8.0]},
+        'attributes': {'mode': 'CUBIC', 'coordinate_transformation_mode': 'ALIGN_CORNERS'},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,45 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.reversesequence import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.reversesequence import validate_v1 as validate
 from opgen_ops.hlir.reversesequence import kernel_v1 as kernel
+from opgen_ops.hlir.reversesequence import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'time_major': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], 'sequence_lens': [3, 1]}, 'outputs': {'output': [[5.0, 2.0], [3.0, 4.0], [1.0, 6.0], [7.0, 8.0]]}, 'attributes': {'time_axis': 0, 'batch_axis': 1}}, 'batch_major': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]], 'sequence_lens': [4, 2, 0]}, 'outputs': {'output': [[4.0, 3.0, 2.0, 1.0], [6.0, 5.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]}, 'attributes': {'time_axis': 1, 'batch_axis': 0}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'time_major': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], 'sequence_lens': [3, 1]},
+        'outputs': {'output': [[5.0, 2.0], [3.0, 4.0], [1.0, 6.0], [7.0, 8.0]]},
+        'attributes': {'time_axis': 0, 'batch_axis': 1},
+    },
+    'batch_major': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {
+            'input': [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]], 'sequence_lens': [4, 2, 0]
+        },
+        'outputs': {'output': [[4.0, 3.0, 2.0, 1.0], [6.0, 5.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]},
+        'attributes': {'time_axis': 1, 'batch_axis': 0},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,30 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.rngnormal import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.rngnormal import validate_v1 as validate
 from opgen_ops.hlir.rngnormal import kernel_v1 as kernel
+from opgen_ops.hlir.rngnormal import validate_v1 as validate
 
 BASE = {'T': 'float16', 'T1': 'int32'}
-BINDINGS = [{'T': 'float16', 'T1': 'int32'}, {'T': 'float', 'T1': 'int32'}, {'T': 'double', 'T1': 'int32'}, {'T': 'float16', 'T1': 'int64'}]
-EXAMPLES = {'seed_42': {'dtype': 'double', 'dtypes': {'shape': 'int64'}, 'inputs': {'mu': 1.0, 'sigma': 2.0, 'shape': [2, 3]}, 'outputs': {'output': [[1.6094341595088628, -1.079968212480991, 2.5009023916129145], [2.8811294327824277, -2.902070377307673, -1.6043590137246362]]}, 'attributes': {'seed': 42}}}
+BINDINGS = [
+    {'T': 'float16', 'T1': 'int32'},
+    {'T': 'float', 'T1': 'int32'},
+    {'T': 'double', 'T1': 'int32'},
+    {'T': 'float16', 'T1': 'int64'},
+]
+EXAMPLES = {
+    'seed_42': {
+        'dtype': 'double',
+        'dtypes': {'shape': 'int64'},
+        'inputs': {'mu': 1.0, 'sigma': 2.0, 'shape': [2, 3]},
+        'outputs': {
+            'output': [
+                [1.6094341595088628, -1.079968212480991, 2.5009023916129145],
+                [2.8811294327824277, -2.902070377307673, -1.6043590137246362],
+            ],
+        },
+        'attributes': {'seed': 42},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

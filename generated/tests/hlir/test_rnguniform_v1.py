@@ -4,12 +4,40 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.rnguniform import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.rnguniform import validate_v1 as validate
 from opgen_ops.hlir.rnguniform import kernel_v1 as kernel
+from opgen_ops.hlir.rnguniform import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'T1': 'int32'}
-BINDINGS = [{'T': 'uint8', 'T1': 'int32'}, {'T': 'uint16', 'T1': 'int32'}, {'T': 'uint32', 'T1': 'int32'}, {'T': 'uint64', 'T1': 'int32'}, {'T': 'int8', 'T1': 'int32'}, {'T': 'int16', 'T1': 'int32'}, {'T': 'int32', 'T1': 'int32'}, {'T': 'int64', 'T1': 'int32'}, {'T': 'float16', 'T1': 'int32'}, {'T': 'float', 'T1': 'int32'}, {'T': 'double', 'T1': 'int32'}, {'T': 'uint8', 'T1': 'int64'}]
-EXAMPLES = {'double_seed_7': {'dtype': 'double', 'dtypes': {'shape': 'int64'}, 'inputs': {'a': -1.0, 'b': 3.0, 'shape': [4]}, 'outputs': {'output': [1.5003818664186679, 2.588855203878302, 2.102742760980774, -0.09917124003763256]}, 'attributes': {'seed': 7}}, 'int64_seed_3': {'dtype': 'int64', 'dtypes': {'shape': 'int32'}, 'inputs': {'a': -5, 'b': 5, 'shape': [2, 3]}, 'outputs': {'output': [[3, -5, -4], [-3, -4, 3]]}, 'attributes': {'seed': 3}}}
+BINDINGS = [
+    {'T': 'uint8', 'T1': 'int32'},
+    {'T': 'uint16', 'T1': 'int32'},
+    {'T': 'uint32', 'T1': 'int32'},
+    {'T': 'uint64', 'T1': 'int32'},
+    {'T': 'int8', 'T1': 'int32'},
+    {'T': 'int16', 'T1': 'int32'},
+    {'T': 'int32', 'T1': 'int32'},
+    {'T': 'int64', 'T1': 'int32'},
+    {'T': 'float16', 'T1': 'int32'},
+    {'T': 'float', 'T1': 'int32'},
+    {'T': 'double', 'T1': 'int32'},
+    {'T': 'uint8', 'T1': 'int64'},
+]
+EXAMPLES = {
+    'double_seed_7': {
+        'dtype': 'double',
+        'dtypes': {'shape': 'int64'},
+        'inputs': {'a': -1.0, 'b': 3.0, 'shape': [4]},
+        'outputs': {'output': [1.5003818664186679, 2.588855203878302, 2.102742760980774, -0.09917124003763256]},
+        'attributes': {'seed': 7},
+    },
+    'int64_seed_3': {
+        'dtype': 'int64',
+        'dtypes': {'shape': 'int32'},
+        'inputs': {'a': -5, 'b': 5, 'shape': [2, 3]},
+        'outputs': {'output': [[3, -5, -4], [-3, -4, 3]]},
+        'attributes': {'seed': 3},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,33 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.roialign import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.roialign import validate_v1 as validate
 from opgen_ops.hlir.roialign import kernel_v1 as kernel
+from opgen_ops.hlir.roialign import validate_v1 as validate
 
 BASE = {'T1': 'float16', 'T2': 'int64'}
 BINDINGS = [{'T1': 'float16', 'T2': 'int64'}, {'T1': 'float', 'T2': 'int64'}, {'T1': 'double', 'T2': 'int64'}]
-EXAMPLES = {'avg_half_pixel': {'dtype': 'float', 'dtypes': {'batch_indices': 'int64'}, 'inputs': {'input': [[[[1.0, -2.0, 3.0, 4.0], [5.0, -6.0, 7.0, 8.0], [9.0, -10.0, 11.0, 12.0], [13.0, -14.0, 15.0, 16.0]]]], 'rois': [[0.5, 0.5, 2.5, 3.0], [1.0, 0.0, 3.0, 2.0]], 'batch_indices': [0, 0]}, 'outputs': {'output': [[[[-0.5, 0.5], [-0.5, 0.5]]], [[[-1.25, 2.875], [-3.0, 5.5]]]]}, 'attributes': {'mode': 'ROIALIGN_AVG', 'coordinate_transformation_mode': 'ROIALIGN_HALF_PIXEL', 'output_height': 2, 'output_width': 2, 'sampling_ratio': 2, 'spatial_scale': 1.0}}}
+EXAMPLES = {
+    'avg_half_pixel': {
+        'dtype': 'float',
+        'dtypes': {'batch_indices': 'int64'},
+        'inputs': {
+            'input': [
+                [[[1.0, -2.0, 3.0, 4.0], [5.0, -6.0, 7.0, 8.0], [9.0, -10.0, 11.0, 12.0], [13.0, -14.0, 15.0, 16.0]]],
+            ],
+            'rois': [[0.5, 0.5, 2.5, 3.0], [1.0, 0.0, 3.0, 2.0]],
+            'batch_indices': [0, 0],
+        },
+        'outputs': {'output': [[[[-0.5, 0.5], [-0.5, 0.5]]], [[[-1.25, 2.875], [-3.0, 5.5]]]]},
+        'attributes': {
+            'mode': 'ROIALIGN_AVG',
+            'coordinate_transformation_mode': 'ROIALIGN_HALF_PIXEL',
+            'output_height': 2,
+            'output_width': 2,
+            'sampling_ratio': 2,
+            'spatial_scale': 1.0,
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,29 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.round import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.round import validate_v1 as validate
 from opgen_ops.hlir.round import kernel_v1 as kernel
+from opgen_ops.hlir.round import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'document': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [0.5, 1.5, 2.3, 2.5]}, 'outputs': {'output': [1, 2, 2, 3]}, 'attributes': {}}, 'negative_halves': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-0.5, -2.5, -1.4, 3.7, 0.49]}, 'outputs': {'output': [-1.0, -3.0, -1.0, 4.0, 0.0]}, 'attributes': {}}}
+EXAMPLES = {
+    'document': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [0.5, 1.5, 2.3, 2.5]},
+        'outputs': {'output': [1, 2, 2, 3]},
+        'attributes': {},
+    },
+    'negative_halves': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-0.5, -2.5, -1.4, 3.7, 0.49]},
+        'outputs': {'output': [-1.0, -3.0, -1.0, 4.0, 0.0]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +51,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['document']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,34 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.rsqrt import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.rsqrt import validate_v1 as validate
 from opgen_ops.hlir.rsqrt import kernel_v1 as kernel
+from opgen_ops.hlir.rsqrt import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'positive': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [0.25, 1.0, 4.0, 2.0]}, 'outputs': {'output': [2.0, 1.0, 0.5, 0.7071067811865475]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'positive': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [0.25, 1.0, 4.0, 2.0]},
+        'outputs': {'output': [2.0, 1.0, 0.5, 0.7071067811865475]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +56,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['positive']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,12 +4,67 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.scatternd import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.scatternd import validate_v1 as validate
 from opgen_ops.hlir.scatternd import kernel_v1 as kernel
+from opgen_ops.hlir.scatternd import validate_v1 as validate
 
 BASE = {'T': 'uint8', 'Tind': 'uint8'}
-BINDINGS = [{'T': 'uint8', 'Tind': 'uint8'}, {'T': 'uint16', 'Tind': 'uint8'}, {'T': 'uint32', 'Tind': 'uint8'}, {'T': 'uint64', 'Tind': 'uint8'}, {'T': 'int8', 'Tind': 'uint8'}, {'T': 'int16', 'Tind': 'uint8'}, {'T': 'int32', 'Tind': 'uint8'}, {'T': 'int64', 'Tind': 'uint8'}, {'T': 'float16', 'Tind': 'uint8'}, {'T': 'bfloat16', 'Tind': 'uint8'}, {'T': 'float', 'Tind': 'uint8'}, {'T': 'double', 'Tind': 'uint8'}, {'T': 'uint8', 'Tind': 'uint16'}, {'T': 'uint8', 'Tind': 'uint32'}, {'T': 'uint8', 'Tind': 'uint64'}, {'T': 'uint8', 'Tind': 'int8'}, {'T': 'uint8', 'Tind': 'int16'}, {'T': 'uint8', 'Tind': 'int32'}, {'T': 'uint8', 'Tind': 'int64'}]
-EXAMPLES = {'add_repeated_rows': {'dtype': 'double', 'dtypes': {'scatter_indices': 'int32'}, 'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], 'scatter_indices': [[0], [2], [0]], 'updates': [[10.0, 20.0, 30.0], [-1.0, -2.0, -3.0], [0.5, 0.5, 0.5]]}, 'outputs': {'output': [[11.5, 22.5, 33.5], [4.0, 5.0, 6.0], [6.0, 6.0, 6.0]]}, 'attributes': {'computation': 'ADD', 'index_vector_dim': 1, 'update_window_dims': [1], 'inserted_window_dims': [0], 'scatter_dims_to_operand_dims': [0]}}, 'update_window_out_of_bounds': {'dtype': 'int32', 'dtypes': {'scatter_indices': 'int64'}, 'inputs': {'input': [[1, 2, 3], [4, 5, 6]], 'scatter_indices': [[0, 1], [1, 0], [1, 2]], 'updates': [[7, 8], [9, 10], [11, 12]]}, 'outputs': {'output': [[1, 7, 8], [9, 10, 6]]}, 'attributes': {'computation': 'UPDATE', 'index_vector_dim': 1, 'update_window_dims': [1], 'inserted_window_dims': [0], 'scatter_dims_to_operand_dims': [0, 1]}}}
+BINDINGS = [
+    {'T': 'uint8', 'Tind': 'uint8'},
+    {'T': 'uint16', 'Tind': 'uint8'},
+    {'T': 'uint32', 'Tind': 'uint8'},
+    {'T': 'uint64', 'Tind': 'uint8'},
+    {'T': 'int8', 'Tind': 'uint8'},
+    {'T': 'int16', 'Tind': 'uint8'},
+    {'T': 'int32', 'Tind': 'uint8'},
+    {'T': 'int64', 'Tind': 'uint8'},
+    {'T': 'float16', 'Tind': 'uint8'},
+    {'T': 'bfloat16', 'Tind': 'uint8'},
+    {'T': 'float', 'Tind': 'uint8'},
+    {'T': 'double', 'Tind': 'uint8'},
+    {'T': 'uint8', 'Tind': 'uint16'},
+    {'T': 'uint8', 'Tind': 'uint32'},
+    {'T': 'uint8', 'Tind': 'uint64'},
+    {'T': 'uint8', 'Tind': 'int8'},
+    {'T': 'uint8', 'Tind': 'int16'},
+    {'T': 'uint8', 'Tind': 'int32'},
+    {'T': 'uint8', 'Tind': 'int64'},
+]
+EXAMPLES = {
+    'add_repeated_rows': {
+        'dtype': 'double',
+        'dtypes': {'scatter_indices': 'int32'},
+        'inputs': {
+            'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+            'scatter_indices': [[0], [2], [0]],
+            'updates': [[10.0, 20.0, 30.0], [-1.0, -2.0, -3.0], [0.5, 0.5, 0.5]],
+        },
+        'outputs': {'output': [[11.5, 22.5, 33.5], [4.0, 5.0, 6.0], [6.0, 6.0, 6.0]]},
+        'attributes': {
+            'computation': 'ADD',
+            'index_vector_dim': 1,
+            'update_window_dims': [1],
+            'inserted_window_dims': [0],
+            'scatter_dims_to_operand_dims': [0],
+        },
+    },
+    'update_window_out_of_bounds': {
+        'dtype': 'int32',
+        'dtypes': {'scatter_indices': 'int64'},
+        'inputs': {
+            'input': [[1, 2, 3], [4, 5, 6]],
+            'scatter_indices': [[0, 1], [1, 0], [1, 2]],
+            'updates': [[7, 8], [9, 10], [11, 12]],
+        },
+        'outputs': {'output': [[1, 7, 8], [9, 10, 6]]},
+        'attributes': {
+            'computation': 'UPDATE',
+            'index_vector_dim': 1,
+            'update_window_dims': [1],
+            'inserted_window_dims': [0],
+            'scatter_dims_to_operand_dims': [0, 1],
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,37 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.select import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.select import validate_v1 as validate
 from opgen_ops.hlir.select import kernel_v1 as kernel
+from opgen_ops.hlir.select import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'bfloat16'}]
-EXAMPLES = {'int32': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'pred': [[True, False, True], [False, False, True]], 'on_true': [[1, 2, 3], [4, 5, 6]], 'on_false': [[-1, -2, -3], [-4, -5, -6]]}, 'outputs': {'output': [[1, -2, 3], [-4, -5, 6]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'bfloat16'},
+]
+EXAMPLES = {
+    'int32': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {
+            'pred': [[True, False, True], [False, False, True]],
+            'on_true': [[1, 2, 3], [4, 5, 6]],
+            'on_false': [[-1, -2, -3], [-4, -5, -6]],
+        },
+        'outputs': {'output': [[1, -2, 3], [-4, -5, 6]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

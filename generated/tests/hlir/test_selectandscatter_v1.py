@@ -4,12 +4,58 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.selectandscatter import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.selectandscatter import validate_v1 as validate
 from opgen_ops.hlir.selectandscatter import kernel_v1 as kernel
+from opgen_ops.hlir.selectandscatter import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'ge_add_2x2': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 5.0, 2.0, 0.0], [3.0, -1.0, 4.0, 8.0], [0.5, 2.5, 9.0, 6.0], [7.0, 1.5, 3.5, 2.0]], 'source': [[10.0, 20.0], [30.0, 40.0]], 'init_value': 0.0}, 'outputs': {'output': [[0.0, 10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 20.0], [0.0, 0.0, 40.0, 0.0], [30.0, 0.0, 0.0, 0.0]]}, 'attributes': {'select_type': 'GE', 'computation': 'ADD', 'window_dimensions': [2, 2], 'window_strides': [2, 2], 'padding': [0, 0, 0, 0]}}, 'overlapping_windows_int32': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[3, 1, 4, 1, 5]], 'source': [[2, 7]], 'init_value': 1}, 'outputs': {'output': [[1, 1, 3, 1, 8]]}, 'attributes': {'select_type': 'GE', 'computation': 'ADD', 'window_dimensions': [1, 3], 'window_strides': [1, 2], 'padding': [0, 0, 0, 0]}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'ge_add_2x2': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {
+            'input': [[1.0, 5.0, 2.0, 0.0], [3.0, -1.0, 4.0, 8.0], [0.5, 2.5, 9.0, 6.0], [7.0, 1.5, 3.5, 2.0]],
+            'source': [[10.0, 20.0], [30.0, 40.0]],
+            'init_value': 0.0,
+        },
+        'outputs': {
+            'output': [[0.0, 10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 20.0], [0.0, 0.0, 40.0, 0.0], [30.0, 0.0, 0.0, 0.0]],
+        },
+        'attributes': {
+            'select_type': 'GE',
+            'computation': 'ADD',
+            'window_dimensions': [2, 2],
+            'window_strides': [2, 2],
+            'padding': [0, 0, 0, 0],
+        },
+    },
+    'overlapping_windows_int32': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[3, 1, 4, 1, 5]], 'source': [[2, 7]], 'init_value': 1},
+        'outputs': {'output': [[1, 1, 3, 1, 8]]},
+        'attributes': {
+            'select_type': 'GE',
+            'computation': 'ADD',
+            'window_dimensions': [1, 3],
+            'window_strides': [1, 2],
+            'padding': [0, 0, 0, 0],
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

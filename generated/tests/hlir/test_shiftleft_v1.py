@@ -4,12 +4,20 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.shiftleft import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.shiftleft import validate_v1 as validate
 from opgen_ops.hlir.shiftleft import kernel_v1 as kernel
+from opgen_ops.hlir.shiftleft import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
 BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}]
-EXAMPLES = {'document': {'dtype': 'uint8', 'dtypes': {}, 'inputs': {'lhs': [1, 2], 'rhs': [1, 2]}, 'outputs': {'output': [2, 8]}, 'attributes': {}}}
+EXAMPLES = {
+    'document': {
+        'dtype': 'uint8',
+        'dtypes': {},
+        'inputs': {'lhs': [1, 2], 'rhs': [1, 2]},
+        'outputs': {'output': [2, 8]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,31 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.shiftrightlogical import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.shiftrightlogical import validate_v1 as validate
 from opgen_ops.hlir.shiftrightlogical import kernel_v1 as kernel
+from opgen_ops.hlir.shiftrightlogical import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}]
-EXAMPLES = {'int8_zero_fill': {'dtype': 'int8', 'dtypes': {}, 'inputs': {'lhs': [-8, 64, -1, 5], 'rhs': [1, 3, 7, 9]}, 'outputs': {'output': [124, 8, 1, 0]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+]
+EXAMPLES = {
+    'int8_zero_fill': {
+        'dtype': 'int8',
+        'dtypes': {},
+        'inputs': {'lhs': [-8, 64, -1, 5], 'rhs': [1, 3, 7, 9]},
+        'outputs': {'output': [124, 8, 1, 0]},
+        'attributes': {},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +53,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['int8_zero_fill']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

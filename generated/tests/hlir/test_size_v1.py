@@ -4,12 +4,25 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.size import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.size import validate_v1 as validate
 from opgen_ops.hlir.size import kernel_v1 as kernel
+from opgen_ops.hlir.size import validate_v1 as validate
 
 BASE = {'T': 'uint32', 'To': 'int64'}
-BINDINGS = [{'T': 'uint32', 'To': 'int64'}, {'T': 'uint64', 'To': 'int64'}, {'T': 'int32', 'To': 'int64'}, {'T': 'int64', 'To': 'int64'}]
-EXAMPLES = {'two_by_three': {'dtype': 'int32', 'dtypes': {'output': 'int64'}, 'inputs': {'input': [[1, 2, 3], [4, 5, 6]]}, 'outputs': {'output': 6}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'uint32', 'To': 'int64'},
+    {'T': 'uint64', 'To': 'int64'},
+    {'T': 'int32', 'To': 'int64'},
+    {'T': 'int64', 'To': 'int64'},
+]
+EXAMPLES = {
+    'two_by_three': {
+        'dtype': 'int32',
+        'dtypes': {'output': 'int64'},
+        'inputs': {'input': [[1, 2, 3], [4, 5, 6]]},
+        'outputs': {'output': 6},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

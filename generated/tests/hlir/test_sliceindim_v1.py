@@ -4,12 +4,36 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.sliceindim import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.sliceindim import validate_v1 as validate
 from opgen_ops.hlir.sliceindim import kernel_v1 as kernel
+from opgen_ops.hlir.sliceindim import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'columns_1_to_4_step_2': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]}, 'outputs': {'output': [[1, 3], [5, 7], [9, 11]]}, 'attributes': {'start_index': 1, 'limit_index': 4, 'stride': 2, 'dimno': 1}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'columns_1_to_4_step_2': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]},
+        'outputs': {'output': [[1, 3], [5, 7], [9, 11]]},
+        'attributes': {'start_index': 1, 'limit_index': 4, 'stride': 2, 'dimno': 1},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

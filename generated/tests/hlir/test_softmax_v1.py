@@ -4,12 +4,37 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.softmax import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.softmax import validate_v1 as validate
 from opgen_ops.hlir.softmax import kernel_v1 as kernel
+from opgen_ops.hlir.softmax import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'last_axis': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]]}, 'outputs': {'output': [[0.09003057317038045, 0.2447284710547976, 0.6652409557748218], [0.0024561149044509535, 0.006676412513376451, 0.9908674725821726]]}, 'attributes': {}}, 'accurate_log_axis_0': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]]}, 'outputs': {'output': [[-0.1269280110429726, -0.1269280110429726, -2.1269280110429727], [-2.1269280110429727, -2.1269280110429727, -0.1269280110429726]]}, 'attributes': {'axis': 0, 'accurate': True, 'logarithmic': True}}}
+EXAMPLES = {
+    'last_axis': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]]},
+        'outputs': {
+            'output': [
+                [0.09003057317038045, 0.2447284710547976, 0.6652409557748218],
+                [0.0024561149044509535, 0.006676412513376451, 0.9908674725821726],
+            ],
+        },
+        'attributes': {},
+    },
+    'accurate_log_axis_0': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]]},
+        'outputs': {
+            'output': [
+                [-0.1269280110429726, -0.1269280110429726, -2.1269280110429727],
+                [-2.1269280110429727, -2.1269280110429727, -0.1269280110429726],
+            ],
+        },
+        'attributes': {'axis': 0, 'accurate': True, 'logarithmic': True},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.softplus import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.softplus import validate_v1 as validate
 from opgen_ops.hlir.softplus import kernel_v1 as kernel
+from opgen_ops.hlir.softplus import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'beta_2_threshold_5': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-3.0, 0.0, 1.0, 2.4, 3.0]}, 'outputs': {'output': [0.0012378425688652247, 0.34657359027997264, 1.0634640055214863, 2.404098033669134, 3.0]}, 'attributes': {'beta': 2.0, 'threshold': 5.0}}}
+EXAMPLES = {
+    'beta_2_threshold_5': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-3.0, 0.0, 1.0, 2.4, 3.0]},
+        'outputs': {'output': [0.0012378425688652247, 0.34657359027997264, 1.0634640055214863, 2.404098033669134, 3.0]},
+        'attributes': {'beta': 2.0, 'threshold': 5.0},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['beta_2_threshold_5']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

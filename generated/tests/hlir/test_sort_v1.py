@@ -4,12 +4,39 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.sort import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.sort import validate_v1 as validate
 from opgen_ops.hlir.sort import kernel_v1 as kernel
+from opgen_ops.hlir.sort import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'descending_ties_keep_order': {'dtype': 'double', 'dtypes': {}, 'inputs': {'inputs': [[3.0, 1.0, 3.0, 2.0, 1.0], [0.0, 1.0, 2.0, 3.0, 4.0]]}, 'outputs': {'output': [[3.0, 3.0, 2.0, 1.0, 1.0], [0.0, 2.0, 3.0, 1.0, 4.0]]}, 'attributes': {'dimension': 0, 'descending': True, 'is_stable': True}}, 'ascending_dimension_0': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'inputs': [[[3, -1, 2], [1, 5, -4], [2, 0, 2]]]}, 'outputs': {'output': [[[1, -1, -4], [2, 0, 2], [3, 5, 2]]]}, 'attributes': {'dimension': 0, 'descending': False, 'is_stable': False}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'descending_ties_keep_order': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'inputs': [[3.0, 1.0, 3.0, 2.0, 1.0], [0.0, 1.0, 2.0, 3.0, 4.0]]},
+        'outputs': {'output': [[3.0, 3.0, 2.0, 1.0, 1.0], [0.0, 2.0, 3.0, 1.0, 4.0]]},
+        'attributes': {'dimension': 0, 'descending': True, 'is_stable': True},
+    },
+    'ascending_dimension_0': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'inputs': [[[3, -1, 2], [1, 5, -4], [2, 0, 2]]]},
+        'outputs': {'output': [[[1, -1, -4], [2, 0, 2], [3, 5, 2]]]},
+        'attributes': {'dimension': 0, 'descending': False, 'is_stable': False},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

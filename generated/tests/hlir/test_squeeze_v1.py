@@ -4,12 +4,44 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.squeeze import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.squeeze import validate_v1 as validate
 from opgen_ops.hlir.squeeze import kernel_v1 as kernel
+from opgen_ops.hlir.squeeze import validate_v1 as validate
 
 BASE = {'T': 'bool', 'Ta': 'int32'}
-BINDINGS = [{'T': 'bool', 'Ta': 'int32'}, {'T': 'uint8', 'Ta': 'int32'}, {'T': 'uint16', 'Ta': 'int32'}, {'T': 'uint32', 'Ta': 'int32'}, {'T': 'uint64', 'Ta': 'int32'}, {'T': 'int8', 'Ta': 'int32'}, {'T': 'int16', 'Ta': 'int32'}, {'T': 'int32', 'Ta': 'int32'}, {'T': 'int64', 'Ta': 'int32'}, {'T': 'float16', 'Ta': 'int32'}, {'T': 'bfloat16', 'Ta': 'int32'}, {'T': 'float', 'Ta': 'int32'}, {'T': 'double', 'Ta': 'int32'}, {'T': 'complex64', 'Ta': 'int32'}, {'T': 'complex128', 'Ta': 'int32'}, {'T': 'bool', 'Ta': 'int64'}]
-EXAMPLES = {'axis_0': {'dtype': 'float', 'dtypes': {'axes': 'int64'}, 'inputs': {'input': [[[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]], 'axes': [0]}, 'outputs': {'output': [[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]}, 'attributes': {}}, 'all_size_one_dimensions': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]]}, 'outputs': {'output': [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool', 'Ta': 'int32'},
+    {'T': 'uint8', 'Ta': 'int32'},
+    {'T': 'uint16', 'Ta': 'int32'},
+    {'T': 'uint32', 'Ta': 'int32'},
+    {'T': 'uint64', 'Ta': 'int32'},
+    {'T': 'int8', 'Ta': 'int32'},
+    {'T': 'int16', 'Ta': 'int32'},
+    {'T': 'int32', 'Ta': 'int32'},
+    {'T': 'int64', 'Ta': 'int32'},
+    {'T': 'float16', 'Ta': 'int32'},
+    {'T': 'bfloat16', 'Ta': 'int32'},
+    {'T': 'float', 'Ta': 'int32'},
+    {'T': 'double', 'Ta': 'int32'},
+    {'T': 'complex64', 'Ta': 'int32'},
+    {'T': 'complex128', 'Ta': 'int32'},
+    {'T': 'bool', 'Ta': 'int64'},
+]
+EXAMPLES = {
+    'axis_0': {
+        'dtype': 'float',
+        'dtypes': {'axes': 'int64'},
+        'inputs': {'input': [[[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]], 'axes': [0]},
+        'outputs': {'output': [[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]},
+        'attributes': {},
+    },
+    'all_size_one_dimensions': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]]},
+        'outputs': {'output': [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,22 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.swish import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.swish import validate_v1 as validate
 from opgen_ops.hlir.swish import kernel_v1 as kernel
+from opgen_ops.hlir.swish import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [{'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'mixed_signs': {'dtype': 'double', 'dtypes': {}, 'inputs': {'input': [-4.0, -1.0, 0.0, 2.5, 10.0]}, 'outputs': {'output': [-0.07194483984836623, -0.2689414213699951, 0.0, 2.3103545499468914, 9.999546021312975]}, 'attributes': {}}}
+EXAMPLES = {
+    'mixed_signs': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'input': [-4.0, -1.0, 0.0, 2.5, 10.0]},
+        'outputs': {'output': [-0.07194483984836623, -0.2689414213699951, 0.0, 2.3103545499468914, 9.999546021312975]},
+        'attributes': {},
+    },
+}
 INPUTS = ['input']
+KERNEL_DTYPES = ['float16', 'float', 'double']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +44,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float16', 'float', 'double'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['mixed_signs']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.tile import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.tile import validate_v1 as validate
 from opgen_ops.hlir.tile import kernel_v1 as kernel
+from opgen_ops.hlir.tile import validate_v1 as validate
 
 BASE = {'T': 'bool', 'T1': 'int64'}
-BINDINGS = [{'T': 'bool', 'T1': 'int64'}, {'T': 'uint8', 'T1': 'int64'}, {'T': 'uint16', 'T1': 'int64'}, {'T': 'uint32', 'T1': 'int64'}, {'T': 'uint64', 'T1': 'int64'}, {'T': 'int8', 'T1': 'int64'}, {'T': 'int16', 'T1': 'int64'}, {'T': 'int32', 'T1': 'int64'}, {'T': 'int64', 'T1': 'int64'}, {'T': 'float16', 'T1': 'int64'}, {'T': 'bfloat16', 'T1': 'int64'}, {'T': 'float', 'T1': 'int64'}, {'T': 'double', 'T1': 'int64'}, {'T': 'complex64', 'T1': 'int64'}, {'T': 'complex128', 'T1': 'int64'}]
-EXAMPLES = {'repeat_columns': {'dtype': 'int32', 'dtypes': {'repeats': 'int64'}, 'inputs': {'input': [[1, 2], [3, 4]], 'repeats': [1, 3]}, 'outputs': {'output': [[1, 2, 1, 2, 1, 2], [3, 4, 3, 4, 3, 4]]}, 'attributes': {}}, 'zero_repeats': {'dtype': 'int32', 'dtypes': {'repeats': 'int64'}, 'inputs': {'input': [[1, 2], [3, 4]], 'repeats': [2, 0]}, 'outputs': {'output': [[], [], [], []]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bool', 'T1': 'int64'},
+    {'T': 'uint8', 'T1': 'int64'},
+    {'T': 'uint16', 'T1': 'int64'},
+    {'T': 'uint32', 'T1': 'int64'},
+    {'T': 'uint64', 'T1': 'int64'},
+    {'T': 'int8', 'T1': 'int64'},
+    {'T': 'int16', 'T1': 'int64'},
+    {'T': 'int32', 'T1': 'int64'},
+    {'T': 'int64', 'T1': 'int64'},
+    {'T': 'float16', 'T1': 'int64'},
+    {'T': 'bfloat16', 'T1': 'int64'},
+    {'T': 'float', 'T1': 'int64'},
+    {'T': 'double', 'T1': 'int64'},
+    {'T': 'complex64', 'T1': 'int64'},
+    {'T': 'complex128', 'T1': 'int64'},
+]
+EXAMPLES = {
+    'repeat_columns': {
+        'dtype': 'int32',
+        'dtypes': {'repeats': 'int64'},
+        'inputs': {'input': [[1, 2], [3, 4]], 'repeats': [1, 3]},
+        'outputs': {'output': [[1, 2, 1, 2, 1, 2], [3, 4, 3, 4, 3, 4]]},
+        'attributes': {},
+    },
+    'zero_repeats': {
+        'dtype': 'int32',
+        'dtypes': {'repeats': 'int64'},
+        'inputs': {'input': [[1, 2], [3, 4]], 'repeats': [2, 0]},
+        'outputs': {'output': [[], [], [], []]},
+        'attributes': {},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

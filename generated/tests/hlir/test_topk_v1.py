@@ -4,12 +4,39 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.topk import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.topk import validate_v1 as validate
 from opgen_ops.hlir.topk import kernel_v1 as kernel
+from opgen_ops.hlir.topk import validate_v1 as validate
 
 BASE = {'T': 'uint8'}
-BINDINGS = [{'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}]
-EXAMPLES = {'largest_with_ties': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 3.0, 3.0, 2.0], [5.0, 4.0, 4.0, 6.0]], 'k': [2]}, 'outputs': {'output': [[3.0, 3.0], [6.0, 5.0]], 'indices': [[1, 2], [3, 0]]}, 'attributes': {'axis': 1}}, 'smallest_with_ties': {'dtype': 'float', 'dtypes': {}, 'inputs': {'input': [[1.0, 3.0, 3.0, 2.0], [5.0, 4.0, 4.0, 6.0]], 'k': [3]}, 'outputs': {'output': [[1.0, 2.0, 3.0], [4.0, 4.0, 5.0]], 'indices': [[0, 3, 1], [1, 2, 0]]}, 'attributes': {'axis': 1, 'largest': False}}}
+BINDINGS = [
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+]
+EXAMPLES = {
+    'largest_with_ties': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 3.0, 3.0, 2.0], [5.0, 4.0, 4.0, 6.0]], 'k': [2]},
+        'outputs': {'output': [[3.0, 3.0], [6.0, 5.0]], 'indices': [[1, 2], [3, 0]]},
+        'attributes': {'axis': 1},
+    },
+    'smallest_with_ties': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'input': [[1.0, 3.0, 3.0, 2.0], [5.0, 4.0, 4.0, 6.0]], 'k': [3]},
+        'outputs': {'output': [[1.0, 2.0, 3.0], [4.0, 4.0, 5.0]], 'indices': [[0, 3, 1], [1, 2, 0]]},
+        'attributes': {'axis': 1, 'largest': False},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,12 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.trilu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.trilu import validate_v1 as validate
 from opgen_ops.hlir.trilu import kernel_v1 as kernel
+from opgen_ops.hlir.trilu import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
-EXAMPLES = {'upper_k_1': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]}, 'outputs': {'output': [[0, 2, 3, 4], [0, 0, 7, 8], [0, 0, 0, 12]]}, 'attributes': {'upper': True, 'k': 1}}, 'lower_k_minus_1': {'dtype': 'int32', 'dtypes': {}, 'inputs': {'input': [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]}, 'outputs': {'output': [[0, 0, 0, 0], [5, 0, 0, 0], [9, 10, 0, 0]]}, 'attributes': {'upper': False, 'k': -1}}}
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
+EXAMPLES = {
+    'upper_k_1': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]},
+        'outputs': {'output': [[0, 2, 3, 4], [0, 0, 7, 8], [0, 0, 0, 12]]},
+        'attributes': {'upper': True, 'k': 1},
+    },
+    'lower_k_minus_1': {
+        'dtype': 'int32',
+        'dtypes': {},
+        'inputs': {'input': [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]},
+        'outputs': {'output': [[0, 0, 0, 0], [5, 0, 0, 0], [9, 10, 0, 0]]},
+        'attributes': {'upper': False, 'k': -1},
+    },
+}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -7,7 +7,23 @@ from opgen_ops.hlir.while_ import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.hlir.while_ import validate_v1 as validate
 
 BASE = {'T': 'bool'}
-BINDINGS = [{'T': 'bool'}, {'T': 'uint8'}, {'T': 'uint16'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'bfloat16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'complex64'}, {'T': 'complex128'}]
+BINDINGS = [
+    {'T': 'bool'},
+    {'T': 'uint8'},
+    {'T': 'uint16'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'bfloat16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
+]
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")

@@ -4,13 +4,29 @@ import pytest
 
 from opgen import testing
 from opgen_ops.hlir.xor import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.hlir.xor import validate_v1 as validate
 from opgen_ops.hlir.xor import kernel_v1 as kernel
+from opgen_ops.hlir.xor import validate_v1 as validate
 
 BASE = {'T': 'bool'}
 BINDINGS = [{'T': 'bool'}]
-EXAMPLES = {'truth_table': {'dtype': 'bool', 'dtypes': {}, 'inputs': {'lhs': [True, False, True, False], 'rhs': [True, True, False, False]}, 'outputs': {'output': [False, True, True, False]}, 'attributes': {}}, 'broadcast_dimensions': {'dtype': 'bool', 'dtypes': {}, 'inputs': {'lhs': [[True, False, False], [False, True, True]], 'rhs': [True, False]}, 'outputs': {'output': [[False, True, True], [False, True, True]]}, 'attributes': {'broadcast_dimensions': [0]}}}
+EXAMPLES = {
+    'truth_table': {
+        'dtype': 'bool',
+        'dtypes': {},
+        'inputs': {'lhs': [True, False, True, False], 'rhs': [True, True, False, False]},
+        'outputs': {'output': [False, True, True, False]},
+        'attributes': {},
+    },
+    'broadcast_dimensions': {
+        'dtype': 'bool',
+        'dtypes': {},
+        'inputs': {'lhs': [[True, False, False], [False, True, True]], 'rhs': [True, False]},
+        'outputs': {'output': [[False, True, True], [False, True, True]]},
+        'attributes': {'broadcast_dimensions': [0]},
+    },
+}
 INPUTS = ['lhs', 'rhs']
+KERNEL_DTYPES = ['bool']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +51,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['bool'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['truth_table']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,43 @@ import pytest
 
 from opgen import testing
 from opgen_ops.onednn.prelu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.onednn.prelu import validate_v1 as validate
 from opgen_ops.onednn.prelu import kernel_v1 as kernel
+from opgen_ops.onednn.prelu import validate_v1 as validate
 
 BASE = {'T': 'float'}
 BINDINGS = [{'T': 'float'}, {'T': 'bfloat16'}, {'T': 'float16'}]
-EXAMPLES = {'rule1_ncx': {'dtype': 'float', 'dtypes': {}, 'inputs': {'src': [[[-1.0, 2.0], [-3.0, 4.0]]], 'slope': [0.5, 2.0]}, 'outputs': {'dst': [[[-0.5, 2.0], [-6.0, 4.0]]]}, 'attributes': {'data_format': 'NCX', 'per_channel_broadcast': True}}, 'rule1_nxc': {'dtype': 'float', 'dtypes': {}, 'inputs': {'src': [[[-1.0, 2.0], [-3.0, 4.0]]], 'slope': [0.5, 2.0]}, 'outputs': {'dst': [[[-0.5, 2.0], [-1.5, 4.0]]]}, 'attributes': {}}, 'rule2_rightmost': {'dtype': 'float', 'dtypes': {}, 'inputs': {'src': [[[-1.0, -2.0, -3.0]], [[-4.0, 5.0, -6.0]]], 'slope': [1.0, 0.5, 0.0]}, 'outputs': {'dst': [[[-1.0, -1.0, 0.0]], [[-4.0, 5.0, 0.0]]]}, 'attributes': {'data_format': 'NCX', 'per_channel_broadcast': False}}, 'rule3_nd': {'dtype': 'float', 'dtypes': {}, 'inputs': {'src': [[-1.0, -2.0], [-3.0, 4.0]], 'slope': [[0.5], [2.0]]}, 'outputs': {'dst': [[-0.5, -1.0], [-6.0, 4.0]]}, 'attributes': {}}}
+EXAMPLES = {
+    'rule1_ncx': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'src': [[[-1.0, 2.0], [-3.0, 4.0]]], 'slope': [0.5, 2.0]},
+        'outputs': {'dst': [[[-0.5, 2.0], [-6.0, 4.0]]]},
+        'attributes': {'data_format': 'NCX', 'per_channel_broadcast': True},
+    },
+    'rule1_nxc': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'src': [[[-1.0, 2.0], [-3.0, 4.0]]], 'slope': [0.5, 2.0]},
+        'outputs': {'dst': [[[-0.5, 2.0], [-1.5, 4.0]]]},
+        'attributes': {},
+    },
+    'rule2_rightmost': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'src': [[[-1.0, -2.0, -3.0]], [[-4.0, 5.0, -6.0]]], 'slope': [1.0, 0.5, 0.0]},
+        'outputs': {'dst': [[[-1.0, -1.0, 0.0]], [[-4.0, 5.0, 0.0]]]},
+        'attributes': {'data_format': 'NCX', 'per_channel_broadcast': False},
+    },
+    'rule3_nd': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'src': [[-1.0, -2.0], [-3.0, 4.0]], 'slope': [[0.5], [2.0]]},
+        'outputs': {'dst': [[-0.5, -1.0], [-6.0, 4.0]]},
+        'attributes': {},
+    },
+}
 INPUTS = ['src', 'slope']
+KERNEL_DTYPES = ['float', 'bfloat16', 'float16']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +65,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['float', 'bfloat16', 'float16'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['rule1_ncx']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,36 @@ import pytest
 
 from opgen import testing
 from opgen_ops.onnx.elu import SIGNATURE_V22 as SIGNATURE
-from opgen_ops.onnx.elu import validate_v22 as validate
 from opgen_ops.onnx.elu import kernel_v22 as kernel
+from opgen_ops.onnx.elu import validate_v22 as validate
 
 BASE = {'T': 'bfloat16'}
 BINDINGS = [{'T': 'bfloat16'}, {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}]
-EXAMPLES = {'default_alpha': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [-1.0, 0.0, 1.0]}, 'outputs': {'Y': [-0.6321205588285577, 0.0, 1.0]}, 'attributes': {}}, 'alpha_two': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [-1.0, 0.0, 1.0]}, 'outputs': {'Y': [-1.2642411176571153, 0.0, 1.0]}, 'attributes': {'alpha': 2.0}}, 'alpha_zero': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [-1.0, 2.0]}, 'outputs': {'Y': [0.0, 2.0]}, 'attributes': {'alpha': 0.0}}}
+EXAMPLES = {
+    'default_alpha': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [-1.0, 0.0, 1.0]},
+        'outputs': {'Y': [-0.6321205588285577, 0.0, 1.0]},
+        'attributes': {},
+    },
+    'alpha_two': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [-1.0, 0.0, 1.0]},
+        'outputs': {'Y': [-1.2642411176571153, 0.0, 1.0]},
+        'attributes': {'alpha': 2.0},
+    },
+    'alpha_zero': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [-1.0, 2.0]},
+        'outputs': {'Y': [0.0, 2.0]},
+        'attributes': {'alpha': 0.0},
+    },
+}
 INPUTS = ['X']
+KERNEL_DTYPES = ['bfloat16', 'double', 'float', 'float16']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +58,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['bfloat16', 'double', 'float', 'float16'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['default_alpha']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,29 @@ import pytest
 
 from opgen import testing
 from opgen_ops.onnx.prelu import SIGNATURE_V1 as SIGNATURE
-from opgen_ops.onnx.prelu import validate_v1 as validate
 from opgen_ops.onnx.prelu import kernel_v1 as kernel
+from opgen_ops.onnx.prelu import validate_v1 as validate
 
 BASE = {'T': 'double'}
 BINDINGS = [{'T': 'double'}, {'T': 'float'}, {'T': 'float16'}]
-EXAMPLES = {'shared_slope': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [[-2.0, 1.0], [3.0, -4.0]], 'slope': [0.5]}, 'outputs': {'Y': [[-1.0, 1.0], [3.0, -2.0]]}, 'attributes': {}}, 'channel_axis_one': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [[[-1.0, -1.0], [-1.0, -1.0], [-1.0, -1.0]]], 'slope': [1.0, 2.0, 3.0]}, 'outputs': {'Y': [[[-1.0, -1.0], [-2.0, -2.0], [-3.0, -3.0]]]}, 'attributes': {}}}
+EXAMPLES = {
+    'shared_slope': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [[-2.0, 1.0], [3.0, -4.0]], 'slope': [0.5]},
+        'outputs': {'Y': [[-1.0, 1.0], [3.0, -2.0]]},
+        'attributes': {},
+    },
+    'channel_axis_one': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [[[-1.0, -1.0], [-1.0, -1.0], [-1.0, -1.0]]], 'slope': [1.0, 2.0, 3.0]},
+        'outputs': {'Y': [[[-1.0, -1.0], [-2.0, -2.0], [-3.0, -3.0]]]},
+        'attributes': {},
+    },
+}
 INPUTS = ['X', 'slope']
+KERNEL_DTYPES = ['double', 'float', 'float16']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +51,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['double', 'float', 'float16'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['shared_slope']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

@@ -4,13 +4,38 @@ import pytest
 
 from opgen import testing
 from opgen_ops.onnx.prelu import SIGNATURE_V16 as SIGNATURE
-from opgen_ops.onnx.prelu import validate_v16 as validate
 from opgen_ops.onnx.prelu import kernel_v16 as kernel
+from opgen_ops.onnx.prelu import validate_v16 as validate
 
 BASE = {'T': 'bfloat16'}
-BINDINGS = [{'T': 'bfloat16'}, {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'uint32'}, {'T': 'uint64'}]
-EXAMPLES = {'scalar_slope': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [-2.0, -0.5, 0.0, 3.0], 'slope': [0.25]}, 'outputs': {'Y': [-0.5, -0.125, 0.0, 3.0]}, 'attributes': {}}, 'broadcast_rows': {'dtype': 'float', 'dtypes': {}, 'inputs': {'X': [[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], 'slope': [1.0, 2.0, 3.0]}, 'outputs': {'Y': [[-1.0, 2.0, -9.0], [4.0, -10.0, 6.0]]}, 'attributes': {}}}
+BINDINGS = [
+    {'T': 'bfloat16'},
+    {'T': 'double'},
+    {'T': 'float'},
+    {'T': 'float16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+]
+EXAMPLES = {
+    'scalar_slope': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [-2.0, -0.5, 0.0, 3.0], 'slope': [0.25]},
+        'outputs': {'Y': [-0.5, -0.125, 0.0, 3.0]},
+        'attributes': {},
+    },
+    'broadcast_rows': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'X': [[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], 'slope': [1.0, 2.0, 3.0]},
+        'outputs': {'Y': [[-1.0, 2.0, -9.0], [4.0, -10.0, 6.0]]},
+        'attributes': {},
+    },
+}
 INPUTS = ['X', 'slope']
+KERNEL_DTYPES = ['bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64']
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: "-".join(b.values()) or "fixed")
@@ -35,7 +60,7 @@ def test_example(name):
     testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
 
 
-@pytest.mark.parametrize("dtype", ['bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64'])
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['scalar_slope']
     testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])

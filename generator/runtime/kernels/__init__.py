@@ -61,9 +61,15 @@ def signature_problems(name: str, positional: list[str], keywords: list[str]) ->
     return problems
 
 
-def call(name: str, args: tuple, kwargs: dict[str, Any]) -> tuple[np.ndarray, ...]:
-    result = resolve(name)(*args, **kwargs)
+def as_outputs(result: Any) -> tuple[np.ndarray, ...]:
+    """A kernel function's result as the tuple of outputs (a tuple or list as it is, else one output).
+    The generated kernels call their function directly (imported from its module) and pass the result here."""
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+
+
+def call(name: str, args: tuple, kwargs: dict[str, Any]) -> tuple[np.ndarray, ...]:
+    """Call the function `<module>.<function>` by name (the generated kernels import theirs instead)."""
+    return as_outputs(resolve(name)(*args, **kwargs))
 
 
 def split_variadic(args: tuple, n_fixed_before: int, n_variadic: int) -> list:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.reduction import argmax
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ArgMax'
@@ -23,7 +23,9 @@ SIGNATURE_V1 = Signature(
     attributes=(
         AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
         AttrSig('keepdims', 'bool', required=False, has_default=True, default=True, default_each=None, values=()),
-        AttrSig('select_last_index', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
+        AttrSig(
+            'select_last_index', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -31,10 +33,21 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'tensor(int64)', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('axis') <= c.rank('input') - 1, 'axis must lie in [0, r-1], where r is the rank of the input tensor.'),
-        Check('C2', lambda c: c.shape('input')[c.attr('axis')] >= 1, 'The dimension axis is not empty: with no elements there is no index of the maximum (see note empty_axis).', when=lambda c: 0 <= c.attr('axis') < c.rank('input')),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('axis') <= c.rank('input') - 1,
+            'axis must lie in [0, r-1], where r is the rank of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.shape('input')[c.attr('axis')] >= 1,
+            'The dimension axis is not empty: with no elements there is no index of the maximum (see note empty_axis).',
+            when=lambda c: 0 <= c.attr('axis') < c.rank('input'),
+        ),
     ),
     rules=(
     ),
@@ -55,7 +68,7 @@ def kernel_v1(input, *, axis=0, keepdims=True, select_last_index=False):
     problems = validate_v1((input,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('reduction.argmax', (input,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index})
+    return as_outputs(argmax(input, axis=axis, keepdims=keepdims, select_last_index=select_last_index))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.window import average_pool
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.AveragePool'
@@ -24,10 +24,20 @@ SIGNATURE_V1 = Signature(
         AttrSig('dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('kernel_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('ceil_mode', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig('count_include_pad', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
+        AttrSig(
+            'count_include_pad', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
         AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
         AttrSig('padding', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('auto_pad', 'string', required=False, has_default=False, default=None, default_each=None, values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID')),
+        AttrSig(
+            'auto_pad',
+            'string',
+            required=False,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -37,14 +47,46 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: len(c.attr('kernel_shape')) == len(c.attr('dims')), 'kernel_shape gives one size for each dimension in dims.'),
-        Check('C2', lambda c: all((0 <= d < c.rank('input') for d in c.attr('dims'))), 'Every dimension in dims is a dimension of the input tensor.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('kernel_shape')) == len(c.attr('dims')),
+            'kernel_shape gives one size for each dimension in dims.',
+        ),
+        Check(
+            'C2',
+            lambda c: all((0 <= d < c.rank('input') for d in c.attr('dims'))),
+            'Every dimension in dims is a dimension of the input tensor.',
+        ),
         Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Kernel sizes are positive.'),
-        Check('C4', lambda c: all((s > 0 for s in c.attr('strides'))), 'Strides are positive.', when=lambda c: c.has('strides')),
-        Check('C5', lambda c: all((p >= 0 for p in c.attr('padding'))), 'Padding values are greater than or equal to 0.', when=lambda c: c.has('padding')),
-        Check('C6', lambda c: not (c.has('padding') and c.has('auto_pad') and (c.attr('auto_pad') != 'NOTSET')), 'padding cannot be used together with auto_pad.'),
-        Check('C7', lambda c: len(c.attr('strides')) == len(c.attr('dims')), 'strides gives one stride for each dimension in dims (see note dims_order).', when=lambda c: c.has('strides')),
-        Check('C8', lambda c: len(c.attr('padding')) == 2 * len(c.attr('dims')), 'padding gives a beginning and an end value for each dimension in dims (see note dims_order).', when=lambda c: c.has('padding')),
+        Check(
+            'C4',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Strides are positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C5',
+            lambda c: all((p >= 0 for p in c.attr('padding'))),
+            'Padding values are greater than or equal to 0.',
+            when=lambda c: c.has('padding'),
+        ),
+        Check(
+            'C6',
+            lambda c: not (c.has('padding') and c.has('auto_pad') and (c.attr('auto_pad') != 'NOTSET')),
+            'padding cannot be used together with auto_pad.',
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('strides')) == len(c.attr('dims')),
+            'strides gives one stride for each dimension in dims (see note dims_order).',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('padding')) == 2 * len(c.attr('dims')),
+            'padding gives a beginning and an end value for each dimension in dims (see note dims_order).',
+            when=lambda c: c.has('padding'),
+        ),
         Check('C9', lambda c: c.unique(c.attr('dims')), 'The dimensions in dims are distinct.'),
     ),
     rules=(
@@ -60,13 +102,46 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(input, *, dims, kernel_shape, ceil_mode=False, count_include_pad=False, strides=None, padding=None, auto_pad=None):
+def kernel_v1(
+    input,
+    *,
+    dims,
+    kernel_shape,
+    ceil_mode=False,
+    count_include_pad=False,
+    strides=None,
+    padding=None,
+    auto_pad=None,
+):
     'Reference kernel of hlir.AveragePool@1: calls opgen.runtime.kernels.window.average_pool.'
     input = np.asarray(input)
-    problems = validate_v1((input,), {'dims': dims, 'kernel_shape': kernel_shape, 'ceil_mode': ceil_mode, 'count_include_pad': count_include_pad, 'strides': strides, 'padding': padding, 'auto_pad': auto_pad}, None)
+    problems = validate_v1(
+        (input,),
+        {
+            'dims': dims,
+            'kernel_shape': kernel_shape,
+            'ceil_mode': ceil_mode,
+            'count_include_pad': count_include_pad,
+            'strides': strides,
+            'padding': padding,
+            'auto_pad': auto_pad,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('window.average_pool', (input,), {'dims': dims, 'kernel_shape': kernel_shape, 'ceil_mode': ceil_mode, 'count_include_pad': count_include_pad, 'strides': strides, 'padding': padding, 'auto_pad': auto_pad})
+    return as_outputs(
+        average_pool(
+            input,
+            dims=dims,
+            kernel_shape=kernel_shape,
+            ceil_mode=ceil_mode,
+            count_include_pad=count_include_pad,
+            strides=strides,
+            padding=padding,
+            auto_pad=auto_pad,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import batch_norm_grad
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -38,13 +38,37 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('feature_index') < c.rank('input'), 'feature_index is a valid dimension index of the input tensor.'),
-        Check('C2', lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],), 'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature dimension).'),
-        Check('C3', lambda c: c.shape('mean') == (c.shape('input')[c.attr('feature_index')],), 'mean is a 1-D tensor with one value per feature (XLA definition).'),
-        Check('C4', lambda c: c.shape('variance') == (c.shape('input')[c.attr('feature_index')],), 'variance is a 1-D tensor with one value per feature (XLA definition).'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('feature_index') < c.rank('input'),
+            'feature_index is a valid dimension index of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],),
+            (
+                'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+                'dimension).'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('mean') == (c.shape('input')[c.attr('feature_index')],),
+            'mean is a 1-D tensor with one value per feature (XLA definition).',
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('variance') == (c.shape('input')[c.attr('feature_index')],),
+            'variance is a 1-D tensor with one value per feature (XLA definition).',
+        ),
     ),
     rules=(
-        RuleCall('C5', 'same_shape', {'params': ['grad_output', 'input']}, 'grad_output has the same shape as the input tensor.'),
+        RuleCall(
+            'C5',
+            'same_shape',
+            {'params': ['grad_output', 'input']},
+            'grad_output has the same shape as the input tensor.',
+        ),
     ),
 )
 
@@ -64,10 +88,14 @@ def kernel_v1(input, scale, mean, variance, grad_output, *, epsilon, feature_ind
     mean = np.asarray(mean)
     variance = np.asarray(variance)
     grad_output = np.asarray(grad_output)
-    problems = validate_v1((input, scale, mean, variance, grad_output,), {'epsilon': epsilon, 'feature_index': feature_index}, None)
+    problems = validate_v1(
+        (input, scale, mean, variance, grad_output), {'epsilon': epsilon, 'feature_index': feature_index}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('normalization.batch_norm_grad', (input, scale, mean, variance, grad_output,), {'epsilon': epsilon, 'feature_index': feature_index})
+    return as_outputs(
+        batch_norm_grad(input, scale, mean, variance, grad_output, epsilon=epsilon, feature_index=feature_index),
+    )
 
 
 VALIDATORS = {1: validate_v1}

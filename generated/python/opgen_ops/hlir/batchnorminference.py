@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import batch_norm_inference
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BatchNormInference'
@@ -36,11 +36,37 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('feature_index') < c.rank('input'), 'feature_index is a valid dimension index of the input tensor.'),
-        Check('C2', lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],), 'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature dimension).'),
-        Check('C3', lambda c: c.shape('bias') == (c.shape('input')[c.attr('feature_index')],), 'bias has shape [C], where C is the number of channels of the input tensor (the size of the feature dimension).'),
-        Check('C4', lambda c: c.shape('mean') == (c.shape('input')[c.attr('feature_index')],), 'mean is a 1-D tensor with one value per feature (XLA definition).'),
-        Check('C5', lambda c: c.shape('variance') == (c.shape('input')[c.attr('feature_index')],), 'variance is a 1-D tensor with one value per feature (XLA definition).'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('feature_index') < c.rank('input'),
+            'feature_index is a valid dimension index of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],),
+            (
+                'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+                'dimension).'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('bias') == (c.shape('input')[c.attr('feature_index')],),
+            (
+                'bias has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+                'dimension).'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('mean') == (c.shape('input')[c.attr('feature_index')],),
+            'mean is a 1-D tensor with one value per feature (XLA definition).',
+        ),
+        Check(
+            'C5',
+            lambda c: c.shape('variance') == (c.shape('input')[c.attr('feature_index')],),
+            'variance is a 1-D tensor with one value per feature (XLA definition).',
+        ),
     ),
     rules=(
     ),
@@ -62,10 +88,14 @@ def kernel_v1(input, scale, bias, mean, variance, *, epsilon, feature_index):
     bias = np.asarray(bias)
     mean = np.asarray(mean)
     variance = np.asarray(variance)
-    problems = validate_v1((input, scale, bias, mean, variance,), {'epsilon': epsilon, 'feature_index': feature_index}, None)
+    problems = validate_v1(
+        (input, scale, bias, mean, variance), {'epsilon': epsilon, 'feature_index': feature_index}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('normalization.batch_norm_inference', (input, scale, bias, mean, variance,), {'epsilon': epsilon, 'feature_index': feature_index})
+    return as_outputs(
+        batch_norm_inference(input, scale, bias, mean, variance, epsilon=epsilon, feature_index=feature_index),
+    )
 
 
 VALIDATORS = {1: validate_v1}

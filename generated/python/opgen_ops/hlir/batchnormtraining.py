@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import batch_norm_training
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BatchNormTraining'
@@ -36,9 +36,27 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('feature_index') < c.rank('input'), 'feature_index is a valid dimension index of the input tensor.'),
-        Check('C2', lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],), 'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature dimension).'),
-        Check('C3', lambda c: c.shape('bias') == (c.shape('input')[c.attr('feature_index')],), 'bias has shape [C], where C is the number of channels of the input tensor (the size of the feature dimension).'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('feature_index') < c.rank('input'),
+            'feature_index is a valid dimension index of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],),
+            (
+                'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+                'dimension).'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('bias') == (c.shape('input')[c.attr('feature_index')],),
+            (
+                'bias has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+                'dimension).'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -61,7 +79,7 @@ def kernel_v1(input, scale, bias, *, epsilon, feature_index):
     problems = validate_v1((input, scale, bias,), {'epsilon': epsilon, 'feature_index': feature_index}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('normalization.batch_norm_training', (input, scale, bias,), {'epsilon': epsilon, 'feature_index': feature_index})
+    return as_outputs(batch_norm_training(input, scale, bias, epsilon=epsilon, feature_index=feature_index))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.loss import bce_loss
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BCELoss'
@@ -21,7 +21,15 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('reduction', 'string', required=False, has_default=True, default='mean', default_each=None, values=('none', 'mean', 'sum')),
+        AttrSig(
+            'reduction',
+            'string',
+            required=False,
+            has_default=True,
+            default='mean',
+            default_each=None,
+            values=('none', 'mean', 'sum'),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -36,7 +44,12 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
         RuleCall('C1', 'same_shape', {'params': ['input', 'target']}, 'input and target have the same shape.'),
-        RuleCall('C2', 'unidirectional_broadcast', {'source': 'weight', 'target': 'input'}, 'weight is broadcastable to input.'),
+        RuleCall(
+            'C2',
+            'unidirectional_broadcast',
+            {'source': 'weight', 'target': 'input'},
+            'weight is broadcastable to input.',
+        ),
     ),
 )
 
@@ -57,7 +70,7 @@ def kernel_v1(input, target, weight=None, *, reduction='mean'):
     problems = validate_v1((input, target, weight,), {'reduction': reduction}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('loss.bce_loss', (input, target, weight,), {'reduction': reduction})
+    return as_outputs(bce_loss(input, target, weight, reduction=reduction))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.conversion import bitcast_convert
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BitcastConvert'
@@ -28,11 +29,31 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T1', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'T1': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'T1': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'bitcast_convert', {'operand': 'input', 'output': 'output'}, 'The sizes of the input and output tensors must match (XLA BitcastConvertType): if T and T1 have the same bit width, the output has the shape of the input; if T1 is narrower, the output shape is the input shape with a trailing dimension of size equal to the bit-width ratio appended; if T1 is wider, the last dimension of the input must equal the bit-width ratio and the output shape is the input shape without it.'),
+        RuleCall(
+            'C1',
+            'bitcast_convert',
+            {'operand': 'input', 'output': 'output'},
+            (
+                'The sizes of the input and output tensors must match (XLA BitcastConvertType): if T and T1 have the '
+                'same bit width, the output has the shape of the input; if T1 is narrower, the output shape is the '
+                'input shape with a trailing dimension of size equal to the bit-width ratio appended; if T1 is wider, '
+                'the last dimension of the input must equal the bit-width ratio and the output shape is the input '
+                'shape without it.'
+            ),
+        ),
     ),
 )
 
@@ -48,11 +69,19 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, output_dtype=None):
     'Reference kernel of hlir.BitcastConvert@1: calls opgen.runtime.kernels.conversion.bitcast_convert.'
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, input.dtype, ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'output')
+    output_out = _ew.output_dtype(
+        output_dtype,
+        input.dtype,
+        (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'output',
+    )
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('conversion.bitcast_convert', (input,), {'output_dtype': output_out})
+    return as_outputs(bitcast_convert(input, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import broadcast
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Broadcast'
@@ -21,7 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('broadcast_sizes', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'broadcast_sizes', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -29,10 +31,26 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: all((s >= 0 for s in c.attr('broadcast_sizes'))), 'The sizes of the new dimensions are non-negative.'),
-        Check('C2', lambda c: list(c.shape('output')) == list(c.attr('broadcast_sizes')) + list(c.shape('input')), 'The new dimensions are inserted on the left (XLA definition): the output shape is broadcast_sizes followed by the input shape.'),
+        Check(
+            'C1',
+            lambda c: all((s >= 0 for s in c.attr('broadcast_sizes'))),
+            'The sizes of the new dimensions are non-negative.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('output')) == list(c.attr('broadcast_sizes')) + list(c.shape('input')),
+            (
+                'The new dimensions are inserted on the left (XLA definition): the output shape is broadcast_sizes '
+                'followed by the input shape.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -53,7 +71,7 @@ def kernel_v1(input, *, broadcast_sizes):
     problems = validate_v1((input,), {'broadcast_sizes': broadcast_sizes}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.broadcast', (input,), {'broadcast_sizes': broadcast_sizes})
+    return as_outputs(broadcast(input, broadcast_sizes=broadcast_sizes))
 
 
 VALIDATORS = {1: validate_v1}

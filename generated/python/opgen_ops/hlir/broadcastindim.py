@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import broadcast_in_dim
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,7 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('broadcast_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'broadcast_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -29,13 +31,34 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('broadcast_dimensions')) == c.rank('input'), 'broadcast_dimensions gives one target dimension for each dimension of the input shape.'),
-        Check('C2', lambda c: c.unique(c.attr('broadcast_dimensions')), 'Different input dimensions correspond to different dimensions of the target shape.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('broadcast_dimensions')) == c.rank('input'),
+            'broadcast_dimensions gives one target dimension for each dimension of the input shape.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique(c.attr('broadcast_dimensions')),
+            'Different input dimensions correspond to different dimensions of the target shape.',
+        ),
     ),
     rules=(
-        RuleCall('C3', 'broadcast_in_dim', {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'}, 'Dimension i of the input corresponds to dimension broadcast_dimensions[i] of the output, which is in range, and the input dimension size is 1 or equals the corresponding output dimension size.'),
+        RuleCall(
+            'C3',
+            'broadcast_in_dim',
+            {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'},
+            (
+                'Dimension i of the input corresponds to dimension broadcast_dimensions[i] of the output, which is in '
+                'range, and the input dimension size is 1 or equals the corresponding output dimension size.'
+            ),
+        ),
     ),
 )
 
@@ -54,7 +77,9 @@ def kernel_v1(input, *, broadcast_dimensions, output_shape):
     problems = validate_v1((input,), {'broadcast_dimensions': broadcast_dimensions}, [(None, tuple(output_shape))])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.broadcast_in_dim', (input,), {'broadcast_dimensions': broadcast_dimensions, 'output_shape': tuple(output_shape)})
+    return as_outputs(
+        broadcast_in_dim(input, broadcast_dimensions=broadcast_dimensions, output_shape=tuple(output_shape)),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import cholesky
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Cholesky'
@@ -31,8 +31,22 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: c.rank('input') >= 2, 'The input has at least 2 dimensions: the last 2 dimensions form the matrices and all others are batch dimensions (see note rank_two).'),
-        Check('C2', lambda c: c.shape('input')[-1] == c.shape('input')[-2], 'The last 2 dimensions form square matrices (the Cholesky decomposition is defined only for square matrices).'),
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 2,
+            (
+                'The input has at least 2 dimensions: the last 2 dimensions form the matrices and all others are batch '
+                'dimensions (see note rank_two).'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: c.shape('input')[-1] == c.shape('input')[-2],
+            (
+                'The last 2 dimensions form square matrices (the Cholesky decomposition is defined only for square '
+                'matrices).'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -53,7 +67,7 @@ def kernel_v1(input, *, lower):
     problems = validate_v1((input,), {'lower': lower}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('linalg.cholesky', (input,), {'lower': lower})
+    return as_outputs(cholesky(input, lower=lower))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Clamp'
@@ -30,10 +29,20 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('min') == 0 or c.shape('min') == c.shape('input'), 'min has the same shape as input, or is a scalar of type T.'),
-        Check('C2', lambda c: c.rank('max') == 0 or c.shape('max') == c.shape('input'), 'max has the same shape as input, or is a scalar of type T.'),
+        Check(
+            'C1',
+            lambda c: c.rank('min') == 0 or c.shape('min') == c.shape('input'),
+            'min has the same shape as input, or is a scalar of type T.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('max') == 0 or c.shape('max') == c.shape('input'),
+            'max has the same shape as input, or is a scalar of type T.',
+        ),
     ),
     rules=(
     ),

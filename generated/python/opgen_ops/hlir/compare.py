@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import compare
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Compare'
@@ -21,7 +22,15 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('comparison_direction', 'string', required=True, has_default=False, default=None, default_each=None, values=('NE', 'EQ', 'GE', 'GT', 'LE', 'LT')),
+        AttrSig(
+            'comparison_direction',
+            'string',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('NE', 'EQ', 'GE', 'GT', 'LE', 'LT'),
+        ),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),
@@ -30,11 +39,22 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'To': ('bool',)},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'To': ('bool',),
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['lhs', 'rhs']}, 'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['lhs', 'rhs']},
+            'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).',
+        ),
     ),
 )
 
@@ -55,7 +75,7 @@ def kernel_v1(lhs, rhs, *, comparison_direction, output_dtype=None):
     problems = validate_v1((lhs, rhs,), {'comparison_direction': comparison_direction}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('binary.compare', (lhs, rhs,), {'comparison_direction': comparison_direction, 'output_dtype': output_out})
+    return as_outputs(compare(lhs, rhs, comparison_direction=comparison_direction, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

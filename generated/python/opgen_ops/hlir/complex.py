@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import complex as binary_complex
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Complex'
@@ -33,7 +34,12 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['lhs', 'rhs']}, 'The real part lhs and the imaginary part rhs have the same shape.'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['lhs', 'rhs']},
+            'The real part lhs and the imaginary part rhs have the same shape.',
+        ),
     ),
 )
 
@@ -54,7 +60,7 @@ def kernel_v1(lhs, rhs, *, output_dtype=None):
     problems = validate_v1((lhs, rhs,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('binary.complex', (lhs, rhs,), {'output_dtype': output_out})
+    return as_outputs(binary_complex(lhs, rhs, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

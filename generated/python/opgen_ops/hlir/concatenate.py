@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.data_movement import concatenate
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -29,12 +29,26 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
         Check('C1', lambda c: c.count('inputs') >= 1, 'N tensors, N>=1.'),
     ),
     rules=(
-        RuleCall('C2', 'concatenate', {'inputs': 'inputs', 'attribute': 'dimension'}, "All input tensors have the same rank r, and dimension lies in [-r, r-1] (a negative value counts from the back); the inputs have the same dimension sizes except in the dimension given by dimension, and the output's size in that dimension is the sum of the inputs' sizes."),
+        RuleCall(
+            'C2',
+            'concatenate',
+            {'inputs': 'inputs', 'attribute': 'dimension'},
+            (
+                'All input tensors have the same rank r, and dimension lies in [-r, r-1] (a negative value counts from '
+                'the back); the inputs have the same dimension sizes except in the dimension given by dimension, and '
+                "the output's size in that dimension is the sum of the inputs' sizes."
+            ),
+        ),
     ),
 )
 
@@ -53,7 +67,7 @@ def kernel_v1(*variadic, dimension):
     problems = validate_v1((*variadic,), {'dimension': dimension}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.concatenate', (*_kernels.split_variadic(variadic, 0, 1),), {'dimension': dimension})
+    return as_outputs(concatenate(*split_variadic(variadic, 0, 1), dimension=dimension))
 
 
 VALIDATORS = {1: validate_v1}

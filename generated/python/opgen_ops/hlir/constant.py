@@ -6,11 +6,10 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-import numpy as np
-
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import constant
+from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Constant'
@@ -28,7 +27,12 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
     ),
     rules=(
@@ -46,11 +50,19 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 def kernel_v1(*, value, output_dtype=None):
     'Reference kernel of hlir.Constant@1: calls opgen.runtime.kernels.data_movement.constant.'
-    output_out = _ew.output_dtype(output_dtype, None, ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'output')
+    output_out = _ew.output_dtype(
+        output_dtype,
+        None,
+        (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'output',
+    )
     problems = validate_v1((), {'value': value}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.constant', (), {'value': value, 'output_dtype': output_out})
+    return as_outputs(constant(value=value, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.convolution import conv
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Conv'
@@ -21,22 +21,100 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('input_batch_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('input_feature_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('input_spatial_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('kernel_input_feature_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('kernel_output_feature_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('kernel_spatial_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('output_batch_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('output_feature_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('output_spatial_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'input_batch_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'input_feature_dimension',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'input_spatial_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'kernel_input_feature_dimension',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'kernel_output_feature_dimension',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'kernel_spatial_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'output_batch_dimension',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'output_feature_dimension',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'output_spatial_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
         AttrSig('window_strides', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('padding', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('lhs_dilation', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('rhs_dilation', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('feature_group_count', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('batch_group_count', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='', default_each=None, values=('', 'NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID')),
+        AttrSig(
+            'feature_group_count', 'int', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'batch_group_count', 'int', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'auto_pad',
+            'string',
+            required=False,
+            has_default=True,
+            default='',
+            default_each=None,
+            values=('', 'NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),
@@ -45,24 +123,161 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2, 'lhs has rank n+2, where n is the number of spatial dimensions (the length of input_spatial_dimensions).'),
-        Check('C2', lambda c: c.rank('rhs') == len(c.attr('kernel_spatial_dimensions')) + 2, 'rhs has rank n+2, where n is the length of kernel_spatial_dimensions.'),
-        Check('C3', lambda c: len(c.attr('kernel_spatial_dimensions')) == len(c.attr('input_spatial_dimensions')) and len(c.attr('output_spatial_dimensions')) == len(c.attr('input_spatial_dimensions')), 'The input, the kernel and the output describe the same number (n) of spatial dimensions.'),
-        Check('C4', lambda c: c.unique([c.attr('input_batch_dimension'), c.attr('input_feature_dimension')] + list(c.attr('input_spatial_dimensions'))) and all((0 <= d < c.rank('lhs') for d in [c.attr('input_batch_dimension'), c.attr('input_feature_dimension')] + list(c.attr('input_spatial_dimensions')))), 'input_batch_dimension, input_feature_dimension and input_spatial_dimensions are distinct dimensions of lhs.', when=lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2),
-        Check('C5', lambda c: c.unique([c.attr('kernel_input_feature_dimension'), c.attr('kernel_output_feature_dimension')] + list(c.attr('kernel_spatial_dimensions'))) and all((0 <= d < c.rank('rhs') for d in [c.attr('kernel_input_feature_dimension'), c.attr('kernel_output_feature_dimension')] + list(c.attr('kernel_spatial_dimensions')))), 'kernel_input_feature_dimension, kernel_output_feature_dimension and kernel_spatial_dimensions are distinct dimensions of rhs.', when=lambda c: c.rank('rhs') == len(c.attr('kernel_spatial_dimensions')) + 2),
-        Check('C6', lambda c: c.unique([c.attr('output_batch_dimension'), c.attr('output_feature_dimension')] + list(c.attr('output_spatial_dimensions'))) and all((0 <= d < c.rank('lhs') for d in [c.attr('output_batch_dimension'), c.attr('output_feature_dimension')] + list(c.attr('output_spatial_dimensions')))), 'output_batch_dimension, output_feature_dimension and output_spatial_dimensions are distinct dimensions of the rank-(n+2) output.', when=lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2),
-        Check('C7', lambda c: len(c.attr('window_strides')) == len(c.attr('input_spatial_dimensions')) and all((s > 0 for s in c.attr('window_strides'))), 'window_strides gives one stride per spatial dimension, and the strides are positive.'),
-        Check('C8', lambda c: len(c.attr('padding')) == 2 * len(c.attr('input_spatial_dimensions')), 'padding gives a low and a high padding amount for each spatial dimension (n (low, high) pairs in XLA); see note padding_layout.'),
-        Check('C9', lambda c: len(c.attr('lhs_dilation')) == len(c.attr('input_spatial_dimensions')) and all((d > 0 for d in c.attr('lhs_dilation'))), 'lhs_dilation gives one positive dilation factor per spatial dimension.'),
-        Check('C10', lambda c: len(c.attr('rhs_dilation')) == len(c.attr('input_spatial_dimensions')) and all((d > 0 for d in c.attr('rhs_dilation'))), 'rhs_dilation gives one positive dilation factor per spatial dimension.'),
-        Check('C11', lambda c: c.attr('feature_group_count') > 0 and c.attr('batch_group_count') > 0, 'feature_group_count and batch_group_count are positive integers.'),
-        Check('C12', lambda c: c.shape('rhs')[c.attr('kernel_input_feature_dimension')] * c.attr('feature_group_count') == c.shape('lhs')[c.attr('input_feature_dimension')], 'The size of the kernel input feature dimension times feature_group_count equals the size of the feature dimension of lhs.'),
-        Check('C13', lambda c: c.shape('rhs')[c.attr('kernel_output_feature_dimension')] % c.attr('feature_group_count') == 0, 'feature_group_count divides the size of the output feature dimension (the rhs output feature dimension).'),
-        Check('C14', lambda c: c.shape('lhs')[c.attr('input_batch_dimension')] % c.attr('batch_group_count') == 0, 'The output batch dimension has size "input batch dimension / batch_group_count", so batch_group_count divides the size of the input batch dimension.'),
-        Check('C15', lambda c: c.shape('rhs')[c.attr('kernel_output_feature_dimension')] % c.attr('batch_group_count') == 0, 'batch_group_count must be a divisor of the output feature size.'),
-        Check('C16', lambda c: c.attr('feature_group_count') == 1 or c.attr('batch_group_count') == 1, 'feature_group_count and batch_group_count are not both greater than 1 (XLA); see note group_semantics.'),
+        Check(
+            'C1',
+            lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2,
+            'lhs has rank n+2, where n is the number of spatial dimensions (the length of input_spatial_dimensions).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('rhs') == len(c.attr('kernel_spatial_dimensions')) + 2,
+            'rhs has rank n+2, where n is the length of kernel_spatial_dimensions.',
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                len(c.attr('kernel_spatial_dimensions')) == len(c.attr('input_spatial_dimensions'))
+                and len(c.attr('output_spatial_dimensions')) == len(c.attr('input_spatial_dimensions'))
+            ),
+            'The input, the kernel and the output describe the same number (n) of spatial dimensions.',
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.unique(
+                    [
+                        c.attr('input_batch_dimension'), c.attr('input_feature_dimension')
+                    ] + list(c.attr('input_spatial_dimensions')),
+                )
+                and all(
+                    0 <= d < c.rank('lhs')
+                    for d in [
+                        c.attr('input_batch_dimension'), c.attr('input_feature_dimension')
+                    ] + list(c.attr('input_spatial_dimensions'))
+                )
+            ),
+            (
+                'input_batch_dimension, input_feature_dimension and input_spatial_dimensions are distinct dimensions '
+                'of lhs.'
+            ),
+            when=lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2,
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.unique(
+                    [
+                        c.attr('kernel_input_feature_dimension'), c.attr('kernel_output_feature_dimension')
+                    ] + list(c.attr('kernel_spatial_dimensions')),
+                )
+                and all(
+                    0 <= d < c.rank('rhs')
+                    for d in [
+                        c.attr('kernel_input_feature_dimension'), c.attr('kernel_output_feature_dimension')
+                    ] + list(c.attr('kernel_spatial_dimensions'))
+                )
+            ),
+            (
+                'kernel_input_feature_dimension, kernel_output_feature_dimension and kernel_spatial_dimensions are '
+                'distinct dimensions of rhs.'
+            ),
+            when=lambda c: c.rank('rhs') == len(c.attr('kernel_spatial_dimensions')) + 2,
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                c.unique(
+                    [
+                        c.attr('output_batch_dimension'), c.attr('output_feature_dimension')
+                    ] + list(c.attr('output_spatial_dimensions')),
+                )
+                and all(
+                    0 <= d < c.rank('lhs')
+                    for d in [
+                        c.attr('output_batch_dimension'), c.attr('output_feature_dimension')
+                    ] + list(c.attr('output_spatial_dimensions'))
+                )
+            ),
+            (
+                'output_batch_dimension, output_feature_dimension and output_spatial_dimensions are distinct '
+                'dimensions of the rank-(n+2) output.'
+            ),
+            when=lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2,
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                len(c.attr('window_strides')) == len(c.attr('input_spatial_dimensions'))
+                and all((s > 0 for s in c.attr('window_strides')))
+            ),
+            'window_strides gives one stride per spatial dimension, and the strides are positive.',
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('padding')) == 2 * len(c.attr('input_spatial_dimensions')),
+            (
+                'padding gives a low and a high padding amount for each spatial dimension (n (low, high) pairs in '
+                'XLA); see note padding_layout.'
+            ),
+        ),
+        Check(
+            'C9',
+            lambda c: (
+                len(c.attr('lhs_dilation')) == len(c.attr('input_spatial_dimensions'))
+                and all((d > 0 for d in c.attr('lhs_dilation')))
+            ),
+            'lhs_dilation gives one positive dilation factor per spatial dimension.',
+        ),
+        Check(
+            'C10',
+            lambda c: (
+                len(c.attr('rhs_dilation')) == len(c.attr('input_spatial_dimensions'))
+                and all((d > 0 for d in c.attr('rhs_dilation')))
+            ),
+            'rhs_dilation gives one positive dilation factor per spatial dimension.',
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('feature_group_count') > 0 and c.attr('batch_group_count') > 0,
+            'feature_group_count and batch_group_count are positive integers.',
+        ),
+        Check(
+            'C12',
+            lambda c: c.shape('rhs')[c.attr(
+                'kernel_input_feature_dimension',
+            )] * c.attr('feature_group_count') == c.shape('lhs')[c.attr('input_feature_dimension')],
+            (
+                'The size of the kernel input feature dimension times feature_group_count equals the size of the '
+                'feature dimension of lhs.'
+            ),
+        ),
+        Check(
+            'C13',
+            lambda c: c.shape('rhs')[c.attr('kernel_output_feature_dimension')] % c.attr('feature_group_count') == 0,
+            'feature_group_count divides the size of the output feature dimension (the rhs output feature dimension).',
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('lhs')[c.attr('input_batch_dimension')] % c.attr('batch_group_count') == 0,
+            (
+                'The output batch dimension has size "input batch dimension / batch_group_count", so batch_group_count '
+                'divides the size of the input batch dimension.'
+            ),
+        ),
+        Check(
+            'C15',
+            lambda c: c.shape('rhs')[c.attr('kernel_output_feature_dimension')] % c.attr('batch_group_count') == 0,
+            'batch_group_count must be a divisor of the output feature size.',
+        ),
+        Check(
+            'C16',
+            lambda c: c.attr('feature_group_count') == 1 or c.attr('batch_group_count') == 1,
+            'feature_group_count and batch_group_count are not both greater than 1 (XLA); see note group_semantics.',
+        ),
     ),
     rules=(
     ),
@@ -77,14 +292,76 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(lhs, rhs, *, input_batch_dimension, input_feature_dimension, input_spatial_dimensions, kernel_input_feature_dimension, kernel_output_feature_dimension, kernel_spatial_dimensions, output_batch_dimension, output_feature_dimension, output_spatial_dimensions, window_strides, padding, lhs_dilation, rhs_dilation, feature_group_count, batch_group_count, auto_pad=''):
+def kernel_v1(
+    lhs,
+    rhs,
+    *,
+    input_batch_dimension,
+    input_feature_dimension,
+    input_spatial_dimensions,
+    kernel_input_feature_dimension,
+    kernel_output_feature_dimension,
+    kernel_spatial_dimensions,
+    output_batch_dimension,
+    output_feature_dimension,
+    output_spatial_dimensions,
+    window_strides,
+    padding,
+    lhs_dilation,
+    rhs_dilation,
+    feature_group_count,
+    batch_group_count,
+    auto_pad='',
+):
     'Reference kernel of hlir.Conv@1: calls opgen.runtime.kernels.convolution.conv.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
-    problems = validate_v1((lhs, rhs,), {'input_batch_dimension': input_batch_dimension, 'input_feature_dimension': input_feature_dimension, 'input_spatial_dimensions': input_spatial_dimensions, 'kernel_input_feature_dimension': kernel_input_feature_dimension, 'kernel_output_feature_dimension': kernel_output_feature_dimension, 'kernel_spatial_dimensions': kernel_spatial_dimensions, 'output_batch_dimension': output_batch_dimension, 'output_feature_dimension': output_feature_dimension, 'output_spatial_dimensions': output_spatial_dimensions, 'window_strides': window_strides, 'padding': padding, 'lhs_dilation': lhs_dilation, 'rhs_dilation': rhs_dilation, 'feature_group_count': feature_group_count, 'batch_group_count': batch_group_count, 'auto_pad': auto_pad}, None)
+    problems = validate_v1(
+        (lhs, rhs),
+        {
+            'input_batch_dimension': input_batch_dimension,
+            'input_feature_dimension': input_feature_dimension,
+            'input_spatial_dimensions': input_spatial_dimensions,
+            'kernel_input_feature_dimension': kernel_input_feature_dimension,
+            'kernel_output_feature_dimension': kernel_output_feature_dimension,
+            'kernel_spatial_dimensions': kernel_spatial_dimensions,
+            'output_batch_dimension': output_batch_dimension,
+            'output_feature_dimension': output_feature_dimension,
+            'output_spatial_dimensions': output_spatial_dimensions,
+            'window_strides': window_strides,
+            'padding': padding,
+            'lhs_dilation': lhs_dilation,
+            'rhs_dilation': rhs_dilation,
+            'feature_group_count': feature_group_count,
+            'batch_group_count': batch_group_count,
+            'auto_pad': auto_pad,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('convolution.conv', (lhs, rhs,), {'input_batch_dimension': input_batch_dimension, 'input_feature_dimension': input_feature_dimension, 'input_spatial_dimensions': input_spatial_dimensions, 'kernel_input_feature_dimension': kernel_input_feature_dimension, 'kernel_output_feature_dimension': kernel_output_feature_dimension, 'kernel_spatial_dimensions': kernel_spatial_dimensions, 'output_batch_dimension': output_batch_dimension, 'output_feature_dimension': output_feature_dimension, 'output_spatial_dimensions': output_spatial_dimensions, 'window_strides': window_strides, 'padding': padding, 'lhs_dilation': lhs_dilation, 'rhs_dilation': rhs_dilation, 'feature_group_count': feature_group_count, 'batch_group_count': batch_group_count, 'auto_pad': auto_pad})
+    return as_outputs(
+        conv(
+            lhs,
+            rhs,
+            input_batch_dimension=input_batch_dimension,
+            input_feature_dimension=input_feature_dimension,
+            input_spatial_dimensions=input_spatial_dimensions,
+            kernel_input_feature_dimension=kernel_input_feature_dimension,
+            kernel_output_feature_dimension=kernel_output_feature_dimension,
+            kernel_spatial_dimensions=kernel_spatial_dimensions,
+            output_batch_dimension=output_batch_dimension,
+            output_feature_dimension=output_feature_dimension,
+            output_spatial_dimensions=output_spatial_dimensions,
+            window_strides=window_strides,
+            padding=padding,
+            lhs_dilation=lhs_dilation,
+            rhs_dilation=rhs_dilation,
+            feature_group_count=feature_group_count,
+            batch_group_count=batch_group_count,
+            auto_pad=auto_pad,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

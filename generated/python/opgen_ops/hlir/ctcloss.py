@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.loss import ctc_loss
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -37,13 +37,45 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check('C1', lambda c: c.rank('input') in (2, 3), 'input has shape (T, N, C) or (T, C).'),
         Check('C2', lambda c: c.rank('targets') in (1, 2), 'targets has shape [N, S] or (sum(target_lengths)).'),
-        Check('C3', lambda c: c.shape('targets')[0] == c.shape('input')[1] and c.rank('input') == 3, 'targets in the [N, S] form is used only with a batched input, and its N equals the batch size of input.', when=lambda c: c.rank('targets') == 2),
-        Check('C4', lambda c: c.shape('input_lengths') == ((c.shape('input')[1],) if c.rank('input') == 3 else ()), 'input_lengths has size (N) for a batched input or () for an unbatched one.'),
-        Check('C5', lambda c: c.shape('target_lengths') == ((c.shape('input')[1],) if c.rank('input') == 3 else ()), 'target_lengths has size (N) for a batched input or () for an unbatched one.'),
-        Check('C6', lambda c: 0 <= c.attr('blank') < c.shape('input')[c.rank('input') - 1], 'blank is a class index in [0, C-1], where C is the number of classes (including blank).'),
+        Check(
+            'C3',
+            lambda c: c.shape('targets')[0] == c.shape('input')[1] and c.rank('input') == 3,
+            'targets in the [N, S] form is used only with a batched input, and its N equals the batch size of input.',
+            when=lambda c: c.rank('targets') == 2,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('input_lengths') == ((c.shape('input')[1],) if c.rank('input') == 3 else ()),
+            'input_lengths has size (N) for a batched input or () for an unbatched one.',
+        ),
+        Check(
+            'C5',
+            lambda c: c.shape('target_lengths') == ((c.shape('input')[1],) if c.rank('input') == 3 else ()),
+            'target_lengths has size (N) for a batched input or () for an unbatched one.',
+        ),
+        Check(
+            'C6',
+            lambda c: 0 <= c.attr('blank') < c.shape('input')[c.rank('input') - 1],
+            'blank is a class index in [0, C-1], where C is the number of classes (including blank).',
+        ),
     ),
     rules=(
-        RuleCall('C7', 'ctc_loss_values', {'input': 'input', 'targets': 'targets', 'input_lengths': 'input_lengths', 'target_lengths': 'target_lengths', 'attribute': 'blank'}, 'Every input length is ≤ T; every target length is ≤ the corresponding input length, ≤ S in the [N, S] form, and in the 1-D form the target lengths add up to the total length of targets; every target value is a class index in [0, C-1] different from blank.'),
+        RuleCall(
+            'C7',
+            'ctc_loss_values',
+            {
+                'input': 'input',
+                'targets': 'targets',
+                'input_lengths': 'input_lengths',
+                'target_lengths': 'target_lengths',
+                'attribute': 'blank',
+            },
+            (
+                'Every input length is ≤ T; every target length is ≤ the corresponding input length, ≤ S in the [N, S] '
+                'form, and in the 1-D form the target lengths add up to the total length of targets; every target '
+                'value is a class index in [0, C-1] different from blank.'
+            ),
+        ),
     ),
 )
 
@@ -65,7 +97,7 @@ def kernel_v1(input, targets, input_lengths, target_lengths, *, blank=0):
     problems = validate_v1((input, targets, input_lengths, target_lengths,), {'blank': blank}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('loss.ctc_loss', (input, targets, input_lengths, target_lengths,), {'blank': blank})
+    return as_outputs(ctc_loss(input, targets, input_lengths, target_lengths, blank=blank))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.custom import custom_call
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.CustomCall'
@@ -30,10 +31,27 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'To': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'To': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: all((d >= 0 for d in c.attr('shape'))), 'The dimension sizes in shape are non-negative integers.'),
-        Check('C2', lambda c: c.rank('output') == len(c.attr('shape')), 'The rank of the output tensor equals the length of shape.'),
+        Check(
+            'C1',
+            lambda c: all((d >= 0 for d in c.attr('shape'))),
+            'The dimension sizes in shape are non-negative integers.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('output') == len(c.attr('shape')),
+            'The rank of the output tensor equals the length of shape.',
+        ),
     ),
     rules=(
     ),
@@ -51,11 +69,21 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(*variadic, target_name, shape, output_dtype=None):
     'Reference kernel of hlir.CustomCall@1: calls opgen.runtime.kernels.custom.custom_call.'
     variadic = [np.asarray(x) for x in variadic]
-    output_out = _ew.output_dtype(output_dtype, (variadic[0].dtype if variadic else None), ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'output')
+    output_out = _ew.output_dtype(
+        output_dtype,
+        variadic[0].dtype if variadic else None,
+        (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'output',
+    )
     problems = validate_v1((*variadic,), {'target_name': target_name, 'shape': shape}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('custom.custom_call', (*_kernels.split_variadic(variadic, 0, 1),), {'target_name': target_name, 'shape': shape, 'output_dtype': output_out})
+    return as_outputs(
+        custom_call(*split_variadic(variadic, 0, 1), target_name=target_name, shape=shape, output_dtype=output_out),
+    )
 
 
 VALIDATORS = {1: validate_v1}

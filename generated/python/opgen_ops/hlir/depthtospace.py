@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import depth_to_space
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DepthToSpace'
@@ -24,7 +24,9 @@ SIGNATURE_V1 = Signature(
         AttrSig('space_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('depth_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='DCR', default_each=None, values=('DCR', 'CRD')),
+        AttrSig(
+            'mode', 'string', required=False, has_default=True, default='DCR', default_each=None, values=('DCR', 'CRD')
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -32,12 +34,30 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives two dimensions, the height and the width.'),
-        Check('C2', lambda c: c.unique(list(c.attr('space_dims')) + [c.attr('depth_dim')]) and all((0 <= d < c.rank('input') for d in list(c.attr('space_dims')) + [c.attr('depth_dim')])), 'space_dims and depth_dim are distinct dimensions of the input tensor.'),
+        Check(
+            'C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives two dimensions, the height and the width.'
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.unique(list(c.attr('space_dims')) + [c.attr('depth_dim')])
+                and all((0 <= d < c.rank('input') for d in list(c.attr('space_dims')) + [c.attr('depth_dim')]))
+            ),
+            'space_dims and depth_dim are distinct dimensions of the input tensor.',
+        ),
         Check('C3', lambda c: c.attr('blocksize') > 0, 'blocksize is a positive integer.'),
-        Check('C4', lambda c: c.shape('input')[c.attr('depth_dim')] % (c.attr('blocksize') * c.attr('blocksize')) == 0, 'The size of the depth dimension is divisible by blocksize * blocksize.'),
+        Check(
+            'C4',
+            lambda c: c.shape('input')[c.attr('depth_dim')] % (c.attr('blocksize') * c.attr('blocksize')) == 0,
+            'The size of the depth dimension is divisible by blocksize * blocksize.',
+        ),
     ),
     rules=(
     ),
@@ -55,10 +75,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, space_dims, blocksize, depth_dim, mode='DCR'):
     'Reference kernel of hlir.DepthToSpace@1: calls opgen.runtime.kernels.data_movement.depth_to_space.'
     input = np.asarray(input)
-    problems = validate_v1((input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim, 'mode': mode}, None)
+    problems = validate_v1(
+        (input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim, 'mode': mode}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.depth_to_space', (input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim, 'mode': mode})
+    return as_outputs(depth_to_space(input, space_dims=space_dims, blocksize=blocksize, depth_dim=depth_dim, mode=mode))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import dot
+from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Dot'
@@ -29,13 +29,23 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
         Check('C1', lambda c: c.rank('lhs') in (1, 2), 'The left operand can only be a 1-D or 2-D tensor.'),
         Check('C2', lambda c: c.rank('rhs') in (1, 2), 'The right operand can only be a 1-D or 2-D tensor.'),
     ),
     rules=(
-        RuleCall('C3', 'dot', {'lhs': 'lhs', 'rhs': 'rhs'}, 'The second dimension of lhs (its first if its rank is 1) and the first dimension of rhs have the same size.'),
+        RuleCall(
+            'C3',
+            'dot',
+            {'lhs': 'lhs', 'rhs': 'rhs'},
+            (
+                'The second dimension of lhs (its first if its rank is 1) and the first dimension of rhs have the same '
+                'size.'
+            ),
+        ),
     ),
 )
 
@@ -55,7 +65,7 @@ def kernel_v1(lhs, rhs):
     problems = validate_v1((lhs, rhs,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('linalg.dot', (lhs, rhs,), {})
+    return as_outputs(dot(lhs, rhs))
 
 
 VALIDATORS = {1: validate_v1}

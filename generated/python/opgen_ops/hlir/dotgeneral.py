@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import dot_general
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,10 +21,42 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('lhs_batching_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('rhs_batching_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('lhs_contracting_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('rhs_contracting_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'lhs_batching_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'rhs_batching_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'lhs_contracting_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'rhs_contracting_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),
@@ -33,16 +65,62 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('lhs_contracting_dimensions')) == len(c.attr('rhs_contracting_dimensions')), 'The left and right operands must specify the same number of contracting dimensions.'),
-        Check('C2', lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions')), 'The left and right operands specify the same number of batch dimensions.'),
-        Check('C3', lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')), '"The batch dimensions of the left and right operands must have the same values"; see note batch_dimensions_equal.', when=lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions'))),
-        Check('C4', lambda c: c.unique(list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions'))) and all((0 <= d < c.rank('lhs') for d in list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions')))), 'The batch and contracting dimensions of the left operand are distinct dimensions of lhs.'),
-        Check('C5', lambda c: c.unique(list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions'))) and all((0 <= d < c.rank('rhs') for d in list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions')))), 'The batch and contracting dimensions of the right operand are distinct dimensions of rhs.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('lhs_contracting_dimensions')) == len(c.attr('rhs_contracting_dimensions')),
+            'The left and right operands must specify the same number of contracting dimensions.',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions')),
+            'The left and right operands specify the same number of batch dimensions.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')),
+            (
+                '"The batch dimensions of the left and right operands must have the same values"; see note '
+                'batch_dimensions_equal.'
+            ),
+            when=lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions')),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.unique(list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions')))
+                and all(
+                    0 <= d < c.rank('lhs')
+                    for d in list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions'))
+                )
+            ),
+            'The batch and contracting dimensions of the left operand are distinct dimensions of lhs.',
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.unique(list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions')))
+                and all(
+                    0 <= d < c.rank('rhs')
+                    for d in list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions'))
+                )
+            ),
+            'The batch and contracting dimensions of the right operand are distinct dimensions of rhs.',
+        ),
     ),
     rules=(
-        RuleCall('C6', 'dot_general', {'lhs': 'lhs', 'rhs': 'rhs'}, 'Corresponding contracting dimensions have the same size, and corresponding batch dimensions have the same size.'),
+        RuleCall(
+            'C6',
+            'dot_general',
+            {'lhs': 'lhs', 'rhs': 'rhs'},
+            (
+                'Corresponding contracting dimensions have the same size, and corresponding batch dimensions have the '
+                'same size.'
+            ),
+        ),
     ),
 )
 
@@ -55,14 +133,40 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(lhs, rhs, *, lhs_batching_dimensions, rhs_batching_dimensions, lhs_contracting_dimensions, rhs_contracting_dimensions):
+def kernel_v1(
+    lhs,
+    rhs,
+    *,
+    lhs_batching_dimensions,
+    rhs_batching_dimensions,
+    lhs_contracting_dimensions,
+    rhs_contracting_dimensions,
+):
     'Reference kernel of hlir.DotGeneral@1: calls opgen.runtime.kernels.linalg.dot_general.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
-    problems = validate_v1((lhs, rhs,), {'lhs_batching_dimensions': lhs_batching_dimensions, 'rhs_batching_dimensions': rhs_batching_dimensions, 'lhs_contracting_dimensions': lhs_contracting_dimensions, 'rhs_contracting_dimensions': rhs_contracting_dimensions}, None)
+    problems = validate_v1(
+        (lhs, rhs),
+        {
+            'lhs_batching_dimensions': lhs_batching_dimensions,
+            'rhs_batching_dimensions': rhs_batching_dimensions,
+            'lhs_contracting_dimensions': lhs_contracting_dimensions,
+            'rhs_contracting_dimensions': rhs_contracting_dimensions,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('linalg.dot_general', (lhs, rhs,), {'lhs_batching_dimensions': lhs_batching_dimensions, 'rhs_batching_dimensions': rhs_batching_dimensions, 'lhs_contracting_dimensions': lhs_contracting_dimensions, 'rhs_contracting_dimensions': rhs_contracting_dimensions})
+    return as_outputs(
+        dot_general(
+            lhs,
+            rhs,
+            lhs_batching_dimensions=lhs_batching_dimensions,
+            rhs_batching_dimensions=rhs_batching_dimensions,
+            lhs_contracting_dimensions=lhs_contracting_dimensions,
+            rhs_contracting_dimensions=rhs_contracting_dimensions,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

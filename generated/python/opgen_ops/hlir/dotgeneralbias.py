@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import dot_general_bias
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,10 +21,42 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('lhs_batching_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('rhs_batching_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('lhs_contracting_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('rhs_contracting_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'lhs_batching_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'rhs_batching_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'lhs_contracting_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'rhs_contracting_dimensions',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),
@@ -34,18 +66,72 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'), 'T1': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+        'T1': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('lhs_contracting_dimensions')) == len(c.attr('rhs_contracting_dimensions')), 'The left and right operands must specify the same number of contracting dimensions.'),
-        Check('C2', lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions')), 'The left and right operands specify the same number of batch dimensions.'),
-        Check('C3', lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')), '"The batch dimensions of the left and right operands must have the same values"; see note batch_dimensions_equal.'),
-        Check('C4', lambda c: c.unique(list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions'))) and all((0 <= d < c.rank('lhs') for d in list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions')))), 'The batch and contracting dimensions of the left operand are distinct dimensions of lhs.'),
-        Check('C5', lambda c: c.unique(list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions'))) and all((0 <= d < c.rank('rhs') for d in list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions')))), 'The batch and contracting dimensions of the right operand are distinct dimensions of rhs.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('lhs_contracting_dimensions')) == len(c.attr('rhs_contracting_dimensions')),
+            'The left and right operands must specify the same number of contracting dimensions.',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('lhs_batching_dimensions')) == len(c.attr('rhs_batching_dimensions')),
+            'The left and right operands specify the same number of batch dimensions.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')),
+            (
+                '"The batch dimensions of the left and right operands must have the same values"; see note '
+                'batch_dimensions_equal.'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.unique(list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions')))
+                and all(
+                    0 <= d < c.rank('lhs')
+                    for d in list(c.attr('lhs_batching_dimensions')) + list(c.attr('lhs_contracting_dimensions'))
+                )
+            ),
+            'The batch and contracting dimensions of the left operand are distinct dimensions of lhs.',
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.unique(list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions')))
+                and all(
+                    0 <= d < c.rank('rhs')
+                    for d in list(c.attr('rhs_batching_dimensions')) + list(c.attr('rhs_contracting_dimensions'))
+                )
+            ),
+            'The batch and contracting dimensions of the right operand are distinct dimensions of rhs.',
+        ),
         Check('C7', lambda c: c.rank('bias') == 1, 'The bias tensor must be a 1-D tensor.'),
-        Check('C8', lambda c: c.shape('bias')[0] == c.shape('output')[c.rank('output') - 1], 'The bias is added along the feature dimension (the last dimension) of the output tensor, and its length equals the size of that dimension; see note bias_feature_dimension.', when=lambda c: c.rank('output') >= 1),
+        Check(
+            'C8',
+            lambda c: c.shape('bias')[0] == c.shape('output')[c.rank('output') - 1],
+            (
+                'The bias is added along the feature dimension (the last dimension) of the output tensor, and its '
+                'length equals the size of that dimension; see note bias_feature_dimension.'
+            ),
+            when=lambda c: c.rank('output') >= 1,
+        ),
     ),
     rules=(
-        RuleCall('C6', 'dot_general', {'lhs': 'lhs', 'rhs': 'rhs'}, 'Corresponding contracting dimensions have the same size, and corresponding batch dimensions have the same size.'),
+        RuleCall(
+            'C6',
+            'dot_general',
+            {'lhs': 'lhs', 'rhs': 'rhs'},
+            (
+                'Corresponding contracting dimensions have the same size, and corresponding batch dimensions have the '
+                'same size.'
+            ),
+        ),
     ),
 )
 
@@ -58,15 +144,43 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(lhs, rhs, bias, *, lhs_batching_dimensions, rhs_batching_dimensions, lhs_contracting_dimensions, rhs_contracting_dimensions):
+def kernel_v1(
+    lhs,
+    rhs,
+    bias,
+    *,
+    lhs_batching_dimensions,
+    rhs_batching_dimensions,
+    lhs_contracting_dimensions,
+    rhs_contracting_dimensions,
+):
     'Reference kernel of hlir.DotGeneralBias@1: calls opgen.runtime.kernels.linalg.dot_general_bias.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     bias = np.asarray(bias)
-    problems = validate_v1((lhs, rhs, bias,), {'lhs_batching_dimensions': lhs_batching_dimensions, 'rhs_batching_dimensions': rhs_batching_dimensions, 'lhs_contracting_dimensions': lhs_contracting_dimensions, 'rhs_contracting_dimensions': rhs_contracting_dimensions}, None)
+    problems = validate_v1(
+        (lhs, rhs, bias),
+        {
+            'lhs_batching_dimensions': lhs_batching_dimensions,
+            'rhs_batching_dimensions': rhs_batching_dimensions,
+            'lhs_contracting_dimensions': lhs_contracting_dimensions,
+            'rhs_contracting_dimensions': rhs_contracting_dimensions,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('linalg.dot_general_bias', (lhs, rhs, bias,), {'lhs_batching_dimensions': lhs_batching_dimensions, 'rhs_batching_dimensions': rhs_batching_dimensions, 'lhs_contracting_dimensions': lhs_contracting_dimensions, 'rhs_contracting_dimensions': rhs_contracting_dimensions})
+    return as_outputs(
+        dot_general_bias(
+            lhs,
+            rhs,
+            bias,
+            lhs_batching_dimensions=lhs_batching_dimensions,
+            rhs_batching_dimensions=rhs_batching_dimensions,
+            lhs_contracting_dimensions=lhs_contracting_dimensions,
+            rhs_contracting_dimensions=rhs_contracting_dimensions,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.activation import dropout
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -32,10 +32,17 @@ SIGNATURE_V1 = Signature(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
         ParamSig('mask', 'T2', 'optional', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('float16', 'float', 'double', 'bfloat16'), 'T1': ('float16', 'float', 'double'), 'T2': ('bool',)},
+    type_constraints={
+        'T': ('float16', 'float', 'double', 'bfloat16'), 'T1': ('float16', 'float', 'double'), 'T2': ('bool',)
+    },
     checks=(
         Check('C1', lambda c: c.rank('ratio') == 0, 'ratio is a scalar.', when=lambda c: c.has('ratio')),
-        Check('C2', lambda c: c.rank('training_mode') == 0, 'training_mode is a scalar.', when=lambda c: c.has('training_mode')),
+        Check(
+            'C2',
+            lambda c: c.rank('training_mode') == 0,
+            'training_mode is a scalar.',
+            when=lambda c: c.has('training_mode'),
+        ),
     ),
     rules=(
         RuleCall('C3', 'same_shape', {'params': ['data', 'output']}, 'The output has the same shape as data.'),
@@ -59,7 +66,7 @@ def kernel_v1(data, ratio=None, training_mode=None, *, seed=None):
     problems = validate_v1((data, ratio, training_mode,), {'seed': seed}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('activation.dropout', (data, ratio, training_mode,), {'seed': seed})
+    return as_outputs(dropout(data, ratio, training_mode, seed=seed))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_broadcast_in_dim
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,7 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('broadcast_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'broadcast_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -30,14 +32,43 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'Ts': ('int32', 'int64')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'Ts': ('int32', 'int64'),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor, each element giving the size of one output dimension.'),
-        Check('C2', lambda c: len(c.attr('broadcast_dimensions')) == c.rank('input'), 'broadcast_dimensions gives one target dimension for each dimension of the input shape.'),
-        Check('C3', lambda c: c.unique(c.attr('broadcast_dimensions')) and all((0 <= d < c.numel('shape') for d in c.attr('broadcast_dimensions'))), 'The dimensions in broadcast_dimensions are distinct and are all dimensions of the target shape (whose rank is the number of elements of shape).'),
+        Check(
+            'C1',
+            lambda c: c.rank('shape') == 1,
+            'shape is a 1-D tensor, each element giving the size of one output dimension.',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('broadcast_dimensions')) == c.rank('input'),
+            'broadcast_dimensions gives one target dimension for each dimension of the input shape.',
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.unique(c.attr('broadcast_dimensions'))
+                and all((0 <= d < c.numel('shape') for d in c.attr('broadcast_dimensions')))
+            ),
+            (
+                'The dimensions in broadcast_dimensions are distinct and are all dimensions of the target shape (whose '
+                'rank is the number of elements of shape).'
+            ),
+        ),
     ),
     rules=(
-        RuleCall('C4', 'broadcast_in_dim', {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'}, 'Each dimension of the input has size 1 or the size of its corresponding dimension in the target shape.'),
+        RuleCall(
+            'C4',
+            'broadcast_in_dim',
+            {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'},
+            'Each dimension of the input has size 1 or the size of its corresponding dimension in the target shape.',
+        ),
     ),
 )
 
@@ -51,13 +82,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, shape, *, broadcast_dimensions):
-    'Reference kernel of hlir.DynamicBroadcastInDim@1: calls opgen.runtime.kernels.data_movement.dynamic_broadcast_in_dim.'
+    (
+        'Reference kernel of hlir.DynamicBroadcastInDim@1: calls '
+        'opgen.runtime.kernels.data_movement.dynamic_broadcast_in_dim.'
+    )
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v1((input, shape,), {'broadcast_dimensions': broadcast_dimensions}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.dynamic_broadcast_in_dim', (input, shape,), {'broadcast_dimensions': broadcast_dimensions})
+    return as_outputs(dynamic_broadcast_in_dim(input, shape, broadcast_dimensions=broadcast_dimensions))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_iota
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicIota'
@@ -29,10 +30,16 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
         Check('C1', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor.'),
-        Check('C2', lambda c: 0 <= c.attr('iota_dimension') < c.numel('shape'), 'iota_dimension is a dimension of the output tensor (whose rank is the number of elements of shape).'),
+        Check(
+            'C2',
+            lambda c: 0 <= c.attr('iota_dimension') < c.numel('shape'),
+            'iota_dimension is a dimension of the output tensor (whose rank is the number of elements of shape).',
+        ),
     ),
     rules=(
     ),
@@ -50,11 +57,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(shape, *, iota_dimension, output_dtype=None):
     'Reference kernel of hlir.DynamicIota@1: calls opgen.runtime.kernels.data_movement.dynamic_iota.'
     shape = np.asarray(shape)
-    output_out = _ew.output_dtype(output_dtype, shape.dtype, ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'), 'output')
+    output_out = _ew.output_dtype(
+        output_dtype,
+        shape.dtype,
+        ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+        'output',
+    )
     problems = validate_v1((shape,), {'iota_dimension': iota_dimension}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.dynamic_iota', (shape,), {'iota_dimension': iota_dimension, 'output_dtype': output_out})
+    return as_outputs(dynamic_iota(shape, iota_dimension=iota_dimension, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_pad
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicPad'
@@ -21,7 +21,15 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'enum', required=False, has_default=False, default=None, default_each=None, values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC')),
+        AttrSig(
+            'mode',
+            'enum',
+            required=False,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC'),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -31,10 +39,27 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('pads') == 1 and c.numel('pads') == 2 * c.rank('input'), 'pads is a 1-D tensor giving a beginning and an end amount for each dimension of the input tensor, in the format [x1_begin, x2_begin, ..., x1_end, x2_end,...].'),
-        Check('C2', lambda c: c.numel('padding_value') == 1, 'padding_value is a single constant value.', when=lambda c: c.has('padding_value')),
+        Check(
+            'C1',
+            lambda c: c.rank('pads') == 1 and c.numel('pads') == 2 * c.rank('input'),
+            (
+                'pads is a 1-D tensor giving a beginning and an end amount for each dimension of the input tensor, in '
+                'the format [x1_begin, x2_begin, ..., x1_end, x2_end,...].'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: c.numel('padding_value') == 1,
+            'padding_value is a single constant value.',
+            when=lambda c: c.has('padding_value'),
+        ),
     ),
     rules=(
     ),
@@ -57,7 +82,7 @@ def kernel_v1(input, pads, padding_value=None, *, mode=None):
     problems = validate_v1((input, pads, padding_value,), {'mode': mode}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.dynamic_pad', (input, pads, padding_value,), {'mode': mode})
+    return as_outputs(dynamic_pad(input, pads, padding_value, mode=mode))
 
 
 VALIDATORS = {1: validate_v1}

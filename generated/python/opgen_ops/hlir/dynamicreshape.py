@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_reshape
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -30,14 +30,33 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
         Check('C1', lambda c: c.attr('allowzero') in (0, 1), 'allowzero is 0 (the default) or 1.'),
         Check('C2', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor.'),
-        Check('C3', lambda c: c.numel('output') == c.numel('input'), 'The shapes of the input tensor and the output tensor must have the same number of elements.'),
+        Check(
+            'C3',
+            lambda c: c.numel('output') == c.numel('input'),
+            'The shapes of the input tensor and the output tensor must have the same number of elements.',
+        ),
     ),
     rules=(
-        RuleCall('C4', 'reshape_shape_values', {'input': 'input', 'shape': 'shape', 'attribute': 'allowzero'}, 'shape contains at most one -1 and its other values are greater than or equal to 0; with allowzero=0 a dimension of value 0 is taken from the corresponding dimension of the input tensor (which must exist); with allowzero=1 shape cannot contain both 0 and -1; the resulting shape has the same number of elements as the input tensor.'),
+        RuleCall(
+            'C4',
+            'reshape_shape_values',
+            {'input': 'input', 'shape': 'shape', 'attribute': 'allowzero'},
+            (
+                'shape contains at most one -1 and its other values are greater than or equal to 0; with allowzero=0 a '
+                'dimension of value 0 is taken from the corresponding dimension of the input tensor (which must '
+                'exist); with allowzero=1 shape cannot contain both 0 and -1; the resulting shape has the same number '
+                'of elements as the input tensor.'
+            ),
+        ),
     ),
 )
 
@@ -57,7 +76,7 @@ def kernel_v1(input, shape, *, allowzero=0):
     problems = validate_v1((input, shape,), {'allowzero': allowzero}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.dynamic_reshape', (input, shape,), {'allowzero': allowzero})
+    return as_outputs(dynamic_reshape(input, shape, allowzero=allowzero))
 
 
 VALIDATORS = {1: validate_v1}

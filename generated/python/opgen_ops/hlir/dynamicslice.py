@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_slice
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicSlice'
@@ -30,11 +30,32 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'Tind': ('int32', 'int64')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'Tind': ('int32', 'int64'),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('slice_sizes')) == c.rank('input'), 'slice_sizes holds N integers, N being the number of dimensions of the input tensor.'),
-        Check('C2', lambda c: c.rank('start_indices') == 1 and c.shape('start_indices')[0] == c.rank('input'), 'start_indices must have rank 1, with a dimension size equal to the rank of the input tensor.'),
-        Check('C3', lambda c: all((0 < c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))), "Every slice size is strictly greater than 0 and does not exceed the size of the corresponding dimension of the input tensor (a requirement of XLA's DynamicSlice)."),
+        Check(
+            'C1',
+            lambda c: len(c.attr('slice_sizes')) == c.rank('input'),
+            'slice_sizes holds N integers, N being the number of dimensions of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('start_indices') == 1 and c.shape('start_indices')[0] == c.rank('input'),
+            'start_indices must have rank 1, with a dimension size equal to the rank of the input tensor.',
+        ),
+        Check(
+            'C3',
+            lambda c: all((0 < c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))),
+            (
+                'Every slice size is strictly greater than 0 and does not exceed the size of the corresponding '
+                "dimension of the input tensor (a requirement of XLA's DynamicSlice)."
+            ),
+        ),
     ),
     rules=(
     ),
@@ -56,7 +77,7 @@ def kernel_v1(input, start_indices, *, slice_sizes):
     problems = validate_v1((input, start_indices,), {'slice_sizes': slice_sizes}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.dynamic_slice', (input, start_indices,), {'slice_sizes': slice_sizes})
+    return as_outputs(dynamic_slice(input, start_indices, slice_sizes=slice_sizes))
 
 
 VALIDATORS = {1: validate_v1}

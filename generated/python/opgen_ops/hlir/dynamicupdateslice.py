@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_update_slice
+from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicUpdateSlice'
@@ -30,16 +30,42 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'Tind': ('int32', 'int64')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'Tind': ('int32', 'int64'),
+    },
     checks=(
         Check('C1', lambda c: c.rank('update') == c.rank('input'), 'update has the same rank as the input tensor.'),
-        Check('C2', lambda c: all((d > 0 for d in c.shape('update'))), 'Each dimension of update must be strictly greater than 0.'),
-        Check('C4', lambda c: c.rank('start_indices') == 1 and c.shape('start_indices')[0] == c.rank('input'), 'start_indices must have rank 1, with a dimension size equal to the rank of the input tensor.'),
+        Check(
+            'C2',
+            lambda c: all((d > 0 for d in c.shape('update'))),
+            'Each dimension of update must be strictly greater than 0.',
+        ),
+        Check(
+            'C4',
+            lambda c: c.rank('start_indices') == 1 and c.shape('start_indices')[0] == c.rank('input'),
+            'start_indices must have rank 1, with a dimension size equal to the rank of the input tensor.',
+        ),
     ),
     rules=(
-        RuleCall('C3', 'dynamic_update_slice', {'operand': 'input', 'update': 'update'}, 'Each dimension of update is no larger than the corresponding dimension of the input tensor.'),
-        RuleCall('C5', 'start_indices_in_bounds', {'operand': 'input', 'start_indices': 'start_indices', 'sizes': 'update'}, 'start[d] + update.dims[d] <= input.dims[d] holds for every dimension d, and start[d] >= 0.'),
-        RuleCall('C6', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input tensor.'),
+        RuleCall(
+            'C3',
+            'dynamic_update_slice',
+            {'operand': 'input', 'update': 'update'},
+            'Each dimension of update is no larger than the corresponding dimension of the input tensor.',
+        ),
+        RuleCall(
+            'C5',
+            'start_indices_in_bounds',
+            {'operand': 'input', 'start_indices': 'start_indices', 'sizes': 'update'},
+            'start[d] + update.dims[d] <= input.dims[d] holds for every dimension d, and start[d] >= 0.',
+        ),
+        RuleCall(
+            'C6', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input tensor.'
+        ),
     ),
 )
 
@@ -60,7 +86,7 @@ def kernel_v1(input, update, start_indices):
     problems = validate_v1((input, update, start_indices,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.dynamic_update_slice', (input, update, start_indices,), {})
+    return as_outputs(dynamic_update_slice(input, update, start_indices))
 
 
 VALIDATORS = {1: validate_v1}

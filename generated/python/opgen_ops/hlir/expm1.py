@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Expm1'
@@ -28,7 +27,9 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint32', 'int8', 'int32', 'float16', 'float', 'double'), 'To': ('float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint32', 'int8', 'int32', 'float16', 'float', 'double'), 'To': ('float16', 'float', 'double')
+    },
     checks=(
     ),
     rules=(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.indexing import gather
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gather'
@@ -21,12 +21,20 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('index_vector_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start_index_map', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('collapsed_slice_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'index_vector_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'start_index_map', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'collapsed_slice_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
         AttrSig('offset_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('slice_sizes', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('indices_are_sorted', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
+        AttrSig(
+            'indices_are_sorted', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -35,18 +43,109 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double'), 'Tind': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64')},
+    type_constraints={
+        'T': (
+            'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float',
+            'double',
+        ),
+        'Tind': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64'),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices'), 'index_vector_dim is a dimension of start_indices, or equals start_indices.rank (in which case a trailing dimension of size 1 is implied).'),
-        Check('C2', lambda c: len(c.attr('slice_sizes')) == c.rank('input'), 'The size of the slice_sizes array is the rank of input.'),
-        Check('C3', lambda c: all((0 <= c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))), 'The slice size along each dimension is non-negative and does not exceed the size of input along that dimension.', when=lambda c: len(c.attr('slice_sizes')) == c.rank('input')),
-        Check('C4', lambda c: len(c.attr('start_index_map')) == (c.shape('start_indices')[c.attr('index_vector_dim')] if c.attr('index_vector_dim') < c.rank('start_indices') else 1), 'start_index_map gives one position for each value of an index in start_indices; its length equals the size of start_indices along index_vector_dim (1 when index_vector_dim = start_indices.rank).', when=lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices')),
-        Check('C5', lambda c: all((0 <= d < c.rank('input') for d in c.attr('start_index_map'))) and c.unique(c.attr('start_index_map')), 'The values in start_index_map are distinct dimensions of input.'),
-        Check('C6', lambda c: all((0 <= d < c.rank('input') for d in c.attr('collapsed_slice_dims'))) and c.unique(c.attr('collapsed_slice_dims')), 'The values in collapsed_slice_dims are distinct dimensions of input.'),
-        Check('C7', lambda c: all((c.attr('slice_sizes')[d] == 1 for d in c.attr('collapsed_slice_dims'))), 'The sizes in slice_sizes that correspond to collapsed_slice_dims must be 1.', when=lambda c: all((0 <= d < len(c.attr('slice_sizes')) for d in c.attr('collapsed_slice_dims')))),
-        Check('C8', lambda c: len(c.attr('offset_dims')) + len(c.attr('collapsed_slice_dims')) == c.rank('input'), 'The rank of input equals the sum of the lengths of offset_dims and collapsed_slice_dims (every slice dimension that is not collapsed appears in output).'),
-        Check('C9', lambda c: all((0 <= d < len(c.attr('offset_dims')) + c.rank('start_indices') - (1 if c.attr('index_vector_dim') < c.rank('start_indices') else 0) for d in c.attr('offset_dims'))) and c.unique(c.attr('offset_dims')), 'The values in offset_dims are distinct dimensions of output; the rank of output is the number of batch dimensions (the dimensions of start_indices other than index_vector_dim) plus the length of offset_dims.'),
-        Check('C10', lambda c: list(c.attr('offset_dims')) == sorted(c.attr('offset_dims')) and list(c.attr('collapsed_slice_dims')) == sorted(c.attr('collapsed_slice_dims')), 'offset_dims and collapsed_slice_dims are in ascending order (required by XLA Gather; see note sorted_dimension_lists).'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices'),
+            (
+                'index_vector_dim is a dimension of start_indices, or equals start_indices.rank (in which case a '
+                'trailing dimension of size 1 is implied).'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('slice_sizes')) == c.rank('input'),
+            'The size of the slice_sizes array is the rank of input.',
+        ),
+        Check(
+            'C3',
+            lambda c: all((0 <= c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))),
+            (
+                'The slice size along each dimension is non-negative and does not exceed the size of input along that '
+                'dimension.'
+            ),
+            when=lambda c: len(c.attr('slice_sizes')) == c.rank('input'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('start_index_map')) == (
+                c.shape('start_indices')[c.attr('index_vector_dim')]
+                if c.attr('index_vector_dim') < c.rank('start_indices')
+                else 1
+            ),
+            (
+                'start_index_map gives one position for each value of an index in start_indices; its length equals the '
+                'size of start_indices along index_vector_dim (1 when index_vector_dim = start_indices.rank).'
+            ),
+            when=lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices'),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                all((0 <= d < c.rank('input') for d in c.attr('start_index_map')))
+                and c.unique(c.attr('start_index_map'))
+            ),
+            'The values in start_index_map are distinct dimensions of input.',
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                all((0 <= d < c.rank('input') for d in c.attr('collapsed_slice_dims')))
+                and c.unique(c.attr('collapsed_slice_dims'))
+            ),
+            'The values in collapsed_slice_dims are distinct dimensions of input.',
+        ),
+        Check(
+            'C7',
+            lambda c: all((c.attr('slice_sizes')[d] == 1 for d in c.attr('collapsed_slice_dims'))),
+            'The sizes in slice_sizes that correspond to collapsed_slice_dims must be 1.',
+            when=lambda c: all((0 <= d < len(c.attr('slice_sizes')) for d in c.attr('collapsed_slice_dims'))),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('offset_dims')) + len(c.attr('collapsed_slice_dims')) == c.rank('input'),
+            (
+                'The rank of input equals the sum of the lengths of offset_dims and collapsed_slice_dims (every slice '
+                'dimension that is not collapsed appears in output).'
+            ),
+        ),
+        Check(
+            'C9',
+            lambda c: (
+                all(
+                    0 <= d < len(c.attr('offset_dims')) + c.rank('start_indices') - (
+                        1
+                        if c.attr('index_vector_dim') < c.rank('start_indices')
+                        else 0
+                    )
+                    for d in c.attr('offset_dims')
+                )
+                and c.unique(c.attr('offset_dims'))
+            ),
+            (
+                'The values in offset_dims are distinct dimensions of output; the rank of output is the number of '
+                'batch dimensions (the dimensions of start_indices other than index_vector_dim) plus the length of '
+                'offset_dims.'
+            ),
+        ),
+        Check(
+            'C10',
+            lambda c: (
+                list(c.attr('offset_dims')) == sorted(c.attr('offset_dims'))
+                and list(c.attr('collapsed_slice_dims')) == sorted(c.attr('collapsed_slice_dims'))
+            ),
+            (
+                'offset_dims and collapsed_slice_dims are in ascending order (required by XLA Gather; see note '
+                'sorted_dimension_lists).'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -61,14 +160,46 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(input, start_indices, *, index_vector_dim, start_index_map, collapsed_slice_dims, offset_dims, slice_sizes, indices_are_sorted=False):
+def kernel_v1(
+    input,
+    start_indices,
+    *,
+    index_vector_dim,
+    start_index_map,
+    collapsed_slice_dims,
+    offset_dims,
+    slice_sizes,
+    indices_are_sorted=False,
+):
     'Reference kernel of hlir.Gather@1: calls opgen.runtime.kernels.indexing.gather.'
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
-    problems = validate_v1((input, start_indices,), {'index_vector_dim': index_vector_dim, 'start_index_map': start_index_map, 'collapsed_slice_dims': collapsed_slice_dims, 'offset_dims': offset_dims, 'slice_sizes': slice_sizes, 'indices_are_sorted': indices_are_sorted}, None)
+    problems = validate_v1(
+        (input, start_indices),
+        {
+            'index_vector_dim': index_vector_dim,
+            'start_index_map': start_index_map,
+            'collapsed_slice_dims': collapsed_slice_dims,
+            'offset_dims': offset_dims,
+            'slice_sizes': slice_sizes,
+            'indices_are_sorted': indices_are_sorted,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('indexing.gather', (input, start_indices,), {'index_vector_dim': index_vector_dim, 'start_index_map': start_index_map, 'collapsed_slice_dims': collapsed_slice_dims, 'offset_dims': offset_dims, 'slice_sizes': slice_sizes, 'indices_are_sorted': indices_are_sorted})
+    return as_outputs(
+        gather(
+            input,
+            start_indices,
+            index_vector_dim=index_vector_dim,
+            start_index_map=start_index_map,
+            collapsed_slice_dims=collapsed_slice_dims,
+            offset_dims=offset_dims,
+            slice_sizes=slice_sizes,
+            indices_are_sorted=indices_are_sorted,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

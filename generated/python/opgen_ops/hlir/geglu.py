@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.activation import geglu
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GeGlu'
@@ -32,8 +32,17 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: -c.rank('input') <= c.attr('dim') < c.rank('input'), 'dim is a dimension of input; a negative value counts dimensions from the back (see note dim_range).'),
-        Check('C2', lambda c: c.shape('input')[c.attr('dim')] % 2 == 0, 'input is split in two along dim, so the size of dimension dim must be a multiple of 2.', when=lambda c: -c.rank('input') <= c.attr('dim') < c.rank('input')),
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('dim') < c.rank('input'),
+            'dim is a dimension of input; a negative value counts dimensions from the back (see note dim_range).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.shape('input')[c.attr('dim')] % 2 == 0,
+            'input is split in two along dim, so the size of dimension dim must be a multiple of 2.',
+            when=lambda c: -c.rank('input') <= c.attr('dim') < c.rank('input'),
+        ),
     ),
     rules=(
     ),
@@ -54,7 +63,7 @@ def kernel_v1(input, *, approximate, dim):
     problems = validate_v1((input,), {'approximate': approximate, 'dim': dim}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('activation.geglu', (input,), {'approximate': approximate, 'dim': dim})
+    return as_outputs(geglu(input, approximate=approximate, dim=dim))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gelu'
@@ -46,7 +45,10 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, approximate):
-    'Reference kernel of hlir.Gelu@1: where(approximate, input / (1 + exp(-2 * 0.7978845608028654 * (input + 0.044715 * input * input * input))), 0.5 * input * erfc(-0.7071067811865476 * input)).'
+    (
+        'Reference kernel of hlir.Gelu@1: where(approximate, input / (1 + exp(-2 * 0.7978845608028654 * (input + '
+        '0.044715 * input * input * input))), 0.5 * input * erfc(-0.7071067811865476 * input)).'
+    )
     input = np.asarray(input)
     problems = validate_v1((input,), {'approximate': approximate}, None)
     if problems:
@@ -54,7 +56,11 @@ def kernel_v1(input, *, approximate):
     compute = _ew.compute_dtype_for(input.dtype, input.dtype)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select(approximate, (input_ / (1 + np.exp((((-2) * 0.7978845608028654) * (input_ + (((0.044715 * input_) * input_) * input_)))))), ((0.5 * input_) * _ew.erfc(((-0.7071067811865476) * input_))))
+        result = _ew.select(
+            approximate,
+            input_ / (1 + np.exp(-2 * 0.7978845608028654 * (input_ + 0.044715 * input_ * input_ * input_))),
+            0.5 * input_ * _ew.erfc(-0.7071067811865476 * input_),
+        )
     return (_ew.finish(result, input.dtype),)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import gemm
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gemm'
@@ -37,8 +37,37 @@ SIGNATURE_V1 = Signature(
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
         Check('C1', lambda c: c.rank('A') == 2 and c.rank('B') == 2, 'A and B are both 2-D matrices.'),
-        Check('C2', lambda c: (c.shape('A')[0] if c.attr('transA') != 0 else c.shape('A')[1]) == (c.shape('B')[1] if c.attr('transB') != 0 else c.shape('B')[0]), "The number of columns of A' equals the number of rows of B' (both are K).", when=lambda c: c.rank('A') == 2 and c.rank('B') == 2),
-        Check('C3', lambda c: c.rank('C') <= 2 and all((c.shape('C')[i] in (1, (c.shape('A')[1] if c.attr('transA') != 0 else c.shape('A')[0], c.shape('B')[0] if c.attr('transB') != 0 else c.shape('B')[1])[2 - c.rank('C') + i]) for i in c.range(c.rank('C')))), 'C is unidirectionally broadcastable to (M, N): its rank is at most 2, and, aligned from the trailing end, each of its dimensions has size 1 or the corresponding size of (M, N).', when=lambda c: c.has('C') and c.rank('A') == 2 and (c.rank('B') == 2)),
+        Check(
+            'C2',
+            lambda c: (
+                c.shape('A')[0]
+                if c.attr('transA') != 0
+                else c.shape('A')[1]
+            ) == (c.shape('B')[1] if c.attr('transB') != 0 else c.shape('B')[0]),
+            "The number of columns of A' equals the number of rows of B' (both are K).",
+            when=lambda c: c.rank('A') == 2 and c.rank('B') == 2,
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('C') <= 2
+                and all(
+                    c.shape('C')[i] in (
+                        1,
+                        (
+                            c.shape('A')[1] if c.attr('transA') != 0 else c.shape('A')[0],
+                            c.shape('B')[0] if c.attr('transB') != 0 else c.shape('B')[1],
+                        )[2 - c.rank('C') + i],
+                    )
+                    for i in c.range(c.rank('C'))
+                )
+            ),
+            (
+                'C is unidirectionally broadcastable to (M, N): its rank is at most 2, and, aligned from the trailing '
+                'end, each of its dimensions has size 1 or the corresponding size of (M, N).'
+            ),
+            when=lambda c: c.has('C') and c.rank('A') == 2 and (c.rank('B') == 2),
+        ),
     ),
     rules=(
     ),
@@ -61,7 +90,7 @@ def kernel_v1(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     problems = validate_v1((A, B, C,), {'alpha': alpha, 'beta': beta, 'transA': transA, 'transB': transB}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('linalg.gemm', (A, B, C,), {'alpha': alpha, 'beta': beta, 'transA': transA, 'transB': transB})
+    return as_outputs(gemm(A, B, C, alpha=alpha, beta=beta, transA=transA, transB=transB))
 
 
 VALIDATORS = {1: validate_v1}

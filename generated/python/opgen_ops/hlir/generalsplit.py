@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import general_split
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GeneralSplit'
@@ -31,12 +31,35 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('outputs', 'T', 'variadic', homogeneous=True, min_arity=1),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1, 'axis lies in [-r, r-1], where r = rank(input).'),
-        Check('C2', lambda c: c.has('split') != c.has('num_outputs'), 'Exactly one of the input split and the attribute num_outputs is specified.'),
-        Check('C3', lambda c: c.rank('split') == 1 and c.shape('split')[0] == c.count('outputs'), 'split is a 1-D tensor giving one length for each output.', when=lambda c: c.has('split')),
-        Check('C4', lambda c: c.attr('num_outputs') >= 1 and c.count('outputs') == c.attr('num_outputs'), 'num_outputs is positive and equals the number of outputs.', when=lambda c: c.has('num_outputs')),
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1,
+            'axis lies in [-r, r-1], where r = rank(input).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.has('split') != c.has('num_outputs'),
+            'Exactly one of the input split and the attribute num_outputs is specified.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('split') == 1 and c.shape('split')[0] == c.count('outputs'),
+            'split is a 1-D tensor giving one length for each output.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.attr('num_outputs') >= 1 and c.count('outputs') == c.attr('num_outputs'),
+            'num_outputs is positive and equals the number of outputs.',
+            when=lambda c: c.has('num_outputs'),
+        ),
     ),
     rules=(
     ),
@@ -58,7 +81,7 @@ def kernel_v1(input, split=None, *, axis=0, num_outputs=None):
     problems = validate_v1((input, split,), {'axis': axis, 'num_outputs': num_outputs}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.general_split', (input, split,), {'axis': axis, 'num_outputs': num_outputs})
+    return as_outputs(general_split(input, split, axis=axis, num_outputs=num_outputs))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.data_movement import get_tuple_element
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GetTupleElement'
@@ -29,9 +29,18 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('index') < c.count('tuple_data'), 'index is the index of an element of the tuple.'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('index') < c.count('tuple_data'),
+            'index is the index of an element of the tuple.',
+        ),
     ),
     rules=(
     ),
@@ -52,7 +61,7 @@ def kernel_v1(*variadic, index):
     problems = validate_v1((*variadic,), {'index': index}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.get_tuple_element', (*_kernels.split_variadic(variadic, 0, 1),), {'index': index})
+    return as_outputs(get_tuple_element(*split_variadic(variadic, 0, 1), index=index))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.reduction import global_average_pool
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GlobalAveragePool'
@@ -31,8 +31,22 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: all((1 <= d < c.rank('input') for d in c.attr('dims'))) and c.unique(c.attr('dims')), 'The values in dims are distinct spatial dimensions of input; in both layouts the batch dimension N is dimension 0 and is not pooled.'),
-        Check('C2', lambda c: len(c.attr('dims')) == c.rank('input') - 2, "Only the two dimensions N and C of the output equal the input's and all other dimensions are 1, so dims lists exactly the dimensions other than N and C."),
+        Check(
+            'C1',
+            lambda c: all((1 <= d < c.rank('input') for d in c.attr('dims'))) and c.unique(c.attr('dims')),
+            (
+                'The values in dims are distinct spatial dimensions of input; in both layouts the batch dimension N is '
+                'dimension 0 and is not pooled.'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('dims')) == c.rank('input') - 2,
+            (
+                "Only the two dimensions N and C of the output equal the input's and all other dimensions are 1, so "
+                'dims lists exactly the dimensions other than N and C.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -53,7 +67,7 @@ def kernel_v1(input, *, dims):
     problems = validate_v1((input,), {'dims': dims}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('reduction.global_average_pool', (input,), {'dims': dims})
+    return as_outputs(global_average_pool(input, dims=dims))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import grid_sample
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GridSample'
@@ -23,7 +23,15 @@ SIGNATURE_V1 = Signature(
     attributes=(
         AttrSig('mode', 'int', required=True, has_default=False, default=None, default_each=None, values=(0, 1)),
         AttrSig('align_corners', 'bool', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('padding_mode', 'enum', required=True, has_default=False, default=None, default_each=None, values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC')),
+        AttrSig(
+            'padding_mode',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC'),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -35,8 +43,16 @@ SIGNATURE_V1 = Signature(
     type_constraints={'T': ('float16', 'float', 'double'), 'Tg': ('float',)},
     checks=(
         Check('C1', lambda c: c.rank('input') == 4, 'The supported input shape is [N, C, H, W].'),
-        Check('C2', lambda c: c.rank('grid') == 4 and c.shape('grid')[3] == 2, 'The supported grid shape is [N, H_out, W_out, 2].'),
-        Check('C3', lambda c: c.shape('grid')[0] == c.shape('input')[0], 'The grid tensor and the input tensor have the same batch size N.'),
+        Check(
+            'C2',
+            lambda c: c.rank('grid') == 4 and c.shape('grid')[3] == 2,
+            'The supported grid shape is [N, H_out, W_out, 2].',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('grid')[0] == c.shape('input')[0],
+            'The grid tensor and the input tensor have the same batch size N.',
+        ),
     ),
     rules=(
     ),
@@ -55,10 +71,12 @@ def kernel_v1(input, grid, *, mode, align_corners, padding_mode):
     'Reference kernel of hlir.GridSample@1: calls opgen.runtime.kernels.vision.grid_sample.'
     input = np.asarray(input)
     grid = np.asarray(grid)
-    problems = validate_v1((input, grid,), {'mode': mode, 'align_corners': align_corners, 'padding_mode': padding_mode}, None)
+    problems = validate_v1(
+        (input, grid), {'mode': mode, 'align_corners': align_corners, 'padding_mode': padding_mode}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('vision.grid_sample', (input, grid,), {'mode': mode, 'align_corners': align_corners, 'padding_mode': padding_mode})
+    return as_outputs(grid_sample(input, grid, mode=mode, align_corners=align_corners, padding_mode=padding_mode))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import group_norm
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GroupNorm'
@@ -34,10 +34,29 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: c.rank('input') >= 2, 'The input has at least the batch dimension N and the channel dimension C.'),
-        Check('C2', lambda c: c.attr('num_groups') > 0 and c.shape('input')[1] % c.attr('num_groups') == 0, 'num_groups is positive and a divisor of the number of channels C.', when=lambda c: c.rank('input') >= 2),
-        Check('C3', lambda c: c.rank('scale') == 1 and c.shape('scale')[0] == c.shape('input')[1], 'scale is a 1-D tensor of size C.', when=lambda c: c.rank('input') >= 2),
-        Check('C4', lambda c: c.rank('bias') == 1 and c.shape('bias')[0] == c.shape('input')[1], 'bias is a 1-D tensor of size C.', when=lambda c: c.rank('input') >= 2),
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 2,
+            'The input has at least the batch dimension N and the channel dimension C.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.attr('num_groups') > 0 and c.shape('input')[1] % c.attr('num_groups') == 0,
+            'num_groups is positive and a divisor of the number of channels C.',
+            when=lambda c: c.rank('input') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('scale') == 1 and c.shape('scale')[0] == c.shape('input')[1],
+            'scale is a 1-D tensor of size C.',
+            when=lambda c: c.rank('input') >= 2,
+        ),
+        Check(
+            'C4',
+            lambda c: c.rank('bias') == 1 and c.shape('bias')[0] == c.shape('input')[1],
+            'bias is a 1-D tensor of size C.',
+            when=lambda c: c.rank('input') >= 2,
+        ),
     ),
     rules=(
     ),
@@ -60,7 +79,7 @@ def kernel_v1(input, scale, bias, *, epsilon=1e-05, num_groups):
     problems = validate_v1((input, scale, bias,), {'epsilon': epsilon, 'num_groups': num_groups}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('normalization.group_norm', (input, scale, bias,), {'epsilon': epsilon, 'num_groups': num_groups})
+    return as_outputs(group_norm(input, scale, bias, epsilon=epsilon, num_groups=num_groups))
 
 
 VALIDATORS = {1: validate_v1}

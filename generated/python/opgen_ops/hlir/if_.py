@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.control_flow import if_
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.If'
@@ -21,8 +21,12 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('true_computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('false_computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'true_computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'false_computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('pred', 'tensor(bool)', 'single', homogeneous=True, min_arity=0),
@@ -32,7 +36,20 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'S', 'variadic', homogeneous=False, min_arity=1),
     ),
-    type_constraints={'T0': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'T1': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'S': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T0': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'T1': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'S': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
         Check('C1', lambda c: c.rank('pred') == 0, 'pred is a scalar.'),
     ),
@@ -54,10 +71,16 @@ def kernel_v1(pred, true_operand, false_operand, *, true_computation, false_comp
     pred = np.asarray(pred)
     true_operand = np.asarray(true_operand)
     false_operand = np.asarray(false_operand)
-    problems = validate_v1((pred, true_operand, false_operand,), {'true_computation': true_computation, 'false_computation': false_computation}, None)
+    problems = validate_v1(
+        (pred, true_operand, false_operand),
+        {'true_computation': true_computation, 'false_computation': false_computation},
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('control_flow.if_', (pred, true_operand, false_operand,), {'true_computation': true_computation, 'false_computation': false_computation})
+    return as_outputs(
+        if_(pred, true_operand, false_operand, true_computation=true_computation, false_computation=false_computation),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.complex_parts import imag
+from opgen.runtime.validation import ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Imag'
@@ -50,7 +50,7 @@ def kernel_v1(input):
     problems = validate_v1((input,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('complex_parts.imag', (input,), {})
+    return as_outputs(imag(input))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import instance_norm
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.InstanceNorm'
@@ -33,9 +33,28 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: c.rank('input') >= 3, 'The input shape is (N, C, H, W), (N, H, W, C), (N x C x D1 x …Dn) or (N x D1 x D2 … Dn x C): besides N and C there is at least one more dimension.'),
-        Check('C2', lambda c: c.rank('scale') == 1 and c.rank('bias') == 1 and (c.shape('scale') == c.shape('bias')), 'scale and bias are both 1-D tensors of size C.'),
-        Check('C3', lambda c: c.shape('scale')[0] in (c.shape('input')[1], c.shape('input')[-1]), 'C is the number of channels of the input: dimension 1 in the channel-first layouts, the last dimension in the channel-last layouts (see note layout).', when=lambda c: c.rank('scale') == 1),
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 3,
+            (
+                'The input shape is (N, C, H, W), (N, H, W, C), (N x C x D1 x …Dn) or (N x D1 x D2 … Dn x C): besides '
+                'N and C there is at least one more dimension.'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scale') == 1 and c.rank('bias') == 1 and (c.shape('scale') == c.shape('bias')),
+            'scale and bias are both 1-D tensors of size C.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('scale')[0] in (c.shape('input')[1], c.shape('input')[-1]),
+            (
+                'C is the number of channels of the input: dimension 1 in the channel-first layouts, the last '
+                'dimension in the channel-last layouts (see note layout).'
+            ),
+            when=lambda c: c.rank('scale') == 1,
+        ),
     ),
     rules=(
     ),
@@ -58,7 +77,7 @@ def kernel_v1(input, scale, bias, *, epsilon):
     problems = validate_v1((input, scale, bias,), {'epsilon': epsilon}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('normalization.instance_norm', (input, scale, bias,), {'epsilon': epsilon})
+    return as_outputs(instance_norm(input, scale, bias, epsilon=epsilon))
 
 
 VALIDATORS = {1: validate_v1}

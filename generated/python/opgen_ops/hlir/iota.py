@@ -6,11 +6,10 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-import numpy as np
-
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import iota
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Iota'
@@ -28,9 +27,15 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('iota_dimension') < c.rank('output'), 'iota_dimension is a dimension of the output tensor.'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('iota_dimension') < c.rank('output'),
+            'iota_dimension is a dimension of the output tensor.',
+        ),
     ),
     rules=(
     ),
@@ -47,11 +52,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 def kernel_v1(*, iota_dimension, output_dtype=None, output_shape):
     'Reference kernel of hlir.Iota@1: calls opgen.runtime.kernels.data_movement.iota.'
-    output_out = _ew.output_dtype(output_dtype, None, ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'), 'output')
+    output_out = _ew.output_dtype(
+        output_dtype,
+        None,
+        ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+        'output',
+    )
     problems = validate_v1((), {'iota_dimension': iota_dimension}, [(_ew.elem(output_out), tuple(output_shape))])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.iota', (), {'iota_dimension': iota_dimension, 'output_dtype': output_out, 'output_shape': tuple(output_shape)})
+    return as_outputs(iota(iota_dimension=iota_dimension, output_dtype=output_out, output_shape=tuple(output_shape)))
 
 
 VALIDATORS = {1: validate_v1}

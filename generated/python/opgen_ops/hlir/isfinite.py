@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.IsFinite'
@@ -28,7 +27,9 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('float16', 'float', 'double'), 'To': ('float16', 'float', 'double', 'int8', 'int32', 'bool')},
+    type_constraints={
+        'T': ('float16', 'float', 'double'), 'To': ('float16', 'float', 'double', 'int8', 'int32', 'bool')
+    },
     checks=(
     ),
     rules=(
@@ -47,7 +48,9 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, output_dtype=None):
     'Reference kernel of hlir.IsFinite@1: isfinite(input).'
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, input.dtype, ('float16', 'float', 'double', 'int8', 'int32', 'bool'), 'output')
+    output_out = _ew.output_dtype(
+        output_dtype, input.dtype, ('float16', 'float', 'double', 'int8', 'int32', 'bool'), 'output'
+    )
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import layer_norm
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -36,11 +36,28 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'), 'The allowed range of axis is [-r, r), where r is the rank of the input tensor.'),
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'The allowed range of axis is [-r, r), where r is the rank of the input tensor.',
+        ),
     ),
     rules=(
-        RuleCall('C2', 'unidirectional_broadcast', {'source': 'scale', 'target': 'input'}, 'scale is unidirectionally broadcastable to input (NormalizedScaled = Mul(Normalized, Scale), and Normalized has the shape of input).'),
-        RuleCall('C3', 'unidirectional_broadcast', {'source': 'bias', 'target': 'input'}, 'bias is unidirectionally broadcastable to input (Y = Add(NormalizedScaled, B)).'),
+        RuleCall(
+            'C2',
+            'unidirectional_broadcast',
+            {'source': 'scale', 'target': 'input'},
+            (
+                'scale is unidirectionally broadcastable to input (NormalizedScaled = Mul(Normalized, Scale), and '
+                'Normalized has the shape of input).'
+            ),
+        ),
+        RuleCall(
+            'C3',
+            'unidirectional_broadcast',
+            {'source': 'bias', 'target': 'input'},
+            'bias is unidirectionally broadcastable to input (Y = Add(NormalizedScaled, B)).',
+        ),
     ),
 )
 
@@ -61,7 +78,7 @@ def kernel_v1(input, scale, bias, *, axis, epsilon):
     problems = validate_v1((input, scale, bias,), {'axis': axis, 'epsilon': epsilon}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('normalization.layer_norm', (input, scale, bias,), {'axis': axis, 'epsilon': epsilon})
+    return as_outputs(layer_norm(input, scale, bias, axis=axis, epsilon=epsilon))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.control_flow import map_
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -30,12 +30,26 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C2', lambda c: c.unique(c.attr('dimensions')) and all((0 <= d < c.rank('output') for d in c.attr('dimensions'))), 'The dimensions in dimensions are distinct and are all dimensions of the tensors.'),
+        Check(
+            'C2',
+            lambda c: c.unique(c.attr('dimensions')) and all((0 <= d < c.rank('output') for d in c.attr('dimensions'))),
+            'The dimensions in dimensions are distinct and are all dimensions of the tensors.',
+        ),
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['input', 'output']}, 'All input tensors and the output tensor have the same shape ("producing an output tensor of the same dimensions"; XLA Map requires all operands to have the same shape).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['input', 'output']},
+            (
+                'All input tensors and the output tensor have the same shape ("producing an output tensor of the same '
+                'dimensions"; XLA Map requires all operands to have the same shape).'
+            ),
+        ),
     ),
 )
 
@@ -54,7 +68,7 @@ def kernel_v1(*variadic, dimensions, computation):
     problems = validate_v1((*variadic,), {'dimensions': dimensions, 'computation': computation}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('control_flow.map_', (*_kernels.split_variadic(variadic, 0, 1),), {'dimensions': dimensions, 'computation': computation})
+    return as_outputs(map_(*split_variadic(variadic, 0, 1), dimensions=dimensions, computation=computation))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.window import max_pool
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.MaxPool'
@@ -25,9 +26,19 @@ SIGNATURE_V1 = Signature(
         AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
         AttrSig('padding', 'ints', required=False, has_default=False, default=None, default_each=0, values=()),
         AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='NOTSET', default_each=None, values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID')),
+        AttrSig(
+            'auto_pad',
+            'string',
+            required=False,
+            has_default=True,
+            default='NOTSET',
+            default_each=None,
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('ceil_mode', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig('return_indices', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
+        AttrSig(
+            'return_indices', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
         AttrSig('storage_order', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
     ),
     inputs=(
@@ -39,16 +50,62 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double', 'int8', 'uint8'), 'T1': ('int64',)},
     checks=(
-        Check('C1', lambda c: c.rank('input') == len(c.attr('kernel_shape')) + 2, 'As in the source ONNX MaxPool, the input has shape (N x C x D1 x ... x Dn) and kernel_shape gives one kernel size for each spatial axis.'),
+        Check(
+            'C1',
+            lambda c: c.rank('input') == len(c.attr('kernel_shape')) + 2,
+            (
+                'As in the source ONNX MaxPool, the input has shape (N x C x D1 x ... x Dn) and kernel_shape gives one '
+                'kernel size for each spatial axis.'
+            ),
+        ),
         Check('C2', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Kernel sizes are positive.'),
-        Check('C3', lambda c: len(c.attr('strides')) == len(c.attr('kernel_shape')), 'strides gives one stride for each spatial axis.', when=lambda c: c.has('strides')),
-        Check('C4', lambda c: all((s > 0 for s in c.attr('strides'))), 'Strides are positive.', when=lambda c: c.has('strides')),
-        Check('C5', lambda c: len(c.attr('padding')) == 2 * len(c.attr('kernel_shape')), 'padding gives a beginning and an end value for each spatial axis, in the format [x1_begin,x2_begin…x1_end,x2_end,…].', when=lambda c: c.has('padding')),
-        Check('C6', lambda c: all((p >= 0 for p in c.attr('padding'))), 'Padding values are greater than or equal to 0.', when=lambda c: c.has('padding')),
-        Check('C7', lambda c: len(c.attr('dilations')) == len(c.attr('kernel_shape')), 'dilations gives one dilation for each axis of the kernel.', when=lambda c: c.has('dilations')),
-        Check('C8', lambda c: all((d > 0 for d in c.attr('dilations'))), 'Dilations are positive.', when=lambda c: c.has('dilations')),
-        Check('C9', lambda c: not (c.has('padding') and c.has('auto_pad') and (c.attr('auto_pad') != 'NOTSET')), 'padding cannot be used together with auto_pad.'),
-        Check('C10', lambda c: c.attr('storage_order') in (0, 1), 'storage_order is 0 (row-major) or 1 (column-major).'),
+        Check(
+            'C3',
+            lambda c: len(c.attr('strides')) == len(c.attr('kernel_shape')),
+            'strides gives one stride for each spatial axis.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C4',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Strides are positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('padding')) == 2 * len(c.attr('kernel_shape')),
+            (
+                'padding gives a beginning and an end value for each spatial axis, in the format '
+                '[x1_begin,x2_begin…x1_end,x2_end,…].'
+            ),
+            when=lambda c: c.has('padding'),
+        ),
+        Check(
+            'C6',
+            lambda c: all((p >= 0 for p in c.attr('padding'))),
+            'Padding values are greater than or equal to 0.',
+            when=lambda c: c.has('padding'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == len(c.attr('kernel_shape')),
+            'dilations gives one dilation for each axis of the kernel.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Dilations are positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: not (c.has('padding') and c.has('auto_pad') and (c.attr('auto_pad') != 'NOTSET')),
+            'padding cannot be used together with auto_pad.',
+        ),
+        Check(
+            'C10', lambda c: c.attr('storage_order') in (0, 1), 'storage_order is 0 (row-major) or 1 (column-major).'
+        ),
     ),
     rules=(
     ),
@@ -63,14 +120,52 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(input, *, kernel_shape, strides=None, padding=None, dilations=None, auto_pad='NOTSET', ceil_mode=False, return_indices=False, storage_order=0, Indices_dtype=None):
+def kernel_v1(
+    input,
+    *,
+    kernel_shape,
+    strides=None,
+    padding=None,
+    dilations=None,
+    auto_pad='NOTSET',
+    ceil_mode=False,
+    return_indices=False,
+    storage_order=0,
+    Indices_dtype=None,
+):
     'Reference kernel of hlir.MaxPool@1: calls opgen.runtime.kernels.window.max_pool.'
     input = np.asarray(input)
     Indices_out = _ew.output_dtype(Indices_dtype, input.dtype, ('int64',), 'Indices')
-    problems = validate_v1((input,), {'kernel_shape': kernel_shape, 'strides': strides, 'padding': padding, 'dilations': dilations, 'auto_pad': auto_pad, 'ceil_mode': ceil_mode, 'return_indices': return_indices, 'storage_order': storage_order}, [(None, None), (_ew.elem(Indices_out), None)])
+    problems = validate_v1(
+        (input,),
+        {
+            'kernel_shape': kernel_shape,
+            'strides': strides,
+            'padding': padding,
+            'dilations': dilations,
+            'auto_pad': auto_pad,
+            'ceil_mode': ceil_mode,
+            'return_indices': return_indices,
+            'storage_order': storage_order,
+        },
+        [(None, None), (_ew.elem(Indices_out), None)],
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('window.max_pool', (input,), {'kernel_shape': kernel_shape, 'strides': strides, 'padding': padding, 'dilations': dilations, 'auto_pad': auto_pad, 'ceil_mode': ceil_mode, 'return_indices': return_indices, 'storage_order': storage_order, 'Indices_dtype': Indices_out})
+    return as_outputs(
+        max_pool(
+            input,
+            kernel_shape=kernel_shape,
+            strides=strides,
+            padding=padding,
+            dilations=dilations,
+            auto_pad=auto_pad,
+            ceil_mode=ceil_mode,
+            return_indices=return_indices,
+            storage_order=storage_order,
+            Indices_dtype=Indices_out,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import max_roi_pool
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.MaxRoiPool'
@@ -21,7 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('layout', 'enum', required=True, has_default=False, default=None, default_each=None, values=('NCHW', 'NHWC')),
+        AttrSig(
+            'layout', 'enum', required=True, has_default=False, default=None, default_each=None, values=('NCHW', 'NHWC')
+        ),
         AttrSig('pooled_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('spatial_scale', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
     ),
@@ -34,10 +36,34 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: c.rank('input') == 4, 'The input tensor is 4-D, of dimensions [N x C x H x W] or [N x H x W x C].'),
-        Check('C2', lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 5, 'rois is a 2-D tensor of shape (num_rois, 5).'),
-        Check('C3', lambda c: len(c.attr('pooled_shape')) == 2 and all((p > 0 for p in c.attr('pooled_shape'))), 'pooled_shape gives a positive output shape [H x W].'),
-        Check('C4', lambda c: c.shape('output') == (c.shape('rois')[0], c.shape('input')[1] if c.attr('layout') == 'NCHW' else c.shape('input')[3], c.attr('pooled_shape')[0], c.attr('pooled_shape')[1]), 'The output shape is [num_RoIs,channels,pooled_shape[0],pooled_shape[1]], with channels taken from the input tensor according to layout.'),
+        Check(
+            'C1',
+            lambda c: c.rank('input') == 4,
+            'The input tensor is 4-D, of dimensions [N x C x H x W] or [N x H x W x C].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 5,
+            'rois is a 2-D tensor of shape (num_rois, 5).',
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('pooled_shape')) == 2 and all((p > 0 for p in c.attr('pooled_shape'))),
+            'pooled_shape gives a positive output shape [H x W].',
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('output') == (
+                c.shape('rois')[0],
+                c.shape('input')[1] if c.attr('layout') == 'NCHW' else c.shape('input')[3],
+                c.attr('pooled_shape')[0],
+                c.attr('pooled_shape')[1],
+            ),
+            (
+                'The output shape is [num_RoIs,channels,pooled_shape[0],pooled_shape[1]], with channels taken from the '
+                'input tensor according to layout.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -56,10 +82,12 @@ def kernel_v1(input, rois, *, layout, pooled_shape, spatial_scale):
     'Reference kernel of hlir.MaxRoiPool@1: calls opgen.runtime.kernels.vision.max_roi_pool.'
     input = np.asarray(input)
     rois = np.asarray(rois)
-    problems = validate_v1((input, rois,), {'layout': layout, 'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None)
+    problems = validate_v1(
+        (input, rois), {'layout': layout, 'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('vision.max_roi_pool', (input, rois,), {'layout': layout, 'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale})
+    return as_outputs(max_roi_pool(input, rois, layout=layout, pooled_shape=pooled_shape, spatial_scale=spatial_scale))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import nms
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.NMS'
@@ -21,9 +21,19 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('max_output_boxes_per_class', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig(
+            'max_output_boxes_per_class',
+            'int',
+            required=False,
+            has_default=True,
+            default=0,
+            default_each=None,
+            values=(),
+        ),
         AttrSig('iou_threshold', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('score_threshold', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'score_threshold', 'float', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
         AttrSig('center_point_box', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
     ),
     inputs=(
@@ -35,13 +45,31 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={},
     checks=(
-        Check('C1', lambda c: c.rank('boxes') == 3 and c.shape('boxes')[2] == 4, 'boxes has shape [num_batches, spatial_dimension, 4].'),
+        Check(
+            'C1',
+            lambda c: c.rank('boxes') == 3 and c.shape('boxes')[2] == 4,
+            'boxes has shape [num_batches, spatial_dimension, 4].',
+        ),
         Check('C2', lambda c: c.rank('scores') == 3, 'scores has shape [num_batches, num_classes, spatial_dimension].'),
-        Check('C3', lambda c: c.shape('scores')[0] == c.shape('boxes')[0] and c.shape('scores')[2] == c.shape('boxes')[1], 'boxes and scores agree in num_batches and spatial_dimension.'),
+        Check(
+            'C3',
+            lambda c: c.shape('scores')[0] == c.shape('boxes')[0] and c.shape('scores')[2] == c.shape('boxes')[1],
+            'boxes and scores agree in num_batches and spatial_dimension.',
+        ),
         Check('C4', lambda c: 0 <= c.attr('iou_threshold') <= 1, 'iou_threshold lies in the range [0,1].'),
-        Check('C5', lambda c: c.attr('center_point_box') in (0, 1), 'center_point_box has only the two choices 0 and 1.'),
-        Check('C6', lambda c: c.attr('max_output_boxes_per_class') >= 0, 'The maximum number of boxes to select per batch per class is not negative.'),
-        Check('C7', lambda c: c.rank('selected_indices') == 2 and c.shape('selected_indices')[1] == 3, 'selected_indices has the form [num_selected_index, 3].'),
+        Check(
+            'C5', lambda c: c.attr('center_point_box') in (0, 1), 'center_point_box has only the two choices 0 and 1.'
+        ),
+        Check(
+            'C6',
+            lambda c: c.attr('max_output_boxes_per_class') >= 0,
+            'The maximum number of boxes to select per batch per class is not negative.',
+        ),
+        Check(
+            'C7',
+            lambda c: c.rank('selected_indices') == 2 and c.shape('selected_indices')[1] == 3,
+            'selected_indices has the form [num_selected_index, 3].',
+        ),
     ),
     rules=(
     ),
@@ -60,10 +88,28 @@ def kernel_v1(boxes, scores, *, max_output_boxes_per_class=0, iou_threshold=0.0,
     'Reference kernel of hlir.NMS@1: calls opgen.runtime.kernels.vision.nms.'
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
-    problems = validate_v1((boxes, scores,), {'max_output_boxes_per_class': max_output_boxes_per_class, 'iou_threshold': iou_threshold, 'score_threshold': score_threshold, 'center_point_box': center_point_box}, None)
+    problems = validate_v1(
+        (boxes, scores),
+        {
+            'max_output_boxes_per_class': max_output_boxes_per_class,
+            'iou_threshold': iou_threshold,
+            'score_threshold': score_threshold,
+            'center_point_box': center_point_box,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('vision.nms', (boxes, scores,), {'max_output_boxes_per_class': max_output_boxes_per_class, 'iou_threshold': iou_threshold, 'score_threshold': score_threshold, 'center_point_box': center_point_box})
+    return as_outputs(
+        nms(
+            boxes,
+            scores,
+            max_output_boxes_per_class=max_output_boxes_per_class,
+            iou_threshold=iou_threshold,
+            score_threshold=score_threshold,
+            center_point_box=center_point_box,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

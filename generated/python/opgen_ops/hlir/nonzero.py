@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import nonzero
+from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.NonZero'
@@ -28,9 +28,21 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'tensor(int64)', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('output') == 2 and c.shape('output')[1] == c.rank('input'), 'The output is a 2-D tensor whose rows are the index coordinates of the non-zero elements in the input tensor, so each row has rank(input) values (as in torch.nonzero).'),
+        Check(
+            'C1',
+            lambda c: c.rank('output') == 2 and c.shape('output')[1] == c.rank('input'),
+            (
+                'The output is a 2-D tensor whose rows are the index coordinates of the non-zero elements in the input '
+                'tensor, so each row has rank(input) values (as in torch.nonzero).'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -51,7 +63,7 @@ def kernel_v1(input):
     problems = validate_v1((input,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.nonzero', (input,), {})
+    return as_outputs(nonzero(input))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import pad
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Pad'
@@ -21,10 +21,24 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'enum', required=True, has_default=False, default=None, default_each=None, values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC')),
-        AttrSig('edge_padding_low', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('edge_padding_high', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('interior_padding', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC'),
+        ),
+        AttrSig(
+            'edge_padding_low', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'edge_padding_high', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'interior_padding', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -33,17 +47,100 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('edge_padding_low')) == c.rank('input'), 'edge_padding_low gives one padding amount for each dimension of the input tensor.'),
-        Check('C2', lambda c: len(c.attr('edge_padding_high')) == c.rank('input'), 'edge_padding_high gives one padding amount for each dimension of the input tensor.'),
-        Check('C3', lambda c: len(c.attr('interior_padding')) == c.rank('input'), 'interior_padding gives one padding amount for each dimension of the input tensor.'),
-        Check('C4', lambda c: all((p >= 0 for p in c.attr('interior_padding'))), 'Interior padding amounts may not be negative.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('edge_padding_low')) == c.rank('input'),
+            'edge_padding_low gives one padding amount for each dimension of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('edge_padding_high')) == c.rank('input'),
+            'edge_padding_high gives one padding amount for each dimension of the input tensor.',
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('interior_padding')) == c.rank('input'),
+            'interior_padding gives one padding amount for each dimension of the input tensor.',
+        ),
+        Check(
+            'C4',
+            lambda c: all((p >= 0 for p in c.attr('interior_padding'))),
+            'Interior padding amounts may not be negative.',
+        ),
         Check('C5', lambda c: c.rank('padding_value') == 0, 'padding_value is a scalar.'),
-        Check('C6', lambda c: all((c.shape('input')[i] + c.attr('edge_padding_low')[i] + c.attr('edge_padding_high')[i] + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i] >= 0 for i in c.range(c.rank('input')))), 'Negative edge padding cannot remove more elements than the dimension has after interior padding, i.e. every output dimension size is non-negative (XLA Pad).'),
-        Check('C7', lambda c: c.rank('output') == c.rank('input') and all((c.shape('output')[i] == c.shape('input')[i] + c.attr('edge_padding_low')[i] + c.attr('edge_padding_high')[i] + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i] for i in c.range(c.rank('input')))), 'Each output dimension has size low + high + input size + (input size - 1) * interior (no interior padding for an input size of 0).'),
-        Check('C8', lambda c: c.attr('mode') == 'PAD_VALUE' or all((p == 0 for p in c.attr('interior_padding'))), 'Interior padding is defined for PAD_VALUE only; for the other modes interior_padding is all 0 (see note pad_modes).'),
-        Check('C9', lambda c: c.attr('mode') == 'PAD_VALUE' or all((c.shape('input')[i] - max(-c.attr('edge_padding_low')[i], 0) - max(-c.attr('edge_padding_high')[i], 0) >= (0 if max(c.attr('edge_padding_low')[i], c.attr('edge_padding_high')[i]) <= 0 else 1 if c.attr('mode') == 'PAD_EDGE' else max(c.attr('edge_padding_low')[i], c.attr('edge_padding_high')[i]) + (1 if c.attr('mode') == 'PAD_REFLECT' else 0)) for i in c.range(c.rank('input')))), 'PAD_EDGE, PAD_REFLECT and PAD_SYMMETRIC first remove elements by the negative amounts, leaving m elements (m >= 0); to add elements, PAD_EDGE needs m >= 1, PAD_REFLECT adds at most m - 1 per side and PAD_SYMMETRIC at most m per side (see note pad_modes).'),
+        Check(
+            'C6',
+            lambda c: all(
+                (
+                    c.shape('input')[i] + c.attr('edge_padding_low')[i]
+                    + c.attr('edge_padding_high')[i]
+                ) + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i] >= 0
+                for i in c.range(c.rank('input'))
+            ),
+            (
+                'Negative edge padding cannot remove more elements than the dimension has after interior padding, i.e. '
+                'every output dimension size is non-negative (XLA Pad).'
+            ),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                c.rank('output') == c.rank('input')
+                and all(
+                    c.shape('output')[i] == (
+                        c.shape('input')[i]
+                        + c.attr('edge_padding_low')[i]
+                    ) + c.attr('edge_padding_high')[i] + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i]
+                    for i in c.range(c.rank('input'))
+                )
+            ),
+            (
+                'Each output dimension has size low + high + input size + (input size - 1) * interior (no interior '
+                'padding for an input size of 0).'
+            ),
+        ),
+        Check(
+            'C8',
+            lambda c: c.attr('mode') == 'PAD_VALUE' or all((p == 0 for p in c.attr('interior_padding'))),
+            (
+                'Interior padding is defined for PAD_VALUE only; for the other modes interior_padding is all 0 (see '
+                'note pad_modes).'
+            ),
+        ),
+        Check(
+            'C9',
+            lambda c: (
+                c.attr('mode') == 'PAD_VALUE'
+                or all(
+                    (
+                        c.shape('input')[i] - max(
+                            -c.attr('edge_padding_low')[i], 0
+                        ) - max(-c.attr('edge_padding_high')[i], 0)
+                        >= (
+                            0
+                            if max(c.attr('edge_padding_low')[i], c.attr('edge_padding_high')[i]) <= 0
+                            else (
+                                1
+                                if c.attr('mode') == 'PAD_EDGE'
+                                else max(
+                                    c.attr('edge_padding_low')[i], c.attr('edge_padding_high')[i]
+                                ) + (1 if c.attr('mode') == 'PAD_REFLECT' else 0)
+                            )
+                        )
+                    )
+                    for i in c.range(c.rank('input'))
+                )
+            ),
+            (
+                'PAD_EDGE, PAD_REFLECT and PAD_SYMMETRIC first remove elements by the negative amounts, leaving m '
+                'elements (m >= 0); to add elements, PAD_EDGE needs m >= 1, PAD_REFLECT adds at most m - 1 per side '
+                'and PAD_SYMMETRIC at most m per side (see note pad_modes).'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -62,10 +159,28 @@ def kernel_v1(input, padding_value, *, mode, edge_padding_low, edge_padding_high
     'Reference kernel of hlir.Pad@1: calls opgen.runtime.kernels.data_movement.pad.'
     input = np.asarray(input)
     padding_value = np.asarray(padding_value)
-    problems = validate_v1((input, padding_value,), {'mode': mode, 'edge_padding_low': edge_padding_low, 'edge_padding_high': edge_padding_high, 'interior_padding': interior_padding}, None)
+    problems = validate_v1(
+        (input, padding_value),
+        {
+            'mode': mode,
+            'edge_padding_low': edge_padding_low,
+            'edge_padding_high': edge_padding_high,
+            'interior_padding': interior_padding,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.pad', (input, padding_value,), {'mode': mode, 'edge_padding_low': edge_padding_low, 'edge_padding_high': edge_padding_high, 'interior_padding': interior_padding})
+    return as_outputs(
+        pad(
+            input,
+            padding_value,
+            mode=mode,
+            edge_padding_low=edge_padding_low,
+            edge_padding_high=edge_padding_high,
+            interior_padding=interior_padding,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.custom import partial_reduce
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -34,16 +34,36 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('outputs', 'T', 'variadic', homogeneous=False, min_arity=1),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: c.count('init_values') == c.count('inputs'), 'There is one initial value per input tensor.'),
+        Check(
+            'C1', lambda c: c.count('init_values') == c.count('inputs'), 'There is one initial value per input tensor.'
+        ),
         Check('C2', lambda c: c.count('outputs') == c.count('inputs'), 'There is one output tensor per input tensor.'),
         Check('C3', lambda c: c.attr('top_k') >= 0, 'top_k is not negative.'),
         Check('C4', lambda c: 0 < c.attr('recall_target') <= 1, 'recall_target lies in the range (0, 1].'),
         Check('C5', lambda c: c.attr('log2_reduction') >= 0, 'log2_reduction is not negative.'),
     ),
     rules=(
-        RuleCall('C6', 'partial_reduce', {'inputs': 'inputs', 'init_values': 'init_values', 'outputs': 'outputs', 'reduction_dim': 'reduction_dim', 'log2_reduction': 'log2_reduction'}, "All input tensors have the same shape, of rank at least 1; 0 <= reduction_dim < rank; every initial value is a scalar; every output has the shape of the inputs except along reduction_dim, whose size is ceil(ceil(n / L) / 2^log2_reduction) * L, where n is the input size along that dimension and L = 1024 for rank 1, 128 otherwise (XLA's TPU tiling)."),
+        RuleCall(
+            'C6',
+            'partial_reduce',
+            {
+                'inputs': 'inputs',
+                'init_values': 'init_values',
+                'outputs': 'outputs',
+                'reduction_dim': 'reduction_dim',
+                'log2_reduction': 'log2_reduction',
+            },
+            (
+                'All input tensors have the same shape, of rank at least 1; 0 <= reduction_dim < rank; every initial '
+                'value is a scalar; every output has the shape of the inputs except along reduction_dim, whose size is '
+                'ceil(ceil(n / L) / 2^log2_reduction) * L, where n is the input size along that dimension and L = 1024 '
+                "for rank 1, 128 otherwise (XLA's TPU tiling)."
+            ),
+        ),
     ),
 )
 
@@ -59,10 +79,29 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(*variadic, comparator, top_k, reduction_dim, recall_target=0.9, log2_reduction):
     'Reference kernel of hlir.PartialReduce@1: calls opgen.runtime.kernels.custom.partial_reduce.'
     variadic = [np.asarray(x) for x in variadic]
-    problems = validate_v1((*variadic,), {'comparator': comparator, 'top_k': top_k, 'reduction_dim': reduction_dim, 'recall_target': recall_target, 'log2_reduction': log2_reduction}, None)
+    problems = validate_v1(
+        (*variadic,),
+        {
+            'comparator': comparator,
+            'top_k': top_k,
+            'reduction_dim': reduction_dim,
+            'recall_target': recall_target,
+            'log2_reduction': log2_reduction,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('custom.partial_reduce', (*_kernels.split_variadic(variadic, 0, 2),), {'comparator': comparator, 'top_k': top_k, 'reduction_dim': reduction_dim, 'recall_target': recall_target, 'log2_reduction': log2_reduction})
+    return as_outputs(
+        partial_reduce(
+            *split_variadic(variadic, 0, 2),
+            comparator=comparator,
+            top_k=top_k,
+            reduction_dim=reduction_dim,
+            recall_target=recall_target,
+            log2_reduction=log2_reduction,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

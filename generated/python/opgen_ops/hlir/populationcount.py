@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.PopulationCount'
@@ -32,7 +31,12 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input (the computation is element-wise).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The output has the same shape as the input (the computation is element-wise).',
+        ),
     ),
 )
 

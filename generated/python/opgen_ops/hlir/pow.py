@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import pow as binary_pow
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Pow'
@@ -29,11 +29,22 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('int32', 'int64', 'float16', 'float', 'double'), 'T1': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('int32', 'int64', 'float16', 'float', 'double'),
+        'T1': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'multidirectional_broadcast', {'params': ['lhs', 'rhs']}, 'lhs and rhs are multidirectionally broadcastable (see note broadcasting); equal shapes satisfy this trivially.'),
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['lhs', 'rhs']},
+            (
+                'lhs and rhs are multidirectionally broadcastable (see note broadcasting); equal shapes satisfy this '
+                'trivially.'
+            ),
+        ),
     ),
 )
 
@@ -53,7 +64,7 @@ def kernel_v1(lhs, rhs):
     problems = validate_v1((lhs, rhs,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('binary.pow', (lhs, rhs,), {})
+    return as_outputs(binary_pow(lhs, rhs))
 
 
 VALIDATORS = {1: validate_v1}

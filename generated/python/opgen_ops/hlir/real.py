@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.complex_parts import real
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Real'
@@ -28,11 +29,18 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T1', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('complex64', 'complex128', 'float16', 'float', 'double'), 'T1': ('float16', 'float', 'double')},
+    type_constraints={
+        'T': ('complex64', 'complex128', 'float16', 'float', 'double'), 'T1': ('float16', 'float', 'double')
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input (the computation is element-wise).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The output has the same shape as the input (the computation is element-wise).',
+        ),
     ),
 )
 
@@ -52,7 +60,7 @@ def kernel_v1(input, *, output_dtype=None):
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('complex_parts.real', (input,), {'output_dtype': output_out})
+    return as_outputs(real(input, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import real_dynamic_slice
+from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RealDynamicSlice'
@@ -32,16 +32,53 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'Tind': ('int32', 'int64')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'Tind': ('int32', 'int64'),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('start_indices') == 1 and c.rank('limit_indices') == 1 and (c.rank('strides') == 1), 'start_indices, limit_indices and strides are 1-D tensors.'),
-        Check('C2', lambda c: c.shape('limit_indices') == c.shape('start_indices') and c.shape('strides') == c.shape('start_indices'), 'start_indices, limit_indices and strides have the same length, one value per sliced dimension.'),
-        Check('C3', lambda c: c.shape('start_indices')[0] == c.rank('input'), 'If axes is empty, their dimension size equals the rank of the input tensor.', when=lambda c: not c.has('axes') or c.numel('axes') == 0),
-        Check('C4', lambda c: c.rank('axes') == 1 and c.shape('axes')[0] == c.shape('start_indices')[0], 'axes is a 1-D tensor naming one dimension for each start index.', when=lambda c: c.has('axes') and c.numel('axes') > 0),
+        Check(
+            'C1',
+            lambda c: c.rank('start_indices') == 1 and c.rank('limit_indices') == 1 and (c.rank('strides') == 1),
+            'start_indices, limit_indices and strides are 1-D tensors.',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.shape('limit_indices') == c.shape('start_indices')
+                and c.shape('strides') == c.shape('start_indices')
+            ),
+            'start_indices, limit_indices and strides have the same length, one value per sliced dimension.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('start_indices')[0] == c.rank('input'),
+            'If axes is empty, their dimension size equals the rank of the input tensor.',
+            when=lambda c: not c.has('axes') or c.numel('axes') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.rank('axes') == 1 and c.shape('axes')[0] == c.shape('start_indices')[0],
+            'axes is a 1-D tensor naming one dimension for each start index.',
+            when=lambda c: c.has('axes') and c.numel('axes') > 0,
+        ),
     ),
     rules=(
-        RuleCall('C5', 'positive_values', {'param': 'strides'}, 'strides > 0 is required: every element of strides is greater than 0.'),
-        RuleCall('C6', 'axis_values_in_range', {'param': 'axes', 'data': 'input'}, 'Every element of axes lies in [-r, r-1], where r is the rank of the input tensor.'),
+        RuleCall(
+            'C5',
+            'positive_values',
+            {'param': 'strides'},
+            'strides > 0 is required: every element of strides is greater than 0.',
+        ),
+        RuleCall(
+            'C6',
+            'axis_values_in_range',
+            {'param': 'axes', 'data': 'input'},
+            'Every element of axes lies in [-r, r-1], where r is the rank of the input tensor.',
+        ),
     ),
 )
 
@@ -64,7 +101,7 @@ def kernel_v1(input, start_indices, limit_indices, strides, axes=None):
     problems = validate_v1((input, start_indices, limit_indices, strides, axes,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.real_dynamic_slice', (input, start_indices, limit_indices, strides, axes,), {})
+    return as_outputs(real_dynamic_slice(input, start_indices, limit_indices, strides, axes))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.reduction import reduce
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -23,7 +23,18 @@ SIGNATURE_V1 = Signature(
     attributes=(
         AttrSig('dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('type', 'string', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('computation', 'enum', required=True, has_default=False, default=None, default_each=None, values=('UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2', 'COUNT')),
+        AttrSig(
+            'computation',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
+                'COUNT',
+            ),
+        ),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
@@ -32,15 +43,38 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('outputs', 'T', 'variadic', homogeneous=True, min_arity=1),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: c.count('init_values') == c.count('inputs'), 'There is one initial value per input tensor (XLA Reduce).'),
+        Check(
+            'C1',
+            lambda c: c.count('init_values') == c.count('inputs'),
+            'There is one initial value per input tensor (XLA Reduce).',
+        ),
         Check('C2', lambda c: c.count('outputs') == c.count('inputs'), 'There is one output tensor per input tensor.'),
         Check('C3', lambda c: c.unique(c.attr('dimensions')), 'The dimensions in dimensions are distinct.'),
-        Check('C5', lambda c: c.attr('computation') in ('MAX', 'MIN', 'ARGMAX', 'ARGMIN'), 'When there is more than one input tensor, the computation function supports only max and min (see note multi_input_computation).', when=lambda c: c.count('inputs') > 1),
+        Check(
+            'C5',
+            lambda c: c.attr('computation') in ('MAX', 'MIN', 'ARGMAX', 'ARGMIN'),
+            (
+                'When there is more than one input tensor, the computation function supports only max and min (see '
+                'note multi_input_computation).'
+            ),
+            when=lambda c: c.count('inputs') > 1,
+        ),
     ),
     rules=(
-        RuleCall('C4', 'reduce', {'inputs': 'inputs', 'init_values': 'init_values', 'outputs': 'outputs', 'attribute': 'dimensions'}, 'All input tensors have the same shape; every initial value is a scalar; every dimension in dimensions lies in [0, rank(input)-1]; every output has the input shape with the dimensions in dimensions removed, so rank(output) = rank(input) - len(dimensions).'),
+        RuleCall(
+            'C4',
+            'reduce',
+            {'inputs': 'inputs', 'init_values': 'init_values', 'outputs': 'outputs', 'attribute': 'dimensions'},
+            (
+                'All input tensors have the same shape; every initial value is a scalar; every dimension in dimensions '
+                'lies in [0, rank(input)-1]; every output has the input shape with the dimensions in dimensions '
+                'removed, so rank(output) = rank(input) - len(dimensions).'
+            ),
+        ),
     ),
 )
 
@@ -59,7 +93,9 @@ def kernel_v1(*variadic, dimensions, type=None, computation):
     problems = validate_v1((*variadic,), {'dimensions': dimensions, 'type': type, 'computation': computation}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('reduction.reduce', (*_kernels.split_variadic(variadic, 0, 2),), {'dimensions': dimensions, 'type': type, 'computation': computation})
+    return as_outputs(
+        reduce(*split_variadic(variadic, 0, 2), dimensions=dimensions, type=type, computation=computation),
+    )
 
 
 VALIDATORS = {1: validate_v1}

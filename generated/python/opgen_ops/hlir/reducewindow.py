@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.window import reduce_window
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,12 +21,33 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('computation', 'enum', required=True, has_default=False, default=None, default_each=None, values=('UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2', 'COUNT')),
-        AttrSig('window_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'computation',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
+                'COUNT',
+            ),
+        ),
+        AttrSig(
+            'window_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
         AttrSig('window_strides', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
         AttrSig('base_dilations', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
         AttrSig('window_dilations', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='NOTSET', default_each=None, values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID')),
+        AttrSig(
+            'auto_pad',
+            'string',
+            required=False,
+            has_default=True,
+            default='NOTSET',
+            default_each=None,
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('ceil_mode', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
     ),
     inputs=(
@@ -36,18 +57,61 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('outputs', 'T', 'variadic', homogeneous=True, min_arity=1),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: c.count('init_values') == c.count('inputs'), 'There is one initial value per input tensor (XLA ReduceWindow).'),
+        Check(
+            'C1',
+            lambda c: c.count('init_values') == c.count('inputs'),
+            'There is one initial value per input tensor (XLA ReduceWindow).',
+        ),
         Check('C2', lambda c: c.count('outputs') == c.count('inputs'), 'There is one output tensor per input tensor.'),
-        Check('C3', lambda c: c.attr('computation') in ('ARGMIN', 'ARGMAX'), 'N input tensors are supported only when computation is ARGMIN or ARGMAX.', when=lambda c: c.count('inputs') > 1),
+        Check(
+            'C3',
+            lambda c: c.attr('computation') in ('ARGMIN', 'ARGMAX'),
+            'N input tensors are supported only when computation is ARGMIN or ARGMAX.',
+            when=lambda c: c.count('inputs') > 1,
+        ),
         Check('C5', lambda c: all((w > 0 for w in c.attr('window_dimensions'))), 'Window sizes are positive.'),
-        Check('C6', lambda c: len(c.attr('window_strides')) == len(c.attr('window_dimensions')) and all((s > 0 for s in c.attr('window_strides'))), 'window_strides has the rank of the input tensor as its array size, and the strides are positive.', when=lambda c: c.has('window_strides')),
-        Check('C7', lambda c: len(c.attr('base_dilations')) == len(c.attr('window_dimensions')) and all((d > 0 for d in c.attr('base_dilations'))), 'base_dilations has the rank of the input tensor as its array size, and the dilations are positive.', when=lambda c: c.has('base_dilations')),
-        Check('C8', lambda c: len(c.attr('window_dilations')) == len(c.attr('window_dimensions')) and all((d > 0 for d in c.attr('window_dilations'))), 'window_dilations has the rank of the input tensor as its array size, and the dilations are positive.', when=lambda c: c.has('window_dilations')),
+        Check(
+            'C6',
+            lambda c: (
+                len(c.attr('window_strides')) == len(c.attr('window_dimensions'))
+                and all((s > 0 for s in c.attr('window_strides')))
+            ),
+            'window_strides has the rank of the input tensor as its array size, and the strides are positive.',
+            when=lambda c: c.has('window_strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                len(c.attr('base_dilations')) == len(c.attr('window_dimensions'))
+                and all((d > 0 for d in c.attr('base_dilations')))
+            ),
+            'base_dilations has the rank of the input tensor as its array size, and the dilations are positive.',
+            when=lambda c: c.has('base_dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: (
+                len(c.attr('window_dilations')) == len(c.attr('window_dimensions'))
+                and all((d > 0 for d in c.attr('window_dilations')))
+            ),
+            'window_dilations has the rank of the input tensor as its array size, and the dilations are positive.',
+            when=lambda c: c.has('window_dilations'),
+        ),
     ),
     rules=(
-        RuleCall('C4', 'reduce_window_operands', {'inputs': 'inputs', 'init_values': 'init_values', 'attribute': 'window_dimensions'}, 'All input tensors have the same shape, whose rank equals the length of window_dimensions (the array size is the rank of the input tensor); every initial value is a scalar.'),
+        RuleCall(
+            'C4',
+            'reduce_window_operands',
+            {'inputs': 'inputs', 'init_values': 'init_values', 'attribute': 'window_dimensions'},
+            (
+                'All input tensors have the same shape, whose rank equals the length of window_dimensions (the array '
+                'size is the rank of the input tensor); every initial value is a scalar.'
+            ),
+        ),
     ),
 )
 
@@ -60,13 +124,45 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(*variadic, computation, window_dimensions, window_strides=None, base_dilations=None, window_dilations=None, auto_pad='NOTSET', ceil_mode=False):
+def kernel_v1(
+    *variadic,
+    computation,
+    window_dimensions,
+    window_strides=None,
+    base_dilations=None,
+    window_dilations=None,
+    auto_pad='NOTSET',
+    ceil_mode=False,
+):
     'Reference kernel of hlir.ReduceWindow@1: calls opgen.runtime.kernels.window.reduce_window.'
     variadic = [np.asarray(x) for x in variadic]
-    problems = validate_v1((*variadic,), {'computation': computation, 'window_dimensions': window_dimensions, 'window_strides': window_strides, 'base_dilations': base_dilations, 'window_dilations': window_dilations, 'auto_pad': auto_pad, 'ceil_mode': ceil_mode}, None)
+    problems = validate_v1(
+        (*variadic,),
+        {
+            'computation': computation,
+            'window_dimensions': window_dimensions,
+            'window_strides': window_strides,
+            'base_dilations': base_dilations,
+            'window_dilations': window_dilations,
+            'auto_pad': auto_pad,
+            'ceil_mode': ceil_mode,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('window.reduce_window', (*_kernels.split_variadic(variadic, 0, 2),), {'computation': computation, 'window_dimensions': window_dimensions, 'window_strides': window_strides, 'base_dilations': base_dilations, 'window_dilations': window_dilations, 'auto_pad': auto_pad, 'ceil_mode': ceil_mode})
+    return as_outputs(
+        reduce_window(
+            *split_variadic(variadic, 0, 2),
+            computation=computation,
+            window_dimensions=window_dimensions,
+            window_strides=window_strides,
+            base_dilations=base_dilations,
+            window_dilations=window_dilations,
+            auto_pad=auto_pad,
+            ceil_mode=ceil_mode,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

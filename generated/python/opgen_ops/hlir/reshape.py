@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import reshape
+from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Reshape'
@@ -28,9 +28,18 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: c.numel('output') == c.numel('input'), 'The output shape must have the same number of elements as the input tensor.'),
+        Check(
+            'C1',
+            lambda c: c.numel('output') == c.numel('input'),
+            'The output shape must have the same number of elements as the input tensor.',
+        ),
     ),
     rules=(
     ),
@@ -51,7 +60,7 @@ def kernel_v1(input, *, output_shape):
     problems = validate_v1((input,), {}, [(None, tuple(output_shape))])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.reshape', (input,), {'output_shape': tuple(output_shape)})
+    return as_outputs(reshape(input, output_shape=tuple(output_shape)))
 
 
 VALIDATORS = {1: validate_v1}

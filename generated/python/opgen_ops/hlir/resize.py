@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.resize import resize
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Resize'
@@ -21,12 +21,45 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'enum', required=False, has_default=True, default='NEAREST', default_each=None, values=('NEAREST', 'LINEAR', 'CUBIC')),
-        AttrSig('coordinate_transformation_mode', 'enum', required=False, has_default=True, default='HALF_PIXEL', default_each=None, values=('HALF_PIXEL', 'ASYMMETRIC', 'PYTORCH_HALF_PIXEL', 'TF_HALF_PIXEL_FOR_NN', 'ALIGN_CORNERS', 'TF_CROP_AND_RESIZE')),
-        AttrSig('exclude_outside', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig('nearest_mode', 'enum', required=False, has_default=True, default='ROUND_PREFER_FLOOR', default_each=None, values=('ROUND_PREFER_FLOOR', 'ROUND_PREFER_CEIL', 'FLOOR', 'CEIL')),
-        AttrSig('extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'enum',
+            required=False,
+            has_default=True,
+            default='NEAREST',
+            default_each=None,
+            values=('NEAREST', 'LINEAR', 'CUBIC'),
+        ),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'enum',
+            required=False,
+            has_default=True,
+            default='HALF_PIXEL',
+            default_each=None,
+            values=(
+                'HALF_PIXEL', 'ASYMMETRIC', 'PYTORCH_HALF_PIXEL', 'TF_HALF_PIXEL_FOR_NN', 'ALIGN_CORNERS',
+                'TF_CROP_AND_RESIZE',
+            ),
+        ),
+        AttrSig(
+            'exclude_outside', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
+        AttrSig(
+            'nearest_mode',
+            'enum',
+            required=False,
+            has_default=True,
+            default='ROUND_PREFER_FLOOR',
+            default_each=None,
+            values=('ROUND_PREFER_FLOOR', 'ROUND_PREFER_CEIL', 'FLOOR', 'CEIL'),
+        ),
+        AttrSig(
+            'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
+        ),
+        AttrSig(
+            'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -37,13 +70,46 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T1', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T1': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'T2': ('float16', 'float', 'double')},
+    type_constraints={
+        'T1': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'T2': ('float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: c.has('scales') != c.has('sizes'), 'Exactly one of scales and sizes must be specified; specifying both is an error.'),
-        Check('C2', lambda c: c.rank('scales') == 1 and c.numel('scales') == c.rank('input'), 'scales is a 1-D tensor whose number of elements equals the rank of the input tensor.', when=lambda c: c.has('scales')),
-        Check('C3', lambda c: c.rank('sizes') == 1 and c.numel('sizes') == c.rank('input'), 'sizes is a 1-D tensor whose number of elements equals the rank of the input tensor.', when=lambda c: c.has('sizes')),
-        Check('C4', lambda c: c.has('roi'), 'roi must be given when coordinate_transformation_mode is TF_CROP_AND_RESIZE.', when=lambda c: c.attr('coordinate_transformation_mode') == 'TF_CROP_AND_RESIZE'),
-        Check('C5', lambda c: c.rank('roi') == 1 and c.numel('roi') == 2 * c.rank('input'), 'roi is a 1-D tensor of the form [start1, …, startN, end1, …, endN], where N is the rank of the input tensor (checked only when it is used, in TF_CROP_AND_RESIZE mode).', when=lambda c: c.has('roi') and c.attr('coordinate_transformation_mode') == 'TF_CROP_AND_RESIZE'),
+        Check(
+            'C1',
+            lambda c: c.has('scales') != c.has('sizes'),
+            'Exactly one of scales and sizes must be specified; specifying both is an error.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scales') == 1 and c.numel('scales') == c.rank('input'),
+            'scales is a 1-D tensor whose number of elements equals the rank of the input tensor.',
+            when=lambda c: c.has('scales'),
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('sizes') == 1 and c.numel('sizes') == c.rank('input'),
+            'sizes is a 1-D tensor whose number of elements equals the rank of the input tensor.',
+            when=lambda c: c.has('sizes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.has('roi'),
+            'roi must be given when coordinate_transformation_mode is TF_CROP_AND_RESIZE.',
+            when=lambda c: c.attr('coordinate_transformation_mode') == 'TF_CROP_AND_RESIZE',
+        ),
+        Check(
+            'C5',
+            lambda c: c.rank('roi') == 1 and c.numel('roi') == 2 * c.rank('input'),
+            (
+                'roi is a 1-D tensor of the form [start1, …, startN, end1, …, endN], where N is the rank of the input '
+                'tensor (checked only when it is used, in TF_CROP_AND_RESIZE mode).'
+            ),
+            when=lambda c: c.has('roi') and c.attr('coordinate_transformation_mode') == 'TF_CROP_AND_RESIZE',
+        ),
     ),
     rules=(
     ),
@@ -58,16 +124,52 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(input, roi=None, scales=None, sizes=None, *, mode='NEAREST', coordinate_transformation_mode='HALF_PIXEL', exclude_outside=False, nearest_mode='ROUND_PREFER_FLOOR', extrapolation_value=0.0, cubic_coeff_a=-0.75):
+def kernel_v1(
+    input,
+    roi=None,
+    scales=None,
+    sizes=None,
+    *,
+    mode='NEAREST',
+    coordinate_transformation_mode='HALF_PIXEL',
+    exclude_outside=False,
+    nearest_mode='ROUND_PREFER_FLOOR',
+    extrapolation_value=0.0,
+    cubic_coeff_a=-0.75,
+):
     'Reference kernel of hlir.Resize@1: calls opgen.runtime.kernels.resize.resize.'
     input = np.asarray(input)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
     sizes = None if sizes is None else np.asarray(sizes)
-    problems = validate_v1((input, roi, scales, sizes,), {'mode': mode, 'coordinate_transformation_mode': coordinate_transformation_mode, 'exclude_outside': exclude_outside, 'nearest_mode': nearest_mode, 'extrapolation_value': extrapolation_value, 'cubic_coeff_a': cubic_coeff_a}, None)
+    problems = validate_v1(
+        (input, roi, scales, sizes),
+        {
+            'mode': mode,
+            'coordinate_transformation_mode': coordinate_transformation_mode,
+            'exclude_outside': exclude_outside,
+            'nearest_mode': nearest_mode,
+            'extrapolation_value': extrapolation_value,
+            'cubic_coeff_a': cubic_coeff_a,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('resize.resize', (input, roi, scales, sizes,), {'mode': mode, 'coordinate_transformation_mode': coordinate_transformation_mode, 'exclude_outside': exclude_outside, 'nearest_mode': nearest_mode, 'extrapolation_value': extrapolation_value, 'cubic_coeff_a': cubic_coeff_a})
+    return as_outputs(
+        resize(
+            input,
+            roi,
+            scales,
+            sizes,
+            mode=mode,
+            coordinate_transformation_mode=coordinate_transformation_mode,
+            exclude_outside=exclude_outside,
+            nearest_mode=nearest_mode,
+            extrapolation_value=extrapolation_value,
+            cubic_coeff_a=cubic_coeff_a,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

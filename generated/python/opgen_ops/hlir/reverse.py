@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import reverse
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -29,13 +29,31 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: all((0 <= d < c.rank('input') for d in c.attr('dimensions'))), 'Every dimension in dimensions is a dimension of the input tensor, in the range [0, rank(input) - 1].'),
-        Check('C2', lambda c: c.unique(c.attr('dimensions')), 'The dimensions in dimensions are distinct (XLA rejects a repeated reverse dimension).'),
+        Check(
+            'C1',
+            lambda c: all((0 <= d < c.rank('input') for d in c.attr('dimensions'))),
+            'Every dimension in dimensions is a dimension of the input tensor, in the range [0, rank(input) - 1].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique(c.attr('dimensions')),
+            'The dimensions in dimensions are distinct (XLA rejects a repeated reverse dimension).',
+        ),
     ),
     rules=(
-        RuleCall('C3', 'same_shape', {'params': ['input', 'output']}, 'The output tensor has the same shape as the input tensor.'),
+        RuleCall(
+            'C3',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The output tensor has the same shape as the input tensor.',
+        ),
     ),
 )
 
@@ -54,7 +72,7 @@ def kernel_v1(input, *, dimensions):
     problems = validate_v1((input,), {'dimensions': dimensions}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.reverse', (input,), {'dimensions': dimensions})
+    return as_outputs(reverse(input, dimensions=dimensions))
 
 
 VALIDATORS = {1: validate_v1}

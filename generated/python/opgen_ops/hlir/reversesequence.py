@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import reverse_sequence
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -31,16 +31,46 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
         Check('C1', lambda c: c.attr('batch_axis') in (0, 1), 'batch_axis must be 1 or 0.'),
         Check('C2', lambda c: c.attr('time_axis') in (0, 1), 'time_axis must be 0 or 1.'),
-        Check('C3', lambda c: c.attr('batch_axis') != c.attr('time_axis'), 'The batch axis and the time axis must be different axes (as implementations of ONNX ReverseSequence require; the two take the values 0 and 1 in some order).'),
+        Check(
+            'C3',
+            lambda c: c.attr('batch_axis') != c.attr('time_axis'),
+            (
+                'The batch axis and the time axis must be different axes (as implementations of ONNX ReverseSequence '
+                'require; the two take the values 0 and 1 in some order).'
+            ),
+        ),
         Check('C4', lambda c: c.rank('input') >= 2, 'The input tensor has rank >= 2.'),
-        Check('C5', lambda c: c.rank('sequence_lens') == 1 and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')], 'sequence_lens has shape [batch_size], where batch_size is the size of the input tensor along the batch axis.'),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('sequence_lens') == 1
+                and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')]
+            ),
+            (
+                'sequence_lens has shape [batch_size], where batch_size is the size of the input tensor along the '
+                'batch axis.'
+            ),
+        ),
     ),
     rules=(
-        RuleCall('C6', 'same_shape', {'params': ['input', 'output']}, 'The output tensor has the same shape as the input tensor (sequences are only reversed along the time axis).'),
+        RuleCall(
+            'C6',
+            'same_shape',
+            {'params': ['input', 'output']},
+            (
+                'The output tensor has the same shape as the input tensor (sequences are only reversed along the time '
+                'axis).'
+            ),
+        ),
     ),
 )
 
@@ -60,7 +90,7 @@ def kernel_v1(input, sequence_lens, *, batch_axis=1, time_axis=0):
     problems = validate_v1((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.reverse_sequence', (input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis})
+    return as_outputs(reverse_sequence(input, sequence_lens, batch_axis=batch_axis, time_axis=time_axis))
 
 
 VALIDATORS = {1: validate_v1}

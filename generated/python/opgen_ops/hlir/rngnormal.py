@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import rng_normal
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RngNormal'
@@ -35,8 +35,16 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check('C1', lambda c: c.rank('mu') == 0, 'mu is a scalar.'),
         Check('C2', lambda c: c.rank('sigma') == 0, 'sigma is a scalar.'),
-        Check('C3', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor whose elements give the sizes of the dimensions of the output tensor.'),
-        Check('C4', lambda c: c.rank('output') == c.numel('shape'), 'The rank of the output tensor equals the number of elements of shape.'),
+        Check(
+            'C3',
+            lambda c: c.rank('shape') == 1,
+            'shape is a 1-D tensor whose elements give the sizes of the dimensions of the output tensor.',
+        ),
+        Check(
+            'C4',
+            lambda c: c.rank('output') == c.numel('shape'),
+            'The rank of the output tensor equals the number of elements of shape.',
+        ),
     ),
     rules=(
     ),
@@ -59,7 +67,7 @@ def kernel_v1(mu, sigma, shape, *, seed=1):
     problems = validate_v1((mu, sigma, shape,), {'seed': seed}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('random.rng_normal', (mu, sigma, shape,), {'seed': seed})
+    return as_outputs(rng_normal(mu, sigma, shape, seed=seed))
 
 
 VALIDATORS = {1: validate_v1}

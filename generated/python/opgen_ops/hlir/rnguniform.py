@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import rng_uniform
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RngUniform'
@@ -31,12 +31,23 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'), 'T1': ('int32', 'int64')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+        'T1': ('int32', 'int64'),
+    },
     checks=(
         Check('C1', lambda c: c.rank('a') == 0, 'a is a scalar.'),
         Check('C2', lambda c: c.rank('b') == 0, 'b is a scalar.'),
-        Check('C3', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor whose elements give the sizes of the dimensions of the output tensor.'),
-        Check('C4', lambda c: c.rank('output') == c.numel('shape'), 'The rank of the output tensor equals the number of elements of shape.'),
+        Check(
+            'C3',
+            lambda c: c.rank('shape') == 1,
+            'shape is a 1-D tensor whose elements give the sizes of the dimensions of the output tensor.',
+        ),
+        Check(
+            'C4',
+            lambda c: c.rank('output') == c.numel('shape'),
+            'The rank of the output tensor equals the number of elements of shape.',
+        ),
     ),
     rules=(
     ),
@@ -59,7 +70,7 @@ def kernel_v1(a, b, shape, *, seed=1):
     problems = validate_v1((a, b, shape,), {'seed': seed}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('random.rng_uniform', (a, b, shape,), {'seed': seed})
+    return as_outputs(rng_uniform(a, b, shape, seed=seed))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import roi_align
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RoiAlign'
@@ -21,8 +21,24 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'enum', required=False, has_default=True, default='ROIALIGN_AVG', default_each=None, values=('ROIALIGN_AVG', 'ROIALIGN_MAX')),
-        AttrSig('coordinate_transformation_mode', 'enum', required=True, has_default=False, default=None, default_each=None, values=('ROIALIGN_HALF_PIXEL', 'ROIALIGN_OUTPUT_HALF_PIXEL')),
+        AttrSig(
+            'mode',
+            'enum',
+            required=False,
+            has_default=True,
+            default='ROIALIGN_AVG',
+            default_each=None,
+            values=('ROIALIGN_AVG', 'ROIALIGN_MAX'),
+        ),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('ROIALIGN_HALF_PIXEL', 'ROIALIGN_OUTPUT_HALF_PIXEL'),
+        ),
         AttrSig('output_height', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
         AttrSig('output_width', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
         AttrSig('sampling_ratio', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
@@ -38,11 +54,43 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T1': ('float16', 'float', 'double'), 'T2': ('int64',)},
     checks=(
-        Check('C1', lambda c: c.rank('input') == 4, 'The input tensor X is a 4-D feature map of shape [N, C, H, W] (the output is a 4-D tensor of shape [num_rois, C, output_height, output_width]).'),
-        Check('C2', lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 4, 'rois has shape [num_rois, 4], each row giving the coordinates [x1, y1, x2, y2] of one region of interest (as in ONNX RoiAlign).'),
-        Check('C3', lambda c: c.rank('batch_indices') == 1 and c.shape('batch_indices')[0] == c.shape('rois')[0], 'batch_indices has shape [num_rois], giving for each region of interest the index of its image in the batch (as in ONNX RoiAlign).'),
-        Check('C4', lambda c: c.attr('output_height') > 0 and c.attr('output_width') > 0, 'The height and width of the pooled output are positive.'),
-        Check('C5', lambda c: c.attr('sampling_ratio') >= 0, 'sampling_ratio is greater than or equal to 0 (the document defines only the cases greater than 0 and equal to 0).'),
+        Check(
+            'C1',
+            lambda c: c.rank('input') == 4,
+            (
+                'The input tensor X is a 4-D feature map of shape [N, C, H, W] (the output is a 4-D tensor of shape '
+                '[num_rois, C, output_height, output_width]).'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 4,
+            (
+                'rois has shape [num_rois, 4], each row giving the coordinates [x1, y1, x2, y2] of one region of '
+                'interest (as in ONNX RoiAlign).'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('batch_indices') == 1 and c.shape('batch_indices')[0] == c.shape('rois')[0],
+            (
+                'batch_indices has shape [num_rois], giving for each region of interest the index of its image in the '
+                'batch (as in ONNX RoiAlign).'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: c.attr('output_height') > 0 and c.attr('output_width') > 0,
+            'The height and width of the pooled output are positive.',
+        ),
+        Check(
+            'C5',
+            lambda c: c.attr('sampling_ratio') >= 0,
+            (
+                'sampling_ratio is greater than or equal to 0 (the document defines only the cases greater than 0 and '
+                'equal to 0).'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -57,15 +105,49 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(input, rois, batch_indices, *, mode='ROIALIGN_AVG', coordinate_transformation_mode, output_height=1, output_width=1, sampling_ratio=0, spatial_scale=1.0):
+def kernel_v1(
+    input,
+    rois,
+    batch_indices,
+    *,
+    mode='ROIALIGN_AVG',
+    coordinate_transformation_mode,
+    output_height=1,
+    output_width=1,
+    sampling_ratio=0,
+    spatial_scale=1.0,
+):
     'Reference kernel of hlir.RoiAlign@1: calls opgen.runtime.kernels.vision.roi_align.'
     input = np.asarray(input)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
-    problems = validate_v1((input, rois, batch_indices,), {'mode': mode, 'coordinate_transformation_mode': coordinate_transformation_mode, 'output_height': output_height, 'output_width': output_width, 'sampling_ratio': sampling_ratio, 'spatial_scale': spatial_scale}, None)
+    problems = validate_v1(
+        (input, rois, batch_indices),
+        {
+            'mode': mode,
+            'coordinate_transformation_mode': coordinate_transformation_mode,
+            'output_height': output_height,
+            'output_width': output_width,
+            'sampling_ratio': sampling_ratio,
+            'spatial_scale': spatial_scale,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('vision.roi_align', (input, rois, batch_indices,), {'mode': mode, 'coordinate_transformation_mode': coordinate_transformation_mode, 'output_height': output_height, 'output_width': output_width, 'sampling_ratio': sampling_ratio, 'spatial_scale': spatial_scale})
+    return as_outputs(
+        roi_align(
+            input,
+            rois,
+            batch_indices,
+            mode=mode,
+            coordinate_transformation_mode=coordinate_transformation_mode,
+            output_height=output_height,
+            output_width=output_width,
+            sampling_ratio=sampling_ratio,
+            spatial_scale=spatial_scale,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

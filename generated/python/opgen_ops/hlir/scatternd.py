@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.indexing import scatter_nd
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,13 +21,42 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('computation', 'enum', required=True, has_default=False, default=None, default_each=None, values=('UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2', 'COUNT')),
-        AttrSig('index_vector_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('update_window_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('inserted_window_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('scatter_dims_to_operand_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('indices_are_sorted', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig('unique_indices', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
+        AttrSig(
+            'computation',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
+                'COUNT',
+            ),
+        ),
+        AttrSig(
+            'index_vector_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'update_window_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'inserted_window_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
+        AttrSig(
+            'scatter_dims_to_operand_dims',
+            'ints',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
+        AttrSig(
+            'indices_are_sorted', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
+        AttrSig(
+            'unique_indices', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -37,21 +66,148 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double'), 'Tind': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64')},
+    type_constraints={
+        'T': (
+            'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float',
+            'double',
+        ),
+        'Tind': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64'),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('scatter_indices'), 'The valid range of index_vector_dim is [0, rank of scatter_indices].'),
-        Check('C2', lambda c: list(c.attr('update_window_dims')) == sorted(c.attr('update_window_dims')) and c.unique(c.attr('update_window_dims')) and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims'))), 'update_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of updates) (XLA Scatter).'),
-        Check('C3', lambda c: list(c.attr('inserted_window_dims')) == sorted(c.attr('inserted_window_dims')) and c.unique(c.attr('inserted_window_dims')) and all((0 <= d < c.rank('input') for d in c.attr('inserted_window_dims'))), 'inserted_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of input) (XLA Scatter).'),
-        Check('C4', lambda c: c.rank('input') == len(c.attr('update_window_dims')) + len(c.attr('inserted_window_dims')), 'The rank of input equals the size of update_window_dims plus the size of inserted_window_dims: the update dimensions and the inserted dimensions together make up the full slice dimensions.'),
-        Check('C5', lambda c: len(c.attr('scatter_dims_to_operand_dims')) == (c.shape('scatter_indices')[c.attr('index_vector_dim')] if c.attr('index_vector_dim') < c.rank('scatter_indices') else 1), 'The size of scatter_dims_to_operand_dims equals index_size, the size of scatter_indices along index_vector_dim (index_size is 1 when index_vector_dim equals the rank of scatter_indices).'),
-        Check('C6', lambda c: all((0 <= d < c.rank('input') for d in c.attr('scatter_dims_to_operand_dims'))) and c.unique(c.attr('scatter_dims_to_operand_dims')), 'Every value of scatter_dims_to_operand_dims is a dimension of input, in [0, rank of input), and the values are distinct (XLA: the map is one-to-one).'),
-        Check('C7', lambda c: c.rank('updates') == len(c.attr('update_window_dims')) + c.rank('scatter_indices') - (1 if c.attr('index_vector_dim') < c.rank('scatter_indices') else 0), 'The dimensions of updates consist of the batch dimensions and update_window_dims: its rank equals the size of update_window_dims plus the number of batch dimensions of scatter_indices (its dimensions other than the index dimension).'),
-        Check('C8', lambda c: all((c.shape('updates')[c.attr('update_window_dims')[k]] <= c.shape('input')[sorted(set(c.range(c.rank('input'))) - set(c.attr('inserted_window_dims')))[k]] for k in c.range(len(c.attr('update_window_dims'))))), 'The sizes of updates along update_window_dims do not exceed the sizes of the corresponding dimensions of input once the inserted_window_dims are removed (XLA Scatter).', when=lambda c: c.rank('input') == len(c.attr('update_window_dims')) + len(c.attr('inserted_window_dims')) and c.unique(c.attr('inserted_window_dims')) and all((0 <= d < c.rank('input') for d in c.attr('inserted_window_dims'))) and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims')))),
-        Check('C9', lambda c: all((c.shape('updates')[sorted(set(c.range(c.rank('updates'))) - set(c.attr('update_window_dims')))[k]] == c.shape('scatter_indices')[sorted(set(c.range(c.rank('scatter_indices'))) - set([c.attr('index_vector_dim')]))[k]] for k in c.range(c.rank('updates') - len(c.attr('update_window_dims'))))), 'The sizes of the batch dimensions of updates (the dimensions not in update_window_dims, in ascending order) equal, in order, the sizes of the dimensions of scatter_indices, skipping index_vector_dim (XLA Scatter).', when=lambda c: c.rank('updates') == len(c.attr('update_window_dims')) + c.rank('scatter_indices') - (1 if c.attr('index_vector_dim') < c.rank('scatter_indices') else 0) and c.unique(c.attr('update_window_dims')) and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims')))),
-        Check('C11', lambda c: c.attr('computation') not in ('AND', 'OR', 'XOR') or c.dtype('input') in ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64'), 'AND, OR and XOR are bitwise and apply to integer types only (see note computations).'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('scatter_indices'),
+            'The valid range of index_vector_dim is [0, rank of scatter_indices].',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                list(c.attr('update_window_dims')) == sorted(c.attr('update_window_dims'))
+                and c.unique(c.attr('update_window_dims'))
+                and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims')))
+            ),
+            (
+                'update_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of '
+                'updates) (XLA Scatter).'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                list(c.attr('inserted_window_dims')) == sorted(c.attr('inserted_window_dims'))
+                and c.unique(c.attr('inserted_window_dims'))
+                and all((0 <= d < c.rank('input') for d in c.attr('inserted_window_dims')))
+            ),
+            (
+                'inserted_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of '
+                'input) (XLA Scatter).'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: c.rank('input') == len(c.attr('update_window_dims')) + len(c.attr('inserted_window_dims')),
+            (
+                'The rank of input equals the size of update_window_dims plus the size of inserted_window_dims: the '
+                'update dimensions and the inserted dimensions together make up the full slice dimensions.'
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scatter_dims_to_operand_dims')) == (
+                c.shape('scatter_indices')[c.attr('index_vector_dim')]
+                if c.attr('index_vector_dim') < c.rank('scatter_indices')
+                else 1
+            ),
+            (
+                'The size of scatter_dims_to_operand_dims equals index_size, the size of scatter_indices along '
+                'index_vector_dim (index_size is 1 when index_vector_dim equals the rank of scatter_indices).'
+            ),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                all((0 <= d < c.rank('input') for d in c.attr('scatter_dims_to_operand_dims')))
+                and c.unique(c.attr('scatter_dims_to_operand_dims'))
+            ),
+            (
+                'Every value of scatter_dims_to_operand_dims is a dimension of input, in [0, rank of input), and the '
+                'values are distinct (XLA: the map is one-to-one).'
+            ),
+        ),
+        Check(
+            'C7',
+            lambda c: c.rank('updates') == len(c.attr('update_window_dims')) + c.rank('scatter_indices') - (
+                1
+                if c.attr('index_vector_dim') < c.rank('scatter_indices')
+                else 0
+            ),
+            (
+                'The dimensions of updates consist of the batch dimensions and update_window_dims: its rank equals the '
+                'size of update_window_dims plus the number of batch dimensions of scatter_indices (its dimensions '
+                'other than the index dimension).'
+            ),
+        ),
+        Check(
+            'C8',
+            lambda c: all(
+                c.shape('updates')[c.attr('update_window_dims')[k]] <= c.shape('input')[sorted(
+                    set(c.range(c.rank('input'))) - set(c.attr('inserted_window_dims')),
+                )[k]]
+                for k in c.range(len(c.attr('update_window_dims')))
+            ),
+            (
+                'The sizes of updates along update_window_dims do not exceed the sizes of the corresponding dimensions '
+                'of input once the inserted_window_dims are removed (XLA Scatter).'
+            ),
+            when=lambda c: (
+                c.rank('input') == len(c.attr('update_window_dims')) + len(c.attr('inserted_window_dims'))
+                and c.unique(c.attr('inserted_window_dims'))
+                and all((0 <= d < c.rank('input') for d in c.attr('inserted_window_dims')))
+                and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims')))
+            ),
+        ),
+        Check(
+            'C9',
+            lambda c: all(
+                (
+                    c.shape('updates')[sorted(set(c.range(c.rank('updates'))) - set(c.attr('update_window_dims')))[k]]
+                    == c.shape('scatter_indices')[sorted(
+                        set(c.range(c.rank('scatter_indices'))) - set([c.attr('index_vector_dim')]),
+                    )[k]]
+                )
+                for k in c.range(c.rank('updates') - len(c.attr('update_window_dims')))
+            ),
+            (
+                'The sizes of the batch dimensions of updates (the dimensions not in update_window_dims, in ascending '
+                'order) equal, in order, the sizes of the dimensions of scatter_indices, skipping index_vector_dim '
+                '(XLA Scatter).'
+            ),
+            when=lambda c: (
+                c.rank('updates') == len(c.attr('update_window_dims')) + c.rank('scatter_indices') - (
+                    1
+                    if c.attr('index_vector_dim') < c.rank('scatter_indices')
+                    else 0
+                )
+                and c.unique(c.attr('update_window_dims'))
+                and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims')))
+            ),
+        ),
+        Check(
+            'C11',
+            lambda c: (
+                c.attr('computation') not in ('AND', 'OR', 'XOR')
+                or c.dtype('input') in ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64')
+            ),
+            'AND, OR and XOR are bitwise and apply to integer types only (see note computations).',
+        ),
     ),
     rules=(
-        RuleCall('C10', 'same_shape', {'params': ['input', 'output']}, 'The output tensor has the same shape as the input tensor.'),
+        RuleCall(
+            'C10',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The output tensor has the same shape as the input tensor.',
+        ),
     ),
 )
 
@@ -64,15 +220,52 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-def kernel_v1(input, scatter_indices, updates, *, computation, index_vector_dim, update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims, indices_are_sorted=False, unique_indices=False):
+def kernel_v1(
+    input,
+    scatter_indices,
+    updates,
+    *,
+    computation,
+    index_vector_dim,
+    update_window_dims,
+    inserted_window_dims,
+    scatter_dims_to_operand_dims,
+    indices_are_sorted=False,
+    unique_indices=False,
+):
     'Reference kernel of hlir.ScatterND@1: calls opgen.runtime.kernels.indexing.scatter_nd.'
     input = np.asarray(input)
     scatter_indices = np.asarray(scatter_indices)
     updates = np.asarray(updates)
-    problems = validate_v1((input, scatter_indices, updates,), {'computation': computation, 'index_vector_dim': index_vector_dim, 'update_window_dims': update_window_dims, 'inserted_window_dims': inserted_window_dims, 'scatter_dims_to_operand_dims': scatter_dims_to_operand_dims, 'indices_are_sorted': indices_are_sorted, 'unique_indices': unique_indices}, None)
+    problems = validate_v1(
+        (input, scatter_indices, updates),
+        {
+            'computation': computation,
+            'index_vector_dim': index_vector_dim,
+            'update_window_dims': update_window_dims,
+            'inserted_window_dims': inserted_window_dims,
+            'scatter_dims_to_operand_dims': scatter_dims_to_operand_dims,
+            'indices_are_sorted': indices_are_sorted,
+            'unique_indices': unique_indices,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('indexing.scatter_nd', (input, scatter_indices, updates,), {'computation': computation, 'index_vector_dim': index_vector_dim, 'update_window_dims': update_window_dims, 'inserted_window_dims': inserted_window_dims, 'scatter_dims_to_operand_dims': scatter_dims_to_operand_dims, 'indices_are_sorted': indices_are_sorted, 'unique_indices': unique_indices})
+    return as_outputs(
+        scatter_nd(
+            input,
+            scatter_indices,
+            updates,
+            computation=computation,
+            index_vector_dim=index_vector_dim,
+            update_window_dims=update_window_dims,
+            inserted_window_dims=inserted_window_dims,
+            scatter_dims_to_operand_dims=scatter_dims_to_operand_dims,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

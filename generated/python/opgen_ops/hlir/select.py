@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import select
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Select'
@@ -30,11 +30,24 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double', 'bfloat16')},
+    type_constraints={
+        'T': (
+            'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double',
+            'bfloat16',
+        ),
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'select', {'pred': 'pred', 'on_true': 'on_true', 'on_false': 'on_false'}, "on_true and on_false have the same shape, which is also the output's shape; pred has that same shape or is a bool scalar."),
+        RuleCall(
+            'C1',
+            'select',
+            {'pred': 'pred', 'on_true': 'on_true', 'on_false': 'on_false'},
+            (
+                "on_true and on_false have the same shape, which is also the output's shape; pred has that same shape "
+                'or is a bool scalar.'
+            ),
+        ),
     ),
 )
 
@@ -55,7 +68,7 @@ def kernel_v1(pred, on_true, on_false):
     problems = validate_v1((pred, on_true, on_false,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('binary.select', (pred, on_true, on_false,), {})
+    return as_outputs(select(pred, on_true, on_false))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.window import select_and_scatter
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,9 +21,30 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('select_type', 'string', required=True, has_default=False, default=None, default_each=None, values=('GE', 'GT', 'LE', 'LT')),
-        AttrSig('computation', 'enum', required=True, has_default=False, default=None, default_each=None, values=('UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2', 'COUNT')),
-        AttrSig('window_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'select_type',
+            'string',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=('GE', 'GT', 'LE', 'LT'),
+        ),
+        AttrSig(
+            'computation',
+            'enum',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
+                'COUNT',
+            ),
+        ),
+        AttrSig(
+            'window_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
+        ),
         AttrSig('window_strides', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
         AttrSig('padding', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
     ),
@@ -35,19 +56,69 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double')},
+    type_constraints={
+        'T': (
+            'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float',
+            'double',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('window_dimensions')) == c.rank('input'), 'The size of window_dimensions is the rank of the input tensor.'),
-        Check('C2', lambda c: len(c.attr('window_strides')) == c.rank('input'), 'The size of window_strides is the rank of the input tensor.'),
-        Check('C3', lambda c: len(c.attr('padding')) == 2 * c.rank('input'), 'padding gives the beginning and end padding of every dimension in the format [x1_begin, x2_begin…x1_end, x2_end,…], 2 * rank values in all.'),
-        Check('C4', lambda c: all((p >= 0 for p in c.attr('padding'))), 'Padding values are greater than or equal to 0.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('window_dimensions')) == c.rank('input'),
+            'The size of window_dimensions is the rank of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('window_strides')) == c.rank('input'),
+            'The size of window_strides is the rank of the input tensor.',
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('padding')) == 2 * c.rank('input'),
+            (
+                'padding gives the beginning and end padding of every dimension in the format [x1_begin, '
+                'x2_begin…x1_end, x2_end,…], 2 * rank values in all.'
+            ),
+        ),
+        Check(
+            'C4', lambda c: all((p >= 0 for p in c.attr('padding'))), 'Padding values are greater than or equal to 0.'
+        ),
         Check('C5', lambda c: all((w > 0 for w in c.attr('window_dimensions'))), 'The window sizes are positive.'),
         Check('C6', lambda c: all((s > 0 for s in c.attr('window_strides'))), 'Strides are positive.'),
         Check('C7', lambda c: c.rank('init_value') == 0, 'init_value is a scalar tensor.'),
-        Check('C8', lambda c: c.rank('source') == c.rank('input') and all((c.shape('source')[i] == (c.shape('input')[i] + c.attr('padding')[i] + c.attr('padding')[i + c.rank('input')] - c.attr('window_dimensions')[i]) // c.attr('window_strides')[i] + 1 for i in c.range(c.rank('input')))), 'source has the shape of the result of ReduceWindow on input (one source element per window position): its dimension i has size floor((size of input dimension i + xi_begin + xi_end - window_dimensions[i]) / window_strides[i]) + 1 (XLA SelectAndScatter).', when=lambda c: len(c.attr('window_dimensions')) == c.rank('input') and len(c.attr('window_strides')) == c.rank('input') and (len(c.attr('padding')) == 2 * c.rank('input')) and all((s > 0 for s in c.attr('window_strides')))),
+        Check(
+            'C8',
+            lambda c: (
+                c.rank('source') == c.rank('input')
+                and all(
+                    c.shape('source')[i] == ((
+                        c.shape('input')[i] + c.attr('padding')[i]
+                        + c.attr('padding')[i + c.rank('input')]
+                    ) - c.attr('window_dimensions')[i]) // c.attr('window_strides')[i] + 1
+                    for i in c.range(c.rank('input'))
+                )
+            ),
+            (
+                'source has the shape of the result of ReduceWindow on input (one source element per window position): '
+                'its dimension i has size floor((size of input dimension i + xi_begin + xi_end - window_dimensions[i]) '
+                '/ window_strides[i]) + 1 (XLA SelectAndScatter).'
+            ),
+            when=lambda c: (
+                len(c.attr('window_dimensions')) == c.rank('input')
+                and len(c.attr('window_strides')) == c.rank('input')
+                and (len(c.attr('padding')) == 2 * c.rank('input'))
+                and all((s > 0 for s in c.attr('window_strides')))
+            ),
+        ),
     ),
     rules=(
-        RuleCall('C9', 'same_shape', {'params': ['input', 'output']}, 'The output tensor has the same shape as the input tensor.'),
+        RuleCall(
+            'C9',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The output tensor has the same shape as the input tensor.',
+        ),
     ),
 )
 
@@ -65,10 +136,31 @@ def kernel_v1(input, source, init_value, *, select_type, computation, window_dim
     input = np.asarray(input)
     source = np.asarray(source)
     init_value = np.asarray(init_value)
-    problems = validate_v1((input, source, init_value,), {'select_type': select_type, 'computation': computation, 'window_dimensions': window_dimensions, 'window_strides': window_strides, 'padding': padding}, None)
+    problems = validate_v1(
+        (input, source, init_value),
+        {
+            'select_type': select_type,
+            'computation': computation,
+            'window_dimensions': window_dimensions,
+            'window_strides': window_strides,
+            'padding': padding,
+        },
+        None,
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('window.select_and_scatter', (input, source, init_value,), {'select_type': select_type, 'computation': computation, 'window_dimensions': window_dimensions, 'window_strides': window_strides, 'padding': padding})
+    return as_outputs(
+        select_and_scatter(
+            input,
+            source,
+            init_value,
+            select_type=select_type,
+            computation=computation,
+            window_dimensions=window_dimensions,
+            window_strides=window_strides,
+            padding=padding,
+        ),
+    )
 
 
 VALIDATORS = {1: validate_v1}

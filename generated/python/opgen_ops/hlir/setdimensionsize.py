@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import set_dimension_size
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -30,13 +30,34 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('dimension') < c.rank('input'), 'dimension is a value in the interval [0, n), where n is the rank of the input tensor.'),
-        Check('C2', lambda c: c.rank('size') == 0, 'size is a scalar (XLA: an int32 scalar giving the runtime dynamic size).'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('dimension') < c.rank('input'),
+            'dimension is a value in the interval [0, n), where n is the rank of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('size') == 0,
+            'size is a scalar (XLA: an int32 scalar giving the runtime dynamic size).',
+        ),
     ),
     rules=(
-        RuleCall('C3', 'same_shape', {'params': ['input', 'output']}, 'The output tensor has the same (static) shape as the input tensor; only the dynamic size of dimension is set to size (XLA passes the operand through, and the compiler tracks the dynamic dimension).'),
+        RuleCall(
+            'C3',
+            'same_shape',
+            {'params': ['input', 'output']},
+            (
+                'The output tensor has the same (static) shape as the input tensor; only the dynamic size of dimension '
+                'is set to size (XLA passes the operand through, and the compiler tracks the dynamic dimension).'
+            ),
+        ),
     ),
 )
 
@@ -56,7 +77,7 @@ def kernel_v1(input, size, *, dimension):
     problems = validate_v1((input, size,), {'dimension': dimension}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.set_dimension_size', (input, size,), {'dimension': dimension})
+    return as_outputs(set_dimension_size(input, size, dimension=dimension))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import shape_of
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Shape'
@@ -30,10 +31,30 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'To': ('int64',)},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'To': ('int64',),
+    },
     checks=(
         Check('C1', lambda c: c.rank('output') == 1, 'The output is a 1-D tensor.'),
-        Check('C2', lambda c: c.shape('output')[0] == max(0, min(c.rank('input'), c.attr('end') + c.rank('input') if c.attr('end') < 0 else c.attr('end')) - max(0, min(c.rank('input'), c.attr('start') + c.rank('input') if c.attr('start') < 0 else c.attr('start')))), "The output length is the number of axes in the slice [start, end): negative values have the input's rank added, then start and end are clamped to [0, rank] (as in ONNX Shape); so the default end = 1024 includes all axes up to the last one."),
+        Check(
+            'C2',
+            lambda c: c.shape('output')[0] == max(
+                0,
+                min(c.rank('input'), c.attr('end') + c.rank('input') if c.attr('end') < 0 else c.attr('end')) - max(
+                    0,
+                    min(c.rank('input'), c.attr('start') + c.rank('input') if c.attr('start') < 0 else c.attr('start')),
+                ),
+            ),
+            (
+                "The output length is the number of axes in the slice [start, end): negative values have the input's "
+                'rank added, then start and end are clamped to [0, rank] (as in ONNX Shape); so the default end = 1024 '
+                'includes all axes up to the last one.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -55,7 +76,7 @@ def kernel_v1(input, *, start=0, end=1024, output_dtype=None):
     problems = validate_v1((input,), {'start': start, 'end': end}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.shape_of', (input,), {'start': start, 'end': end, 'output_dtype': output_out})
+    return as_outputs(shape_of(input, start=start, end=end, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import shift_left
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ShiftLeft'
@@ -33,7 +33,12 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['lhs', 'rhs']}, 'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['lhs', 'rhs']},
+            'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).',
+        ),
     ),
 )
 
@@ -53,7 +58,7 @@ def kernel_v1(lhs, rhs):
     problems = validate_v1((lhs, rhs,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('binary.shift_left', (lhs, rhs,), {})
+    return as_outputs(shift_left(lhs, rhs))
 
 
 VALIDATORS = {1: validate_v1}

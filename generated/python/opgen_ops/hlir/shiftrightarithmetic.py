@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ShiftRightArithmetic'
@@ -33,7 +32,12 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['lhs', 'rhs']}, 'lhs and rhs have the same shape (like ShiftLeft, the op has no broadcast_dimensions attribute).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['lhs', 'rhs']},
+            'lhs and rhs have the same shape (like ShiftLeft, the op has no broadcast_dimensions attribute).',
+        ),
     ),
 )
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import size
+from opgen.runtime.validation import ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Size'
@@ -51,7 +52,7 @@ def kernel_v1(input, *, output_dtype=None):
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.size', (input,), {'output_dtype': output_out})
+    return as_outputs(size(input, output_dtype=output_out))
 
 
 VALIDATORS = {1: validate_v1}

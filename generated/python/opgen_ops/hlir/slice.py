@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import slice_
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Slice'
@@ -31,13 +31,36 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('start_indices')) == c.rank('input'), 'start_indices is a list of N integers, N = rank.'),
-        Check('C2', lambda c: len(c.attr('limit_indices')) == c.rank('input'), 'limit_indices is a list of N integers, N = rank.'),
+        Check(
+            'C1',
+            lambda c: len(c.attr('start_indices')) == c.rank('input'),
+            'start_indices is a list of N integers, N = rank.',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('limit_indices')) == c.rank('input'),
+            'limit_indices is a list of N integers, N = rank.',
+        ),
         Check('C3', lambda c: len(c.attr('strides')) == c.rank('input'), 'strides is a list of N integers, N = rank.'),
         Check('C4', lambda c: all((s > 0 for s in c.attr('strides'))), 'strides > 0.'),
-        Check('C5', lambda c: all((0 <= c.attr('start_indices')[i] <= c.attr('limit_indices')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))), "In each dimension 0 <= start_indices[i] <= limit_indices[i] <= the size of that dimension (XLA Slice's requirement; the slice range is [start, end))."),
+        Check(
+            'C5',
+            lambda c: all(
+                0 <= c.attr('start_indices')[i] <= c.attr('limit_indices')[i] <= c.shape('input')[i]
+                for i in c.range(c.rank('input'))
+            ),
+            (
+                'In each dimension 0 <= start_indices[i] <= limit_indices[i] <= the size of that dimension (XLA '
+                "Slice's requirement; the slice range is [start, end))."
+            ),
+        ),
     ),
     rules=(
     ),
@@ -55,10 +78,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, start_indices, limit_indices, strides):
     'Reference kernel of hlir.Slice@1: calls opgen.runtime.kernels.data_movement.slice_.'
     input = np.asarray(input)
-    problems = validate_v1((input,), {'start_indices': start_indices, 'limit_indices': limit_indices, 'strides': strides}, None)
+    problems = validate_v1(
+        (input,), {'start_indices': start_indices, 'limit_indices': limit_indices, 'strides': strides}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.slice_', (input,), {'start_indices': start_indices, 'limit_indices': limit_indices, 'strides': strides})
+    return as_outputs(slice_(input, start_indices=start_indices, limit_indices=limit_indices, strides=strides))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import slice_in_dim
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SliceInDim'
@@ -32,10 +32,23 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: 0 <= c.attr('dimno') < c.rank('input'), 'dimno is a dimension of the input tensor, in [0, r-1], where r is the rank of the input tensor.'),
-        Check('C2', lambda c: 0 <= c.attr('start_index') <= c.attr('limit_index') <= c.shape('input')[c.attr('dimno')], '0 <= start_index <= limit_index <= the size of dimension dimno.'),
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('dimno') < c.rank('input'),
+            'dimno is a dimension of the input tensor, in [0, r-1], where r is the rank of the input tensor.',
+        ),
+        Check(
+            'C2',
+            lambda c: 0 <= c.attr('start_index') <= c.attr('limit_index') <= c.shape('input')[c.attr('dimno')],
+            '0 <= start_index <= limit_index <= the size of dimension dimno.',
+        ),
         Check('C3', lambda c: c.attr('stride') > 0, 'stride > 0.'),
     ),
     rules=(
@@ -54,10 +67,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, start_index, limit_index, stride, dimno):
     'Reference kernel of hlir.SliceInDim@1: calls opgen.runtime.kernels.data_movement.slice_in_dim.'
     input = np.asarray(input)
-    problems = validate_v1((input,), {'start_index': start_index, 'limit_index': limit_index, 'stride': stride, 'dimno': dimno}, None)
+    problems = validate_v1(
+        (input,), {'start_index': start_index, 'limit_index': limit_index, 'stride': stride, 'dimno': dimno}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.slice_in_dim', (input,), {'start_index': start_index, 'limit_index': limit_index, 'stride': stride, 'dimno': dimno})
+    return as_outputs(slice_in_dim(input, start_index=start_index, limit_index=limit_index, stride=stride, dimno=dimno))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.activation import softmax
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Softmax'
@@ -34,7 +34,11 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float16', 'float', 'double')},
     checks=(
-        Check('C1', lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1, 'axis must lie in [-r, r-1], where r is the rank of the input tensor.'),
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1,
+            'axis must lie in [-r, r-1], where r is the rank of the input tensor.',
+        ),
     ),
     rules=(
     ),
@@ -52,10 +56,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, axis=-1, accurate=False, logarithmic=False, epsilon=0.0):
     'Reference kernel of hlir.Softmax@1: calls opgen.runtime.kernels.activation.softmax.'
     input = np.asarray(input)
-    problems = validate_v1((input,), {'axis': axis, 'accurate': accurate, 'logarithmic': logarithmic, 'epsilon': epsilon}, None)
+    problems = validate_v1(
+        (input,), {'axis': axis, 'accurate': accurate, 'logarithmic': logarithmic, 'epsilon': epsilon}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('activation.softmax', (input,), {'axis': axis, 'accurate': accurate, 'logarithmic': logarithmic, 'epsilon': epsilon})
+    return as_outputs(softmax(input, axis=axis, accurate=accurate, logarithmic=logarithmic, epsilon=epsilon))
 
 
 VALIDATORS = {1: validate_v1}

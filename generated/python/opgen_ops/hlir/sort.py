@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.ordering import sort
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Sort'
@@ -31,11 +31,21 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'variadic', homogeneous=True, min_arity=1),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'sort', {'inputs': 'inputs', 'attribute': 'dimension'}, "All input tensors have the same shape (required by XLA's Sort), and dimension is one of their dimensions, in [0, r-1]."),
+        RuleCall(
+            'C1',
+            'sort',
+            {'inputs': 'inputs', 'attribute': 'dimension'},
+            (
+                "All input tensors have the same shape (required by XLA's Sort), and dimension is one of their "
+                'dimensions, in [0, r-1].'
+            ),
+        ),
     ),
 )
 
@@ -51,10 +61,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(*variadic, dimension, descending, is_stable):
     'Reference kernel of hlir.Sort@1: calls opgen.runtime.kernels.ordering.sort.'
     variadic = [np.asarray(x) for x in variadic]
-    problems = validate_v1((*variadic,), {'dimension': dimension, 'descending': descending, 'is_stable': is_stable}, None)
+    problems = validate_v1(
+        (*variadic,), {'dimension': dimension, 'descending': descending, 'is_stable': is_stable}, None
+    )
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('ordering.sort', (*_kernels.split_variadic(variadic, 0, 1),), {'dimension': dimension, 'descending': descending, 'is_stable': is_stable})
+    return as_outputs(
+        sort(*split_variadic(variadic, 0, 1), dimension=dimension, descending=descending, is_stable=is_stable),
+    )
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import space_to_depth
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SpaceToDepth'
@@ -31,13 +31,32 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives the two dimensions of height and width.'),
-        Check('C2', lambda c: all((0 <= d < c.rank('input') for d in c.attr('space_dims'))) and c.unique(c.attr('space_dims')), 'The dimensions in space_dims are distinct dimensions of the input tensor.'),
-        Check('C3', lambda c: 0 <= c.attr('depth_dim') < c.rank('input') and c.attr('depth_dim') not in c.attr('space_dims'), 'depth_dim is a dimension of the input tensor other than the height and width dimensions.'),
+        Check(
+            'C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives the two dimensions of height and width.'
+        ),
+        Check(
+            'C2',
+            lambda c: all((0 <= d < c.rank('input') for d in c.attr('space_dims'))) and c.unique(c.attr('space_dims')),
+            'The dimensions in space_dims are distinct dimensions of the input tensor.',
+        ),
+        Check(
+            'C3',
+            lambda c: 0 <= c.attr('depth_dim') < c.rank('input') and c.attr('depth_dim') not in c.attr('space_dims'),
+            'depth_dim is a dimension of the input tensor other than the height and width dimensions.',
+        ),
         Check('C4', lambda c: c.attr('blocksize') > 0, 'blocksize is positive.'),
-        Check('C5', lambda c: all((c.shape('input')[d] % c.attr('blocksize') == 0 for d in c.attr('space_dims'))), 'The sizes of height and width are divisible by blocksize (required by ONNX SpaceToDepth).'),
+        Check(
+            'C5',
+            lambda c: all((c.shape('input')[d] % c.attr('blocksize') == 0 for d in c.attr('space_dims'))),
+            'The sizes of height and width are divisible by blocksize (required by ONNX SpaceToDepth).',
+        ),
     ),
     rules=(
     ),
@@ -58,7 +77,7 @@ def kernel_v1(input, *, space_dims, blocksize, depth_dim):
     problems = validate_v1((input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.space_to_depth', (input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim})
+    return as_outputs(space_to_depth(input, space_dims=space_dims, blocksize=blocksize, depth_dim=depth_dim))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import squeeze
+from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Squeeze'
@@ -29,12 +29,31 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'Ta': ('int32', 'int64')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'Ta': ('int32', 'int64'),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('axes') == 1, 'axes is a one-dimensional list of dimension indices.', when=lambda c: c.has('axes')),
+        Check(
+            'C1',
+            lambda c: c.rank('axes') == 1,
+            'axes is a one-dimensional list of dimension indices.',
+            when=lambda c: c.has('axes'),
+        ),
     ),
     rules=(
-        RuleCall('C2', 'squeeze_axes', {'input': 'input', 'axes': 'axes'}, 'Every value in axes lies in [-r,r-1] (r=rank(input)), the values are distinct after normalisation, and each dimension they name has size 1.'),
+        RuleCall(
+            'C2',
+            'squeeze_axes',
+            {'input': 'input', 'axes': 'axes'},
+            (
+                'Every value in axes lies in [-r,r-1] (r=rank(input)), the values are distinct after normalisation, '
+                'and each dimension they name has size 1.'
+            ),
+        ),
     ),
 )
 
@@ -54,7 +73,7 @@ def kernel_v1(input, axes=None):
     problems = validate_v1((input, axes,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.squeeze', (input, axes,), {})
+    return as_outputs(squeeze(input, axes))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Sub'
@@ -29,11 +28,18 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'same_shape', {'params': ['lhs', 'rhs']}, 'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).'),
+        RuleCall(
+            'C1',
+            'same_shape',
+            {'params': ['lhs', 'rhs']},
+            'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).',
+        ),
     ),
 )
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import tile
+from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Tile'
@@ -29,9 +29,19 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'T1': ('int64',)},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'T1': ('int64',),
+    },
     checks=(
-        Check('C1', lambda c: c.rank('repeats') == 1 and c.numel('repeats') == c.rank('input'), "repeats is a one-dimensional tensor whose length equals the input's number of dimensions."),
+        Check(
+            'C1',
+            lambda c: c.rank('repeats') == 1 and c.numel('repeats') == c.rank('input'),
+            "repeats is a one-dimensional tensor whose length equals the input's number of dimensions.",
+        ),
     ),
     rules=(
     ),
@@ -53,7 +63,7 @@ def kernel_v1(input, repeats):
     problems = validate_v1((input, repeats,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.tile', (input, repeats,), {})
+    return as_outputs(tile(input, repeats))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.ordering import topk
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -33,13 +33,30 @@ SIGNATURE_V1 = Signature(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
         ParamSig('indices', 'tensor(int64)', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double')},
+    type_constraints={
+        'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
+    },
     checks=(
-        Check('C1', lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1, 'axis is a dimension of the input tensor, in [-r, r-1] (as in the cited ONNX TopK), where r is the rank of the input tensor.'),
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1,
+            (
+                'axis is a dimension of the input tensor, in [-r, r-1] (as in the cited ONNX TopK), where r is the '
+                'rank of the input tensor.'
+            ),
+        ),
         Check('C2', lambda c: c.rank('k') == 1 and c.numel('k') == 1, 'k is a 1-D tensor holding a single value.'),
     ),
     rules=(
-        RuleCall('C3', 'topk_k', {'input': 'input', 'k': 'k', 'attribute': 'axis'}, 'The value in k is positive and no larger than the size of the input tensor along axis (required by ONNX TopK).'),
+        RuleCall(
+            'C3',
+            'topk_k',
+            {'input': 'input', 'k': 'k', 'attribute': 'axis'},
+            (
+                'The value in k is positive and no larger than the size of the input tensor along axis (required by '
+                'ONNX TopK).'
+            ),
+        ),
     ),
 )
 
@@ -59,7 +76,7 @@ def kernel_v1(input, k, *, axis, sorted=True, largest=True):
     problems = validate_v1((input, k,), {'axis': axis, 'sorted': sorted, 'largest': largest}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('ordering.topk', (input, k,), {'axis': axis, 'sorted': sorted, 'largest': largest})
+    return as_outputs(topk(input, k, axis=axis, sorted=sorted, largest=largest))
 
 
 VALIDATORS = {1: validate_v1}

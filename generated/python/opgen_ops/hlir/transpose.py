@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import transpose
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Transpose'
@@ -29,9 +29,21 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
-        Check('C1', lambda c: len(c.attr('permutation')) == c.rank('input') and sorted(c.attr('permutation')) == list(c.range(c.rank('input'))), 'permutation is a permutation of 0 to r-1, where r is the rank of the input tensor.'),
+        Check(
+            'C1',
+            lambda c: (
+                len(c.attr('permutation')) == c.rank('input')
+                and sorted(c.attr('permutation')) == list(c.range(c.rank('input')))
+            ),
+            'permutation is a permutation of 0 to r-1, where r is the rank of the input tensor.',
+        ),
     ),
     rules=(
     ),
@@ -52,7 +64,7 @@ def kernel_v1(input, *, permutation):
     problems = validate_v1((input,), {'permutation': permutation}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.transpose', (input,), {'permutation': permutation})
+    return as_outputs(transpose(input, permutation=permutation))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import trilu
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Trilu'
@@ -30,7 +30,12 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
         Check('C1', lambda c: c.rank('input') >= 2, 'The input tensor has rank>=2.'),
     ),
@@ -53,7 +58,7 @@ def kernel_v1(input, *, upper, k):
     problems = validate_v1((input,), {'upper': upper, 'k': k}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.trilu', (input,), {'upper': upper, 'k': k})
+    return as_outputs(trilu(input, upper=upper, k=k))
 
 
 VALIDATORS = {1: validate_v1}

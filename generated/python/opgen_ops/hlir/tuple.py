@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.data_movement import tuple_
+from opgen.runtime.validation import ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Tuple'
@@ -28,7 +28,12 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'variadic', homogeneous=False, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
     ),
     rules=(
@@ -50,7 +55,7 @@ def kernel_v1(*variadic):
     problems = validate_v1((*variadic,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.tuple_', (*_kernels.split_variadic(variadic, 0, 1),), {})
+    return as_outputs(tuple_(*split_variadic(variadic, 0, 1)))
 
 
 VALIDATORS = {1: validate_v1}

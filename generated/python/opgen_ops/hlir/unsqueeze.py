@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import unsqueeze
+from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Unsqueeze'
@@ -29,12 +29,26 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'single', homogeneous=True, min_arity=0),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128'), 'Ta': ('int32', 'int64')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+        'Ta': ('int32', 'int64'),
+    },
     checks=(
         Check('C1', lambda c: c.rank('axes') == 1, 'axes is a one-dimensional list of dimension indices.'),
     ),
     rules=(
-        RuleCall('C2', 'unsqueeze_axes', {'input': 'input', 'axes': 'axes'}, "Every value in axes lies in [-r, r-1], where r = rank(input) + len(axes) is the output's rank, and the values are distinct after normalisation (required by ONNX Unsqueeze)."),
+        RuleCall(
+            'C2',
+            'unsqueeze_axes',
+            {'input': 'input', 'axes': 'axes'},
+            (
+                "Every value in axes lies in [-r, r-1], where r = rank(input) + len(axes) is the output's rank, and "
+                'the values are distinct after normalisation (required by ONNX Unsqueeze).'
+            ),
+        ),
     ),
 )
 
@@ -54,7 +68,7 @@ def kernel_v1(input, axes):
     problems = validate_v1((input, axes,), {}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('data_movement.unsqueeze', (input, axes,), {})
+    return as_outputs(unsqueeze(input, axes))
 
 
 VALIDATORS = {1: validate_v1}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.control_flow import while_
+from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.While'
@@ -30,7 +30,12 @@ SIGNATURE_V1 = Signature(
     outputs=(
         ParamSig('output', 'T', 'variadic', homogeneous=False, min_arity=1),
     ),
-    type_constraints={'T': ('bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double', 'complex64', 'complex128')},
+    type_constraints={
+        'T': (
+            'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
+            'float', 'double', 'complex64', 'complex128',
+        ),
+    },
     checks=(
     ),
     rules=(
@@ -52,7 +57,7 @@ def kernel_v1(*variadic, condition, body):
     problems = validate_v1((*variadic,), {'condition': condition, 'body': body}, None)
     if problems:
         raise ValidationError(problems)
-    return _kernels.call('control_flow.while_', (*_kernels.split_variadic(variadic, 0, 1),), {'condition': condition, 'body': body})
+    return as_outputs(while_(*split_variadic(variadic, 0, 1), condition=condition, body=body))
 
 
 VALIDATORS = {1: validate_v1}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -21,7 +20,15 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('broadcast_dimensions', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'broadcast_dimensions',
+            'ints',
+            required=False,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(),
+        ),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),
@@ -32,10 +39,29 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('bool',)},
     checks=(
-        Check('C2', lambda c: c.unique(c.attr('broadcast_dimensions')) and all((0 <= d < max(c.rank('lhs'), c.rank('rhs')) for d in c.attr('broadcast_dimensions'))), 'The dimensions in broadcast_dimensions are distinct and are all dimensions of the higher-rank operand.', when=lambda c: c.has('broadcast_dimensions')),
+        Check(
+            'C2',
+            lambda c: (
+                c.unique(c.attr('broadcast_dimensions'))
+                and all((0 <= d < max(c.rank('lhs'), c.rank('rhs')) for d in c.attr('broadcast_dimensions')))
+            ),
+            'The dimensions in broadcast_dimensions are distinct and are all dimensions of the higher-rank operand.',
+            when=lambda c: c.has('broadcast_dimensions'),
+        ),
     ),
     rules=(
-        RuleCall('C1', 'xla_broadcast_dimensions', {'lhs': 'lhs', 'rhs': 'rhs', 'attribute': 'broadcast_dimensions'}, 'lhs and rhs have equal ranks, with each pair of dimension sizes equal or containing a 1 (broadcast_dimensions absent or the identity); or the lower-rank operand is a scalar; or broadcast_dimensions maps the dimensions of the lower-rank operand, in increasing order, to dimensions of the higher-rank operand, where corresponding sizes are equal or one of them is 1 (see note xla_broadcasting).'),
+        RuleCall(
+            'C1',
+            'xla_broadcast_dimensions',
+            {'lhs': 'lhs', 'rhs': 'rhs', 'attribute': 'broadcast_dimensions'},
+            (
+                'lhs and rhs have equal ranks, with each pair of dimension sizes equal or containing a 1 '
+                '(broadcast_dimensions absent or the identity); or the lower-rank operand is a scalar; or '
+                'broadcast_dimensions maps the dimensions of the lower-rank operand, in increasing order, to '
+                'dimensions of the higher-rank operand, where corresponding sizes are equal or one of them is 1 (see '
+                'note xla_broadcasting).'
+            ),
+        ),
     ),
 )
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.PReLU'
@@ -21,8 +20,24 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('data_format', 'string', required=False, has_default=True, default='NXC', default_each=None, values=('NCX', 'NXC')),
-        AttrSig('per_channel_broadcast', 'bool', required=False, has_default=True, default=True, default_each=None, values=()),
+        AttrSig(
+            'data_format',
+            'string',
+            required=False,
+            has_default=True,
+            default='NXC',
+            default_each=None,
+            values=('NCX', 'NXC'),
+        ),
+        AttrSig(
+            'per_channel_broadcast',
+            'bool',
+            required=False,
+            has_default=True,
+            default=True,
+            default_each=None,
+            values=(),
+        ),
     ),
     inputs=(
         ParamSig('src', 'T', 'single', homogeneous=True, min_arity=0),
@@ -35,7 +50,18 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'onednn_prelu_slope', {'source': 'slope', 'target': 'src'}, "Only slope broadcasts, uni-directionally to src, by one of three rules: (1) slope is 1D, per_channel_broadcast is true, and its length equals src's channel dimension; (2) slope is 1D, per_channel_broadcast is false, and its length equals src's rightmost dimension; (3) slope is nD and, from the rightmost dimension, src.shape_i == slope.shape_i or slope.shape_i == 1 or slope dimension i is empty."),
+        RuleCall(
+            'C1',
+            'onednn_prelu_slope',
+            {'source': 'slope', 'target': 'src'},
+            (
+                'Only slope broadcasts, uni-directionally to src, by one of three rules: (1) slope is 1D, '
+                "per_channel_broadcast is true, and its length equals src's channel dimension; (2) slope is 1D, "
+                "per_channel_broadcast is false, and its length equals src's rightmost dimension; (3) slope is nD and, "
+                'from the rightmost dimension, src.shape_i == slope.shape_i or slope.shape_i == 1 or slope dimension i '
+                'is empty.'
+            ),
+        ),
     ),
 )
 
@@ -52,7 +78,9 @@ def kernel_v1(src, slope, *, data_format='NXC', per_channel_broadcast=True):
     'Reference kernel of onednn.PReLU@1: where(src < 0, slope * src, src).'
     src = np.asarray(src)
     slope = np.asarray(slope)
-    problems = validate_v1((src, slope,), {'data_format': data_format, 'per_channel_broadcast': per_channel_broadcast}, None)
+    problems = validate_v1(
+        (src, slope), {'data_format': data_format, 'per_channel_broadcast': per_channel_broadcast}, None
+    )
     if problems:
         raise ValidationError(problems)
     compute = _ew.compute_dtype_for(src.dtype, src.dtype)

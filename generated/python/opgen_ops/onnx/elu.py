@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Elu'
@@ -108,7 +107,9 @@ SIGNATURE_V1 = Signature(
     version=1,
     attributes=(
         AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime import kernels as _kernels
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.PRelu'
@@ -33,7 +32,12 @@ SIGNATURE_V16 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'unidirectional_broadcast', {'source': 'slope', 'target': 'X'}, 'slope must be unidirectionally broadcastable to X.'),
+        RuleCall(
+            'C1',
+            'unidirectional_broadcast',
+            {'source': 'slope', 'target': 'X'},
+            'slope must be unidirectionally broadcastable to X.',
+        ),
     ),
 )
 
@@ -78,7 +82,12 @@ SIGNATURE_V9 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'unidirectional_broadcast', {'source': 'slope', 'target': 'X'}, 'slope must be unidirectionally broadcastable to X.'),
+        RuleCall(
+            'C1',
+            'unidirectional_broadcast',
+            {'source': 'slope', 'target': 'X'},
+            'slope must be unidirectionally broadcastable to X.',
+        ),
     ),
 )
 
@@ -123,7 +132,12 @@ SIGNATURE_V7 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'unidirectional_broadcast', {'source': 'slope', 'target': 'X'}, 'slope must be unidirectionally broadcastable to X.'),
+        RuleCall(
+            'C1',
+            'unidirectional_broadcast',
+            {'source': 'slope', 'target': 'X'},
+            'slope must be unidirectionally broadcastable to X.',
+        ),
     ),
 )
 
@@ -168,7 +182,15 @@ SIGNATURE_V6 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'onnx_prelu_legacy_slope', {'source': 'slope', 'target': 'X'}, 'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally broadcastable to X.'),
+        RuleCall(
+            'C1',
+            'onnx_prelu_legacy_slope',
+            {'source': 'slope', 'target': 'X'},
+            (
+                'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally '
+                'broadcastable to X.'
+            ),
+        ),
     ),
 )
 
@@ -202,7 +224,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
+        ),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -215,7 +239,15 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
-        RuleCall('C1', 'onnx_prelu_legacy_slope', {'source': 'slope', 'target': 'X'}, 'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally broadcastable to X.'),
+        RuleCall(
+            'C1',
+            'onnx_prelu_legacy_slope',
+            {'source': 'slope', 'target': 'X'},
+            (
+                'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally '
+                'broadcastable to X.'
+            ),
+        ),
     ),
 )
 

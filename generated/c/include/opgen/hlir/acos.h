@@ -2,6 +2,7 @@
  *
  * hlir.Acos: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,17 +20,21 @@ extern "C" {
 /* hlir.Acos@1, float16:
  * output = acos(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Acos_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Acos_v1_float16(
+    const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Acos@1, float:
  * output = acos(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Acos_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, float *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Acos_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                      float *OPGEN_RESTRICT output);
 
 /* hlir.Acos@1, double:
  * output = acos(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Acos_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Acos_v1_double(
+    const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  *
  * hlir.Add: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,57 +20,90 @@ extern "C" {
 /* hlir.Add@1, uint8:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                     const uint8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                     uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, uint16:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                      const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                      const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                      uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, uint32:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                      const uint32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                      const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                      uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, uint64:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                      const uint64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                      const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                      uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, int8:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                    const int8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                    const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                    int8_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, int16:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                     const int16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                     int16_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, int32:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                     const int32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                     int32_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, int64:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                     const int64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                     int64_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, float16:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                       const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                       const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                       uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, float:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, float *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                     const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                     float *OPGEN_RESTRICT output);
 
 /* hlir.Add@1, double:
  * output = lhs + rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Add_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, double *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Add_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                      const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                      const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                      double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  *
  * hlir.Atan2: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,17 +20,23 @@ extern "C" {
 /* hlir.Atan2@1, float16:
  * output = atan2(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                         const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                         uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Atan2@1, float:
  * output = atan2(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_Atan2_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, float *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Atan2_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                       const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                       float *OPGEN_RESTRICT output);
 
 /* hlir.Atan2@1, double:
  * output = atan2(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_Atan2_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, double *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Atan2_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                        const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                        double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

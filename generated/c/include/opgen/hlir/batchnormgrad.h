@@ -20,8 +20,8 @@ typedef struct {
 
 /* hlir.BatchNormGrad@1: not implemented in C yet; returns OPGEN_ERR_NOT_IMPLEMENTED.
  * inputs: input, scale, mean, variance, grad_output; outputs: grad_input, grad_scale, grad_bias. */
-opgen_status opgen_hlir_BatchNormGrad_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs, size_t n_outputs,
-                                         const opgen_hlir_BatchNormGrad_v1_attrs *attrs);
+opgen_status opgen_hlir_BatchNormGrad_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs,
+                                         size_t n_outputs, const opgen_hlir_BatchNormGrad_v1_attrs *attrs);
 
 #ifdef __cplusplus
 }

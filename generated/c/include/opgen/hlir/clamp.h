@@ -2,6 +2,7 @@
  *
  * hlir.Clamp: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,57 +20,90 @@ extern "C" {
 /* hlir.Clamp@1, uint8:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_uint8(const uint8_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint8_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_uint8(
+    const uint8_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint8_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, uint16:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_uint16(const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_uint16(
+    const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, uint32:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_uint32(const uint32_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint32_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_uint32(
+    const uint32_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint32_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, uint64:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_uint64(const uint64_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint64_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_uint64(
+    const uint64_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint64_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, int8:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int8_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+                                      const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                      const int8_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank,
+                                      int8_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, int16:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_int16(const int16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_int16(
+    const int16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const int16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, int32:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_int32(const int32_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int32_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_int32(
+    const int32_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const int32_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, int64:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_int64(const int64_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int64_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_int64(
+    const int64_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const int64_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, float16:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_float16(const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_float16(
+    const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint16_t *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, float:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, float *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+                                       const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                       const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank,
+                                       float *OPGEN_RESTRICT output);
 
 /* hlir.Clamp@1, double:
  * output = ieee_minimum(ieee_maximum(input, min), max)
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Clamp_v1_double(const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank, const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const double *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, double *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Clamp_v1_double(
+    const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
+    const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const double *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank, double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

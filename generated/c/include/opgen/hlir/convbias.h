@@ -41,8 +41,8 @@ typedef struct {
 
 /* hlir.ConvBias@1: not implemented in C yet; returns OPGEN_ERR_NOT_IMPLEMENTED.
  * inputs: lhs, rhs, bias; outputs: output. */
-opgen_status opgen_hlir_ConvBias_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs, size_t n_outputs,
-                                    const opgen_hlir_ConvBias_v1_attrs *attrs);
+opgen_status opgen_hlir_ConvBias_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs,
+                                    size_t n_outputs, const opgen_hlir_ConvBias_v1_attrs *attrs);
 
 #ifdef __cplusplus
 }

@@ -21,8 +21,8 @@ typedef struct {
 
 /* hlir.GeneralSplit@1: not implemented in C yet; returns OPGEN_ERR_NOT_IMPLEMENTED.
  * inputs: input, split?; outputs: outputs.... */
-opgen_status opgen_hlir_GeneralSplit_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs, size_t n_outputs,
-                                        const opgen_hlir_GeneralSplit_v1_attrs *attrs);
+opgen_status opgen_hlir_GeneralSplit_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs,
+                                        size_t n_outputs, const opgen_hlir_GeneralSplit_v1_attrs *attrs);
 
 #ifdef __cplusplus
 }

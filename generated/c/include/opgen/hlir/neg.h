@@ -2,6 +2,7 @@
  *
  * hlir.Neg: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,37 +20,45 @@ extern "C" {
 /* hlir.Neg@1, float:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, float *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                     float *OPGEN_RESTRICT output);
 
 /* hlir.Neg@1, int32:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                     int32_t *OPGEN_RESTRICT output);
 
 /* hlir.Neg@1, int8:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_int8(const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_int8(const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                    int8_t *OPGEN_RESTRICT output);
 
 /* hlir.Neg@1, int16:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_int16(const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_int16(const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                     int16_t *OPGEN_RESTRICT output);
 
 /* hlir.Neg@1, int64:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                     int64_t *OPGEN_RESTRICT output);
 
 /* hlir.Neg@1, float16:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_float16(
+    const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Neg@1, double:
  * output = neg(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Neg_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Neg_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                      double *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

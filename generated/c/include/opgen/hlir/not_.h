@@ -2,6 +2,7 @@
  *
  * hlir.Not: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,7 +20,8 @@ extern "C" {
 /* hlir.Not@1, bool:
  * output = logical_not(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_Not_v1_bool(const bool *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, bool *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Not_v1_bool(const bool *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                    bool *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  *
  * hlir.PopulationCount: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,22 +20,29 @@ extern "C" {
 /* hlir.PopulationCount@1, uint8 -> int64:
  * output = popcount(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PopulationCount_v1_uint8(const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PopulationCount_v1_uint8(
+    const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.PopulationCount@1, uint16 -> int64:
  * output = popcount(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PopulationCount_v1_uint16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PopulationCount_v1_uint16(
+    const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    int64_t *OPGEN_RESTRICT output);
 
 /* hlir.PopulationCount@1, uint32 -> int64:
  * output = popcount(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PopulationCount_v1_uint32(const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PopulationCount_v1_uint32(
+    const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    int64_t *OPGEN_RESTRICT output);
 
 /* hlir.PopulationCount@1, uint64 -> int64:
  * output = popcount(input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PopulationCount_v1_uint64(const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PopulationCount_v1_uint64(
+    const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    int64_t *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  *
  * hlir.PRelu: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,37 +20,54 @@ extern "C" {
 /* hlir.PRelu@1, float16:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_float16(const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_float16(
+    const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+    uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.PRelu@1, float:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+                                       const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+                                       float *OPGEN_RESTRICT output);
 
 /* hlir.PRelu@1, double:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_double(const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_double(
+    const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT output);
 
 /* hlir.PRelu@1, uint32:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_uint32(const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_uint32(
+    const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+    uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.PRelu@1, uint64:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_uint64(const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_uint64(
+    const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+    uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.PRelu@1, int32:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_int32(const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_int32(
+    const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.PRelu@1, int64:
  * output = where(input < 0, slope * input, input)
  * Operands are dense row-major arrays with their shapes; output has the shape of input. */
-opgen_status opgen_hlir_PRelu_v1_int64(const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_PRelu_v1_int64(
+    const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
+    const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

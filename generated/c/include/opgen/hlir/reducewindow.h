@@ -29,8 +29,8 @@ typedef struct {
 
 /* hlir.ReduceWindow@1: not implemented in C yet; returns OPGEN_ERR_NOT_IMPLEMENTED.
  * inputs: inputs..., init_values...; outputs: outputs.... */
-opgen_status opgen_hlir_ReduceWindow_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs, size_t n_outputs,
-                                        const opgen_hlir_ReduceWindow_v1_attrs *attrs);
+opgen_status opgen_hlir_ReduceWindow_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs,
+                                        size_t n_outputs, const opgen_hlir_ReduceWindow_v1_attrs *attrs);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  *
  * hlir.ShiftRightLogical: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,42 +20,58 @@ extern "C" {
 /* hlir.ShiftRightLogical@1, uint8:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_uint8(
+    const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const uint8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, uint16:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_uint16(
+    const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, uint32:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_uint32(
+    const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const uint32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, uint64:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const uint64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_uint64(
+    const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const uint64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, int8:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int8_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_int8(
+    const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const int8_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int8_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, int16:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int16_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_int16(
+    const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const int16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, int32:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int32_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_int32(
+    const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const int32_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.ShiftRightLogical@1, int64:
  * output = shift_right_logical(lhs, rhs)
  * Operands are dense row-major arrays with their shapes; output has the shape of lhs. */
-opgen_status opgen_hlir_ShiftRightLogical_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const int64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int64_t *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_ShiftRightLogical_v1_int64(
+    const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+    const int64_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, int64_t *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

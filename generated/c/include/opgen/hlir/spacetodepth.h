@@ -22,8 +22,8 @@ typedef struct {
 
 /* hlir.SpaceToDepth@1: not implemented in C yet; returns OPGEN_ERR_NOT_IMPLEMENTED.
  * inputs: input; outputs: output. */
-opgen_status opgen_hlir_SpaceToDepth_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs, size_t n_outputs,
-                                        const opgen_hlir_SpaceToDepth_v1_attrs *attrs);
+opgen_status opgen_hlir_SpaceToDepth_v1(const opgen_tensor *inputs, size_t n_inputs, opgen_tensor *outputs,
+                                        size_t n_outputs, const opgen_hlir_SpaceToDepth_v1_attrs *attrs);
 
 #ifdef __cplusplus
 }

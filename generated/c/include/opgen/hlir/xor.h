@@ -2,6 +2,7 @@
  *
  * hlir.Xor: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,7 +20,10 @@ extern "C" {
 /* hlir.Xor@1, bool:
  * output = lhs ^ rhs
  * Operands are dense row-major arrays with their shapes; output has the broadcast shape of the inputs. */
-opgen_status opgen_hlir_Xor_v1_bool(const bool *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank, const bool *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank, const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len, bool *OPGEN_RESTRICT output);
+opgen_status opgen_hlir_Xor_v1_bool(const bool *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
+                                    const bool *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
+                                    const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
+                                    bool *OPGEN_RESTRICT output);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  *
  * onednn.PReLU: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,17 +20,26 @@ extern "C" {
 /* onednn.PReLU@1, float:
  * dst = where(src < 0, slope * src, src)
  * Operands are dense row-major arrays with their shapes; dst has the shape of src. */
-opgen_status opgen_onednn_PReLU_v1_float(const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, float *OPGEN_RESTRICT dst);
+opgen_status opgen_onednn_PReLU_v1_float(
+    const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
+    const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format,
+    bool per_channel_broadcast, float *OPGEN_RESTRICT dst);
 
 /* onednn.PReLU@1, bfloat16:
  * dst = where(src < 0, slope * src, src)
  * Operands are dense row-major arrays with their shapes; dst has the shape of src. */
-opgen_status opgen_onednn_PReLU_v1_bfloat16(const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *OPGEN_RESTRICT dst);
+opgen_status opgen_onednn_PReLU_v1_bfloat16(
+    const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format,
+    bool per_channel_broadcast, uint16_t *OPGEN_RESTRICT dst);
 
 /* onednn.PReLU@1, float16:
  * dst = where(src < 0, slope * src, src)
  * Operands are dense row-major arrays with their shapes; dst has the shape of src. */
-opgen_status opgen_onednn_PReLU_v1_float16(const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format, bool per_channel_broadcast, uint16_t *OPGEN_RESTRICT dst);
+opgen_status opgen_onednn_PReLU_v1_float16(
+    const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format,
+    bool per_channel_broadcast, uint16_t *OPGEN_RESTRICT dst);
 
 #ifdef __cplusplus
 }

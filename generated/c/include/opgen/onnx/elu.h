@@ -2,6 +2,7 @@
  *
  * onnx.Elu: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,52 +20,65 @@ extern "C" {
 /* onnx.Elu@22, bfloat16:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                         double alpha, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@22, double:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       double alpha, double *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@22, float:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                      double alpha, float *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@22, float16:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                        double alpha, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@6, double:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                      double alpha, double *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@6, float:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha,
+                                     float *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@6, float16:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       double alpha, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@1, double:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                      double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
+                                      double *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@1, float:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha,
+                                     const int64_t *consumed_inputs, size_t consumed_inputs_len,
+                                     float *OPGEN_RESTRICT Y);
 
 /* onnx.Elu@1, float16:
  * Y = where(X < 0, alpha * (exp(X) - 1), X)
  * Operands are dense row-major arrays with their shapes; Y has the broadcast shape of the inputs. */
-opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
+                                       uint16_t *OPGEN_RESTRICT Y);
 
 #ifdef __cplusplus
 }

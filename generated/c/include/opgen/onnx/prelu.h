@@ -2,6 +2,7 @@
  *
  * onnx.PRelu: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
@@ -19,122 +20,173 @@ extern "C" {
 /* onnx.PRelu@16, bfloat16:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_bfloat16(
+    const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, double:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_double(
+    const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, float:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_float(
+    const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, float16:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_float16(
+    const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, int32:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_int32(const int32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_int32(
+    const int32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, int64:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_int64(const int64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_int64(
+    const int64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, uint32:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_uint32(const uint32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_uint32(
+    const uint32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@16, uint64:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v16_uint64(const uint64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v16_uint64(
+    const uint64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, double:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_double(
+    const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, float:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+                                       float *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, float16:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_float16(
+    const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, int32:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_int32(const int32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_int32(
+    const int32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const int32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int32_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, int64:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_int64(const int64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_int64(
+    const int64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const int64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, int64_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, uint32:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_uint32(const uint32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_uint32(
+    const uint32_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint32_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint32_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@9, uint64:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v9_uint64(const uint64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v9_uint64(
+    const uint64_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint64_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint64_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@7, double:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v7_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v7_double(
+    const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@7, float:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+                                       float *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@7, float16:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v7_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v7_float16(
+    const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@6, double:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v6_double(
+    const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@6, float:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+                                       float *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@6, float16:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v6_float16(
+    const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@1, double:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v1_double(
+    const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+    const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@1, float:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, float *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+                                       const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+                                       const int64_t *consumed_inputs, size_t consumed_inputs_len,
+                                       float *OPGEN_RESTRICT Y);
 
 /* onnx.PRelu@1, float16:
  * Y = where(X < 0, slope * X, X)
  * Operands are dense row-major arrays with their shapes; Y has the shape of X. */
-opgen_status opgen_onnx_PRelu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT Y);
+opgen_status opgen_onnx_PRelu_v1_float16(
+    const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
+    const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
+    const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT Y);
 
 #ifdef __cplusplus
 }

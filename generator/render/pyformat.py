@@ -1,0 +1,340 @@
+"""Line wrapping of generated Python: every line that is longer than WIDTH is re-laid from its syntax
+tree (a bracketed call, tuple, list or dict gets one item a line; a long `and`/`or` one operand a
+line; a long string is split into adjacent literals), so the generated modules stay within the
+project's line length (ruff E501) without the templates knowing about it. Lines that fit are left as
+the template wrote them. Only layout changes: the wrapped text parses to the same tree."""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+WIDTH = 120
+INDENT = 4
+_HOLE = "_opgen_hole_"
+_KEYWORD_ITEM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
+
+
+def wrap_module(text: str, width: int = WIDTH) -> str:
+    """The module with each over-long line re-laid; the result must parse to the same tree."""
+    lines = text.split("\n")
+    if all(len(line) <= width for line in lines):
+        return text
+    depths = _bracket_depths(text)
+    out: list[str] = []
+    for number, line in enumerate(lines):
+        if len(line) <= width or line.lstrip().startswith("#"):
+            out.append(line)
+            continue
+        wrapped = _wrap_line(line, depths.get(number, 0) > 0, width)
+        out.append(wrapped if wrapped is not None else line)
+    result = "\n".join(out)
+    if ast.dump(ast.parse(result)) != ast.dump(ast.parse(text)):
+        raise AssertionError("line wrapping changed the generated module's syntax tree")
+    return result
+
+
+def _bracket_depths(text: str) -> dict[int, int]:
+    """Bracket nesting at the start of each (0-based) line."""
+    depths: dict[int, int] = {}
+    depth, row = 0, 0
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        while row < tok.start[0] - 1:
+            row += 1
+            depths.setdefault(row, depth)
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+    return depths
+
+
+def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
+    body = line.lstrip()
+    indent = len(line) - len(body)
+    if in_brackets:  # one item of a bracketed display: `expr,` or `name=expr,`
+        if not body.endswith(","):
+            return None
+        item, prefix = body[:-1], ""
+        match = _KEYWORD_ITEM.match(item)
+        if match:
+            prefix, item = match.group(0), item[match.end():]
+        try:
+            node = ast.parse(item, mode="eval").body
+        except SyntaxError:
+            return None
+        return " " * indent + prefix + Layout(width).expr(node, indent + len(prefix), indent, 1) + ","
+    if body.startswith("def ") and body.endswith(":"):
+        try:
+            fn = ast.parse(body + "\n    pass").body[0]
+        except SyntaxError:
+            return None
+        return " " * indent + _def_header(fn, indent, width)
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Assign, ast.Expr, ast.Return, ast.AugAssign)):
+        return None
+    stmt = tree.body[0]
+    if stmt.value is None:
+        return None
+    pre, post, paren = _split(stmt, stmt.value)
+    if paren:
+        return None
+    layout = Layout(width)
+    return " " * indent + pre + layout.expr(stmt.value, indent + len(pre), indent, len(post)) + post
+
+
+def _def_header(fn: ast.FunctionDef, indent: int, width: int) -> str:
+    a = fn.args
+    params: list[str] = []
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    for k, (arg, default) in enumerate(zip(positional, defaults)):
+        params.append(arg.arg + ("" if default is None else "=" + ast.unparse(default)))
+        if a.posonlyargs and k == len(a.posonlyargs) - 1:
+            params.append("/")
+    if a.vararg:
+        params.append("*" + a.vararg.arg)
+    elif a.kwonlyargs:
+        params.append("*")
+    for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+        params.append(arg.arg + ("" if default is None else "=" + ast.unparse(default)))
+    if a.kwarg:
+        params.append("**" + a.kwarg.arg)
+    flat = f"def {fn.name}({', '.join(params)}):"
+    if indent + len(flat) <= width:
+        return flat
+    inner = " " * (indent + INDENT)
+    return f"def {fn.name}(\n" + "".join(f"{inner}{p},\n" for p in params) + " " * indent + "):"
+
+
+def _split(parent: ast.AST, child: ast.AST) -> tuple[str, str, bool]:
+    """The text of parent before and after child, and whether child stands in parentheses there."""
+    for field, value in ast.iter_fields(parent):
+        if value is child:
+            setattr(parent, field, ast.Name(_HOLE))
+            try:
+                holed = ast.unparse(parent)
+            finally:
+                setattr(parent, field, child)
+            break
+        if isinstance(value, list) and any(v is child for v in value):
+            k = next(k for k, v in enumerate(value) if v is child)
+            value[k] = ast.Name(_HOLE)
+            try:
+                holed = ast.unparse(parent)
+            finally:
+                value[k] = child
+            break
+    else:
+        raise ValueError("not a child")
+    pre, post = holed.split(_HOLE, 1)
+    full = ast.unparse(parent)
+    middle = full[len(pre):len(full) - len(post)]
+    if middle == ast.unparse(child):
+        return pre, post, False
+    if middle == "(" + ast.unparse(child) + ")":
+        return pre, post, True
+    raise ValueError("cannot locate the child's text")
+
+
+_OPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+    ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&",
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
+    ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
+
+
+def _atomic(node: ast.expr) -> bool:
+    """A number, string, constant or name (negative numbers included)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, (ast.Constant, ast.Name)) and len(ast.unparse(node)) <= 40
+
+
+class Layout:
+    """Text of an expression whose first line starts at column `col`, whose further lines are indented
+    by at least `indent`, and after whose last line `tail` more characters follow."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.blocks: set[str] = set()  # texts that are one parenthesised block of their own
+
+    def block(self, text: str) -> str:
+        self.blocks.add(text)
+        return text
+
+    def fits(self, text: str, col: int, tail: int) -> bool:
+        return "\n" not in text and col + len(text) + tail <= self.width
+
+    def expr(self, node: ast.expr, col: int, indent: int, tail: int) -> str:
+        flat = ast.unparse(node)
+        if self.fits(flat, col, tail):
+            return flat
+        if isinstance(node, ast.Call):
+            return self.call(node, indent)
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return self.display(node, indent)
+        if isinstance(node, ast.Dict):
+            return self.dict(node, indent)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.string(node.value, indent)
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node, indent)
+        if isinstance(node, ast.Lambda):
+            return self.lambda_(node, col, indent, tail)
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            return self.comprehension(node, indent)
+        if isinstance(node, ast.IfExp):
+            return self.operands(node, [("", node.body), ("if ", node.test), ("else ", node.orelse)], indent)
+        hugged = self.largest_child(node, col, indent, tail, flat)
+        if not self.too_long(hugged, col, tail):
+            return hugged
+        if isinstance(node, ast.BinOp):
+            return self.operands(node, [("", node.left), (_OPS[type(node.op)] + " ", node.right)], indent)
+        if isinstance(node, ast.Compare):
+            ops = [_OPS[type(op)] + " " for op in node.ops]
+            return self.operands(node, [("", node.left)] + list(zip(ops, node.comparators)), indent)
+        return hugged
+
+    def too_long(self, text: str, col: int, tail: int) -> bool:
+        lines = text.split("\n")
+        widths = [col + len(lines[0])] + [len(line) for line in lines[1:]]
+        widths[-1] += tail
+        return max(widths) > self.width
+
+    def operands(self, node: ast.expr, parts: list[tuple[str, ast.expr]], indent: int) -> str:
+        """Block form: in parentheses, one operand a line, each after its operator word."""
+        inner = indent + INDENT
+        lines = []
+        for lead, value in parts:
+            _, _, paren = _split(node, value)
+            col = inner + len(lead)
+            text = self.parenthesized(value, col, inner, 0) if paren else self.expr(value, col, inner, 0)
+            lines.append(" " * inner + lead + text + "\n")
+        return self.block("(\n" + "".join(lines) + " " * indent + ")")
+
+    def comprehension(self, node: ast.GeneratorExp | ast.ListComp | ast.SetComp, indent: int) -> str:
+        opening, closing = {ast.GeneratorExp: "()", ast.ListComp: "[]", ast.SetComp: "{}"}[type(node)]
+        inner = indent + INDENT
+        lines = [" " * inner + self.expr(node.elt, inner, inner, 0) + "\n"]
+        for gen in node.generators:
+            head = ("async for " if gen.is_async else "for ") + ast.unparse(gen.target) + " in "
+            lines.append(" " * inner + head + self.expr(gen.iter, inner + len(head), inner, 0) + "\n")
+            for cond in gen.ifs:
+                lines.append(" " * inner + "if " + self.expr(cond, inner + 3, inner, 0) + "\n")
+        return self.block(opening + "\n" + "".join(lines) + " " * indent + closing)
+
+    def _items(self, items: list[tuple[str, ast.expr | None]], indent: int) -> str:
+        inner = indent + INDENT
+        flat = ", ".join(prefix + ("" if node is None else ast.unparse(node)) for prefix, node in items)
+        if len(items) > 1 and self.fits(flat, inner, 0):  # all on one line of their own
+            return " " * inner + flat + "\n" + " " * indent
+        lines = []
+        for prefix, node in items:
+            text = prefix if node is None else prefix + self.expr(node, inner + len(prefix), inner, 1)
+            lines.append(" " * inner + text + ",\n")
+        return "".join(lines) + " " * indent
+
+    def call(self, node: ast.Call, indent: int) -> str:
+        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
+            return ast.unparse(node.func) + self.comprehension(node.args[0], indent)  # all(x for x in y)
+        items: list[tuple[str, ast.expr | None]] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                items.append(("*", arg.value))
+            else:
+                items.append(("", arg))
+        for kw in node.keywords:
+            items.append(((kw.arg + "=") if kw.arg else "**", kw.value))
+        return f"{ast.unparse(node.func)}(\n" + self._items(items, indent) + ")"
+
+    def display(self, node: ast.Tuple | ast.List | ast.Set, indent: int) -> str:
+        opening, closing = {ast.Tuple: "()", ast.List: "[]", ast.Set: "{}"}[type(node)]
+        if node.elts and all(_atomic(e) for e in node.elts):  # plain values: as many to a line as fit
+            inner, lines, current = indent + INDENT, [], ""
+            for e in node.elts:
+                word = ast.unparse(e) + ","
+                if current and inner + len(current) + 1 + len(word) > self.width:
+                    lines.append(current)
+                    current = ""
+                current = f"{current} {word}" if current else word
+            lines.append(current)
+            return opening + "\n" + "".join(" " * inner + line + "\n" for line in lines) + " " * indent + closing
+        items = [("*", e.value) if isinstance(e, ast.Starred) else ("", e) for e in node.elts]
+        return opening + "\n" + self._items(items, indent) + closing
+
+    def dict(self, node: ast.Dict, indent: int) -> str:
+        items: list[tuple[str, ast.expr | None]] = []
+        for key, value in zip(node.keys, node.values):
+            items.append(("**", value) if key is None else (ast.unparse(key) + ": ", value))
+        return "{\n" + self._items(items, indent) + "}"
+
+    def string(self, value: str, indent: int) -> str:
+        inner = indent + INDENT
+        room = max(self.width - inner, 20)
+        chunks, current = [], ""
+        for word in re.findall(r"\S+\s*|\s+", value):
+            if current and len(repr(current + word)) > room:
+                chunks.append(current)
+                current = ""
+            while len(repr(word)) > room:  # a word longer than a line: cut it
+                cut = max(1, room - 2 - (len(repr(word)) - len(word)))
+                chunks.append(word[:cut])
+                word = word[cut:]
+            current += word
+        chunks.append(current)
+        return self.block("(\n" + "".join(" " * inner + repr(c) + "\n" for c in chunks) + " " * indent + ")")
+
+    def boolop(self, node: ast.BoolOp, indent: int) -> str:
+        inner = indent + INDENT
+        word = "and " if isinstance(node.op, ast.And) else "or "
+        lines = []
+        for k, value in enumerate(node.values):
+            pre, post, paren = _split(node, value)
+            lead = "" if k == 0 else word
+            if paren:
+                text = self.parenthesized(value, inner + len(lead), inner, 0)
+            else:
+                text = self.expr(value, inner + len(lead), inner, 0)
+            lines.append(" " * inner + lead + text + "\n")
+        return self.block("(\n" + "".join(lines) + " " * indent + ")")
+
+    def lambda_(self, node: ast.Lambda, col: int, indent: int, tail: int) -> str:
+        pre, post, paren = _split(node, node.body)
+        if paren:
+            body = self.parenthesized(node.body, col + len(pre), indent, tail + len(post))
+        else:
+            body = self.expr(node.body, col + len(pre), indent, tail + len(post))
+        return pre + body + post
+
+    def parenthesized(self, node: ast.expr, col: int, indent: int, tail: int) -> str:
+        """node in parentheses (the block forms of `and`/`or` and of strings bring their own)."""
+        flat = "(" + ast.unparse(node) + ")"
+        if self.fits(flat, col, tail):
+            return flat
+        text = self.expr(node, col, indent, tail)
+        if text in self.blocks:
+            return text  # a block form brings its own parentheses
+        return "(" + self.expr(node, col + 1, indent, tail + 1) + ")"
+
+    def largest_child(self, node: ast.expr, col: int, indent: int, tail: int, flat: str) -> str:
+        children = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        if not children:
+            return flat
+        child = max(children, key=lambda c: len(ast.unparse(c)))
+        try:
+            pre, post, paren = _split(node, child)
+        except ValueError:
+            return flat
+        if "\n" in pre:
+            return flat
+        if paren:
+            text = self.parenthesized(child, col + len(pre), indent, tail + len(post))
+        else:
+            text = self.expr(child, col + len(pre), indent, tail + len(post))
+        return pre + text + post
