@@ -31,9 +31,9 @@ def check_shape(shape, limits: Limits, what: str) -> None:
         return
     if len(shape) > limits.max_rank:
         raise ModelReadError(f"{what}: rank {len(shape)} exceeds the limit of {limits.max_rank}")
-    for d in shape:
+    for axis, d in enumerate(shape):
         if d is not None and not 0 <= d <= limits.max_dim:
-            raise ModelReadError(f"{what}: dimension {d} is outside [0, {limits.max_dim}]")
+            raise ModelReadError(f"{what}: dimension {d} is outside [0, {limits.max_dim}] (axis {axis})")
 
 
 def read_model_file(path: Path, limits: Limits) -> bytes:

@@ -12,8 +12,9 @@ An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are valu
 a tensor no op produces is a graph input. Every op repeats the description of its tensors: the
 first description (the producer's, else the first consumer's) is the declared one, and a different
 description elsewhere is reported. dtypes map through the onednn domain's `dtype_names` (f32 ->
-float, ...), "undef" is unknown; a -1 dimension is unknown; shape [] is a scalar. Ops are checked in
-dependency order (the serialization does not promise one); ops in a cycle are reported.
+float, ...), "undef" is unknown; a dimension DNNL_GRAPH_UNKNOWN_DIM (INT64_MIN; -1 in older
+releases) is unknown; shape [] is a scalar. Ops are checked in dependency order (the serialization
+does not promise one); ops in a cycle are reported.
 """
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ from .registry import Registry
 from .report import Record
 
 DOMAIN = "onednn"
+# DNNL_GRAPH_UNKNOWN_DIM is INT64_MIN in oneDNN 3.x (dnnl_graph_types.h); the graph API's preview
+# releases defined it as -1, which older serializations still hold. Both mean "unknown".
+UNKNOWN_DIM = -(2**63)
+UNKNOWN_DIMS = frozenset((UNKNOWN_DIM, -1))
 _ATTR_TYPES = {"string": "string", "bool": "bool", "s64": "int", "f32": "float", "s64[]": "ints",
                "f32[]": "floats"}
 
@@ -109,8 +114,8 @@ def _tensor(lt: Any, where: str, names: dict[str, str], types: dict, limits: Lim
     if shape is not None:
         if not isinstance(shape, list) or not all(_int(d) for d in shape):
             raise ModelReadError(f"{where}.shape: expected a list of integers")
-        shape = tuple(None if d == -1 else d for d in shape)
-        check_shape(shape, limits, where)
+        shape = tuple(None if d in UNKNOWN_DIMS else d for d in shape)
+        check_shape(shape, limits, f"{where}.shape")
     key = (dtype, shape)
     info = types.get(key)
     if info is None:

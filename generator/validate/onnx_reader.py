@@ -51,8 +51,14 @@ _LISTS = {AttributeProto.FLOATS: "floats", AttributeProto.INTS: "ints", Attribut
           AttributeProto.TENSORS: "tensors", AttributeProto.GRAPHS: "graphs",
           AttributeProto.SPARSE_TENSORS: "sparse_tensors", AttributeProto.TYPE_PROTOS: "type_protos"}
 _GRAPH_TYPES = (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+UNKNOWN_DIM = -1  # what onnx.shape_inference writes for a dimension it cannot tell
 _NON_TENSOR = {"sequence_type": "sequence", "map_type": "map", "optional_type": "optional",
                "opaque_type": "opaque"}
+
+
+def _where(kind: str, name: str, path: str) -> str:
+    """Where a value is, for read errors: its kind, name and graph (nested graphs by path)."""
+    return f"{kind} {name!r}" + (f" in {path}" if path else "")
 
 
 def load_model(source: Any, limits: Limits) -> onnx.ModelProto:
@@ -125,20 +131,23 @@ class _Converter:
 
     # ---- values ----------------------------------------------------------------------------------
 
-    def type_info(self, tp: onnx.TypeProto, kind: str, name: str) -> TensorInfo:
+    def type_info(self, tp: onnx.TypeProto, kind: str, name: str, path: str) -> TensorInfo:
         key = tp.SerializeToString()
         info = self.types.get(key)
-        return info if info is not None else self._new_type(tp, key, kind, name)
+        return info if info is not None else self._new_type(tp, key, kind, name, path)
 
-    def _new_type(self, tp: onnx.TypeProto, key: bytes, kind: str, name: str) -> TensorInfo:
+    def _new_type(self, tp: onnx.TypeProto, key: bytes, kind: str, name: str, path: str) -> TensorInfo:
         which = tp.WhichOneof("value")
         if which in ("tensor_type", "sparse_tensor_type"):
             tt = getattr(tp, which)
             dtype = ELEM.get(tt.elem_type, f"elem_type {tt.elem_type}") if tt.elem_type else None
             shape = None
             if tt.HasField("shape"):
-                shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
-                check_shape(shape, self.limits, f"{kind} {name!r}")
+                # dim_value -1 is an unknown dimension: onnx.shape_inference itself writes it (e.g. for
+                # AffineGrid's expanded function body); other negative values are corruption.
+                shape = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value != UNKNOWN_DIM else None
+                              for d in tt.shape.dim)
+                check_shape(shape, self.limits, _where(kind, name, path))
             info = TensorInfo(dtype, shape)
         elif which is None:
             info = UNKNOWN
@@ -170,19 +179,19 @@ class _Converter:
         inputs = []
         for vi in g.input:
             inputs.append(vi.name)
-            values[vi.name] = type_info(vi.type, "input", vi.name)
+            values[vi.name] = type_info(vi.type, "input", vi.name, path)
         input_names = set(inputs)
         initializers = []
         for t in g.initializer:
             initializers.append(t.name)
-            info = self.tensor_info(t, f"initializer {t.name!r}", constant=t.name not in input_names)
+            info = self.tensor_info(t, _where("initializer", t.name, path), constant=t.name not in input_names)
             if t.name not in values or values[t.name].dtype is None:
                 values[t.name] = info
         for st in g.sparse_initializer:
             name = st.values.name
             initializers.append(name)
             dims = tuple(st.dims)
-            check_shape(dims, self.limits, f"sparse initializer {name!r}")
+            check_shape(dims, self.limits, _where("sparse initializer", name, path))
             values.setdefault(name, TensorInfo(ELEM.get(st.values.data_type), dims))
         types, new_type = self.types, self._new_type
         for vi in g.value_info:
@@ -191,11 +200,11 @@ class _Converter:
                 tp = vi.type
                 key = tp.SerializeToString()
                 info = types.get(key)
-                values[name] = info if info is not None else new_type(tp, key, "value", name)
+                values[name] = info if info is not None else new_type(tp, key, "value", name, path)
         outputs = []
         for vi in g.output:
             outputs.append(vi.name)
-            info = type_info(vi.type, "output", vi.name)
+            info = type_info(vi.type, "output", vi.name, path)
             if info is not UNKNOWN and (vi.name not in values or values[vi.name].dtype is None):
                 values[vi.name] = info
 
@@ -279,9 +288,9 @@ class _Converter:
                     values[a.name].append(self.graph(g, depth + 1, f"{sub_path}[{j}]"))
                     graphs[f"{a.name}[{j}]"] = values[a.name][-1]
             elif t == AttributeProto.TENSOR:
-                values[a.name] = self.tensor_info(a.t, f"{node.label} attribute {a.name!r}", constant=True)
+                values[a.name] = self.tensor_info(a.t, _where(f"{node.label} attribute", a.name, path), constant=True)
             elif t == AttributeProto.TENSORS:
-                values[a.name] = [self.tensor_info(x, f"{node.label} attribute {a.name!r}", constant=True)
+                values[a.name] = [self.tensor_info(x, _where(f"{node.label} attribute", a.name, path), constant=True)
                                   for x in a.tensors]
             elif t in (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.FLOATS, AttributeProto.INTS):
                 values[a.name] = helper.get_attribute_value(a)
