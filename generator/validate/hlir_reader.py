@@ -31,7 +31,7 @@ import numpy as np
 from ..dtypes import ELEM_TYPES
 from ..runtime.validation import TensorInfo
 from .graph import UNKNOWN, Graph, Node
-from .limits import Limits, ModelReadError, check_shape
+from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .report import Record
 
 FORMAT = "opgen-hlir-graph"
@@ -100,6 +100,7 @@ class _Reader:
         self.records: list[Record] = []
         self.nodes = 0
         self.infos: dict[tuple, TensorInfo] = {}
+        self.budget = AttributeBudget(limits)
 
     def info(self, decl: dict, what: str) -> TensorInfo:
         shape = decl.get("shape")
@@ -165,9 +166,8 @@ class _Reader:
         for k, n in enumerate(raw_nodes):
             attributes = dict(n.get("attributes", {}))
             for name, value in attributes.items():
-                if isinstance(value, list) and len(value) > self.limits.max_attribute_elements:
-                    raise ModelReadError(f"node #{k} attribute {name!r}: {len(value)} elements exceed the limit "
-                                         f"of {self.limits.max_attribute_elements}")
+                if isinstance(value, list):
+                    self.budget.take(len(value), f"node #{k} attribute {name!r}" + (f" in {path}" if path else ""))
             node = Node(k, n.get("name", ""), self.domain, n["op"], self.opset, tuple(n["inputs"]),
                         tuple(n["outputs"]))
             node.attributes = attributes

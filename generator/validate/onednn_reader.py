@@ -23,7 +23,7 @@ from typing import Any
 
 from ..runtime.validation import TensorInfo
 from .graph import Graph, Node
-from .limits import Limits, ModelReadError, check_shape
+from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .registry import Registry
 from .report import Record
 
@@ -56,6 +56,7 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
     records: list[Record] = []
     described: dict[str, tuple[TensorInfo, str]] = {}  # tensor -> (declared info, who described it)
     types: dict[tuple, TensorInfo] = {}
+    budget = AttributeBudget(limits)
     nodes: list[Node] = []
     for k, op in enumerate(ops):
         where = f"graph[{k}]"
@@ -83,7 +84,7 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
                 records.append(Record("error", "", f"logical tensor {tid}", "is described as "
                                       f"{_show(info)} by {label} but as {_show(first[0])} by {first[1]}",
                                       found=_show(info), expected=_show(first[0])))
-        attributes, kinds = _attributes(op.get("attrs", {}), where, limits)
+        attributes, kinds = _attributes(op.get("attrs", {}), where, budget)
         node = Node(k, name, DOMAIN, kind, None, tuple(t for t, _ in sides[0]), tuple(t for t, _ in sides[1]),
                     json.dumps([attributes, kinds], sort_keys=True))
         node.attributes, node.attr_kinds = attributes, kinds
@@ -123,7 +124,7 @@ def _tensor(lt: Any, where: str, names: dict[str, str], types: dict, limits: Lim
     return str(lt["id"]), info
 
 
-def _attributes(raw: Any, where: str, limits: Limits) -> tuple[dict, dict]:
+def _attributes(raw: Any, where: str, budget: AttributeBudget) -> tuple[dict, dict]:
     if not isinstance(raw, dict):
         raise ModelReadError(f"{where}.attrs: expected an object")
     values: dict[str, Any] = {}
@@ -134,9 +135,8 @@ def _attributes(raw: Any, where: str, limits: Limits) -> tuple[dict, dict]:
         declared, value = attr["type"], attr["value"]
         if not isinstance(declared, str):
             raise ModelReadError(f"{where}.attrs.{name}.type: expected a string")
-        if isinstance(value, list) and len(value) > limits.max_attribute_elements:
-            raise ModelReadError(f"{where}.attrs.{name}: {len(value)} elements exceed the limit of "
-                                 f"{limits.max_attribute_elements}")
+        if isinstance(value, list):
+            budget.take(len(value), f"{where}.attrs.{name}")
         if declared == "bool" and value in (0, 1) and not isinstance(value, float):
             value = bool(value)  # oneDNN writes booleans as 0/1
         elif declared == "f32" and _int(value):

@@ -26,9 +26,9 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 from ..dtypes import elem_of_numpy
 from ..runtime.validation import TensorInfo
 from .graph import UNKNOWN, Graph, Node
-from .limits import Limits, ModelReadError, check_shape, read_model_file
+from .limits import AttributeBudget, Limits, ModelReadError, check_shape, read_model_file
 from .registry import Registry
-from .report import Record
+from .report import Record, to_str
 
 
 def _elem_names() -> dict[int, str]:
@@ -68,7 +68,7 @@ def load_model(source: Any, limits: Limits) -> onnx.ModelProto:
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
-        data = read_model_file(Path(source), limits)
+        data = read_model_file(Path(source), limits.max_onnx_file_bytes)
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)
@@ -85,7 +85,8 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     records: list[Record] = []
     opsets: dict[str, int] = {}
     for o in model.opset_import:
-        domain = "" if o.domain == "ai.onnx" else o.domain
+        domain = to_str(o.domain)
+        domain = "" if domain == "ai.onnx" else domain
         opsets.setdefault(domain, o.version)
     converter = _Converter(model, opsets, registry, limits, records)
     graph = converter.graph(model.graph, 0, "")
@@ -121,9 +122,10 @@ class _Converter:
         self.registry = registry
         self.limits = limits
         self.records = records
-        self.functions = {(f.domain, f.name) for f in model.functions}
+        self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
         self.types: dict[bytes, TensorInfo] = {}
         self.attr_cache: dict[tuple, tuple] = {}
+        self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
         self.incomplete = False  # some node output is not fully described: run shape inference
@@ -176,19 +178,23 @@ class _Converter:
             raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
         values: dict[str, TensorInfo] = {}
         type_info = self.type_info
+        # Every name goes through to_str where protobuf may hand out bytes (a string that is not UTF-8),
+        # so that reports can print and serialize it.
         inputs = []
         for vi in g.input:
-            inputs.append(vi.name)
-            values[vi.name] = type_info(vi.type, "input", vi.name, path)
+            name = to_str(vi.name)
+            inputs.append(name)
+            values[name] = type_info(vi.type, "input", name, path)
         input_names = set(inputs)
         initializers = []
         for t in g.initializer:
-            initializers.append(t.name)
-            info = self.tensor_info(t, _where("initializer", t.name, path), constant=t.name not in input_names)
-            if t.name not in values or values[t.name].dtype is None:
-                values[t.name] = info
+            name = to_str(t.name)
+            initializers.append(name)
+            info = self.tensor_info(t, _where("initializer", name, path), constant=name not in input_names)
+            if name not in values or values[name].dtype is None:
+                values[name] = info
         for st in g.sparse_initializer:
-            name = st.values.name
+            name = to_str(st.values.name)
             initializers.append(name)
             dims = tuple(st.dims)
             check_shape(dims, self.limits, _where("sparse initializer", name, path))
@@ -196,6 +202,8 @@ class _Converter:
         types, new_type = self.types, self._new_type
         for vi in g.value_info:
             name = vi.name
+            if type(name) is not str:
+                name = to_str(name)
             if name not in values:
                 tp = vi.type
                 key = tp.SerializeToString()
@@ -203,10 +211,11 @@ class _Converter:
                 values[name] = info if info is not None else new_type(tp, key, "value", name, path)
         outputs = []
         for vi in g.output:
-            outputs.append(vi.name)
-            info = type_info(vi.type, "output", vi.name, path)
-            if info is not UNKNOWN and (vi.name not in values or values[vi.name].dtype is None):
-                values[vi.name] = info
+            name = to_str(vi.name)
+            outputs.append(name)
+            info = type_info(vi.type, "output", name, path)
+            if info is not UNKNOWN and (name not in values or values[name].dtype is None):
+                values[name] = info
 
         nodes: list[Node] = []
         node_protos = g.node
@@ -218,14 +227,20 @@ class _Converter:
         produced: list[str] = []
         append, extend = nodes.append, produced.extend
         fields = attrgetter("domain", "name", "op_type", "input", "output", "attribute")
+        join = "".join
         for k, (dom, name, op, ins, outs, attrs) in enumerate(map(fields, node_protos)):
+            ins, outs = tuple(ins), tuple(outs)
+            try:
+                join((dom, name, op, *ins, *outs))  # one C call that fails on any bytes among them
+            except TypeError:
+                dom, name, op = to_str(dom), to_str(name), to_str(op)
+                ins, outs = tuple(map(to_str, ins)), tuple(map(to_str, outs))
             if not dom or dom == "ai.onnx":
                 domain, opset = "onnx", default
                 self.uses_default_domain = True
             else:
                 domain, opset = self.domain(dom)
-            outs = tuple(outs)
-            node = Node(k, name, domain, op, opset, tuple(ins), outs)
+            node = Node(k, name, domain, op, opset, ins, outs)
             extend(outs)
             if attrs:
                 self.attributes(node, attrs, depth, path)
@@ -237,7 +252,7 @@ class _Converter:
             described = {name for name, info in values.items() if info.dtype is not None and info.shape is not None}
             described.add("")
             self.incomplete = not described.issuperset(produced)
-        return Graph(g.name, inputs, initializers, outputs, values, nodes)
+        return Graph(to_str(g.name), inputs, initializers, outputs, values, nodes)
 
     def domain(self, dom: str) -> tuple[str, int | None]:
         found = self.domains.get(dom)
@@ -248,6 +263,13 @@ class _Converter:
     # ---- attributes ------------------------------------------------------------------------------
 
     def attributes(self, node: Node, attrs: Any, depth: int, path: str) -> None:
+        # Lengths first (protobuf knows them without converting anything): the budget refuses a file
+        # before its lists are serialized for the cache key or become Python lists.
+        take = self.budget.take
+        for a in attrs:
+            field = _LISTS.get(a.type)
+            if field is not None:
+                take(len(getattr(a, field)), _where(f"{node.label} attribute", to_str(a.name), path))
         parts: list[bytes] | None = []
         for a in attrs:
             if a.type in _GRAPH_TYPES:
@@ -270,34 +292,31 @@ class _Converter:
         kinds: dict[str, tuple[str, str]] = {}
         graphs: dict[str, Graph] = {}
         for a in attrs:
-            t = a.type
-            if t in _LISTS and len(getattr(a, _LISTS[t])) > self.limits.max_attribute_elements:
-                raise ModelReadError(f"{node.label} attribute {a.name!r}: {len(getattr(a, _LISTS[t]))} elements "
-                                     f"exceed the limit of {self.limits.max_attribute_elements}")
-            if a.name in values:
-                self.records.append(Record("error", f"{node.domain}.{node.op}", f"attribute {a.name!r}",
-                                           "is given more than once", node.name, node.index, path, a.name))
+            t, name = a.type, to_str(a.name)
+            if name in values:
+                self.records.append(Record("error", f"{node.domain}.{node.op}", f"attribute {name!r}",
+                                           "is given more than once", node.name, node.index, path, name))
             spelled = AttributeProto.AttributeType.Name(t) if t in AttributeProto.AttributeType.values() else str(t)
-            kinds[a.name] = (_ATTR_KIND.get(t, spelled.lower()), spelled)
-            sub_path = (f"{path} > " if path else "") + f"{node.label}.{a.name}"
+            kinds[name] = (_ATTR_KIND.get(t, spelled.lower()), spelled)
+            sub_path = (f"{path} > " if path else "") + f"{node.label}.{name}"
             if t == AttributeProto.GRAPH:
-                values[a.name] = graphs[a.name] = self.graph(a.g, depth + 1, sub_path)
+                values[name] = graphs[name] = self.graph(a.g, depth + 1, sub_path)
             elif t == AttributeProto.GRAPHS:
-                values[a.name] = []
+                values[name] = []
                 for j, g in enumerate(a.graphs):
-                    values[a.name].append(self.graph(g, depth + 1, f"{sub_path}[{j}]"))
-                    graphs[f"{a.name}[{j}]"] = values[a.name][-1]
+                    values[name].append(self.graph(g, depth + 1, f"{sub_path}[{j}]"))
+                    graphs[f"{name}[{j}]"] = values[name][-1]
             elif t == AttributeProto.TENSOR:
-                values[a.name] = self.tensor_info(a.t, _where(f"{node.label} attribute", a.name, path), constant=True)
+                values[name] = self.tensor_info(a.t, _where(f"{node.label} attribute", name, path), constant=True)
             elif t == AttributeProto.TENSORS:
-                values[a.name] = [self.tensor_info(x, _where(f"{node.label} attribute", a.name, path), constant=True)
+                values[name] = [self.tensor_info(x, _where(f"{node.label} attribute", name, path), constant=True)
                                   for x in a.tensors]
             elif t in (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.FLOATS, AttributeProto.INTS):
-                values[a.name] = helper.get_attribute_value(a)
+                values[name] = helper.get_attribute_value(a)
             elif t == AttributeProto.STRING:
-                values[a.name] = a.s.decode("utf-8", "replace")
+                values[name] = a.s.decode("utf-8", "replace")
             elif t == AttributeProto.STRINGS:
-                values[a.name] = [s.decode("utf-8", "replace") for s in a.strings]
+                values[name] = [s.decode("utf-8", "replace") for s in a.strings]
             else:  # sparse tensors, type protos, undefined: their kind is reported if the spec disagrees
-                values[a.name] = spelled.lower()
+                values[name] = spelled.lower()
         return values, kinds, graphs
