@@ -70,9 +70,14 @@ class AttributeBudget:
         self.total = 0
 
     def take(self, count: int, what: str) -> None:
+        """One list of `count` elements."""
+        if count > self.limits.max_attribute_elements:
+            raise ModelReadError(f"{what}: {count} elements exceed the limit of {self.limits.max_attribute_elements}")
+        self.add(count, what)
+
+    def add(self, count: int, what: str) -> None:
+        """Elements of lists already taken once (a repeated use read from a cache)."""
         limits = self.limits
-        if count > limits.max_attribute_elements:
-            raise ModelReadError(f"{what}: {count} elements exceed the limit of {limits.max_attribute_elements}")
         self.total += count
         if self.total > limits.max_total_attribute_elements:
             raise ModelReadError(f"{what}: list attributes hold more than {limits.max_total_attribute_elements} "
