@@ -46,6 +46,12 @@ def hlir_graph_schema(specs_dir: Path | None = None) -> dict:
     return _load_json(str(path))
 
 
+def published_hlir_graph_schema() -> dict | None:
+    """opgen's own hlir graph schema (None when it is not installed)."""
+    path = PACKAGE_SPECS / "schema" / HLIR_GRAPH_SCHEMA
+    return _load_json(str(path)) if path.is_file() else None
+
+
 def domain_dtype_names(domain: str, specs_dir: Path | None = None) -> dict[str, str]:
     """`dtype_names` of specs/<domain>/domain.yaml ({} when the domain file has none)."""
     path = find_file(f"{domain}/domain.yaml", specs_dir)
