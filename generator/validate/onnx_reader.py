@@ -88,14 +88,21 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
         domain = to_str(o.domain)
         domain = "" if domain == "ai.onnx" else domain
         opsets.setdefault(domain, o.version)
-    converter = _Converter(model, opsets, registry, limits, records)
-    graph = converter.graph(model.graph, 0, "")
-    if converter.incomplete:
+    # The first reading stops at the first node output the model does not describe: the model is then
+    # completed by shape inference and read once (not read in full twice).
+    converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
+    try:
+        graph = converter.graph(model.graph, 0, "")
+    except _Incomplete:
+        records.clear()  # the full reading finds the same problems again
+        # The attribute budget before inference, which would copy the model, lists and all. Each list
+        # element takes at least a byte, so a model smaller than the budget cannot exceed it.
+        if model.ByteSize() > limits.max_total_attribute_elements:
+            _Converter(model, opsets, registry, limits, records).budget_scan(model.graph, 0)
         inferred = _shape_inference(model, records)
-        if inferred is not None:
-            records.clear()  # the second reading finds the same problems again
-            converter = _Converter(inferred, opsets, registry, limits, records)
-            graph = converter.graph(inferred.graph, 0, "")
+        source = inferred if inferred is not None else model
+        converter = _Converter(source, opsets, registry, limits, records)
+        graph = converter.graph(source.graph, 0, "")
     if "" not in opsets and converter.uses_default_domain:
         records.append(Record("error", "", "opset_import", "the model imports no opset for the default domain "
                               "'' (ai.onnx); ops are checked against their newest versions", found=None,
@@ -103,6 +110,10 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     shown = [f"onnx opset {opsets['']}"] if "" in opsets else []
     shown += [f"{d} {v}" for d, v in sorted(opsets.items()) if d]
     return graph, ", ".join(shown) or "no opset_import", records
+
+
+class _Incomplete(Exception):
+    """A node output is not fully described (raised only by a converter told to stop there)."""
 
 
 def _shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.ModelProto | None:
@@ -117,7 +128,7 @@ def _shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.Mode
 
 class _Converter:
     def __init__(self, model: onnx.ModelProto, opsets: dict[str, int], registry: Registry, limits: Limits,
-                 records: list[Record]):
+                 records: list[Record], stop_if_incomplete: bool = False):
         self.opsets = opsets
         self.registry = registry
         self.limits = limits
@@ -128,7 +139,7 @@ class _Converter:
         self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
-        self.incomplete = False  # some node output is not fully described: run shape inference
+        self.stop_if_incomplete = stop_if_incomplete
         self.uses_default_domain = False
 
     # ---- values ----------------------------------------------------------------------------------
@@ -224,8 +235,9 @@ class _Converter:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         default = self.opsets.get("")
         functions = self.functions
-        produced: list[str] = []
-        append, extend = nodes.append, produced.extend
+        append = nodes.append
+        stop = self.stop_if_incomplete
+        get = values.get
         fields = attrgetter("domain", "name", "op_type", "input", "output", "attribute")
         join = "".join
         for k, (dom, name, op, ins, outs, attrs) in enumerate(map(fields, node_protos)):
@@ -241,18 +253,36 @@ class _Converter:
             else:
                 domain, opset = self.domain(dom)
             node = Node(k, name, domain, op, opset, ins, outs)
-            extend(outs)
+            if stop:
+                for o in outs:
+                    info = get(o)
+                    if o and (info is None or info.dtype is None or info.shape is None):
+                        raise _Incomplete
             if attrs:
                 self.attributes(node, attrs, depth, path)
             if functions and (dom, op) in functions:
                 node.note = (f"calls the model-local function {dom + '.' if dom else ''}{op}; "
                              "its body is not checked")
             append(node)
-        if not self.incomplete:
-            described = {name for name, info in values.items() if info.dtype is not None and info.shape is not None}
-            described.add("")
-            self.incomplete = not described.issuperset(produced)
         return Graph(to_str(g.name), inputs, initializers, outputs, values, nodes)
+
+    def budget_scan(self, g: onnx.GraphProto, depth: int) -> None:
+        """Take every list attribute of a graph (nested graphs included) from the budget, by length only."""
+        if depth > self.limits.max_graph_depth:
+            raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
+        take = self.budget.take
+        for k, node in enumerate(g.node):
+            for a in node.attribute:
+                field = _LISTS.get(a.type)
+                if field is not None:
+                    name = to_str(node.name)
+                    label = f"node {name!r} (#{k})" if name else f"node #{k}"
+                    take(len(getattr(a, field)), f"{label} attribute {to_str(a.name)!r}")
+                if a.type == AttributeProto.GRAPH:
+                    self.budget_scan(a.g, depth + 1)
+                elif a.type == AttributeProto.GRAPHS:
+                    for sub in a.graphs:
+                        self.budget_scan(sub, depth + 1)
 
     def domain(self, dom: str) -> tuple[str, int | None]:
         found = self.domains.get(dom)
