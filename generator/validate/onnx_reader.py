@@ -295,17 +295,19 @@ class _Converter:
     def attributes(self, node: Node, attrs: Any, depth: int, path: str) -> None:
         # Lengths first (protobuf knows them without converting anything): the budget refuses a file
         # before its lists are serialized for the cache key or become Python lists.
+        # One pass: each list is taken from the budget before it is serialized; an attribute holding a
+        # graph makes the node uncacheable (its graphs are read per node).
         take = self.budget.take
-        for a in attrs:
-            field = _LISTS.get(a.type)
-            if field is not None:
-                take(len(getattr(a, field)), _where(f"{node.label} attribute", to_str(a.name), path))
         parts: list[bytes] | None = []
         for a in attrs:
-            if a.type in _GRAPH_TYPES:
+            t = a.type
+            field = _LISTS.get(t)
+            if field is not None:
+                take(len(getattr(a, field)), _where(f"{node.label} attribute", to_str(a.name), path))
+            if t in _GRAPH_TYPES:
                 parts = None
-                break
-            parts.append(a.SerializeToString())
+            elif parts is not None:
+                parts.append(a.SerializeToString())
         if parts is not None:
             key = tuple(parts)
             hit = self.attr_cache.get(key)
