@@ -57,14 +57,17 @@ def check_structure(doc: Any, limits: Limits) -> None:
                     bad = [key for key in item if not isinstance(key, str)]
                     if bad:
                         raise ModelReadError(f"mapping keys must be strings, found {bad[0]!r}")
-                below += [v for v in item.values() if isinstance(v, _CONTAINERS)]
-            else:
+                values = item.values()
+                if not _SCALARS.issuperset(map(type, values)):
+                    below += [v for v in values if isinstance(v, _CONTAINERS)]
+            elif not _SCALARS.issuperset(map(type, item)):  # lists of names or dimensions: one C call
                 below += [v for v in item if isinstance(v, _CONTAINERS)]
         level, depth = below, depth + 1
 
 
 _STR = frozenset((str,))
 _CONTAINERS = (dict, list)
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _path(parts: Any) -> str:
