@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 MAX_ONNX_FILE_BYTES = 2**31 - 1  # protobuf's own limit for one message
 # JSON and YAML documents grow ~10x as Python objects; 256 MiB of text is far above any real graph
@@ -69,19 +70,23 @@ class AttributeBudget:
         self.limits = limits
         self.total = 0
 
-    def take(self, count: int, what: str) -> None:
-        """One list of `count` elements."""
+    def take(self, count: int, what: str | Callable[[], str]) -> None:
+        """One list of `count` elements; `what` locates it in errors (a callable: built only then)."""
         if count > self.limits.max_attribute_elements:
-            raise ModelReadError(f"{what}: {count} elements exceed the limit of {self.limits.max_attribute_elements}")
+            raise ModelReadError(f"{_text(what)}: {count} elements exceed the limit of "
+                                 f"{self.limits.max_attribute_elements}")
         self.add(count, what)
 
-    def add(self, count: int, what: str) -> None:
+    def add(self, count: int, what: str | Callable[[], str]) -> None:
         """Elements of lists already taken once (a repeated use read from a cache)."""
-        limits = self.limits
         self.total += count
-        if self.total > limits.max_total_attribute_elements:
-            raise ModelReadError(f"{what}: list attributes hold more than {limits.max_total_attribute_elements} "
-                                 "elements in all (the limit per file)")
+        if self.total > self.limits.max_total_attribute_elements:
+            raise ModelReadError(f"{_text(what)}: list attributes hold more than "
+                                 f"{self.limits.max_total_attribute_elements} elements in all (the limit per file)")
+
+
+def _text(what: str | Callable[[], str]) -> str:
+    return what() if callable(what) else what
 
 
 def read_model_file(path: Path, max_bytes: int) -> bytes:

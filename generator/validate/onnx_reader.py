@@ -305,7 +305,7 @@ class _Converter:
             t = a.type
             field = _LISTS.get(t)
             if field is not None:
-                take(len(getattr(a, field)), _where(f"{node.label} attribute", to_str(a.name), path))
+                take(len(getattr(a, field)), lambda a=a: _where(f"{node.label} attribute", to_str(a.name), path))
             if t in _GRAPH_TYPES:
                 parts = None
             elif parts is not None:
