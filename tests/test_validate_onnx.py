@@ -460,6 +460,18 @@ def run_model(model: onnx.ModelProto, *args: str):
         return run(path, *args)
 
 
+def test_attribute_problems_are_reported_for_every_node_that_has_them():
+    # Nodes with the same attribute bytes share one conversion: its problems must not be the first node's only.
+    twice = [helper.make_attribute("alpha", 0.5), helper.make_attribute("alpha", 0.5)]
+    nodes = [helper.make_node("Elu", ["X"], ["A"], name="a"), helper.make_node("Elu", ["A"], ["Y"], name="b")]
+    for node in nodes:
+        node.attribute.extend(twice)
+    model = make(nodes, [vi("X", F, [2])], [vi("Y", F, [2])], 22, value_info=[vi("A", F, [2])])
+    assert not checker_accepts(model)
+    assert [(r.node, r.where, r.message) for r in validate_model(model).problems] == [
+        ("a", "attribute 'alpha'", "is given more than once"), ("b", "attribute 'alpha'", "is given more than once")]
+
+
 def test_enormous_attribute_lists_are_read_errors():
     model = make([helper.make_node("Elu", ["X"], ["Y"], consumed_inputs=list(range(50)))], [vi("X", F, [2])],
                  [vi("Y", F, [2])], 1)

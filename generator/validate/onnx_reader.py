@@ -295,10 +295,9 @@ class _Converter:
     # ---- attributes ------------------------------------------------------------------------------
 
     def attributes(self, node: Node, attrs: Any, depth: int, path: str) -> None:
-        # Lengths first (protobuf knows them without converting anything): the budget refuses a file
-        # before its lists are serialized for the cache key or become Python lists.
-        # One pass: each list is taken from the budget before it is serialized; an attribute holding a
-        # graph makes the node uncacheable (its graphs are read per node).
+        # One pass: each list is taken from the budget by its length (protobuf knows it without
+        # converting anything) before it is serialized for the cache key or becomes a Python list; an
+        # attribute holding a graph makes the node uncacheable (its graphs are read per node).
         take = self.budget.take
         parts: list[bytes] | None = []
         for a in attrs[:]:
@@ -313,10 +312,15 @@ class _Converter:
         if parts is not None:
             key = tuple(parts)
             hit = self.attr_cache.get(key)
-            if hit is None:
-                hit = self.attr_cache[key] = self._convert(attrs, node, depth, path)[:2]
-            node.attributes, node.attr_kinds = hit
             node.attr_key = key
+            if hit is None:
+                before = len(self.records)
+                hit = self._convert(attrs, node, depth, path)[:2]
+                if len(self.records) == before:
+                    self.attr_cache[key] = hit
+                else:  # problems found in the attributes are this node's: the next node must find them again
+                    node.attr_key = None
+            node.attributes, node.attr_kinds = hit
         else:
             node.attributes, node.attr_kinds, node.graphs = self._convert(attrs, node, depth, path)
             node.attr_key = None
