@@ -193,11 +193,12 @@ def validate(model: Path, fmt: str, allow_unknown_ops: bool, specs_dir: Path | N
 
 
 def _unreadable(model: Path, message: str, fmt: str) -> None:
-    if fmt == "json":
-        import json
+    from .validate.report import dump_json, printable
 
-        click.echo(json.dumps({"file": str(model), "error": message}, ensure_ascii=False))
-    click.echo(f"opgen validate: {model}: {message}", err=True)
+    if fmt == "json":
+        click.echo(dump_json({"file": str(model), "error": message}))
+    # The message may quote the file's own text: printable keeps it one line, free of escape codes.
+    click.echo(printable(f"opgen validate: {model}: {message}"), err=True)
     sys.exit(2)
 
 

@@ -134,6 +134,31 @@ def test_unknown_dimensions_skip_shape_rules():
     assert not validate_model(graph(op)).valid
 
 
+INT64_MIN = -(2**63)  # DNNL_GRAPH_UNKNOWN_DIM in oneDNN 3.x (dnnl_graph_types.h)
+
+
+def test_dnnl_graph_unknown_dim_is_an_unknown_dimension():
+    # A file of this project's own, with the marker as benchdnn's dynamic-shape graphs hold it.
+    result = CliRunner().invoke(main, ["validate", str(DATA / "onednn_prelu_unknown_batch.json")])
+    assert result.exit_code == 0, result.output
+    op = prelu_op(0, (0, (INT64_MIN, 16, INT64_MIN, INT64_MIN)), (1, (15,)), (2, (INT64_MIN, 16, INT64_MIN, 3)), "NCX")
+    assert validate_model(graph(op)).valid  # the slope rule needs the whole src shape: not applied
+    op = prelu_op(0, (0, (2, 16, 3, 3)), (1, (15,)), (2, (INT64_MIN, 16, INT64_MIN, INT64_MIN)), "NCX")
+    assert [r.where for r in validate_model(graph(op)).problems] == ["constraint C1"]
+
+
+@pytest.mark.parametrize("dim", [-5, -2, INT64_MIN + 1, -(2**62)])
+def test_impossible_dimensions_are_located_read_errors(dim, tmp_path):
+    op = prelu_op(0, (0, (2, 16, 3, 3)), (1, (16,)), (2, (2, 16, 3, 3)), "NCX")
+    op["outputs"][0]["shape"][2] = dim
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(graph(op)))
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output == (f"opgen validate: {path}: graph[0].outputs[0].shape: dimension {dim} is outside "
+                             "[0, 281474976710656] (axis 2)\n")
+
+
 def test_graph_problems():
     cyclic = [prelu_op(0, (0, (2, 4)), (1, (4,)), (2, (2, 4)), name="a"),
               prelu_op(1, (2, (2, 4)), (3, (4,)), (3, (2, 4)), name="b")]  # b's output is its own slope

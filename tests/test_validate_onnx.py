@@ -29,6 +29,8 @@ from conftest import ROOT
 BASE = ["test_prelu_example", "test_prelu_broadcast", "test_elu_example", "test_elu", "test_elu_default"]
 EXPANDED = ["test_prelu_example_expanded", "test_prelu_broadcast_expanded", "test_elu_example_expanded_ver18",
             "test_elu_expanded_ver18", "test_elu_default_expanded_ver18"]
+# Function bodies in which onnx.shape_inference writes dim_value -1 (an unknown dimension).
+AFFINE_GRID = ["test_affine_grid_3d_expanded", "test_affine_grid_3d_align_corners_expanded"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -37,8 +39,8 @@ def node_tests() -> dict[str, onnx.ModelProto]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cases = node.collect_testcases(None)  # all of them: the collection is global state, filled once
-    return {c.name: c.model for c in cases if c.name in BASE + EXPANDED}
+        cases = node.collect_testcases()  # all of them: the collection is global state, filled once
+    return {c.name: c.model for c in cases if c.name in BASE + EXPANDED + AFFINE_GRID}
 
 
 def model_of(name: str) -> onnx.ModelProto:
@@ -400,6 +402,74 @@ def test_absurd_dimensions_and_deep_nesting_are_read_errors():
     nested = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     with pytest.raises(ModelReadError, match="nested more than 16 deep"):
         validate_model(nested, allow_unknown_ops=True)
+
+
+def _negative_dims(graph: onnx.GraphProto) -> list[int]:
+    """Negative dim_values in a graph and in the graphs nested in it."""
+    found = [d.dim_value for v in [*graph.input, *graph.value_info, *graph.output]
+             for d in v.type.tensor_type.shape.dim if d.HasField("dim_value") and d.dim_value < 0]
+    for n in graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                found += _negative_dims(a.g)
+    return found
+
+
+@pytest.mark.parametrize("name", AFFINE_GRID)
+def test_unknown_dimensions_written_by_shape_inference_are_read(name):
+    model = node_tests()[name]
+    assert _negative_dims(model.graph) == []  # as given: the -1 comes from inference, which the reader runs
+    inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=False)
+    assert set(_negative_dims(inferred.graph)) == {-1}
+    assert checker_accepts(model) and checker_accepts(inferred)
+    report = validate_model(model, allow_unknown_ops=True)
+    assert report.valid and report.nodes > 100, report.to_text()
+    assert {r.where for r in report.records} == {"op"}  # only "no spec" warnings: nothing about shapes
+
+
+def test_declared_unknown_dimensions_are_unknown_and_impossible_ones_are_located():
+    prelu = [helper.make_node("PRelu", ["X", "s"], ["Y"])]
+    model = make(prelu, [vi("X", F, [-1, 3]), vi("s", F, [3])], [vi("Y", F, [-1, 3])], 16)
+    assert checker_accepts(model)
+    report = validate_model(model)
+    assert report.valid and report.records == [], report.to_text()
+    model = make(prelu, [vi("X", F, [2, 3]), vi("s", F, [4])], [vi("Y", F, [-1, 3])], 16)
+    assert [r.where for r in validate_model(model).problems] == ["constraint C1"]  # known shapes still checked
+    bad = make(prelu, [vi("X", F, [2, -2]), vi("s", F, [3])], [vi("Y", F, [2, 3])], 16)
+    with pytest.raises(ModelReadError) as info:
+        validate_model(bad)
+    assert str(info.value) == "input 'X': dimension -2 is outside [0, 281474976710656] (axis 1)"
+    branch = helper.make_graph([helper.make_node("Elu", ["X"], ["b"], name="inner")], "then", [],
+                               [vi("b", F, [2])], value_info=[vi("v", F, [3, -2])])
+    clean = helper.make_graph([helper.make_node("Elu", ["X"], ["b"], name="inner")], "else", [], [vi("b", F, [2])])
+    nested = make([helper.make_node("If", ["c"], ["Y"], name="if", then_branch=branch, else_branch=clean)],
+                  [vi("X", F, [2]), vi("c", TensorProto.BOOL, [])], [vi("Y", F, [2])], 16)
+    result = run_model(nested)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().endswith(": value 'v' in node 'if' (#0).then_branch: dimension -2 is outside "
+                                          "[0, 281474976710656] (axis 1)")
+
+
+def run_model(model: onnx.ModelProto, *args: str):
+    """The CLI on a model written to a temporary file."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = f"{folder}/model.onnx"
+        onnx.save(model, path)
+        return run(path, *args)
+
+
+def test_attribute_problems_are_reported_for_every_node_that_has_them():
+    # Nodes with the same attribute bytes share one conversion: its problems must not be the first node's only.
+    twice = [helper.make_attribute("alpha", 0.5), helper.make_attribute("alpha", 0.5)]
+    nodes = [helper.make_node("Elu", ["X"], ["A"], name="a"), helper.make_node("Elu", ["A"], ["Y"], name="b")]
+    for node in nodes:
+        node.attribute.extend(twice)
+    model = make(nodes, [vi("X", F, [2])], [vi("Y", F, [2])], 22, value_info=[vi("A", F, [2])])
+    assert not checker_accepts(model)
+    assert [(r.node, r.where, r.message) for r in validate_model(model).problems] == [
+        ("a", "attribute 'alpha'", "is given more than once"), ("b", "attribute 'alpha'", "is given more than once")]
 
 
 def test_enormous_attribute_lists_are_read_errors():

@@ -39,10 +39,12 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
         raise ModelReadError(f"unknown model kind {kind!r}; expected one of {', '.join(KINDS)}")
     if registry is None:
         registry = make_registry(specs)
-    name, kind, source = _identify(model, kind, limits)
     collecting = gc.isenabled()
-    gc.disable()  # reading allocates 10^5+ objects and frees none: cyclic collections would only cost time
+    # Parsing and reading allocate 10^6+ objects and free none: cyclic collections would only cost time
+    # (with them, json.loads of a 100 000-op oneDNN graph took twice as long).
+    gc.disable()
     try:
+        name, kind, source = _identify(model, kind, limits)
         if kind == "onnx":
             from .onnx_reader import read_onnx
 
@@ -83,11 +85,12 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     suffix = path.suffix.lower()
     if kind == "onnx" or (kind is None and suffix == ".onnx"):
         return name, "onnx", path
-    data = read_model_file(path, limits)
-    if suffix == ".json" or (suffix not in (".yaml", ".yml") and data.lstrip()[:1] in (b"{", b"[")):
-        doc = load_json(data)
-    elif suffix in (".yaml", ".yml"):
-        doc = load_yaml(data)
+    text_suffix = suffix in (".json", ".yaml", ".yml")
+    data = read_model_file(path, limits.max_text_file_bytes if text_suffix else limits.max_onnx_file_bytes)
+    if suffix == ".json" or (not text_suffix and data.lstrip()[:1] in (b"{", b"[")):
+        doc = load_json(_text_sized(data, limits))
+    elif text_suffix:
+        doc = load_yaml(data, limits)
     else:  # no telling extension: an ONNX protobuf, else a YAML document
         from .onnx_reader import load_model
 
@@ -96,8 +99,17 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
         except ModelReadError:
             if kind == "onnx":
                 raise
-        doc = load_yaml(data)
+        doc = load_yaml(_text_sized(data, limits), limits)
     return name, kind or _kind_of_document(doc), doc
+
+
+def _text_sized(data: bytes, limits: Limits) -> bytes:
+    """data, when it is small enough to be parsed as JSON/YAML (a file without a telling extension was
+    read under the larger ONNX limit)."""
+    if len(data) > limits.max_text_file_bytes:
+        raise ModelReadError(f"file of {len(data)} bytes exceeds the limit of {limits.max_text_file_bytes} for "
+                             "JSON/YAML documents")
+    return data
 
 
 def _kind_of_document(doc: Any) -> str:
@@ -117,6 +129,7 @@ def _text(data: bytes) -> str:
 
 
 def load_json(data: bytes) -> Any:
+    # json's C scanner guards its own recursion (RecursionError); check_structure bounds the depth.
     try:
         return json.loads(_text(data))
     except json.JSONDecodeError as exc:
@@ -125,15 +138,38 @@ def load_json(data: bytes) -> Any:
         raise ModelReadError("the JSON document nests too deeply") from None
 
 
-def load_yaml(data: bytes) -> Any:
+def load_yaml(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     text = _text(data)
     try:
-        for event in yaml.parse(text, Loader=_YAML_LOADER):
-            if isinstance(event, yaml.AliasEvent):
-                raise ModelReadError("YAML aliases (*name) are not allowed in graph files")
+        _scan_yaml(text, limits.max_json_depth)
         return yaml.load(text, Loader=_YAML_LOADER)
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()
         raise ModelReadError(f"not valid YAML: {' '.join(x.strip() for x in first[:3])}") from None
     except (RecursionError, ValueError, OverflowError) as exc:
         raise ModelReadError(f"the YAML document cannot be read: {type(exc).__name__}") from None
+
+
+def _scan_yaml(text: str, max_depth: int) -> None:
+    """Refuse aliases and deep nesting from the event stream, before yaml.load composes the document.
+
+    The event parser keeps its own stack (it does not recurse), but the composer recurses once per
+    level: without this scan a document nested 10^5 deep makes the pure-Python loader crawl for
+    minutes and a C composer overflow the C stack. The scan stops at the first level too many, so a
+    deep document costs only the events up to that level."""
+    depth = 0
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for event in yaml.parse(text, Loader=_YAML_LOADER):
+        if isinstance(event, starts):
+            depth += 1
+            if depth > max_depth:
+                mark = event.start_mark
+                raise ModelReadError(f"the YAML document nests more than {max_depth} levels deep (line "
+                                     f"{mark.line + 1}, column {mark.column + 1})")
+        elif isinstance(event, ends):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            raise ModelReadError(f"YAML aliases (*name) are not allowed in graph files (line {mark.line + 1}, "
+                                 f"column {mark.column + 1})")

@@ -12,21 +12,25 @@ An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are valu
 a tensor no op produces is a graph input. Every op repeats the description of its tensors: the
 first description (the producer's, else the first consumer's) is the declared one, and a different
 description elsewhere is reported. dtypes map through the onednn domain's `dtype_names` (f32 ->
-float, ...), "undef" is unknown; a -1 dimension is unknown; shape [] is a scalar. Ops are checked in
-dependency order (the serialization does not promise one); ops in a cycle are reported.
+float, ...), "undef" is unknown; a dimension DNNL_GRAPH_UNKNOWN_DIM (INT64_MIN; -1 in older
+releases) is unknown; shape [] is a scalar. Ops are checked in dependency order (the serialization
+does not promise one); ops in a cycle are reported.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..runtime.validation import TensorInfo
 from .graph import Graph, Node
-from .limits import Limits, ModelReadError, check_shape
+from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .registry import Registry
 from .report import Record
 
 DOMAIN = "onednn"
+# DNNL_GRAPH_UNKNOWN_DIM is INT64_MIN in oneDNN 3.x (dnnl_graph_types.h); the graph API's preview
+# releases defined it as -1, which older serializations still hold. Both mean "unknown".
+UNKNOWN_DIM = -(2**63)
+UNKNOWN_DIMS = frozenset((UNKNOWN_DIM, -1))
 _ATTR_TYPES = {"string": "string", "bool": "bool", "s64": "int", "f32": "float", "s64[]": "ints",
                "f32[]": "floats"}
 
@@ -49,44 +53,56 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
         raise ModelReadError(f"more than {limits.max_nodes} ops")
     names = registry.dtype_names(DOMAIN)
     records: list[Record] = []
-    described: dict[str, tuple[TensorInfo, str]] = {}  # tensor -> (declared info, who described it)
-    types: dict[tuple, TensorInfo] = {}
+    # tensor id -> (declared info, index of the op that described it first)
+    described: dict[str, tuple[TensorInfo, int]] = {}
+    tensor = _TensorReader(names, limits)
+    budget = AttributeBudget(limits)
+    # Ops repeat the same attributes: each distinct "attrs" object (keyed by its repr, which tells 1,
+    # 1.0 and true apart) is converted once; its element count still goes to the budget at every use.
+    attr_cache: dict[str, tuple[dict, dict, int]] = {}
     nodes: list[Node] = []
+    pending: set[str] = set()  # inputs no earlier op produced: the file may not be in dependency order
+    produced: set[str] = set()
     for k, op in enumerate(ops):
-        where = f"graph[{k}]"
         if not isinstance(op, dict):
-            raise ModelReadError(f"{where}: expected an op object")
+            raise ModelReadError(f"graph[{k}]: expected an op object")
         kind, name = op.get("kind"), op.get("name", "")
         if not isinstance(kind, str) or not isinstance(name, str):
-            raise ModelReadError(f"{where}: \"kind\" and \"name\" must be strings")
-        sides = []
-        for side in ("inputs", "outputs"):
-            tensors = op.get(side, [])
-            if not isinstance(tensors, list):
-                raise ModelReadError(f"{where}.{side}: expected a list of logical tensors")
-            ids = []
-            for j, lt in enumerate(tensors):
-                ids.append(_tensor(lt, f"{where}.{side}[{j}]", names, types, limits))
-            sides.append(ids)
-        label = f"op {name!r} (#{k})" if name else f"op #{k}"
+            raise ModelReadError(f"graph[{k}]: \"kind\" and \"name\" must be strings")
+        ins, outs = op.get("inputs", []), op.get("outputs", [])
+        if not isinstance(ins, list):
+            raise ModelReadError(f"graph[{k}].inputs: expected a list of logical tensors")
+        if not isinstance(outs, list):
+            raise ModelReadError(f"graph[{k}].outputs: expected a list of logical tensors")
+        in_pairs = [tensor(lt, k, "inputs", j) for j, lt in enumerate(ins)]
+        out_pairs = [tensor(lt, k, "outputs", j) for j, lt in enumerate(outs)]
         # outputs first: the producer's description is the declared one
-        for tid, info in sides[1] + sides[0]:
+        for tid, info in out_pairs + in_pairs:
             first = described.get(tid)
             if first is None:
-                described[tid] = (info, label)
-            elif (info.dtype, info.shape) != (first[0].dtype, first[0].shape) and info.dtype is not None:
-                records.append(Record("error", "", f"logical tensor {tid}", "is described as "
-                                      f"{_show(info)} by {label} but as {_show(first[0])} by {first[1]}",
-                                      found=_show(info), expected=_show(first[0])))
-        attributes, kinds = _attributes(op.get("attrs", {}), where, limits)
-        node = Node(k, name, DOMAIN, kind, None, tuple(t for t, _ in sides[0]), tuple(t for t, _ in sides[1]),
-                    json.dumps([attributes, kinds], sort_keys=True))
+                described[tid] = (info, k)
+            elif info is not first[0] and info.dtype is not None and \
+                    (info.dtype, info.shape) != (first[0].dtype, first[0].shape):
+                records.append(_mismatch(tid, info, _label(ops, k), first[0], _label(ops, first[1])))
+        raw = op.get("attrs", {})
+        key = repr(raw)
+        hit = attr_cache.get(key)
+        if hit is None:
+            hit = attr_cache[key] = _attributes(raw, f"graph[{k}]", budget)  # takes its lists from the budget
+        elif hit[2]:
+            budget.add(hit[2], f"graph[{k}].attrs")
+        attributes, kinds = hit[0], hit[1]
+        in_ids = tuple([t for t, _ in in_pairs])
+        out_ids = tuple([t for t, _ in out_pairs])
+        pending.update(t for t in in_ids if t not in produced)
+        produced.update(out_ids)
+        node = Node(k, name, DOMAIN, kind, None, in_ids, out_ids, key)
         node.attributes, node.attr_kinds = attributes, kinds
         nodes.append(node)
-    produced = {t for n in nodes for t in n.outputs}
     inputs = list(dict.fromkeys(t for n in nodes for t in n.inputs if t not in produced))
     values = {t: info for t, (info, _) in described.items()}
-    graph = Graph("", inputs, [], [], values, _dependency_order(nodes))
+    in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
+    graph = Graph("", inputs, [], [], values, nodes if in_order else _dependency_order(nodes))
     extra = [f"{label}{doc[key]}" for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
                                                      ("fpmath_mode", "fpmath "))
              if isinstance(doc.get(key), (str, int, float)) and not isinstance(doc.get(key), bool)]
@@ -98,40 +114,69 @@ def _show(info: TensorInfo) -> str:
     return f"{info.dtype or '?'} {shape}"
 
 
-def _tensor(lt: Any, where: str, names: dict[str, str], types: dict, limits: Limits) -> tuple[str, TensorInfo]:
-    if not isinstance(lt, dict) or not _int(lt.get("id")):
-        raise ModelReadError(f"{where}: expected a logical tensor object with an integer \"id\"")
-    dtype = lt.get("dtype")
-    if dtype is not None and not isinstance(dtype, str):
-        raise ModelReadError(f"{where}.dtype: expected a string")
-    dtype = None if dtype in (None, "undef") else names.get(dtype, dtype)
-    shape = lt.get("shape")
-    if shape is not None:
-        if not isinstance(shape, list) or not all(_int(d) for d in shape):
-            raise ModelReadError(f"{where}.shape: expected a list of integers")
-        shape = tuple(None if d == -1 else d for d in shape)
-        check_shape(shape, limits, where)
-    key = (dtype, shape)
-    info = types.get(key)
-    if info is None:
-        info = types[key] = TensorInfo(dtype, shape)
-    return str(lt["id"]), info
+def _label(ops: list, k: int) -> str:
+    name = ops[k].get("name", "")
+    return f"op {name!r} (#{k})" if name else f"op #{k}"
 
 
-def _attributes(raw: Any, where: str, limits: Limits) -> tuple[dict, dict]:
+def _mismatch(tid: str, info: TensorInfo, label: str, first: TensorInfo, first_label: str) -> Record:
+    return Record("error", "", f"logical tensor {tid}", f"is described as {_show(info)} by {label} but as "
+                  f"{_show(first)} by {first_label}", found=_show(info), expected=_show(first))
+
+
+class _TensorReader:
+    """Logical tensors -> (id, TensorInfo), one TensorInfo per distinct (dtype, shape): the checker
+    caches verdicts by the identity of the infos, and a oneDNN graph repeats a few descriptions."""
+
+    def __init__(self, names: dict[str, str], limits: Limits):
+        self.names, self.limits = names, limits
+        self.infos: dict[tuple, TensorInfo] = {}
+
+    def __call__(self, lt: Any, k: int, side: str, j: int) -> tuple[str, TensorInfo]:
+        tid = lt.get("id") if isinstance(lt, dict) else None
+        if type(tid) is not int:  # bool is not an id
+            raise ModelReadError(f"graph[{k}].{side}[{j}]: expected a logical tensor object with an integer \"id\"")
+        dtype, shape = lt.get("dtype"), lt.get("shape")
+        if dtype is not None and not isinstance(dtype, str):
+            raise ModelReadError(f"graph[{k}].{side}[{j}].dtype: expected a string")
+        if shape is not None:
+            # the types themselves: 1.0 == 1 and True == 1 would otherwise pass as dimensions
+            if not isinstance(shape, list) or not _INTS.issuperset(map(type, shape)):
+                raise ModelReadError(f"graph[{k}].{side}[{j}].shape: expected a list of integers")
+            shape = tuple(shape)
+        key = (dtype, shape)
+        info = self.infos.get(key)
+        if info is None:
+            info = self.infos[key] = self._new(dtype, shape, f"graph[{k}].{side}[{j}].shape")
+        return str(tid), info
+
+    def _new(self, dtype: str | None, shape: tuple | None, where: str) -> TensorInfo:
+        dtype = None if dtype in (None, "undef") else self.names.get(dtype, dtype)
+        if shape is not None:
+            shape = tuple(None if d in UNKNOWN_DIMS else d for d in shape)
+            check_shape(shape, self.limits, where)
+        return TensorInfo(dtype, shape)
+
+
+_INTS = frozenset((int,))
+
+
+def _attributes(raw: Any, where: str, budget: AttributeBudget) -> tuple[dict, dict, int]:
+    """(values, declared kinds, elements in list values) of an op's "attrs"."""
     if not isinstance(raw, dict):
         raise ModelReadError(f"{where}.attrs: expected an object")
     values: dict[str, Any] = {}
     kinds: dict[str, tuple[str, str]] = {}
+    count = 0
     for name, attr in raw.items():
         if not isinstance(attr, dict) or "type" not in attr or "value" not in attr:
             raise ModelReadError(f"{where}.attrs.{name}: expected {{\"type\": ..., \"value\": ...}}")
         declared, value = attr["type"], attr["value"]
         if not isinstance(declared, str):
             raise ModelReadError(f"{where}.attrs.{name}.type: expected a string")
-        if isinstance(value, list) and len(value) > limits.max_attribute_elements:
-            raise ModelReadError(f"{where}.attrs.{name}: {len(value)} elements exceed the limit of "
-                                 f"{limits.max_attribute_elements}")
+        if isinstance(value, list):
+            budget.take(len(value), f"{where}.attrs.{name}")
+            count += len(value)
         if declared == "bool" and value in (0, 1) and not isinstance(value, float):
             value = bool(value)  # oneDNN writes booleans as 0/1
         elif declared == "f32" and _int(value):
@@ -140,7 +185,7 @@ def _attributes(raw: Any, where: str, limits: Limits) -> tuple[dict, dict]:
             value = [float(v) if _int(v) else v for v in value]
         values[name] = value
         kinds[name] = (_ATTR_TYPES.get(declared, declared), declared)
-    return values, kinds
+    return values, kinds, count
 
 
 def _dependency_order(nodes: list[Node]) -> list[Node]:

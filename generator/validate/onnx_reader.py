@@ -26,9 +26,9 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 from ..dtypes import elem_of_numpy
 from ..runtime.validation import TensorInfo
 from .graph import UNKNOWN, Graph, Node
-from .limits import Limits, ModelReadError, check_shape, read_model_file
+from .limits import AttributeBudget, Limits, ModelReadError, check_shape, read_model_file
 from .registry import Registry
-from .report import Record
+from .report import Record, to_str
 
 
 def _elem_names() -> dict[int, str]:
@@ -51,8 +51,14 @@ _LISTS = {AttributeProto.FLOATS: "floats", AttributeProto.INTS: "ints", Attribut
           AttributeProto.TENSORS: "tensors", AttributeProto.GRAPHS: "graphs",
           AttributeProto.SPARSE_TENSORS: "sparse_tensors", AttributeProto.TYPE_PROTOS: "type_protos"}
 _GRAPH_TYPES = (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+UNKNOWN_DIM = -1  # what onnx.shape_inference writes for a dimension it cannot tell
 _NON_TENSOR = {"sequence_type": "sequence", "map_type": "map", "optional_type": "optional",
                "opaque_type": "opaque"}
+
+
+def _where(kind: str, name: str, path: str) -> str:
+    """Where a value is, for read errors: its kind, name and graph (nested graphs by path)."""
+    return f"{kind} {name!r}" + (f" in {path}" if path else "")
 
 
 def load_model(source: Any, limits: Limits) -> onnx.ModelProto:
@@ -62,7 +68,7 @@ def load_model(source: Any, limits: Limits) -> onnx.ModelProto:
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
-        data = read_model_file(Path(source), limits)
+        data = read_model_file(Path(source), limits.max_onnx_file_bytes)
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)
@@ -79,16 +85,24 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     records: list[Record] = []
     opsets: dict[str, int] = {}
     for o in model.opset_import:
-        domain = "" if o.domain == "ai.onnx" else o.domain
+        domain = to_str(o.domain)
+        domain = "" if domain == "ai.onnx" else domain
         opsets.setdefault(domain, o.version)
-    converter = _Converter(model, opsets, registry, limits, records)
-    graph = converter.graph(model.graph, 0, "")
-    if converter.incomplete:
+    # The first reading stops at the first node output the model does not describe: the model is then
+    # completed by shape inference and read once (not read in full twice).
+    converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
+    try:
+        graph = converter.graph(model.graph, 0, "")
+    except _Incomplete:
+        records.clear()  # the full reading finds the same problems again
+        # The attribute budget before inference, which would copy the model, lists and all. Each list
+        # element takes at least a byte, so a model smaller than the budget cannot exceed it.
+        if model.ByteSize() > limits.max_total_attribute_elements:
+            _Converter(model, opsets, registry, limits, records).budget_scan(model.graph, 0)
         inferred = _shape_inference(model, records)
-        if inferred is not None:
-            records.clear()  # the second reading finds the same problems again
-            converter = _Converter(inferred, opsets, registry, limits, records)
-            graph = converter.graph(inferred.graph, 0, "")
+        source = inferred if inferred is not None else model
+        converter = _Converter(source, opsets, registry, limits, records)
+        graph = converter.graph(source.graph, 0, "")
     if "" not in opsets and converter.uses_default_domain:
         records.append(Record("error", "", "opset_import", "the model imports no opset for the default domain "
                               "'' (ai.onnx); ops are checked against their newest versions", found=None,
@@ -96,6 +110,10 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     shown = [f"onnx opset {opsets['']}"] if "" in opsets else []
     shown += [f"{d} {v}" for d, v in sorted(opsets.items()) if d]
     return graph, ", ".join(shown) or "no opset_import", records
+
+
+class _Incomplete(Exception):
+    """A node output is not fully described (raised only by a converter told to stop there)."""
 
 
 def _shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.ModelProto | None:
@@ -110,35 +128,39 @@ def _shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.Mode
 
 class _Converter:
     def __init__(self, model: onnx.ModelProto, opsets: dict[str, int], registry: Registry, limits: Limits,
-                 records: list[Record]):
+                 records: list[Record], stop_if_incomplete: bool = False):
         self.opsets = opsets
         self.registry = registry
         self.limits = limits
         self.records = records
-        self.functions = {(f.domain, f.name) for f in model.functions}
+        self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
         self.types: dict[bytes, TensorInfo] = {}
         self.attr_cache: dict[tuple, tuple] = {}
+        self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
-        self.incomplete = False  # some node output is not fully described: run shape inference
+        self.stop_if_incomplete = stop_if_incomplete
         self.uses_default_domain = False
 
     # ---- values ----------------------------------------------------------------------------------
 
-    def type_info(self, tp: onnx.TypeProto, kind: str, name: str) -> TensorInfo:
+    def type_info(self, tp: onnx.TypeProto, kind: str, name: str, path: str) -> TensorInfo:
         key = tp.SerializeToString()
         info = self.types.get(key)
-        return info if info is not None else self._new_type(tp, key, kind, name)
+        return info if info is not None else self._new_type(tp, key, kind, name, path)
 
-    def _new_type(self, tp: onnx.TypeProto, key: bytes, kind: str, name: str) -> TensorInfo:
+    def _new_type(self, tp: onnx.TypeProto, key: bytes, kind: str, name: str, path: str) -> TensorInfo:
         which = tp.WhichOneof("value")
         if which in ("tensor_type", "sparse_tensor_type"):
             tt = getattr(tp, which)
             dtype = ELEM.get(tt.elem_type, f"elem_type {tt.elem_type}") if tt.elem_type else None
             shape = None
             if tt.HasField("shape"):
-                shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
-                check_shape(shape, self.limits, f"{kind} {name!r}")
+                # dim_value -1 is an unknown dimension: onnx.shape_inference itself writes it (e.g. for
+                # AffineGrid's expanded function body); other negative values are corruption.
+                shape = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value != UNKNOWN_DIM else None
+                              for d in tt.shape.dim)
+                check_shape(shape, self.limits, _where(kind, name, path))
             info = TensorInfo(dtype, shape)
         elif which is None:
             info = UNKNOWN
@@ -167,37 +189,44 @@ class _Converter:
             raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
         values: dict[str, TensorInfo] = {}
         type_info = self.type_info
+        # Every name goes through to_str where protobuf may hand out bytes (a string that is not UTF-8),
+        # so that reports can print and serialize it.
         inputs = []
         for vi in g.input:
-            inputs.append(vi.name)
-            values[vi.name] = type_info(vi.type, "input", vi.name)
+            name = to_str(vi.name)
+            inputs.append(name)
+            values[name] = type_info(vi.type, "input", name, path)
         input_names = set(inputs)
         initializers = []
         for t in g.initializer:
-            initializers.append(t.name)
-            info = self.tensor_info(t, f"initializer {t.name!r}", constant=t.name not in input_names)
-            if t.name not in values or values[t.name].dtype is None:
-                values[t.name] = info
+            name = to_str(t.name)
+            initializers.append(name)
+            info = self.tensor_info(t, _where("initializer", name, path), constant=name not in input_names)
+            if name not in values or values[name].dtype is None:
+                values[name] = info
         for st in g.sparse_initializer:
-            name = st.values.name
+            name = to_str(st.values.name)
             initializers.append(name)
             dims = tuple(st.dims)
-            check_shape(dims, self.limits, f"sparse initializer {name!r}")
+            check_shape(dims, self.limits, _where("sparse initializer", name, path))
             values.setdefault(name, TensorInfo(ELEM.get(st.values.data_type), dims))
         types, new_type = self.types, self._new_type
         for vi in g.value_info:
             name = vi.name
+            if type(name) is not str:
+                name = to_str(name)
             if name not in values:
                 tp = vi.type
                 key = tp.SerializeToString()
                 info = types.get(key)
-                values[name] = info if info is not None else new_type(tp, key, "value", name)
+                values[name] = info if info is not None else new_type(tp, key, "value", name, path)
         outputs = []
         for vi in g.output:
-            outputs.append(vi.name)
-            info = type_info(vi.type, "output", vi.name)
-            if info is not UNKNOWN and (vi.name not in values or values[vi.name].dtype is None):
-                values[vi.name] = info
+            name = to_str(vi.name)
+            outputs.append(name)
+            info = type_info(vi.type, "output", name, path)
+            if info is not UNKNOWN and (name not in values or values[name].dtype is None):
+                values[name] = info
 
         nodes: list[Node] = []
         node_protos = g.node
@@ -206,29 +235,56 @@ class _Converter:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         default = self.opsets.get("")
         functions = self.functions
-        produced: list[str] = []
-        append, extend = nodes.append, produced.extend
+        append = nodes.append
+        stop = self.stop_if_incomplete
+        get = values.get
         fields = attrgetter("domain", "name", "op_type", "input", "output", "attribute")
+        join = "".join
         for k, (dom, name, op, ins, outs, attrs) in enumerate(map(fields, node_protos)):
+            # [:] rather than iteration: upb's repeated fields iterate by index until IndexError, and
+            # raising it cost ~10% of the reading (three times per node).
+            ins, outs = tuple(ins[:]), tuple(outs[:])
+            try:
+                join((dom, name, op, *ins, *outs))  # one C call that fails on any bytes among them
+            except TypeError:
+                dom, name, op = to_str(dom), to_str(name), to_str(op)
+                ins, outs = tuple(map(to_str, ins)), tuple(map(to_str, outs))
             if not dom or dom == "ai.onnx":
                 domain, opset = "onnx", default
                 self.uses_default_domain = True
             else:
                 domain, opset = self.domain(dom)
-            outs = tuple(outs)
-            node = Node(k, name, domain, op, opset, tuple(ins), outs)
-            extend(outs)
+            node = Node(k, name, domain, op, opset, ins, outs)
+            if stop:
+                for o in outs:
+                    info = get(o)
+                    if o and (info is None or info.dtype is None or info.shape is None):
+                        raise _Incomplete
             if attrs:
                 self.attributes(node, attrs, depth, path)
             if functions and (dom, op) in functions:
                 node.note = (f"calls the model-local function {dom + '.' if dom else ''}{op}; "
                              "its body is not checked")
             append(node)
-        if not self.incomplete:
-            described = {name for name, info in values.items() if info.dtype is not None and info.shape is not None}
-            described.add("")
-            self.incomplete = not described.issuperset(produced)
-        return Graph(g.name, inputs, initializers, outputs, values, nodes)
+        return Graph(to_str(g.name), inputs, initializers, outputs, values, nodes)
+
+    def budget_scan(self, g: onnx.GraphProto, depth: int) -> None:
+        """Take every list attribute of a graph (nested graphs included) from the budget, by length only."""
+        if depth > self.limits.max_graph_depth:
+            raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
+        take = self.budget.take
+        for k, node in enumerate(g.node):
+            for a in node.attribute:
+                field = _LISTS.get(a.type)
+                if field is not None:
+                    name = to_str(node.name)
+                    label = f"node {name!r} (#{k})" if name else f"node #{k}"
+                    take(len(getattr(a, field)), f"{label} attribute {to_str(a.name)!r}")
+                if a.type == AttributeProto.GRAPH:
+                    self.budget_scan(a.g, depth + 1)
+                elif a.type == AttributeProto.GRAPHS:
+                    for sub in a.graphs:
+                        self.budget_scan(sub, depth + 1)
 
     def domain(self, dom: str) -> tuple[str, int | None]:
         found = self.domains.get(dom)
@@ -239,19 +295,32 @@ class _Converter:
     # ---- attributes ------------------------------------------------------------------------------
 
     def attributes(self, node: Node, attrs: Any, depth: int, path: str) -> None:
+        # One pass: each list is taken from the budget by its length (protobuf knows it without
+        # converting anything) before it is serialized for the cache key or becomes a Python list; an
+        # attribute holding a graph makes the node uncacheable (its graphs are read per node).
+        take = self.budget.take
         parts: list[bytes] | None = []
-        for a in attrs:
-            if a.type in _GRAPH_TYPES:
+        for a in attrs[:]:
+            t = a.type
+            field = _LISTS.get(t)
+            if field is not None:
+                take(len(getattr(a, field)), lambda a=a: _where(f"{node.label} attribute", to_str(a.name), path))
+            if t in _GRAPH_TYPES:
                 parts = None
-                break
-            parts.append(a.SerializeToString())
+            elif parts is not None:
+                parts.append(a.SerializeToString())
         if parts is not None:
             key = tuple(parts)
             hit = self.attr_cache.get(key)
-            if hit is None:
-                hit = self.attr_cache[key] = self._convert(attrs, node, depth, path)[:2]
-            node.attributes, node.attr_kinds = hit
             node.attr_key = key
+            if hit is None:
+                before = len(self.records)
+                hit = self._convert(attrs, node, depth, path)[:2]
+                if len(self.records) == before:
+                    self.attr_cache[key] = hit
+                else:  # problems found in the attributes are this node's: the next node must find them again
+                    node.attr_key = None
+            node.attributes, node.attr_kinds = hit
         else:
             node.attributes, node.attr_kinds, node.graphs = self._convert(attrs, node, depth, path)
             node.attr_key = None
@@ -261,34 +330,31 @@ class _Converter:
         kinds: dict[str, tuple[str, str]] = {}
         graphs: dict[str, Graph] = {}
         for a in attrs:
-            t = a.type
-            if t in _LISTS and len(getattr(a, _LISTS[t])) > self.limits.max_attribute_elements:
-                raise ModelReadError(f"{node.label} attribute {a.name!r}: {len(getattr(a, _LISTS[t]))} elements "
-                                     f"exceed the limit of {self.limits.max_attribute_elements}")
-            if a.name in values:
-                self.records.append(Record("error", f"{node.domain}.{node.op}", f"attribute {a.name!r}",
-                                           "is given more than once", node.name, node.index, path, a.name))
+            t, name = a.type, to_str(a.name)
+            if name in values:
+                self.records.append(Record("error", f"{node.domain}.{node.op}", f"attribute {name!r}",
+                                           "is given more than once", node.name, node.index, path, name))
             spelled = AttributeProto.AttributeType.Name(t) if t in AttributeProto.AttributeType.values() else str(t)
-            kinds[a.name] = (_ATTR_KIND.get(t, spelled.lower()), spelled)
-            sub_path = (f"{path} > " if path else "") + f"{node.label}.{a.name}"
+            kinds[name] = (_ATTR_KIND.get(t, spelled.lower()), spelled)
+            sub_path = (f"{path} > " if path else "") + f"{node.label}.{name}"
             if t == AttributeProto.GRAPH:
-                values[a.name] = graphs[a.name] = self.graph(a.g, depth + 1, sub_path)
+                values[name] = graphs[name] = self.graph(a.g, depth + 1, sub_path)
             elif t == AttributeProto.GRAPHS:
-                values[a.name] = []
+                values[name] = []
                 for j, g in enumerate(a.graphs):
-                    values[a.name].append(self.graph(g, depth + 1, f"{sub_path}[{j}]"))
-                    graphs[f"{a.name}[{j}]"] = values[a.name][-1]
+                    values[name].append(self.graph(g, depth + 1, f"{sub_path}[{j}]"))
+                    graphs[f"{name}[{j}]"] = values[name][-1]
             elif t == AttributeProto.TENSOR:
-                values[a.name] = self.tensor_info(a.t, f"{node.label} attribute {a.name!r}", constant=True)
+                values[name] = self.tensor_info(a.t, _where(f"{node.label} attribute", name, path), constant=True)
             elif t == AttributeProto.TENSORS:
-                values[a.name] = [self.tensor_info(x, f"{node.label} attribute {a.name!r}", constant=True)
+                values[name] = [self.tensor_info(x, _where(f"{node.label} attribute", name, path), constant=True)
                                   for x in a.tensors]
             elif t in (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.FLOATS, AttributeProto.INTS):
-                values[a.name] = helper.get_attribute_value(a)
+                values[name] = helper.get_attribute_value(a)
             elif t == AttributeProto.STRING:
-                values[a.name] = a.s.decode("utf-8", "replace")
+                values[name] = a.s.decode("utf-8", "replace")
             elif t == AttributeProto.STRINGS:
-                values[a.name] = [s.decode("utf-8", "replace") for s in a.strings]
+                values[name] = [s.decode("utf-8", "replace") for s in a.strings]
             else:  # sparse tensors, type protos, undefined: their kind is reported if the spec disagrees
-                values[a.name] = spelled.lower()
+                values[name] = spelled.lower()
         return values, kinds, graphs

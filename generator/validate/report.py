@@ -2,10 +2,50 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+# Characters that must not reach a terminal or a log raw: C0/C1 controls (newlines would forge report
+# lines, ESC starts ANSI sequences), line/paragraph separators, bidirectional overrides (which reorder
+# what is shown) and lone surrogates (which no UTF-8 stream can encode).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """Text safe to print as (part of) one line: every character a file could use to forge or hide
+    output is shown as a backslash escape."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def to_str(value: Any) -> str:
+    """A name read from a file as text: protobuf hands out bytes for strings that are not UTF-8.
+
+    surrogateescape keeps distinct byte strings distinct (two bad names stay two values) and never
+    equal to a real UTF-8 name; printable() and dump_json() show the surrogates as escapes."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "surrogateescape")
+    return str(value)
+
+
+def dump_json(data: Any, indent: int | None = None) -> str:
+    """JSON text that any UTF-8 stream can carry: non-ASCII stays readable, unless a lone surrogate
+    (valid in a Python str, not in UTF-8) needs the \\uXXXX escapes that ensure_ascii writes."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=indent, ensure_ascii=True)
+    return text
 
 
 @dataclass(frozen=True)
@@ -47,6 +87,8 @@ def jsonable(value: Any) -> Any:
     """Plain JSON data for a found/expected value (numbers, strings, lists; anything else as text)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, (bytes, bytearray)):
+        return to_str(value)
     if isinstance(value, (np.bool_,)):
         return bool(value)
     if isinstance(value, np.integer):
@@ -99,9 +141,10 @@ class Report:
         return f"{text} ({self.context})" if self.context else text
 
     def to_text(self) -> str:
+        # Names come from the file: each line is made printable, so one record is one line.
         lines = [f"{self.file}: {'warning: ' if r.severity == 'warning' else ''}{r}" for r in self.records]
         lines.append(self.summary())
-        return "\n".join(lines)
+        return "\n".join(map(printable, lines))
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "format": self.kind, "context": self.context, "valid": self.valid,
@@ -109,7 +152,7 @@ class Report:
                 "summary": self.summary(), "records": [r.to_dict() for r in self.records]}
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+        return dump_json(self.to_dict(), indent=2)
 
 
 def _plural(n: int, word: str) -> str:

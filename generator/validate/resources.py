@@ -1,7 +1,9 @@
 """Files the validator reads besides the model: the hlir graph JSON Schema and domain files.
 
-They live in the spec folder: the one given with --specs, else ./specs of the project (the current
-directory or a parent), else the specs/ folder next to opgen's source (an editable install)."""
+They come from the spec folder given with --specs, else from opgen's own specs/ folder next to the
+package (opgen is installed editable from its repository) — never from the current directory: a
+verdict must not depend on where the command runs, and a specs/ folder planted there (a schema with
+a catastrophic regular expression, other dtype names) must not reach the checks."""
 from __future__ import annotations
 
 import json
@@ -14,13 +16,13 @@ import yaml
 from .limits import ModelReadError
 
 HLIR_GRAPH_SCHEMA = "hlir-graph.schema.json"
+PACKAGE_SPECS = Path(__file__).resolve().parents[2] / "specs"  # generator/validate/ -> the repository
 
 
 def spec_folders(specs_dir: Path | None = None) -> list[Path]:
+    """Where resources are looked up, in order: --specs, then opgen's own specs."""
     folders = [Path(specs_dir)] if specs_dir is not None else []
-    here = Path.cwd()
-    folders += [f / "specs" for f in (here, *here.parents)]
-    folders.append(Path(__file__).resolve().parents[2] / "specs")
+    folders.append(PACKAGE_SPECS)
     return [f for f in folders if f.is_dir()]
 
 
@@ -39,17 +41,23 @@ def _load_json(path: str) -> Any:
 def hlir_graph_schema(specs_dir: Path | None = None) -> dict:
     path = find_file(f"schema/{HLIR_GRAPH_SCHEMA}", specs_dir)
     if path is None:
-        raise ModelReadError(f"cannot find the hlir graph schema (specs/schema/{HLIR_GRAPH_SCHEMA}); "
-                             "pass the spec folder with --specs")
+        raise ModelReadError(f"cannot find the hlir graph schema (specs/schema/{HLIR_GRAPH_SCHEMA}) in "
+                             f"{PACKAGE_SPECS}; pass the spec folder with --specs")
     return _load_json(str(path))
+
+
+def published_hlir_graph_schema() -> dict | None:
+    """opgen's own hlir graph schema (None when it is not installed)."""
+    path = PACKAGE_SPECS / "schema" / HLIR_GRAPH_SCHEMA
+    return _load_json(str(path)) if path.is_file() else None
 
 
 def domain_dtype_names(domain: str, specs_dir: Path | None = None) -> dict[str, str]:
     """`dtype_names` of specs/<domain>/domain.yaml ({} when the domain file has none)."""
     path = find_file(f"{domain}/domain.yaml", specs_dir)
     if path is None:
-        raise ModelReadError(f"cannot find specs/{domain}/domain.yaml for the {domain} dtype names; "
-                             "pass the spec folder with --specs")
+        raise ModelReadError(f"cannot find specs/{domain}/domain.yaml in {PACKAGE_SPECS} for the {domain} dtype "
+                             "names; pass the spec folder with --specs")
     raw = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     names = raw.get("dtype_names", {}) if isinstance(raw, dict) else {}
     return {str(k): str(v) for k, v in names.items()}
