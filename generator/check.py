@@ -159,6 +159,19 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
             seen_optional |= p.option == "optional"
             if p.option != "variadic" and not p.homogeneous:
                 yield p.location, f"{fld}.homogeneous", "homogeneous applies to variadic parameters only"
+    inputs = {p.name for p in v.inputs}
+    attr_names = {a.name for a in v.attributes}
+    for p in v.inputs:
+        if p.shape is not None:
+            yield p.location, f"inputs.{p.name}.shape", "shape is stated for outputs (inputs have the shape given)"
+    for p in v.outputs:
+        if p.shape is None:
+            continue
+        try:
+            for problem in expr.check_names(p.shape, attr_names, inputs):
+                yield p.location, f"outputs.{p.name}.shape", problem
+        except expr.ExprError as exc:
+            yield p.location, f"outputs.{p.name}.shape", f"{exc}: {p.shape!r}"
     for a in v.attributes:
         yield from _check_attribute(a, v)
     yield from _check_constraints(v)

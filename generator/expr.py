@@ -20,6 +20,9 @@ class ExprError(OpgenError, ValueError):
 
 # Functions a check may call; the ones in SHAPE_FUNCTIONS take a parameter name.
 SHAPE_FUNCTIONS = frozenset({"rank", "shape", "numel", "count", "has", "dtype"})
+# Functions of several parameter names: the shape their broadcasting gives (NumPy/ONNX rules, or
+# XLA's: operands of the highest rank broadcast among themselves, lower-rank ones align into them).
+MULTI_SHAPE_FUNCTIONS = frozenset({"broadcast_shape", "xla_broadcast_shape"})
 CHECK_BUILTINS = frozenset({"len", "all", "any", "range", "min", "max", "abs", "sum", "sorted",
                             "set", "list", "tuple", "unique", "int", "zip", "enumerate"})
 
@@ -271,8 +274,14 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
                 elif node.args[0].id not in parameters | attributes or (
                         fname != "has" and node.args[0].id not in parameters):
                     problems.append(f"{fname}({node.args[0].id}): no input or output named {node.args[0].id!r}")
+            elif fname in MULTI_SHAPE_FUNCTIONS:
+                if not node.args or not all(isinstance(a, ast.Name) for a in node.args):
+                    problems.append(f"{fname}() takes parameter names")
+                else:
+                    problems += [f"{fname}({a.id}): no input or output named {a.id!r}" for a in node.args
+                                 if a.id not in parameters]
             elif fname not in CHECK_BUILTINS:
-                allowed = ", ".join(sorted(SHAPE_FUNCTIONS | CHECK_BUILTINS))
+                allowed = ", ".join(sorted(SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS))
                 problems.append(f"unknown function {fname}(); allowed: {allowed}")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             problems.append("** is not allowed in checks (a check must stay cheap to evaluate)")
@@ -283,6 +292,8 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     shape_args = {id(n.args[0]) for n in ast.walk(tree)
                   if isinstance(n, ast.Call) and n.func.id in SHAPE_FUNCTIONS and n.args}
+    shape_args |= {id(a) for n in ast.walk(tree)
+                   if isinstance(n, ast.Call) and n.func.id in MULTI_SHAPE_FUNCTIONS for a in n.args}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and id(node) not in called and id(node) not in shape_args:
             if node.id not in attributes and node.id not in local and node.id not in ("True", "False", "None"):
@@ -302,6 +313,9 @@ class _CheckToPython(ast.NodeTransformer):
         if fname in SHAPE_FUNCTIONS:
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
                             [ast.Constant(node.args[0].id)], [])
+        if fname in MULTI_SHAPE_FUNCTIONS:
+            return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
+                            [ast.Constant(a.id) for a in node.args], [])
         if fname in ("unique", "range"):  # bounded versions on the context
             node = self.generic_visit(node)
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()), node.args, [])

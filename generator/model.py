@@ -59,6 +59,7 @@ class Parameter:
     homogeneous: bool = True
     min_arity: int = 1
     written_as: str | None = None
+    shape: str | None = None  # outputs: the shape as a check-language expression of inputs and attributes
 
     @property
     def is_fixed(self) -> bool:
@@ -142,6 +143,26 @@ class OpVersion:
     @property
     def has_kernel(self) -> bool:
         return self.elementwise is not None or self.kernel is not None
+
+    def output_shape(self, param: Parameter) -> str | None:
+        """The output's shape as a check-language expression: the spec's `shape`, or for the output of
+        an element-wise formula the shape its broadcasting mode gives; None where the spec says nothing."""
+        if param.shape is not None:
+            return param.shape
+        ew = self.elementwise
+        if ew is None or param.name != ew.output:
+            return None
+        names = [p.name for p in self.inputs if p.option == "single"]
+        rule = self.broadcast_rule()
+        if rule is not None:
+            return f"shape({dict(rule.args)['target']})"
+        if ew.broadcast == "none" or len(names) == 1:
+            return f"shape({names[0]})"
+        if ew.broadcast == "xla":
+            return f"xla_broadcast_shape({', '.join(names)})"
+        if ew.broadcast == "multidirectional":
+            return f"broadcast_shape({', '.join(names)})"
+        return None
 
     def broadcast_rule(self) -> Constraint | None:
         """The constraint whose rule states the element-wise formula's broadcasting (see BROADCAST_RULES)."""

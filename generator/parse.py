@@ -200,7 +200,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
             name=p["name"], type=p["type"], description=_text(p["description"]), location=_loc(p, loc),
             option=p.get("option", "single"), homogeneous=p.get("homogeneous", True),
             min_arity=p.get("min_arity", 1 if p.get("option") == "variadic" else 0),
-            written_as=p.get("written_as"),
+            written_as=p.get("written_as"), shape=p.get("shape"),
         )
 
     ew = raw.get("elementwise")

@@ -58,6 +58,16 @@ def checks(v: OpVersion) -> list[dict]:
             for c in v.constraints if c.check]
 
 
+def output_shapes(v: OpVersion) -> list[dict]:
+    """Each output's shape function (spec `shape`, or the element-wise broadcasting's), with its text."""
+    out = []
+    for p in v.outputs:
+        text = v.output_shape(p)
+        if text is not None:
+            out.append(dict(name=p.name, fn=expr.check_to_python(text), text=expr.canonical(text)))
+    return out
+
+
 def rule_calls(v: OpVersion) -> list[dict]:
     return [dict(id=c.id, rule=c.rule, args={k: list(a) if isinstance(a, tuple) else a for k, a in c.args},
                  message=c.description.get("en"))
@@ -118,7 +128,7 @@ def _module_names(op: OpSpec) -> set[str]:
     """Names a kernel import must not take: the module's own, the runtime's it imports, the kernels'
     parameters and locals, and the builtins (a check may use them)."""
     names = {"OP", "VALIDATORS", "SIGNATURES", "KERNELS", "np", "_ew", "_validate", "annotations", "AttrSig",
-             "Check", "ParamSig", "RuleCall", "Signature", "ValidationError", "as_outputs", "split_variadic",
+             "Check", "ParamSig", "RuleCall", "OutputShape", "Signature", "ValidationError", "as_outputs", "split_variadic",
              "variadic", "problems", "compute", "result"}
     names |= set(dir(builtins)) | set(keyword.kwlist)
     for v in op.versions:
@@ -241,6 +251,7 @@ def import_view(op: OpSpec, versions: list[dict], imports: dict[str, tuple[str, 
     kernels = [item["kernel"] for item in versions if item["kernel"]]
     used = {"Signature": True, "AttrSig": any(item["v"].attributes for item in versions),
             "Check": any(item["checks"] for item in versions), "RuleCall": any(item["rules"] for item in versions),
+            "OutputShape": any(item["shapes"] for item in versions),
             "ParamSig": any(item["v"].inputs or item["v"].outputs for item in versions),
             "ValidationError": bool(kernels)}
     validation = sorted(name for name, needed in used.items() if needed)
@@ -261,7 +272,8 @@ def import_view(op: OpSpec, versions: list[dict], imports: dict[str, tuple[str, 
 def render_op(op: OpSpec) -> bytes:
     imports = kernel_imports(op)
     versions = [
-        dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), kernel=kernel_view(v, imports))
+        dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), shapes=output_shapes(v),
+             kernel=kernel_view(v, imports))
         for v in op.versions
     ]
     return render_python("python/op_module.py.j2", op=op, versions=versions, imports=import_view(op, versions, imports),

@@ -89,6 +89,23 @@ class CheckContext:
             raise Unknown(name)
         return tuple(info.shape)
 
+    def broadcast_shape(self, *names: str) -> tuple[int, ...]:
+        """The shape NumPy/ONNX multidirectional broadcasting gives these parameters."""
+        try:
+            return tuple(np.broadcast_shapes(*(self.shape(n) for n in names)))
+        except ValueError:
+            raise Unknown(names[0]) from None  # not broadcastable: a constraint reports that
+
+    def xla_broadcast_shape(self, *names: str) -> tuple[int, ...]:
+        """XLA element-wise broadcasting: the operands of the highest rank broadcast among themselves
+        (degenerate dimensions); operands of lower rank align into them (broadcast_dimensions)."""
+        shapes = [self.shape(n) for n in names]
+        top = max(len(s) for s in shapes)
+        try:
+            return tuple(np.broadcast_shapes(*(s for s in shapes if len(s) == top)))
+        except ValueError:
+            raise Unknown(names[0]) from None
+
     def rank(self, name: str) -> int:
         """Rank of a parameter; for a variadic one, of its first element whose shape is known."""
         known = [i for i in self.infos(name) if i is not None and i.shape is not None]

@@ -50,6 +50,15 @@ class Check:
 
 
 @dataclass(frozen=True)
+class OutputShape:
+    """An output's shape as a function of the inputs and attributes (the spec's expression `text`)."""
+
+    name: str
+    shape: Callable[["CheckContext"], Any]
+    text: str
+
+
+@dataclass(frozen=True)
 class RuleCall:
     id: str
     rule: str
@@ -67,6 +76,7 @@ class Signature:
     type_constraints: Mapping[str, tuple[str, ...]]  # variable -> allowed element types
     checks: tuple[Check, ...] = ()
     rules: tuple[RuleCall, ...] = ()
+    output_shapes: tuple[OutputShape, ...] = ()
 
     @property
     def key(self) -> str:
@@ -274,7 +284,35 @@ def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
     check_types(sig, ins, outs, problems)
     ctx = CheckContext(sig, attrs, ins, outs, frozenset(k for k, v in attributes.items() if v is not None))
     run_constraints(sig, ctx, problems)
+    if sig.output_shapes and outputs is not None and not problems:  # one fault, one problem
+        check_output_shapes(sig, ctx, outs, problems)
     return problems, ctx.read_values
+
+
+def infer_output_shapes(sig: Signature, ctx: CheckContext) -> dict[str, tuple[int, ...]]:
+    """The output shapes the spec determines from what the context knows (unknown ones left out)."""
+    found = {}
+    for entry in sig.output_shapes:
+        try:
+            found[entry.name] = tuple(int(d) for d in entry.shape(ctx))
+        except (Unknown, TypeError, IndexError, ValueError, KeyError, ZeroDivisionError):
+            continue  # unknown inputs, or inputs a constraint already reports
+    return found
+
+
+def check_output_shapes(sig: Signature, ctx: CheckContext, outs: Bound, problems: list[Problem]) -> None:
+    """A declared output shape must be the one the op gives (unknown dimensions match anything)."""
+    inferred = infer_output_shapes(sig, ctx)
+    for entry in sig.output_shapes:
+        info = outs.single.get(entry.name)
+        want = inferred.get(entry.name)
+        if info is None or info.shape is None or want is None:
+            continue
+        got = tuple(info.shape)
+        if len(got) != len(want) or any(g is not None and g != w for g, w in zip(got, want)):
+            shown = "[" + ", ".join("?" if g is None else str(g) for g in got) + "]"
+            problems.append(Problem(sig.key, f"output {entry.name!r}", f"has shape {shown}, but the op gives "
+                                    f"{list(want)} (shape = {entry.text})", got, want))
 
 
 _CACHE: dict[tuple, tuple[Signature, tuple[Problem, ...]]] = {}

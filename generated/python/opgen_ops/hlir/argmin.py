@@ -51,6 +51,8 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
     ),
+    output_shapes=(
+    ),
 )
 
 

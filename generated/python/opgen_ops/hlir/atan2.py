@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Atan2'
@@ -38,6 +38,9 @@ SIGNATURE_V1 = Signature(
             {'params': ['lhs', 'rhs']},
             'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).',
         ),
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.shape('lhs'), 'shape(lhs)'),
     ),
 )
 

@@ -70,6 +70,8 @@ SIGNATURE_V1 = Signature(
             'grad_output has the same shape as the input tensor.',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -51,6 +51,8 @@ SIGNATURE_V1 = Signature(
             'weight is broadcastable to input.',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Clamp'
@@ -45,6 +45,9 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     rules=(
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.broadcast_shape('min', 'input', 'max'), 'broadcast_shape(min, input, max)'),
     ),
 )
 

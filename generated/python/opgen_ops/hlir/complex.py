@@ -41,6 +41,8 @@ SIGNATURE_V1 = Signature(
             'The real part lhs and the imaginary part rhs have the same shape.',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

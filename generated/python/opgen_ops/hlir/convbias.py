@@ -288,6 +288,8 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -46,6 +46,8 @@ SIGNATURE_V1 = Signature(
             'C1', 'same_shape', {'params': ['input', 'output']}, 'The shapes of the input and the output must match.'
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -77,6 +77,8 @@ SIGNATURE_V1 = Signature(
             ),
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

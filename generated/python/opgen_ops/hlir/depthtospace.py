@@ -61,6 +61,8 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
     ),
+    output_shapes=(
+    ),
 )
 
 

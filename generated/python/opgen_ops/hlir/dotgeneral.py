@@ -122,6 +122,8 @@ SIGNATURE_V1 = Signature(
             ),
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -47,6 +47,8 @@ SIGNATURE_V1 = Signature(
     rules=(
         RuleCall('C3', 'same_shape', {'params': ['data', 'output']}, 'The output has the same shape as data.'),
     ),
+    output_shapes=(
+    ),
 )
 
 

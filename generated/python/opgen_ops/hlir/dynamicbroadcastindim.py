@@ -70,6 +70,8 @@ SIGNATURE_V1 = Signature(
             'Each dimension of the input has size 1 or the size of its corresponding dimension in the target shape.',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -67,6 +67,8 @@ SIGNATURE_V1 = Signature(
             'C6', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input tensor.'
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

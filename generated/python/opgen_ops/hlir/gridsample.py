@@ -56,6 +56,8 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -55,6 +55,8 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -59,6 +59,8 @@ SIGNATURE_V1 = Signature(
             'bias is unidirectionally broadcastable to input (Y = Add(NormalizedScaled, B)).',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

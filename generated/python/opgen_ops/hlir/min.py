@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Min'
@@ -41,6 +41,9 @@ SIGNATURE_V1 = Signature(
             'lhs and rhs have the same shape ("all inputs and the output must have the same data type and shape").',
         ),
         RuleCall('C2', 'same_shape', {'params': ['lhs', 'output']}, 'The output has the same shape as the inputs.'),
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.shape('lhs'), 'shape(lhs)'),
     ),
 )
 

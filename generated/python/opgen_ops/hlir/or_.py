@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Or'
@@ -62,6 +62,9 @@ SIGNATURE_V1 = Signature(
                 'note xla_broadcasting).'
             ),
         ),
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.xla_broadcast_shape('lhs', 'rhs'), 'xla_broadcast_shape(lhs, rhs)'),
     ),
 )
 

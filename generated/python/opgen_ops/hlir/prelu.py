@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.PRelu'
@@ -39,6 +39,9 @@ SIGNATURE_V1 = Signature(
             'As in the source ONNX PRelu, slope must be unidirectionally broadcastable to input.',
         ),
         RuleCall('C2', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input.'),
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -42,6 +42,8 @@ SIGNATURE_V1 = Signature(
             'The output has the same shape as the input (the computation is element-wise).',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

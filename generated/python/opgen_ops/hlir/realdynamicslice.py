@@ -80,6 +80,8 @@ SIGNATURE_V1 = Signature(
             'Every element of axes lies in [-r, r-1], where r is the rank of the input tensor.',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -76,6 +76,8 @@ SIGNATURE_V1 = Signature(
             ),
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

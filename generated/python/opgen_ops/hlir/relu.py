@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import ParamSig, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Relu'
@@ -31,6 +31,9 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

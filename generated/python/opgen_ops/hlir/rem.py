@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Rem'
@@ -40,6 +40,9 @@ SIGNATURE_V1 = Signature(
             {'params': ['input', 'divisor']},
             "input and divisor have the same shape (as in XLA's Rem; this op has no broadcast_dimensions attribute).",
         ),
+    ),
+    output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -55,6 +55,8 @@ SIGNATURE_V1 = Signature(
             'The output tensor has the same shape as the input tensor.',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

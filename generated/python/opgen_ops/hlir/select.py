@@ -49,6 +49,8 @@ SIGNATURE_V1 = Signature(
             ),
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

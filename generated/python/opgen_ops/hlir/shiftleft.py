@@ -40,6 +40,8 @@ SIGNATURE_V1 = Signature(
             'lhs and rhs have the same shape (this section has no broadcast_dimensions attribute).',
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

@@ -47,6 +47,8 @@ SIGNATURE_V1 = Signature(
             ),
         ),
     ),
+    output_shapes=(
+    ),
 )
 
 

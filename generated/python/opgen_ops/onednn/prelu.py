@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.PReLU'
@@ -62,6 +62,9 @@ SIGNATURE_V1 = Signature(
                 'is empty.'
             ),
         ),
+    ),
+    output_shapes=(
+        OutputShape('dst', lambda c: c.shape('src'), 'shape(src)'),
     ),
 )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Elu'
@@ -32,6 +32,9 @@ SIGNATURE_V22 = Signature(
     checks=(
     ),
     rules=(
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -75,6 +78,9 @@ SIGNATURE_V6 = Signature(
     checks=(
     ),
     rules=(
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -121,6 +127,9 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 

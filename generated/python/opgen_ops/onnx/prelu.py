@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.PRelu'
@@ -38,6 +38,9 @@ SIGNATURE_V16 = Signature(
             {'source': 'slope', 'target': 'X'},
             'slope must be unidirectionally broadcastable to X.',
         ),
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -89,6 +92,9 @@ SIGNATURE_V9 = Signature(
             'slope must be unidirectionally broadcastable to X.',
         ),
     ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+    ),
 )
 
 
@@ -138,6 +144,9 @@ SIGNATURE_V7 = Signature(
             {'source': 'slope', 'target': 'X'},
             'slope must be unidirectionally broadcastable to X.',
         ),
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -191,6 +200,9 @@ SIGNATURE_V6 = Signature(
                 'broadcastable to X.'
             ),
         ),
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -248,6 +260,9 @@ SIGNATURE_V1 = Signature(
                 'broadcastable to X.'
             ),
         ),
+    ),
+    output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
