@@ -101,11 +101,22 @@ def test_same_shape_rules_propagate_shapes():
     assert problem.message.endswith("(contracting sizes differ: lhs [2, 3] dimension 1 vs rhs [4, 5] dimension 0)")
 
 
+def test_stated_output_shapes_propagate():
+    # Abs and Sub are element-wise: their output has the (broadcast) shape of their inputs, so t is
+    # [2, 3] and Dot(t, w) with w [4, 5] is checked and refused at the Dot node.
+    for first in (n("Abs", ["x"], ["t"]), n("Sub", ["x", "x"], ["t"])):
+        shape_x = [2, 3]
+        graph = doc([first, n("Dot", ["t", "w"], ["d"], name="dot")], [v("x", "float", shape_x),
+                                                                        v("w", "float", [4, 5])])
+        (problem,) = validate_model(graph).problems
+        assert (problem.node, problem.op) == ("dot", "hlir.Dot@1"), problem
+
+
 def test_shapes_are_not_invented():
-    # Abs has no shape rule: its output shape stays unknown and Dot's shape rule is skipped.
-    graph = doc([n("Abs", ["x"], ["t"]), n("Dot", ["t", "w"], ["d"])], [v("x", "float", [2, 3]),
-                                                                         v("w", "float", [4, 5])])
-    assert validate_model(graph).valid
+    # NonZero's output shape depends on the values of its input: it stays unknown, Dot is not checked.
+    graph = doc([n("NonZero", ["x"], ["t"]), n("Dot", ["t", "w"], ["d"])], [v("x", "float", [2, 3]),
+                                                                             v("w", "int64", [4, 5])])
+    assert validate_model(graph).valid, validate_model(graph).to_text()
 
 
 def test_constant_values_reach_value_aware_rules():

@@ -289,6 +289,18 @@ def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
     return problems, ctx.read_values
 
 
+def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The output shapes the spec gives for these inputs and attributes (graphs that do not declare
+    their values' shapes take them from here); outputs it cannot tell are left out."""
+    if not sig.output_shapes:
+        return {}
+    ignored: list[Problem] = []
+    ins = bind(sig, sig.inputs, inputs, "input", ignored)
+    attrs = check_attributes(sig, attributes, ignored)
+    ctx = CheckContext(sig, attrs, ins, Bound(), frozenset(k for k, v in attributes.items() if v is not None))
+    return infer_output_shapes(sig, ctx)
+
+
 def infer_output_shapes(sig: Signature, ctx: CheckContext) -> dict[str, tuple[int, ...]]:
     """The output shapes the spec determines from what the context knows (unknown ones left out)."""
     found = {}

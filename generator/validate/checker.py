@@ -6,9 +6,10 @@ defined.
 
 Propagation: a node output the file does not describe gets its dtype from the spec where the spec
 determines it (a fixed type such as tensor(bool), a type variable with a single allowed type, or a
-type variable bound by an input of the same variable) and its shape only where a `same_shape` rule
-ties it to an input of known shape. Nothing else is inferred (ONNX models are completed with
-onnx.shape_inference by the reader instead).
+type variable bound by an input of the same variable) and its shape where the spec states it (an
+output's `shape` expression, or an element-wise formula's broadcasting) or a `same_shape` rule ties
+it to an input of known shape. Nothing else is inferred (ONNX models are completed with
+onnx.shape_inference by the reader as well).
 
 Speed: a validator's answer depends only on the op version, the TensorInfos of the inputs and
 outputs (constant values included), and the attributes. Readers hand out one TensorInfo object per
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..runtime.validation import Problem, TensorInfo
+from ..runtime.validation import Problem, TensorInfo, output_shapes_of
 from .graph import UNKNOWN, Graph, Node
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
 from .registry import Entry, Registry, UnknownOp
@@ -138,7 +139,7 @@ class Checker:
             self._entries[key] = entry
         if isinstance(entry, UnknownOp):
             return entry, tuple(outs)
-        return self._validate(entry, node, infos, outs), self._infer(entry, infos, outs)
+        return self._validate(entry, node, infos, outs), self._infer(entry, node, infos, outs)
 
     def _report(self, node: Node, found: Any, path: str) -> None:
         if isinstance(found, UnknownOp):
@@ -179,7 +180,7 @@ class Checker:
         problems += found
         return tuple(problems)
 
-    def _infer(self, entry: Entry, infos: list, outs: list) -> tuple:
+    def _infer(self, entry: Entry, node: Node, infos: list, outs: list) -> tuple:
         sig = entry.signature
         in_params = positions(sig.inputs, len(infos))
         out_params = positions(sig.outputs, len(outs))
@@ -194,6 +195,12 @@ class Checker:
         for var, allowed in sig.type_constraints.items():
             if len(allowed) == 1:
                 bound.setdefault(var, allowed[0])
+        inferred: dict[str, tuple] = {}
+        if sig.output_shapes and any(out is not None and out.shape is None for out in outs):
+            try:
+                inferred = output_shapes_of(sig, infos, node.attributes)
+            except Exception:  # a file's values a shape function cannot take: the validator reports them
+                inferred = {}
         results = []
         for p, out in zip(out_params, outs):
             if out is None or p is None or (out.dtype is not None and out.shape is not None):
@@ -202,7 +209,8 @@ class Checker:
             dtype = out.dtype
             if dtype is None:
                 dtype = p.type[7:-1] if p.type.startswith("tensor(") else bound.get(p.type)
-            shape = out.shape if out.shape is not None else _same_shape(sig, p.name, in_params, infos)
+            shape = out.shape if out.shape is not None else \
+                inferred.get(p.name) or _same_shape(sig, p.name, in_params, infos)
             if dtype == out.dtype and shape == out.shape:
                 results.append(out)
             else:
