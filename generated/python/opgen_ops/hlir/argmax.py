@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.reduction import argmax
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ArgMax'
@@ -52,6 +52,15 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                1 if d == c.attr('axis') else c.shape('input')[d]
+                for d in c.range(c.rank('input'))
+                if c.attr('keepdims') or d != c.attr('axis')
+            ],
+            '[1 if d == axis else shape(input)[d] for d in range(rank(input)) if keepdims or d != axis]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.window import average_pool
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.AveragePool'
@@ -92,6 +92,49 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    sum(
+                        (
+                            ((
+                                (n + s - 1) // s
+                                if m in ('SAME_UPPER', 'SAME_LOWER')
+                                else (n - k) // s + 1 if n >= k else 0
+                            ))
+                            if m in ('SAME_UPPER', 'SAME_LOWER', 'VALID')
+                            else (
+                                f - (1 if f > 0 and (f - 1) * s >= n + lo else 0)
+                                if c.attr('ceil_mode')
+                                else (n + lo + hi - k) // s + 1 if n + lo + hi >= k else 0
+                            )
+                        )
+                        for i in c.range(len(c.attr('dims')))
+                        if c.attr('dims')[i] == a
+                        for n in [c.shape('input')[a]]
+                        for k in [c.attr('kernel_shape')[i]]
+                        for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                        for lo in [c.attr('padding')[i] if c.has('padding') else 0]
+                        for hi in [c.attr('padding')[len(c.attr('dims')) + i] if c.has('padding') else 0]
+                        for m in [c.attr('auto_pad') if c.has('auto_pad') else 'NOTSET']
+                        for f in [max(-((k - n - lo - hi) // s) + 1, 0)]
+                    )
+                    if a in c.attr('dims')
+                    else c.shape('input')[a]
+                )
+                for a in c.range(c.rank('input'))
+            ],
+            (
+                "[sum((((n + s - 1) // s if m in ('SAME_UPPER', 'SAME_LOWER') else (n - k) // s + 1 if n >= k else 0) "
+                "if m in ('SAME_UPPER', 'SAME_LOWER', 'VALID') else f - (1 if f > 0 and (f - 1) * s >= n + lo else 0) "
+                'if ceil_mode else (n + lo + hi - k) // s + 1 if n + lo + hi >= k else 0 for i in range(len(dims)) if '
+                'dims[i] == a for n in [shape(input)[a]] for k in [kernel_shape[i]] for s in [strides[i] if '
+                'has(strides) else 1] for lo in [padding[i] if has(padding) else 0] for hi in [padding[len(dims) + i] '
+                "if has(padding) else 0] for m in [auto_pad if has(auto_pad) else 'NOTSET'] for f in [max(-((k - n - "
+                'lo - hi) // s) + 1, 0)])) if a in dims else shape(input)[a] for a in range(rank(input))]'
+            ),
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.normalization import batch_norm_grad
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BatchNormGrad'
@@ -71,6 +71,13 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('grad_input', lambda c: c.shape('input'), 'shape(input)'),
+        OutputShape(
+            'grad_scale', lambda c: [c.shape('input')[c.attr('feature_index')]], '[shape(input)[feature_index]]'
+        ),
+        OutputShape(
+            'grad_bias', lambda c: [c.shape('input')[c.attr('feature_index')]], '[shape(input)[feature_index]]'
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.normalization import batch_norm_training
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BatchNormTraining'
@@ -61,6 +61,9 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
+        OutputShape('mean', lambda c: [c.shape('input')[c.attr('feature_index')]], '[shape(input)[feature_index]]'),
+        OutputShape('variance', lambda c: [c.shape('input')[c.attr('feature_index')]], '[shape(input)[feature_index]]'),
     ),
 )
 

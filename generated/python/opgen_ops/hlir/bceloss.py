@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.loss import bce_loss
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BCELoss'
@@ -52,6 +52,11 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('input')) if c.attr('reduction') == 'none' else [],
+            "list(shape(input)) if reduction == 'none' else []",
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.convolution import conv
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Conv'
@@ -282,6 +282,56 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    c.shape('lhs')[c.attr('input_batch_dimension')] // c.attr('batch_group_count')
+                    if d == c.attr('output_batch_dimension')
+                    else (
+                        c.shape('rhs')[c.attr('kernel_output_feature_dimension')]
+                        if d == c.attr('output_feature_dimension')
+                        else sum(
+                            (
+                                (dl + s - 1) // s
+                                if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                                else r // s + 1 if r >= 0 else 0
+                            )
+                            for i in c.range(len(c.attr('output_spatial_dimensions')))
+                            if c.attr('output_spatial_dimensions')[i] == d
+                            for n in [c.shape('lhs')[c.attr('input_spatial_dimensions')[i]]]
+                            for s in [c.attr('window_strides')[i]]
+                            for dl in [(n - 1) * c.attr('lhs_dilation')[i] + 1 if n > 0 else 0]
+                            for r in [
+                                (
+                                    dl - (c.shape('rhs')[c.attr(
+                                        'kernel_spatial_dimensions',
+                                    )[i]] - 1) * c.attr('rhs_dilation')[i] - 1
+                                    + (
+                                        0
+                                        if c.attr('auto_pad') == 'VALID'
+                                        else c.attr('padding')[i] + c.attr('padding')[len(
+                                            c.attr('output_spatial_dimensions'),
+                                        ) + i]
+                                    )
+                                ),
+                            ]
+                        )
+                    )
+                )
+                for d in c.range(c.rank('lhs'))
+            ],
+            (
+                '[shape(lhs)[input_batch_dimension] // batch_group_count if d == output_batch_dimension else '
+                'shape(rhs)[kernel_output_feature_dimension] if d == output_feature_dimension else sum(((dl + s - 1) '
+                "// s if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else r // s + 1 if r >= 0 else 0 for i in "
+                'range(len(output_spatial_dimensions)) if output_spatial_dimensions[i] == d for n in '
+                '[shape(lhs)[input_spatial_dimensions[i]]] for s in [window_strides[i]] for dl in [(n - 1) * '
+                'lhs_dilation[i] + 1 if n > 0 else 0] for r in [dl - (shape(rhs)[kernel_spatial_dimensions[i]] - 1) * '
+                "rhs_dilation[i] - 1 + (0 if auto_pad == 'VALID' else padding[i] + "
+                'padding[len(output_spatial_dimensions) + i])])) for d in range(rank(lhs))]'
+            ),
+        ),
     ),
 )
 

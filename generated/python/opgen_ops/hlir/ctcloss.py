@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.loss import ctc_loss
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.CTCLoss'
@@ -78,6 +78,11 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'loss',
+            lambda c: [c.shape('input')[1]] if c.rank('input') == 3 else [],
+            '[shape(input)[1]] if rank(input) == 3 else []',
+        ),
     ),
 )
 

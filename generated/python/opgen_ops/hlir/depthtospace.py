@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import depth_to_space
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DepthToSpace'
@@ -62,6 +62,21 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    c.shape('input')[d] // (c.attr('blocksize') * c.attr('blocksize'))
+                    if d == c.attr('depth_dim')
+                    else c.shape('input')[d] * c.attr('blocksize') if d in c.attr('space_dims') else c.shape('input')[d]
+                )
+                for d in c.range(c.rank('input'))
+            ],
+            (
+                '[shape(input)[d] // (blocksize * blocksize) if d == depth_dim else shape(input)[d] * blocksize if d '
+                'in space_dims else shape(input)[d] for d in range(rank(input))]'
+            ),
+        ),
     ),
 )
 

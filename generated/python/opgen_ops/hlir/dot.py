@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.linalg import dot
-from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Dot'
@@ -48,6 +48,11 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('lhs'))[:-1] + list(c.shape('rhs'))[1:],
+            'list(shape(lhs))[:-1] + list(shape(rhs))[1:]',
+        ),
     ),
 )
 

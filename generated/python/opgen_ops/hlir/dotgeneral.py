@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.linalg import dot_general
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DotGeneral'
@@ -123,6 +123,26 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                [c.shape('lhs')[d] for d in c.attr('lhs_batching_dimensions')] + [
+                    c.shape('lhs')[d]
+                    for d in c.range(c.rank('lhs'))
+                    if d not in c.attr('lhs_batching_dimensions') and d not in c.attr('lhs_contracting_dimensions')
+                ]
+                + [
+                    c.shape('rhs')[d]
+                    for d in c.range(c.rank('rhs'))
+                    if d not in c.attr('rhs_batching_dimensions') and d not in c.attr('rhs_contracting_dimensions')
+                ]
+            ),
+            (
+                '[shape(lhs)[d] for d in lhs_batching_dimensions] + [shape(lhs)[d] for d in range(rank(lhs)) if d not '
+                'in lhs_batching_dimensions and d not in lhs_contracting_dimensions] + [shape(rhs)[d] for d in '
+                'range(rank(rhs)) if d not in rhs_batching_dimensions and d not in rhs_contracting_dimensions]'
+            ),
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.activation import dropout
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Dropout'
@@ -48,6 +48,8 @@ SIGNATURE_V1 = Signature(
         RuleCall('C3', 'same_shape', {'params': ['data', 'output']}, 'The output has the same shape as data.'),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 

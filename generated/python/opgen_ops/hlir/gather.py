@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.indexing import gather
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gather'
@@ -150,6 +150,38 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    [
+                        c.attr('slice_sizes')[d]
+                        for d in c.range(c.rank('input'))
+                        if d not in c.attr('collapsed_slice_dims')
+                    ][len([o for o in c.attr('offset_dims') if o < i])]
+                    if i in c.attr('offset_dims')
+                    else [
+                        c.shape('start_indices')[d]
+                        for d in c.range(c.rank('start_indices'))
+                        if d != c.attr('index_vector_dim')
+                    ][i - len([o for o in c.attr('offset_dims') if o < i])]
+                )
+                for i in c.range(
+                    len(c.attr('offset_dims')) + c.rank('start_indices') - (
+                        1
+                        if c.attr('index_vector_dim') < c.rank('start_indices')
+                        else 0
+                    ),
+                )
+            ],
+            (
+                '[[slice_sizes[d] for d in range(rank(input)) if d not in collapsed_slice_dims][len([o for o in '
+                'offset_dims if o < i])] if i in offset_dims else [shape(start_indices)[d] for d in '
+                'range(rank(start_indices)) if d != index_vector_dim][i - len([o for o in offset_dims if o < i])] for '
+                'i in range(len(offset_dims) + rank(start_indices) - (1 if index_vector_dim < rank(start_indices) else '
+                '0))]'
+            ),
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.linalg import gemm
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gemm'
@@ -72,6 +72,14 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('A')[1] if c.attr('transA') != 0 else c.shape('A')[0],
+                c.shape('B')[0] if c.attr('transB') != 0 else c.shape('B')[1],
+            ],
+            '[shape(A)[1] if transA != 0 else shape(A)[0], shape(B)[0] if transB != 0 else shape(B)[1]]',
+        ),
     ),
 )
 

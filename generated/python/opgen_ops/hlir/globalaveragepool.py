@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.reduction import global_average_pool
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GlobalAveragePool'
@@ -51,6 +51,11 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [1 if d in c.attr('dims') else c.shape('input')[d] for d in c.range(c.rank('input'))],
+            '[1 if d in dims else shape(input)[d] for d in range(rank(input))]',
+        ),
     ),
 )
 

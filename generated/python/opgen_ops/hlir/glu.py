@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.activation import glu
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Glu'
@@ -46,6 +46,14 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[d] // 2 if d == c.attr('dim') % c.rank('input') else c.shape('input')[d]
+                for d in c.range(c.rank('input'))
+            ],
+            '[shape(input)[d] // 2 if d == dim % rank(input) else shape(input)[d] for d in range(rank(input))]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.vision import grid_sample
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GridSample'
@@ -57,6 +57,11 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [c.shape('input')[0], c.shape('input')[1], c.shape('grid')[1], c.shape('grid')[2]],
+            '[shape(input)[0], shape(input)[1], shape(grid)[1], shape(grid)[2]]',
+        ),
     ),
 )
 
