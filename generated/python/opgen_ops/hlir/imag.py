@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.complex_parts import imag
-from opgen.runtime.validation import ParamSig, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Imag'
@@ -34,6 +34,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.normalization import layer_norm
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.LayerNorm'
@@ -60,6 +60,31 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
+        OutputShape(
+            'mean',
+            lambda c: [
+                (
+                    1
+                    if i >= (c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'))
+                    else c.shape('input')[i]
+                )
+                for i in c.range(c.rank('input'))
+            ],
+            '[1 if i >= (axis if axis >= 0 else axis + rank(input)) else shape(input)[i] for i in range(rank(input))]',
+        ),
+        OutputShape(
+            'rstd',
+            lambda c: [
+                (
+                    1
+                    if i >= (c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'))
+                    else c.shape('input')[i]
+                )
+                for i in c.range(c.rank('input'))
+            ],
+            '[1 if i >= (axis if axis >= 0 else axis + rank(input)) else shape(input)[i] for i in range(rank(input))]',
+        ),
     ),
 )
 

@@ -11,7 +11,7 @@ import numpy as np
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.window import max_pool
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.MaxPool'
@@ -110,6 +110,74 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('input')[:2]) + [
+                (
+                    -(-n // s)
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (
+                        max(room // s + 1, 0)
+                        if not c.attr('ceil_mode') or c.attr('auto_pad') == 'VALID'
+                        else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo else 0)
+                    )
+                )
+                for d in c.range(len(c.attr('kernel_shape')))
+                for n in [c.shape('input')[d + 2]]
+                for s in [c.attr('strides')[d] if c.has('strides') else 1]
+                for lo in [c.attr('padding')[d] if c.has('padding') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for room in [
+                    n + lo + (
+                        c.attr('padding')[d + len(c.attr('kernel_shape'))]
+                        if c.has('padding') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ) - (c.attr('kernel_shape')[d] - 1) * (c.attr('dilations')[d] if c.has('dilations') else 1) - 1,
+                ]
+                for q in [-(-room // s)]
+            ],
+            (
+                "list(shape(input)[:2]) + [-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else max(room // s + "
+                "1, 0) if not ceil_mode or auto_pad == 'VALID' else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo "
+                'else 0) for d in range(len(kernel_shape)) for n in [shape(input)[d + 2]] for s in [strides[d] if '
+                "has(strides) else 1] for lo in [padding[d] if has(padding) and auto_pad == 'NOTSET' else 0] for room "
+                "in [n + lo + (padding[d + len(kernel_shape)] if has(padding) and auto_pad == 'NOTSET' else 0) - "
+                '(kernel_shape[d] - 1) * (dilations[d] if has(dilations) else 1) - 1] for q in [-(-room // s)]]'
+            ),
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: list(c.shape('input')[:2]) + [
+                (
+                    -(-n // s)
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (
+                        max(room // s + 1, 0)
+                        if not c.attr('ceil_mode') or c.attr('auto_pad') == 'VALID'
+                        else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo else 0)
+                    )
+                )
+                for d in c.range(len(c.attr('kernel_shape')))
+                for n in [c.shape('input')[d + 2]]
+                for s in [c.attr('strides')[d] if c.has('strides') else 1]
+                for lo in [c.attr('padding')[d] if c.has('padding') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for room in [
+                    n + lo + (
+                        c.attr('padding')[d + len(c.attr('kernel_shape'))]
+                        if c.has('padding') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ) - (c.attr('kernel_shape')[d] - 1) * (c.attr('dilations')[d] if c.has('dilations') else 1) - 1,
+                ]
+                for q in [-(-room // s)]
+            ],
+            (
+                "list(shape(input)[:2]) + [-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else max(room // s + "
+                "1, 0) if not ceil_mode or auto_pad == 'VALID' else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo "
+                'else 0) for d in range(len(kernel_shape)) for n in [shape(input)[d + 2]] for s in [strides[d] if '
+                "has(strides) else 1] for lo in [padding[d] if has(padding) and auto_pad == 'NOTSET' else 0] for room "
+                "in [n + lo + (padding[d + len(kernel_shape)] if has(padding) and auto_pad == 'NOTSET' else 0) - "
+                '(kernel_shape[d] - 1) * (dilations[d] if has(dilations) else 1) - 1] for q in [-(-room // s)]]'
+            ),
+        ),
     ),
 )
 

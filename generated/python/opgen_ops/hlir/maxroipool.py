@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.vision import max_roi_pool
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.MaxRoiPool'
@@ -68,6 +68,19 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('rois')[0],
+                c.shape('input')[1] if c.attr('layout') == 'NCHW' else c.shape('input')[3],
+                c.attr('pooled_shape')[0],
+                c.attr('pooled_shape')[1],
+            ],
+            (
+                "[shape(rois)[0], shape(input)[1] if layout == 'NCHW' else shape(input)[3], pooled_shape[0], "
+                'pooled_shape[1]]'
+            ),
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import pad
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Pad'
@@ -145,6 +145,19 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[i] + c.attr(
+                    'edge_padding_low',
+                )[i] + c.attr('edge_padding_high')[i] + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i]
+                for i in c.range(c.rank('input'))
+            ],
+            (
+                '[shape(input)[i] + edge_padding_low[i] + edge_padding_high[i] + max(shape(input)[i] - 1, 0) * '
+                'interior_padding[i] for i in range(rank(input))]'
+            ),
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.binary import pow as binary_pow
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Pow'
@@ -47,6 +47,7 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.broadcast_shape('lhs', 'rhs'), 'broadcast_shape(lhs, rhs)'),
     ),
 )
 

@@ -11,7 +11,7 @@ import numpy as np
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.complex_parts import real
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Real'
@@ -43,6 +43,7 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.vision import roi_align
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RoiAlign'
@@ -95,6 +95,11 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [c.shape('rois')[0], c.shape('input')[1], c.attr('output_height'), c.attr('output_width')],
+            '[shape(rois)[0], shape(input)[1], output_height, output_width]',
+        ),
     ),
 )
 

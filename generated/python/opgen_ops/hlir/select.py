@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.binary import select
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Select'
@@ -50,6 +50,7 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('on_true'), 'shape(on_true)'),
     ),
 )
 

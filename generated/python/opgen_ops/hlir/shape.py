@@ -11,7 +11,7 @@ import numpy as np
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import shape_of
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Shape'
@@ -59,6 +59,25 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                max(
+                    0,
+                    min(c.rank('input'), c.attr('end') + c.rank('input') if c.attr('end') < 0 else c.attr('end')) - max(
+                        0,
+                        min(
+                            c.rank('input'),
+                            c.attr('start') + c.rank('input') if c.attr('start') < 0 else c.attr('start'),
+                        ),
+                    ),
+                ),
+            ],
+            (
+                '[max(0, min(rank(input), end + rank(input) if end < 0 else end) - max(0, min(rank(input), start + '
+                'rank(input) if start < 0 else start)))]'
+            ),
+        ),
     ),
 )
 

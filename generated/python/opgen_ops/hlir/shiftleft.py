@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.binary import shift_left
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ShiftLeft'
@@ -41,6 +41,7 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('lhs'), 'shape(lhs)'),
     ),
 )
 

@@ -11,7 +11,7 @@ import numpy as np
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import size
-from opgen.runtime.validation import ParamSig, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Size'
@@ -35,6 +35,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [], '[]'),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import slice_
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Slice'
@@ -65,6 +65,16 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (c.attr(
+                    'limit_indices',
+                )[i] - c.attr('start_indices')[i] + c.attr('strides')[i] - 1) // c.attr('strides')[i]
+                for i in c.range(c.rank('input'))
+            ],
+            '[(limit_indices[i] - start_indices[i] + strides[i] - 1) // strides[i] for i in range(rank(input))]',
+        ),
     ),
 )
 

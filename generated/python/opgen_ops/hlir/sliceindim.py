@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import slice_in_dim
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SliceInDim'
@@ -54,6 +54,21 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    (c.attr('limit_index') - c.attr('start_index') + c.attr('stride') - 1) // c.attr('stride')
+                    if i == c.attr('dimno')
+                    else c.shape('input')[i]
+                )
+                for i in c.range(c.rank('input'))
+            ],
+            (
+                '[(limit_index - start_index + stride - 1) // stride if i == dimno else shape(input)[i] for i in '
+                'range(rank(input))]'
+            ),
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import space_to_depth
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SpaceToDepth'
@@ -61,6 +61,25 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    c.shape('input')[i] // c.attr('blocksize')
+                    if i in c.attr('space_dims')
+                    else (
+                        c.shape('input')[i] * c.attr('blocksize') * c.attr('blocksize')
+                        if i == c.attr('depth_dim')
+                        else c.shape('input')[i]
+                    )
+                )
+                for i in c.range(c.rank('input'))
+            ],
+            (
+                '[shape(input)[i] // blocksize if i in space_dims else shape(input)[i] * blocksize * blocksize if i == '
+                'depth_dim else shape(input)[i] for i in range(rank(input))]'
+            ),
+        ),
     ),
 )
 
