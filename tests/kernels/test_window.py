@@ -23,7 +23,7 @@ from onnx.reference import ReferenceEvaluator
 
 import jax
 import opgen_ops
-from kernel_refs import assert_matches, jnp, lax, np_dtype, random_array
+from kernel_refs import assert_matches, jnp, kernel, lax, np_dtype, random_array
 from opgen.runtime import kernels as runtime_kernels
 from opgen.runtime.validation import ValidationError
 from onnx_refs import ort_session
@@ -579,3 +579,28 @@ def test_select_and_scatter_every_dtype(dtype):
                                init.astype(wide), lax.add)
     assert got.dtype == np_dtype(dtype)
     assert_matches(got, np.asarray(want).astype(np_dtype(dtype)), dtype)
+
+
+@pytest.mark.parametrize("op", ["AveragePool", "MaxPool"])
+def test_ceil_mode_output_sizes_follow_onnx_shape_inference(op):
+    """ceil_mode drops a last window that would start past the input and the low padding, even when
+    the high padding is wider than the window (onnx.shape_inference as the reference; onnxruntime
+    refuses such padding and onnx.reference's pool loop runs past its own output)."""
+    from onnx import helper, shape_inference
+
+    cases = [(n, k, s, [lo, hi]) for n in (1, 2, 5, 6, 7) for k in (1, 2, 3) for s in (1, 2, 3)
+             for lo in (0, 1) for hi in (0, 1, 2, 3) if lo < k and n + lo + hi >= k]
+    for n, k, s, pads in cases:
+        node = helper.make_node(op, ["X"], ["Y"], kernel_shape=[k], strides=[s], pads=pads, ceil_mode=1)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("X", 1, [1, 1, n])],
+                                  [helper.make_tensor_value_info("Y", 1, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)], ir_version=10)
+        inferred = shape_inference.infer_shapes(model, strict_mode=True)
+        want = [d.dim_value for d in inferred.graph.output[0].type.tensor_type.shape.dim]
+        x = np.arange(n, dtype=np.float32).reshape(1, 1, n)
+        attrs = dict(kernel_shape=[k], strides=[s], padding=pads, ceil_mode=True)
+        if op == "AveragePool":
+            attrs["dims"] = [2]
+        with np.errstate(all="ignore"):
+            got = kernel(op)(x, **attrs)[0]
+        assert list(got.shape) == want, (n, k, s, pads)

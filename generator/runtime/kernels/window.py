@@ -45,6 +45,7 @@ class Axis:
     lo: int = 0
     hi: int = 0
     extra: int = 0
+    count: int | None = None  # the number of outputs where a rule fixes it (ceil_mode's last-window rule)
 
     @property
     def dilated_size(self) -> int:
@@ -61,7 +62,10 @@ class Axis:
 
     @property
     def out(self) -> int:
-        """Number of window positions: floor((padded + extra - span) / stride) + 1, at least 0."""
+        """Number of window positions: floor((padded + extra - span) / stride) + 1, at least 0, unless
+        `count` fixes it."""
+        if self.count is not None:
+            return self.count
         room = self.padded_size + self.extra - self.span
         return room // self.stride + 1 if room >= 0 else 0
 
@@ -106,16 +110,18 @@ def pool_axes(sizes: Sequence[int], window: Sequence[int], strides: Sequence[int
     axes = []
     for d in range(rank):
         n = (sizes[d] - 1) * base_dilations[d] + 1 if sizes[d] > 0 else 0
-        lo, hi, extra = pads[d], pads[rank + d], 0
+        lo, hi, extra, count = pads[d], pads[rank + d], 0, None
         if mode in ("SAME_UPPER", "SAME_LOWER"):
             lo, hi = same_padding(n, window[d], strides[d], dilations[d], mode == "SAME_UPPER")
         elif mode == "VALID":
             lo = hi = 0
-        elif mode == "NOTSET":
-            _, extra = output_size(n, window[d], strides[d], dilations[d], lo, hi, ceil_mode)
-        else:
+        elif mode == "NOTSET" and ceil_mode:
+            # ONNX's rule drops a last window that would start past the input and the low padding,
+            # which can leave fewer positions than the padded size holds: the count is fixed here.
+            count, extra = output_size(n, window[d], strides[d], dilations[d], lo, hi, ceil_mode)
+        elif mode != "NOTSET":
             raise ValueError(f"auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got {auto_pad!r}")
-        axes.append(Axis(sizes[d], window[d], strides[d], dilations[d], base_dilations[d], lo, hi, extra))
+        axes.append(Axis(sizes[d], window[d], strides[d], dilations[d], base_dilations[d], lo, hi, extra, count))
     return axes
 
 
