@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 from opgen.parse import load_specs
 
@@ -23,10 +22,11 @@ def test_every_cited_document_is_in_the_repository(specs):
 
 
 def test_no_project_file_reads_outside_the_repository():
-    pattern = re.compile(r"\.\./shared|/shared/seeds|parents\[[2-9]\][^\n]*shared")
+    beside = "sha" "red"  # the folder beside the repository, spelled so this file does not match itself
+    pattern = re.compile(rf"\.\./{beside}|/{beside}/seeds|parents\[[2-9]\][^\n]*{beside}")
     offenders = [str(p.relative_to(ROOT)) for folder in ("tests", "generator", ".ci")
                  for p in (ROOT / folder).rglob("*") if p.is_file() and p.suffix in (".py", "", ".sh")
-                 and p.name != "test_standalone.py" and pattern.search(p.read_text(encoding="utf-8", errors="ignore"))]
+                 and pattern.search(p.read_text(encoding="utf-8", errors="ignore"))]
     offenders += [name for name in ("Makefile", "pyproject.toml") if pattern.search((ROOT / name).read_text())]
     assert offenders == []
 

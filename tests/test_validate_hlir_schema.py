@@ -7,7 +7,6 @@ import copy
 import json
 
 import jsonschema
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
