@@ -151,12 +151,24 @@ def _compare(label: str, got: np.ndarray, want: np.ndarray) -> None:
 
 
 def check_kernel_dtype(kernel: Callable, example: Mapping[str, Any], input_names: list[str], dtype: str,
-                       expected_dtypes: list[str | None]) -> None:
-    """Run the kernel on an example cast to `dtype`: outputs have the spec's dtype and the example's shape."""
+                       expected_dtypes: list[str | None], sig: Signature | None = None,
+                       free_outputs: tuple[str, ...] = ()) -> None:
+    """Run the kernel on an example cast to `dtype`: outputs have the spec's dtype and the example's shape.
+    A free output (its dtype is the caller's choice) is asked for `dtype` where its type allows it,
+    else for its first allowed type (an integer input with a float result, as Cbrt's)."""
     inputs = [(_array(example["inputs"][n], dtype) if n in example["inputs"] else None) for n in input_names]
     while inputs and inputs[-1] is None:
         inputs.pop()
-    results = kernel(*inputs, **example["attributes"])
+    keywords = dict(example["attributes"])
+    expected_dtypes = list(expected_dtypes)
+    if sig is not None:
+        for k, p in enumerate(sig.outputs):
+            if p.name in free_outputs:
+                allowed = sig.allowed(p)
+                chosen = dtype if dtype in allowed else allowed[0]
+                keywords[f"{p.name}_dtype"] = chosen
+                expected_dtypes[k] = chosen
+    results = kernel(*inputs, **keywords)
     for (name, expected), got, want_dtype in zip(example["outputs"].items(), results, expected_dtypes):
         assert got.shape == np.asarray(expected).shape, f"{name}: shape {got.shape}"
         assert got.dtype == ELEM_TYPES[want_dtype or dtype].numpy, f"{name}: dtype {got.dtype}, expected {want_dtype or dtype}"

@@ -47,4 +47,5 @@ def test_example(name):
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['uint8_bits']
-    testing.check_kernel_dtype(kernel, example, INPUTS, dtype, ['int64'])
+    testing.check_kernel_dtype(kernel, example, INPUTS, dtype, ['int64'], SIGNATURE,
+                               ())

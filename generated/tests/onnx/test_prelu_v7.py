@@ -54,4 +54,5 @@ def test_example(name):
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES)
 def test_kernel_output_dtype_and_shape(dtype):
     example = EXAMPLES['scalar_slope']
-    testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None])
+    testing.check_kernel_dtype(kernel, example, INPUTS, dtype, [None], SIGNATURE,
+                               ())
