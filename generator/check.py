@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import expr
-from .dtypes import ELEM_TYPES, tensor_elem
+from .dtypes import ELEM_TYPES, parse_type, tensor_elem
 from .errors import SpecError
 from .names import RESERVED_MODULES, name_problems
 from .render.common import module_name
@@ -71,8 +71,8 @@ def _check_domain(domain: Domain) -> list[SpecError]:
                                 "opset_versions"))
     for group in domain.type_groups:
         for t in group.types:
-            if tensor_elem(t) not in ELEM_TYPES:
-                errors.append(SpecError(domain.location, f"unknown element type in {t}; known: "
+            if parse_type(t) is None:
+                errors.append(SpecError(domain.location, f"unknown type {t}; element types: "
                                         + ", ".join(ELEM_TYPES), domain.name, f"type_groups.{group.name}"))
     for name, elem in domain.dtype_names:
         if elem not in ELEM_TYPES:
@@ -104,7 +104,7 @@ def _check_op(op: OpSpec, domain: Domain) -> list[SpecError]:
         if v.since_version not in domain.opset_versions:
             errors.append(SpecError(v.location, f"since_version {v.since_version} is not an opset version of domain "
                                     f"{domain.name} ({list(domain.opset_versions)})", v.key, "since_version"))
-        errors += [SpecError(loc, msg, v.key, fld) for loc, fld, msg in _check_version(v, domain)]
+        errors += [SpecError(loc, msg, v.key, fld, *severity) for loc, fld, msg, *severity in _check_version(v, domain)]
     return errors
 
 
@@ -119,11 +119,14 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
                 yield item.location, f"{kind}.{item.name!r}", f"{item.name!r} is not an identifier"
             if names.count(item.name) > 1:
                 yield item.location, f"{kind}.{item.name}", f"{item.name!r} is declared more than once in {kind}"
-    for name, problem in name_problems([i.name for i in v.inputs + v.outputs + v.attributes]).items():
+    for name, problem in name_problems([i.name for i in v.inputs + v.outputs + v.attributes], kernel=v.has_kernel,
+                                       c_kernel=v.elementwise is not None).items():
         item = next(i for i in v.inputs + v.outputs + v.attributes if i.name == name)
         yield item.location, f"{'attributes' if item in v.attributes else 'inputs' if item in v.inputs else 'outputs'}" \
             f".{name}", problem + "; choose another name"
-    params = {p.name for p in v.inputs + v.outputs}
+    # Attributes and inputs are keyword arguments of one kernel; without a kernel they may share a
+    # name (ONNX Split-1 has both an input and an attribute `split`).
+    params = {p.name for p in v.inputs + v.outputs} if v.has_kernel else set()
     for a in v.attributes:
         if a.name in params:
             yield a.location, f"attributes.{a.name}", f"attribute {a.name!r} has the name of an input or output"
@@ -135,18 +138,21 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
             if t.startswith("@") and t[1:] not in groups:
                 yield tc.location, f"type_constraints.{tc.name}", (
                     f"unknown type group {t}; groups of domain {domain.name}: " + ", ".join(sorted(groups)))
-            elif not t.startswith("@") and tensor_elem(t) not in ELEM_TYPES:
+            elif not t.startswith("@") and parse_type(t) is None:
                 yield tc.location, f"type_constraints.{tc.name}", (
-                    f"unknown type {t}; expected tensor(<elem>) with elem one of " + ", ".join(ELEM_TYPES))
+                    f"unknown type {t}; expected tensor(<elem>), seq(tensor(<elem>)) or optional(...) with elem "
+                    "one of " + ", ".join(ELEM_TYPES))
         if tc.name not in used:
-            yield tc.location, f"type_constraints.{tc.name}", f"type variable {tc.name} is not used by any parameter"
+            # A warning: the source may declare one (ONNX Tile-1 declares T1 and types nothing with it).
+            yield tc.location, f"type_constraints.{tc.name}", f"type variable {tc.name} is not used by any " \
+                "parameter", "warning"
     declared = {tc.name for tc in v.type_constraints}
     for side, plist in (("inputs", v.inputs), ("outputs", v.outputs)):
         seen_optional = False
         for k, p in enumerate(plist):
             fld = f"{side}.{p.name}"
             if p.is_fixed:
-                if tensor_elem(p.type) not in ELEM_TYPES:
+                if parse_type(p.type) is None:
                     yield p.location, f"{fld}.type", f"unknown type {p.type}; known element types: " + ", ".join(ELEM_TYPES)
             elif p.type not in declared:
                 yield p.location, f"{fld}.type", (f"unknown type variable {p.type!r}; declared: "
@@ -154,7 +160,9 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
             if p.option == "variadic" and any(q.option != "variadic" for q in plist[k + 1:]):
                 yield p.location, f"{fld}.option", ("variadic parameters come last (several variadic parameters "
                                                     "share the values equally, as XLA pairs operands and init values)")
-            if p.option == "single" and seen_optional:
+            # An output may follow an omitted optional one (ONNX names omitted outputs ""; RNN-1's Y_h
+            # follows the optional Y); an input list is positional, so a required one comes first.
+            if p.option == "single" and seen_optional and side == "inputs":
                 yield p.location, f"{fld}.option", "a required parameter cannot follow an optional one"
             seen_optional |= p.option == "optional"
             if p.option != "variadic" and not p.homogeneous:

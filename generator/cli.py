@@ -208,27 +208,37 @@ def import_() -> None:
 
 
 @import_.command(name="onnx")
-@click.option("--op", "ops", multiple=True, required=True, metavar="NAME",
+@click.option("--op", "ops", multiple=True, metavar="NAME",
               help="An ONNX operator to import (repeat, or separate names by commas).")
+@click.option("--all", "all_ops", is_flag=True, help="Every operator of the default domain (hand-written specs "
+              "are left alone).")
 @click.option("--category", default=None, help="Documentation category of new specs (e.g. activation).")
+@click.option("--texts", "texts_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="A folder of <Op>.yaml text files (slots summary, attributes.<name>, ...) to take texts from.")
 @specs_option
-def import_onnx(ops: tuple[str, ...], category: str | None, specs_dir: Path | None) -> None:
+def import_onnx(ops: tuple[str, ...], all_ops: bool, category: str | None, texts_dir: Path | None,
+                specs_dir: Path | None) -> None:
     """Write specs/onnx/<Op>.yaml for the named ops from the installed onnx package (all versions).
 
-    Hand-written specs are never overwritten; texts are English (`opgen lint` lists the missing Chinese).
+    A new import refreshes the facts and keeps texts, constraints, formulas and examples; hand-written
+    specs are never overwritten. Texts missing everywhere are ONNX's English (`opgen lint` lists them).
     """
     from .importer import ImportFailed
     from .importer import import_onnx as run_import
 
+    if not ops and not all_ops:
+        raise click.UsageError("name the operators with --op NAME, or give --all")
     names = [n.strip() for item in ops for n in item.split(",") if n.strip()]
     try:
-        result = run_import(names, specs_dir or _project_root() / "specs", category)
+        result = run_import(names, specs_dir or _project_root() / "specs", category, texts_dir, all_ops)
     except ImportFailed as exc:
         raise click.ClickException(str(exc)) from None
     for note in result.notes:
         click.echo(note)
     for path in result.written:
         click.echo(f"wrote {path}")
+    if result.skipped:
+        click.echo(f"left alone (hand-written): {', '.join(result.skipped)}")
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     for error in result.errors:

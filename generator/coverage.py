@@ -16,13 +16,19 @@ class Coverage:
     c_partial: dict[str, list[str]] = field(default_factory=dict)  # typed C kernels for some allowed types only
 
     def summary(self) -> str:
-        partial = "; ".join(f"{key} lacks {', '.join(types)}" for key, types in sorted(self.c_partial.items()))
+        partial = [f"{key} lacks {', '.join(types)}" for key, types in sorted(self.c_partial.items())]
         lines = [f"kernels: {self.versions - len(self.no_kernel)} of {self.versions} op versions have a NumPy kernel"
-                 + (f" (none: {', '.join(self.no_kernel)})" if self.no_kernel else ""),
+                 + (f" (none: {_some(self.no_kernel)})" if self.no_kernel else ""),
                  f"C: {self.versions - len(self.c_stub_only)} have typed C kernels, {len(self.c_stub_only)} a stub "
                  "that returns OPGEN_ERR_NOT_IMPLEMENTED (`opgen list --kernels` lists them)"
-                 + (f"; for some element types only: {partial}" if partial else "")]
+                 + (f"; for some element types only: {_some(partial, sep='; ')}" if partial else "")]
         return "\n".join(lines)
+
+
+def _some(items: list[str], shown: int = 8, sep: str = ", ") -> str:
+    """A few items, and how many more: a build's summary stays a few lines at any op count."""
+    more = len(items) - shown
+    return sep.join(items[:shown]) + (f"{sep}and {more} more" if more > 0 else "")
 
 
 def kernel_coverage(specs: SpecSet) -> Coverage:
@@ -38,7 +44,7 @@ def kernel_coverage(specs: SpecSet) -> Coverage:
             if not plan:
                 result.c_stub_only.append(v.key)
                 continue
-            allowed = [tensor_elem(t) for t in v.allowed_types(v.inputs[0])]
+            allowed = [tensor_elem(t) or t for t in v.allowed_types(v.inputs[0])]
             covered = {elem_in.name for elem_in, _, _ in plan}
             missing = [t for t in allowed if t not in covered]
             if missing:

@@ -1,15 +1,15 @@
-"""`opgen import onnx --op NAME ...`: write specs for ONNX operators from the installed onnx package.
+"""`opgen import onnx`: write specs for ONNX operators from the installed onnx package.
 
-Every version of each named op (domain "" / ai.onnx) becomes one spec file specs/onnx/<Op>.yaml with
-what onnx.defs knows: attributes (type, required, default), inputs and outputs (option, homogeneity,
-arity), type constraints, support level, function body, shape inference. Texts are ONNX's English
-documentation; the Chinese texts are missing (`opgen lint` lists them), and so are what onnx.defs
-does not hold: element-wise formulas, shape constraints, examples.
+Every version of each named op (domain "" / ai.onnx), or of every op with `--all`, becomes one spec
+file specs/onnx/<Op>.yaml with what onnx.defs knows: attributes (type, required, default), inputs and
+outputs (option, homogeneity, arity), type constraints (every type ONNX names: tensors of every
+element type, sequences, optionals), support level, deprecation, function body, shape inference.
 
-Files the importer writes carry a first-line marker; it overwrites only files with that marker and
-refuses to touch a hand-written spec. Element types opgen has no name for (string, float8, int4,
-...) and non-tensor types (sequences, optionals, maps) are left out of type constraints, with a
-warning; an op that cannot be written without them is reported and skipped.
+Importing again refreshes those facts and keeps what people added (import_merge.py): texts,
+constraints, formulas, kernels, examples, notes. Texts come from `--texts DIR` (one <Op>.yaml of
+slots per op), else from the spec written before, else ONNX's English documentation (which
+`opgen lint` reports as lacking Chinese). Files the importer writes carry a first-line marker; it
+never touches a spec without it (a hand transcription such as the seed PRelu and Elu).
 """
 from __future__ import annotations
 
@@ -24,14 +24,19 @@ from typing import Any
 import numpy as np
 import yaml
 
-from .dtypes import ELEM_TYPES, tensor_elem
+from .dtypes import parse_type
 from .errors import OpgenError
+from .import_merge import (TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
 
 MARK = "# opgen-import: onnx"
 DOMAIN = "onnx"
 _ATTR_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "string", "INTS": "ints", "FLOATS": "floats",
-               "STRINGS": "strings", "TENSOR": "tensor", "GRAPH": "graph"}
+               "STRINGS": "strings", "TENSOR": "tensor", "GRAPH": "graph", "SPARSE_TENSOR": "sparse_tensor",
+               "TYPE_PROTO": "type_proto"}
 _OPTION = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
+# onnx.defs does not say which type a tensor attribute holds; for the two ops that have one it is the
+# type of their output (the op returns the attribute's tensor, or fills its shape with its value).
+_TENSOR_ATTRIBUTE_TYPES = {("Constant", "value"): "T", ("ConstantOfShape", "value"): "T2"}
 
 
 class ImportFailed(OpgenError):
@@ -45,6 +50,7 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # ops not imported, or problems in what was written
     missing_texts: int = 0  # texts of the written specs without Chinese (or English), as `opgen lint` counts
+    skipped: list[str] = field(default_factory=list)  # hand-written specs left alone by --all
 
 
 def categories(schema_dir: Path) -> list[str]:
@@ -52,9 +58,22 @@ def categories(schema_dir: Path) -> list[str]:
     return list(schema["properties"]["category"]["enum"])
 
 
-def import_onnx(names: list[str], specs_dir: Path, category: str | None = None) -> ImportResult:
-    import onnx
+def onnx_history() -> dict[str, list]:
+    """Every schema of the default domain by op name, newest version first."""
     import onnx.defs
+
+    history: dict[str, list] = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        if s.domain in ("", "ai.onnx"):
+            history.setdefault(s.name, []).append(s)
+    for schemas in history.values():
+        schemas.sort(key=lambda s: -s.since_version)
+    return history
+
+
+def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, texts_dir: Path | None = None,
+                all_ops: bool = False) -> ImportResult:
+    import onnx
 
     result = ImportResult()
     specs_dir = Path(specs_dir)
@@ -62,48 +81,63 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None) 
     known = categories(specs_dir / "schema")
     if category is not None and category not in known:
         raise ImportFailed(f"unknown category {category!r}; one of: {', '.join(known)}")
-    history: dict[str, list] = {}
-    for s in onnx.defs.get_all_schemas_with_history():
-        if s.domain in ("", "ai.onnx"):
-            history.setdefault(s.name, []).append(s)
+    if texts_dir is not None and not Path(texts_dir).is_dir():
+        raise ImportFailed(f"texts folder not found: {texts_dir}")
+    history = onnx_history()
     folder = specs_dir / DOMAIN
-    planned: list[tuple[str, Path, str, list]] = []
-    for name in names:
+    planned: list[tuple[str, Path, str, list, dict | None, dict]] = []
+    for name in (sorted(history) if all_ops else names):
         if name not in history:
             close = difflib.get_close_matches(name, list(history), n=3)
             result.errors.append(f"{name}: onnx {onnx.__version__} has no operator {name} in the default domain"
                                  + (f" (did you mean {', '.join(close)}?)" if close else ""))
             continue
         path = folder / f"{name}.yaml"
-        existing_category = None
+        old = None
         if path.exists():
             text = path.read_text(encoding="utf-8")
             if not text.startswith(MARK):
-                result.errors.append(f"{name}: {path} is a hand-written spec; opgen import does not overwrite it "
-                                     "(move it away to import the op)")
+                if all_ops:
+                    result.skipped.append(name)
+                else:
+                    result.errors.append(f"{name}: {path} is a hand-written spec; opgen import does not overwrite "
+                                         "it (move it away to import the op)")
                 continue
-            found = re.search(r"^category:\s*(\S+)\s*$", text, re.M)
-            existing_category = found.group(1) if found else None
-        chosen = category or existing_category
-        if chosen is None:
-            raise ImportFailed(f"{name}: give --category for a new spec (one of: {', '.join(known)})")
-        planned.append((name, path, chosen, sorted(history[name], key=lambda s: -s.since_version)))
-
-    texts: list[tuple[str, Path, str, list[int]]] = []
-    for name, path, chosen, schemas in planned:
+            try:
+                old = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                result.errors.append(f"{name}: {path} is not readable YAML ({exc}); fix or remove it first")
+                continue
         try:
-            texts.append((name, path, _op_yaml(name, chosen, schemas, onnx.__version__, result),
-                          [s.since_version for s in schemas]))
+            given, texts_category = read_texts(texts_dir, name)
+        except TextsError as exc:
+            result.errors.append(str(exc))
+            continue
+        chosen = category or texts_category or (old or {}).get("category")
+        if chosen is None:
+            result.errors.append(f"{name}: give --category for a new spec (one of: {', '.join(known)})")
+            continue
+        if chosen not in known:
+            result.errors.append(f"{name}: unknown category {chosen!r}; one of: {', '.join(known)}")
+            continue
+        planned.append((name, path, chosen, history[name], old, given))
+
+    written: list[tuple[str, Path, str, list[int]]] = []
+    for name, path, chosen, schemas, old, given in planned:
+        try:
+            written.append((name, path, _op_yaml(name, chosen, schemas, onnx.__version__, result, old, given),
+                            [s.since_version for s in schemas]))
         except _Unsupported as exc:
             result.errors.append(f"{name}: not imported: {exc}")
-    if not texts:
+    if not written:
         return result
     _ensure_source_document(specs_dir, onnx.__version__, result)
-    _update_domain(folder, sorted({v for *_, versions in texts for v in versions}), onnx.__version__, result)
-    for name, path, text, versions in texts:
-        path.write_text(text, encoding="utf-8")
+    _update_domain(folder, sorted({v for *_, versions in written for v in versions}), onnx.__version__, result)
+    for name, path, text, versions in written:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
         result.written.append(path)
-    _check_written(specs_dir, [p for _, p, _, _ in texts], result)
+    _check_written(specs_dir, [p for _, p, _, _ in written], result)
     return result
 
 
@@ -111,10 +145,6 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None) 
 
 class _Unsupported(Exception):
     pass
-
-
-def _text(value: str | None) -> dict:
-    return {"en": (value or "").strip()}
 
 
 def _plain_default(value: Any) -> Any:
@@ -127,23 +157,27 @@ def _plain_default(value: Any) -> Any:
     return value
 
 
-def _types(allowed: list[str], dropped: dict[str, None]) -> list[str]:
-    kept = []
-    for t in allowed:
-        if tensor_elem(t) in ELEM_TYPES:
-            kept.append(t)
-        else:
-            dropped[t] = None
-    return sorted(kept)
+def _types(key: str, var: str, allowed: list[str]) -> list[str]:
+    unknown = [t for t in allowed if parse_type(t) is None]
+    if unknown:  # never dropped silently: a type opgen cannot name stops the op
+        raise _Unsupported(f"{key}: type constraint {var} allows {', '.join(unknown)}, which opgen has no type for")
+    return sorted(allowed)
 
 
-def _version(name: str, s: Any, result: ImportResult, dropped: dict[str, None]) -> dict:
+def _version(name: str, s: Any, result: ImportResult, texts: tuple[dict, ...]) -> dict:
     import onnx
     from onnx import helper
 
     key = f"{name}@{s.since_version}"
-    v: dict[str, Any] = {"since_version": s.since_version, "support_level": s.support_level.name,
-                         "function": bool(s.has_function or s.has_context_dependent_function)}
+    since = s.since_version
+
+    def text(slot: str, onnx_text: str | None) -> dict:
+        return pick_text(slot, since, (onnx_text or "").strip(), *texts)
+
+    v: dict[str, Any] = {"since_version": since, "support_level": s.support_level.name}
+    if s.deprecated:
+        v["deprecated"] = True
+    v["function"] = bool(s.has_function or s.has_context_dependent_function)
     if s.has_function and s.function_opset_versions:
         opset = max(s.function_opset_versions)
         v["function_opset"] = opset
@@ -152,7 +186,7 @@ def _version(name: str, s: Any, result: ImportResult, dropped: dict[str, None]) 
             body = onnx.FunctionProto.FromString(body)
         v["function_body"] = onnx.printer.to_text(body).strip() + "\n"
     v["shape_inference"] = bool(s.has_type_and_shape_inference_function)
-    v["summary"] = _text(s.doc)
+    v["summary"] = text("summary", s.doc)
     attributes = []
     for a in sorted(s.attributes.values(), key=lambda a: a.name):
         kind = _ATTR_TYPES.get(a.type.name)
@@ -163,22 +197,28 @@ def _version(name: str, s: Any, result: ImportResult, dropped: dict[str, None]) 
             entry["required"] = True
         if a.default_value.name:
             default = helper.get_attribute_value(a.default_value)
-            if kind in ("tensor", "graph"):
+            if kind in ("tensor", "graph", "sparse_tensor", "type_proto"):
                 result.warnings.append(f"{key}: the default of {kind} attribute {a.name} is left out")
             else:
                 entry["default"] = _plain_default(default)
         if kind == "tensor":
-            raise _Unsupported(f"{key}: tensor attribute {a.name} needs a tensor_type, which onnx.defs does not give")
-        entry["description"] = _text(a.description)
+            if (name, a.name) not in _TENSOR_ATTRIBUTE_TYPES:
+                raise _Unsupported(f"{key}: tensor attribute {a.name} needs a tensor_type, which onnx.defs does not give")
+            entry["tensor_type"] = _TENSOR_ATTRIBUTE_TYPES[(name, a.name)]
+        entry["description"] = text(f"attributes.{a.name}", a.description)
         attributes.append(entry)
     v["attributes"] = attributes
     variables = {t.type_param_str for t in s.type_constraints}
     for side, params in (("inputs", s.inputs), ("outputs", s.outputs)):
         out = []
         for p in params:
-            if p.type_str not in variables and tensor_elem(p.type_str) not in ELEM_TYPES:
+            if p.type_str not in variables and parse_type(p.type_str) is None:
                 raise _Unsupported(f"{key}: {side[:-1]} {p.name} has type {p.type_str}")
-            entry = {"name": p.name, "type": p.type_str}
+            name_ = p.name
+            if name_.endswith("...") and name_[:-3].isidentifier():  # Split-1/2 name theirs "outputs..."
+                name_ = name_[:-3]
+                v.setdefault("notes", []).append(_dots_note(side, name_, p.name))
+            entry = {"name": name_, "type": p.type_str}
             option = _OPTION[p.option.name]
             if option != "single":
                 entry["option"] = option
@@ -186,63 +226,57 @@ def _version(name: str, s: Any, result: ImportResult, dropped: dict[str, None]) 
                 if not p.is_homogeneous:
                     entry["homogeneous"] = False
                 entry["min_arity"] = p.min_arity
-            entry["description"] = _text(p.description)
+            entry["description"] = text(f"{side}.{name_}", p.description)
             out.append(entry)
         v[side] = out
-    constraints = []
-    for t in s.type_constraints:
-        types = _types(list(t.allowed_type_strs), dropped)
-        if not types:
-            raise _Unsupported(f"{key}: type constraint {t.type_param_str} allows no type opgen knows "
-                               f"({', '.join(t.allowed_type_strs)})")
-        constraints.append({"name": t.type_param_str, "types": types, "description": _text(t.description)})
-    v["type_constraints"] = constraints
+    v["type_constraints"] = [
+        {"name": t.type_param_str, "types": _types(key, t.type_param_str, list(t.allowed_type_strs)),
+         "description": text(f"type_constraints.{t.type_param_str}", t.description)}
+        for t in s.type_constraints]
     return v
 
 
-def _op_yaml(name: str, category: str, schemas: list, onnx_version: str, result: ImportResult) -> str:
-    dropped: dict[str, None] = {}
-    versions = [_version(name, s, result, dropped) for s in schemas]
-    if dropped:
-        shown = list(dropped)
-        result.warnings.append(f"{name}: type constraints leave out {len(shown)} type(s) opgen has no element type "
-                               f"for: {', '.join(shown[:8])}" + (", ..." if len(shown) > 8 else ""))
-    doc = {
+def _op_yaml(name: str, category: str, schemas: list, onnx_version: str, result: ImportResult,
+             old: dict | None, given: dict) -> str:
+    kept = existing_texts(old)
+    old_versions = {v.get("since_version"): v for v in (old or {}).get("versions", []) if isinstance(v, dict)}
+    versions = [keep_curated(_version(name, s, result, (given, kept)), old_versions.get(s.since_version))
+                for s in schemas]
+    share(versions)
+    doc: dict[str, Any] = {
         "name": name,
         "domain": DOMAIN,
         "category": category,
         "sources": [{"document": defs_document(onnx_version), "language": "en",
                      "url": f"https://onnx.ai/onnx/operators/onnx__{name}.html"}],
-        "notes": [{"id": "imported", "kind": "info",
-                   "text": {"en": f"Imported by `opgen import onnx` from the schemas of onnx {onnx_version}; the "
-                                  "texts are ONNX's English documentation. Chinese texts, element-wise formulas, "
-                                  "shape constraints and examples are not in onnx.defs and are to be added by "
-                                  "hand (delete the first line of this file first, so a new import leaves it "
-                                  "alone)."}}],
-        "versions": versions,
     }
-    return (f"{MARK} {onnx_version}. Written by `opgen import onnx`; a new import overwrites this file.\n"
-            "# yaml-language-server: $schema=../schema/op.schema.json\n" + _dump(doc))
+    notes = [n for n in (old or {}).get("notes", []) if isinstance(n, dict) and n.get("id") != "imported"]
+    doc["notes"] = [_imported_note(onnx_version, own_texts=bool(given or kept))] + notes
+    doc["versions"] = versions
+    return (f"{MARK} {onnx_version}. Written by `opgen import onnx`; a new import refreshes the facts and "
+            "keeps texts, constraints, formulas and examples.\n"
+            "# yaml-language-server: $schema=../schema/op.schema.json\n" + dump(doc))
 
 
-# ---- YAML --------------------------------------------------------------------------------------------
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    if "\n" in value:
-        text = "\n".join(line.rstrip() for line in value.split("\n"))
-        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+def _dots_note(side: str, name: str, spelled: str) -> dict:
+    return {"id": f"{name}_spelling", "kind": "decision", "field": f"{side}.{name}", "document_says": spelled,
+            "text": {"en": f"onnx.defs names this variadic {side[:-1]} {spelled!r}; the dots are the variadic mark "
+                           f"of ONNX's documentation, not part of a name, so the spec names it {name!r}.",
+                     "zh": f"onnx.defs 把这个可变数量的{'输入' if side == 'inputs' else '输出'}命名为 {spelled!r};"
+                           f"其中的点号是 ONNX 文档中表示可变数量的记号,并非名称的一部分,因此规格将其命名为 {name!r}。"}}
 
 
-_Dumper.add_representer(str, _str)
-
-
-def _dump(doc: Any) -> str:
-    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+def _imported_note(onnx_version: str, own_texts: bool) -> dict:
+    if own_texts:
+        return {"id": "imported", "kind": "info", "text": {
+            "en": f"Facts (names, types, defaults, versions) are imported by `opgen import onnx` from the "
+                  f"operator schemas of onnx {onnx_version}; the texts are opgen's own, in English and Chinese.",
+            "zh": f"事实 (名称、类型、默认值、版本) 由 `opgen import onnx` 从 onnx {onnx_version} 的算子模式导入;"
+                  "文本为 opgen 自己撰写的英文和中文。"}}
+    return {"id": "imported", "kind": "info", "text": {
+        "en": f"Imported by `opgen import onnx` from the schemas of onnx {onnx_version}; the texts are ONNX's "
+              "English documentation. Chinese texts, element-wise formulas, shape constraints and examples are "
+              "not in onnx.defs and are to be added (a new import keeps them)."}}
 
 
 # ---- the domain file, the schemas, the check -----------------------------------------------------------
@@ -314,7 +348,7 @@ def _write_domain(path: Path, versions: list[int], onnx_version: str) -> None:
         "type_groups": {},
     }
     path.write_text(f"{MARK} {onnx_version}. Written by `opgen import onnx`; a new import overwrites this file.\n"
-                    "# yaml-language-server: $schema=../schema/domain.schema.json\n" + _dump(doc), encoding="utf-8")
+                    "# yaml-language-server: $schema=../schema/domain.schema.json\n" + dump(doc), encoding="utf-8")
 
 
 def _check_written(specs_dir: Path, paths: list[Path], result: ImportResult) -> None:

@@ -35,7 +35,7 @@ class Note:
 @dataclass(frozen=True)
 class Attribute:
     name: str
-    type: str  # int float string bool ints floats strings tensor graph enum
+    type: str  # int float string bool ints floats strings tensor sparse_tensor type_proto graph enum
     description: Text
     location: Location
     required: bool = False
@@ -52,7 +52,7 @@ class Parameter:
     """An input or output."""
 
     name: str
-    type: str  # a type variable, or tensor(<elem>)
+    type: str  # a type variable, or a fixed type: tensor(<elem>), seq(tensor(<elem>)), optional(...)
     description: Text
     location: Location
     option: str = "single"  # single | optional | variadic
@@ -63,7 +63,7 @@ class Parameter:
 
     @property
     def is_fixed(self) -> bool:
-        return self.type.startswith("tensor(")
+        return self.type.startswith(("tensor(", "seq(", "optional("))
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,7 @@ class OpVersion:
     function_body: str | None = None
     function_opset: int | None = None
     shape_inference: bool | None = None
+    deprecated: bool = False  # the source withdrew the op at this version (its use is reported)
     elementwise: Elementwise | None = None
     kernel: str | None = None  # "<module>.<function>" in opgen.runtime.kernels
     shape_from_node: tuple[str, ...] = ()  # outputs whose shape the node gives: kernel keyword <output>_shape

@@ -44,19 +44,30 @@ DERIVED_SUFFIXES = ("_", "_shape", "_rank", "_dtype", "_out", "_len", "_v")
 DERIVED_PREFIXES = ("has_",)
 
 
-def name_problems(names: list[str]) -> dict[str, str]:
-    """Problems of a version's parameter and attribute names, by name (empty when none clash)."""
+# Macros and type names: they break even a struct field of the attribute struct every header declares.
+C_MACROS = frozenset("""int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t intptr_t
+uintptr_t bool true false NULL INFINITY NAN HUGE_VAL errno assert offsetof""".split())
+
+
+def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True) -> dict[str, str]:
+    """Problems of a version's parameter and attribute names, by name (empty when none clash).
+
+    Without a kernel (`kernel`), spec names appear only in the validator's data and the C attribute
+    struct, so only names that break those count; without a C kernel (`c_kernel`, an element-wise
+    formula), C locals and libm names cannot be shadowed and are allowed (ONNX Mod's `fmod`,
+    RandomUniform's `low` and `high`)."""
     problems: dict[str, str] = {}
     present = set(names)
+    c_reserved = C_RESERVED if c_kernel else C_MACROS
     for name in names:
         if name in PY_RESERVED or name.startswith(PY_RESERVED_PREFIXES):  # (keywords are fine: the
             # generators append "_" to them)
             problems[name] = f"{name!r} is a name the generated Python uses itself"
-        if name in C_RESERVED and name not in C_KEYWORDS:
+        if name in c_reserved and name not in C_KEYWORDS:
             problems[name] = f"{name!r} is a name the generated C uses itself (or a C library name)"
         if name.lower().startswith("opgen") or name.startswith("__") or (name.startswith("_") and name[1:2].isupper()):
             problems[name] = f"{name!r} is reserved (opgen's own prefix, or a name C reserves)"
-        for suffix in DERIVED_SUFFIXES:
+        for suffix in DERIVED_SUFFIXES if kernel else ("_",):
             if name.endswith(suffix) and name[: -len(suffix)] in present:
                 problems[name] = (f"{name!r} clashes with the name generated code derives from "
                                   f"{name[: -len(suffix)]!r} ({name[: -len(suffix)]}{suffix})")

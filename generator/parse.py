@@ -215,7 +215,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
             for t in raw["type_constraints"]),
         location=loc, support_level=raw.get("support_level"), function=raw.get("function"),
         function_body=raw.get("function_body"), function_opset=raw.get("function_opset"),
-        shape_inference=raw.get("shape_inference"),
+        shape_inference=raw.get("shape_inference"), deprecated=bool(raw.get("deprecated", False)),
         elementwise=Elementwise(ew["formula"], ew.get("output", outputs[0].name if outputs else ""),
                                 ew.get("broadcast", "multidirectional"), _loc(ew, loc)) if ew else None,
         kernel=raw["kernel"]["function"] if "kernel" in raw else None,

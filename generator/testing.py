@@ -5,7 +5,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .dtypes import ELEM_TYPES
+from .dtypes import ELEM_TYPES, parse_type, type_key
 from .runtime.validation import Problem, Signature, TensorInfo
 
 # Comparison tolerances per element type, stated once (rtol, atol).
@@ -25,7 +25,7 @@ def placeholder_attributes(sig: Signature) -> dict[str, Any]:
 def _infos(sig: Signature, params, binding: Mapping[str, str]) -> list[TensorInfo]:
     out = []
     for p in params:
-        dtype = p.type[7:-1] if p.type.startswith("tensor(") else binding[p.type]
+        dtype = binding[p.type] if p.type in binding else type_key(p.type)
         count = max(p.min_arity, 1) if p.option == "variadic" else 1
         out += [TensorInfo(dtype, None)] * count
     return out
@@ -89,8 +89,8 @@ def example_array(value: Any, elem: str) -> np.ndarray:
 
 def _elem_of(param: Any, example: Mapping[str, Any]) -> str:
     """A parameter's element type in an example: its own fixed type, else `dtypes`, else `dtype`."""
-    if param.type.startswith("tensor("):
-        return param.type[7:-1]
+    if parse_type(param.type) is not None:  # a fixed type, not a type variable
+        return type_key(param.type)
     return example.get("dtypes", {}).get(param.name, example["dtype"])
 
 

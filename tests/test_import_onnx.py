@@ -5,6 +5,7 @@ specs/onnx (every version, attribute, parameter and type constraint); hand-writt
 overwritten; the written specs load, build and validate models."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import onnx
@@ -64,14 +65,39 @@ def test_imported_texts_are_english_and_lint_lists_the_missing_chinese(imported)
     assert "missing English (en) text" not in result.output
 
 
-def test_written_files_are_marked_and_reimport_overwrites_them(imported):
+def test_reimport_refreshes_facts_and_keeps_what_people_added(imported):
     path = imported / "onnx" / "PRelu.yaml"
-    assert path.read_text(encoding="utf-8").startswith("# opgen-import: onnx")
-    path.write_text(path.read_text(encoding="utf-8").replace("Input tensor", "changed"), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# opgen-import: onnx")
+    text = text.replace("Input tensor", "Our own words", 1)  # an edited text
+    text = text.replace("  type_constraints:", "  constraints:\n  - id: C1\n    description: {en: a kept check, zh: 保留的检查}\n"
+                        "    check: rank(X) >= 0\n  type_constraints:", 1)  # an added constraint
+    text = text.replace("support_level: COMMON", "support_level: EXPERIMENTAL", 1)  # a wrong fact
+    path.write_text(text, encoding="utf-8")
     result = run("import", "onnx", "--op", "PRelu", "--specs", str(imported))  # category kept from the file
     assert result.exit_code == 0, result.output
-    assert "changed" not in path.read_text(encoding="utf-8")
-    assert "category: activation" in path.read_text(encoding="utf-8")
+    again = path.read_text(encoding="utf-8")
+    assert "Our own words" in again and "a kept check" in again and "EXPERIMENTAL" not in again
+    assert "category: activation" in again
+    assert run("import", "onnx", "--op", "PRelu", "--specs", str(imported)).exit_code == 0
+    assert path.read_text(encoding="utf-8") == again  # a second import changes nothing
+
+
+def test_texts_come_from_a_texts_folder(imported, tmp_path):
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "PRelu.yaml").write_text(
+        "category: activation\n"
+        "summary:\n  - versions: [16, 9]\n    en: Leaky rectifier with a learned slope.\n    zh: 斜率可学习的带泄露整流。\n"
+        "inputs.X: {en: Data., zh: 数据。}\n", encoding="utf-8")
+    result = run("import", "onnx", "--op", "PRelu", "--texts", str(texts), "--specs", str(imported))
+    assert result.exit_code == 0, result.output
+    versions = {v.since_version: v for v in load_or_raise(imported).find("onnx", "PRelu").versions}
+    assert versions[16].summary.zh == "斜率可学习的带泄露整流。" == versions[9].summary.zh
+    assert versions[7].summary.zh is None  # not in the texts file: ONNX's English, lint lists it
+    assert {versions[v].inputs[0].description.en for v in versions} == {"Data."}
+    text = (imported / "onnx" / "PRelu.yaml").read_text(encoding="utf-8")
+    assert text.count("Leaky rectifier with a learned slope.") == 1  # shared by an anchor
 
 
 def test_hand_written_specs_are_never_overwritten(spec_tree):
@@ -84,38 +110,62 @@ def test_hand_written_specs_are_never_overwritten(spec_tree):
 
 
 def test_versions_are_added_to_a_hand_written_domain_file(spec_tree):
-    shutil.copytree(SPECS / "onnx", spec_tree / "onnx")
+    (spec_tree / "onnx").mkdir()
+    for name in ("PRelu.yaml", "Elu.yaml"):
+        shutil.copy(SPECS / "onnx" / name, spec_tree / "onnx" / name)
+    domain = (SPECS / "onnx" / "domain.yaml").read_text(encoding="utf-8")
+    domain = re.sub(r"opset_versions: \[[0-9, ]*\]", "opset_versions: [1, 6, 7, 9, 16, 22]", domain)
+    (spec_tree / "onnx" / "domain.yaml").write_text(domain, encoding="utf-8")
     shutil.copytree(SPECS / "sources", spec_tree / "sources", dirs_exist_ok=True)
     result = run("import", "onnx", "--op", "Relu", "--category", "activation", "--specs", str(spec_tree))
     assert result.exit_code == 0, result.output
     assert (spec_tree / "sources" / "onnx-1.23.2-defs.md").is_file()  # the source the imported spec cites
     text = (spec_tree / "onnx" / "domain.yaml").read_text(encoding="utf-8")
     assert "opset_versions: [1, 6, 7, 9, 13, 14, 16, 22]" in text
-    assert text.replace("opset_versions: [1, 6, 7, 9, 13, 14, 16, 22]", "opset_versions: [1, 6, 7, 9, 16, 22]") == \
-        (SPECS / "onnx" / "domain.yaml").read_text(encoding="utf-8")
+    assert text.replace("opset_versions: [1, 6, 7, 9, 13, 14, 16, 22]", "opset_versions: [1, 6, 7, 9, 16, 22]") == domain
     specs, errors = load_specs(spec_tree)
     assert [e for e in errors if e.severity == "error"] == []
     assert [v.since_version for v in specs.find("onnx", "Relu").versions] == [14, 13, 6, 1]
+
+
+def test_all_imports_every_operator_and_leaves_hand_written_ones_alone(spec_tree):
+    (spec_tree / "onnx").mkdir()
+    shutil.copy(SPECS / "onnx" / "PRelu.yaml", spec_tree / "onnx" / "PRelu.yaml")
+    shutil.copy(SPECS / "onnx" / "Elu.yaml", spec_tree / "onnx" / "Elu.yaml")
+    before = (spec_tree / "onnx" / "PRelu.yaml").read_bytes()
+    result = run("import", "onnx", "--all", "--category", "elementwise_math", "--specs", str(spec_tree))
+    assert result.exit_code == 0, result.output
+    assert "left alone (hand-written): Elu, PRelu" in result.output
+    assert (spec_tree / "onnx" / "PRelu.yaml").read_bytes() == before
+    assert len(list((spec_tree / "onnx").glob("*.yaml"))) == len(list((SPECS / "onnx").glob("*.yaml")))
 
 
 @pytest.mark.parametrize("args,fragment", [
     (["--op", "Prelu", "--category", "activation"], "has no operator Prelu in the default domain (did you mean PRelu"),
     (["--op", "Relu"], "give --category for a new spec"),
     (["--op", "Relu", "--category", "fun"], "unknown category 'fun'"),
-    (["--op", "Constant", "--category", "data_movement_indexing"], "SPARSE_TENSOR, which opgen specs cannot express"),
+    (["--op", "Relu", "--category", "activation", "--texts", "/no/such/folder"], "texts folder not found"),
+    ([], "name the operators with --op NAME, or give --all"),
 ])
 def test_clear_errors(spec_tree, args, fragment):
     result = run("import", "onnx", *args, "--specs", str(spec_tree))
     assert result.exit_code != 0 and fragment in result.output and "Traceback" not in result.output
 
 
-def test_types_opgen_cannot_name_are_left_out_with_a_warning(spec_tree):
-    result = run("import", "onnx", "--op", "Concat", "--category", "data_movement_indexing", "--specs", str(spec_tree))
+def test_every_type_onnx_names_is_kept(spec_tree):
+    result = run("import", "onnx", "--op", "Concat,SequenceAt,Optional,Cast", "--category", "data_movement_indexing",
+                 "--specs", str(spec_tree))
     assert result.exit_code == 0, result.output
-    assert "Concat: type constraints leave out 1 type(s) opgen has no element type for: tensor(string)" in \
-        result.output
-    types = load_or_raise(spec_tree).find("onnx", "Concat").versions[0].type_constraints[0].types
-    assert "tensor(float)" in types and "tensor(string)" not in types
+    specs = load_or_raise(spec_tree)
+    concat = specs.find("onnx", "Concat").versions[0].type_constraints[0].types
+    assert {"tensor(float)", "tensor(string)", "tensor(complex64)"} <= set(concat)
+    cast = {t.name: t.types for t in specs.find("onnx", "Cast").versions[0].type_constraints}
+    assert {"tensor(float8e4m3fn)", "tensor(float4e2m1)", "tensor(int4)", "tensor(uint2)"} <= set(cast["T1"])
+    seq = {t.name: t.types for t in specs.find("onnx", "SequenceAt").versions[0].type_constraints}
+    assert "seq(tensor(float))" in seq["S"]
+    optional = {t.name: t.types for t in specs.find("onnx", "Optional").versions[0].type_constraints}
+    assert "optional(seq(tensor(int64)))" in optional["O"]
+    assert specs.find("onnx", "Optional").versions[0].attributes[0].type == "type_proto"
 
 
 def test_imported_specs_validate_models_with_subgraphs(spec_tree):

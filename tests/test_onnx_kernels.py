@@ -27,6 +27,8 @@ ORT_GAPS = {("PRelu", 16, "bfloat16"), ("PRelu", 16, "uint64"), ("PRelu", 9, "do
 def cases():
     for op in ONNX.ops:
         for v in op.versions:
+            if op.name not in ("PRelu", "Elu"):  # the kernels this module compares (the seed ops')
+                continue
             for t in v.type_constraints[0].types:
                 yield pytest.param(op.name, v.since_version, t[7:-1], id=f"{op.name}-{v.since_version}-{t[7:-1]}")
 
@@ -120,7 +122,7 @@ def test_version_resolution_is_opset_like(requested, resolved):
 
 
 def test_unknown_op_and_version_are_clear():
-    with pytest.raises(LookupError, match="no spec for onnx.Relu"):
-        opgen_ops.get_kernel("onnx", "Relu")
+    with pytest.raises(LookupError, match=r"no spec for onnx.Prelu \(did you mean PRelu"):
+        opgen_ops.get_kernel("onnx", "Prelu")
     with pytest.raises(LookupError, match="no version <= 0"):
         opgen_ops.get_kernel("onnx", "PRelu", 0)

@@ -229,7 +229,8 @@ def _check_report(path: Path, names: list[str]) -> None:
     assert code == 1, err
     lines = out.rstrip("\n").split("\n")
     assert all(line.startswith(f"{path}: ") and not CONTROL.search(line) for line in lines), lines
-    assert re.fullmatch(rf"{re.escape(str(path))}: (\d+) problems? in \d+ of \d+ nodes? \(.*\)", lines[-1])
+    assert re.fullmatch(rf"{re.escape(str(path))}: (\d+) problems? in \d+ of \d+ nodes?(; \d+ of \d+ nodes? "
+                        rf"checked, \d+ not \(.*)? \(.*\)", lines[-1])
     assert int(re.match(rf"{re.escape(str(path))}: (\d+)", lines[-1]).group(1)) == len(lines) - 1
     code, out, err = cli(str(path), "--format", "json")
     assert code == 1 and err == ""

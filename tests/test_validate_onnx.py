@@ -153,13 +153,11 @@ def test_onnx_node_tests_validate_clean(name):
 
 
 @pytest.mark.parametrize("name", EXPANDED)
-def test_expanded_node_tests_have_ops_without_specs(name):
+def test_expanded_node_tests_are_checked_node_by_node(name):
+    """The function bodies use Constant, CastLike, Less, Where, ...: every one has a spec now."""
     report = validate_model(node_tests()[name])
-    assert not report.valid
-    assert all(r.where == "op" and "no spec for onnx." in r.message for r in report.problems)
-    relaxed = validate_model(node_tests()[name], allow_unknown_ops=True)
-    assert relaxed.valid and len(relaxed.warnings) == report.nodes - sum(
-        1 for n in node_tests()[name].graph.node if n.op_type in ("PRelu", "Elu"))
+    assert report.valid and report.records == [], report.to_text()
+    assert report.checked == report.nodes > 1
 
 
 @pytest.mark.parametrize("base", BASE)
@@ -229,7 +227,23 @@ def test_other_domains_have_no_spec():
     report = validate_model(model)
     assert [r.op for r in report.problems] == ["com.example.Gelu"]
     assert "no spec for com.example.Gelu" in report.problems[0].message
-    assert validate_model(model, allow_unknown_ops=True).valid
+    relaxed = validate_model(model, allow_unknown_ops=True)  # a warning now, but nothing was checked:
+    assert not relaxed.valid and relaxed.exit_code == 1 and relaxed.checked == 0  # not called valid
+    assert relaxed.summary().endswith("0 of 1 node checked, 1 not (com.example.Gelu ×1 have no spec); nothing was "
+                                      "checked, so the model is not called valid (onnx opset 22, com.example 1)")
+    assert relaxed.to_dict()["unchecked"] == {"com.example.Gelu": 1} and relaxed.to_dict()["checked"] == 0
+
+
+def test_summaries_say_what_was_checked_and_group_what_was_not():
+    nodes = [helper.make_node("Relu", ["X"], ["A"])] + [
+        helper.make_node(op, [f"A{k}" if k else "A"], [f"A{k + 1}"], domain="com.example")
+        for k, op in enumerate(["Foo", "Foo", "Bar"])] + [helper.make_node("Elu", ["A3"], ["Y"])]
+    graph = helper.make_graph(nodes, "g", [vi("X", F, [2])], [vi("Y", F, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22), helper.make_opsetid("com.example", 1)])
+    report = validate_model(model, allow_unknown_ops=True)
+    assert report.valid and report.checked == 2 and report.unchecked == {"com.example.Foo": 2, "com.example.Bar": 1}
+    assert "2 of 5 nodes checked, 3 not (com.example.Foo ×2, com.example.Bar ×1 have no spec)" in report.summary()
+    assert all(len(r.message) < 200 for r in report.records)  # no op list repeated on each line
 
 
 def test_graph_checks_defined_before_use_single_producer_and_outputs():
@@ -307,20 +321,20 @@ def _if_model(branch_dtype):
 
 
 def test_subgraphs_are_walked_with_outer_values_visible():
-    report = validate_model(_if_model(TensorProto.INT8), allow_unknown_ops=True)
-    assert [r.op for r in report.warnings] == ["onnx.If"]
+    report = validate_model(_if_model(TensorProto.INT8))
+    assert report.warnings == []  # If has a spec, and it allows int8 outputs
     inner = [r for r in report.problems]
     assert {r.graph for r in inner} == {"node 'choose' (#0).then_branch", "node 'choose' (#0).else_branch"}
     assert all(r.node.endswith("_prelu") and "dtype int8 is not allowed" in r.message for r in inner)
     assert report.nodes == 3
-    assert validate_model(_if_model(F), allow_unknown_ops=True).valid
+    assert validate_model(_if_model(F)).valid
 
 
 def test_model_local_functions_are_warnings():
     function = helper.make_function("local", "Twice", ["a"], ["b"], [helper.make_node("Elu", ["a"], ["b"])],
                                     [helper.make_opsetid("", 22)])
-    graph = helper.make_graph([helper.make_node("Twice", ["X"], ["Y"], domain="local")], "g", [vi("X", F, [2])],
-                              [vi("Y", F, [2])])
+    graph = helper.make_graph([helper.make_node("Twice", ["X"], ["T"], domain="local"),
+                               helper.make_node("Elu", ["T"], ["Y"])], "g", [vi("X", F, [2])], [vi("Y", F, [2])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22), helper.make_opsetid("local", 1)],
                               functions=[function])
     report = validate_model(model)
@@ -362,8 +376,11 @@ def test_cli_json_records(tmp_path):
 
 
 def test_cli_unknown_ops_flag(tmp_path):
-    path = tmp_path / "expanded.onnx"
-    onnx.save(node_tests()["test_prelu_example_expanded"], path)
+    path = tmp_path / "custom.onnx"
+    nodes = [helper.make_node("Elu", ["X"], ["T"]), helper.make_node("Fancy", ["T"], ["Y"], domain="example.com")]
+    model = helper.make_model(helper.make_graph(nodes, "g", [vi("X", F, [2])], [vi("Y", F, [2])]),
+                              opset_imports=[helper.make_opsetid("", 22), helper.make_opsetid("example.com", 1)])
+    onnx.save(model, path)
     assert run(str(path)).exit_code == 1
     result = run(str(path), "--allow-unknown-ops")
     assert result.exit_code == 0 and "warning: node" in result.output
@@ -422,9 +439,9 @@ def test_unknown_dimensions_written_by_shape_inference_are_read(name):
     inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=False)
     assert set(_negative_dims(inferred.graph)) == {-1}
     assert checker_accepts(model) and checker_accepts(inferred)
-    report = validate_model(model, allow_unknown_ops=True)
+    report = validate_model(model)
     assert report.valid and report.nodes > 100, report.to_text()
-    assert {r.where for r in report.records} == {"op"}  # only "no spec" warnings: nothing about shapes
+    assert report.records == [] and report.checked == report.nodes  # every node checked, nothing about shapes
 
 
 def test_declared_unknown_dimensions_are_unknown_and_impossible_ones_are_located():

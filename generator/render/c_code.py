@@ -18,6 +18,8 @@ _ATTR_FIELDS = {
     "enum": ["const char *{n}"], "ints": ["const int64_t *{n}", "size_t {n}_len"],
     "floats": ["const double *{n}", "size_t {n}_len"], "strings": ["const char *const *{n}", "size_t {n}_len"],
     "tensor": ["opgen_tensor {n}"], "graph": ["const void *{n} /* opaque handle of the nested graph */"],
+    "sparse_tensor": ["const void *{n} /* opaque handle of the sparse tensor */"],
+    "type_proto": ["const char *{n} /* the type's spelling, e.g. seq(tensor(float)) */"],
 }
 _LOAD = {"float16": "opgen_f16_to_f32({x})", "bfloat16": "opgen_bf16_to_f32({x})"}
 _STORE = {"float16": "opgen_f32_to_f16({x})", "bfloat16": "opgen_f32_to_bf16({x})"}
@@ -118,6 +120,8 @@ def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
     out_allowed = [tensor_elem(t) for t in v.allowed_types(out)]
     plan = []
     for t in v.allowed_types(v.inputs[0]):
+        if tensor_elem(t) not in ELEM_TYPES:  # sequences and optionals have no C kernel
+            continue
         elem_in = ELEM_TYPES[tensor_elem(t)]
         if out.type == var:
             elem_out = elem_in

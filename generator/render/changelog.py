@@ -17,6 +17,8 @@ _MESSAGES = {
     "param_changed": ("{side} {name}: {old} -> {new}", "{side_zh} {name}: {old} -> {new}"),
     "function_on": ("became a function (has a function body)", "成为函数 (具有函数体)"),
     "function_off": ("is no longer a function", "不再是函数"),
+    "deprecated_on": ("deprecated", "已弃用"),
+    "deprecated_off": ("no longer deprecated", "不再弃用"),
     "shape_inference_on": ("shape inference added", "新增形状推断"),
     "shape_inference_off": ("shape inference removed", "移除形状推断"),
     "broadcast": ("broadcasting: {old} -> {new}", "广播: {old} -> {new}"),
@@ -76,6 +78,8 @@ def diff(old: OpVersion, new: OpVersion) -> list[Change]:
                 out.append(_c("param_changed", side=side, name=n, old=f"{p.type} {p.option}", new=f"{q.type} {q.option}"))
     if bool(old.function) != bool(new.function):
         out.append(_c("function_on" if new.function else "function_off"))
+    if old.deprecated != new.deprecated:
+        out.append(_c("deprecated_on" if new.deprecated else "deprecated_off"))
     if bool(old.shape_inference) != bool(new.shape_inference):
         out.append(_c("shape_inference_on" if new.shape_inference else "shape_inference_off"))
     ob = old.elementwise.broadcast if old.elementwise else "-"

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from .. import expr
-from ..dtypes import tensor_elem
+from ..dtypes import type_key
 from ..model import Attribute, Domain, OpSpec, OpVersion, SpecSet
 from .changelog import changelog
 from .common import render as render_template
@@ -17,7 +17,7 @@ LABELS = {
     "en": dict(
         domain="Domain", category="Category", versions="Versions", version="Version", sources="Sources",
         section="section", summary="Summary", since="since_version", support="Support level",
-        function="Function", shape_inference="Shape inference", function_body="Function body",
+        function="Function", shape_inference="Shape inference", deprecated="Deprecated", function_body="Function body",
         attributes="Attributes", inputs="Inputs", outputs="Outputs", type_constraints="Type constraints",
         name="Name", type="Type", default="Default", description="Description", option="Option",
         allowed="Allowed types", allowed_values="Allowed values", required="required", optional="optional",
@@ -33,7 +33,7 @@ LABELS = {
     ),
     "zh": dict(
         domain="域", category="类别", versions="版本", version="版本", sources="来源", section="节",
-        summary="概要", since="自版本", support="支持级别", function="函数", shape_inference="形状推断",
+        summary="概要", since="自版本", support="支持级别", function="函数", shape_inference="形状推断", deprecated="已弃用",
         function_body="函数体", attributes="属性", inputs="输入", outputs="输出", type_constraints="类型约束",
         name="名称", type="类型", default="默认值", description="描述", option="选项", allowed="允许的类型",
         allowed_values="允许的取值", required="必需", optional="可选", formula="逐元素公式", constraints="约束",
@@ -59,6 +59,11 @@ CATEGORIES = {
     "vision": ("Vision", "视觉"),
     "random": ("Random", "随机数"),
     "control_flow": ("Control flow", "控制流"),
+    "quantization": ("Quantization", "量化"),
+    "sequence_optional": ("Sequences and optionals", "序列与可选值"),
+    "recurrent": ("Recurrent networks", "循环神经网络"),
+    "text": ("Text and strings", "文本与字符串"),
+    "signal": ("Signal processing", "信号处理"),
 }
 
 
@@ -100,6 +105,8 @@ def version_view(v: OpVersion, lang: str) -> dict:
         meta.append((L["function"], L["yes"] if v.function else L["no"]))
     if v.shape_inference is not None:
         meta.append((L["shape_inference"], L["yes"] if v.shape_inference else L["no"]))
+    if v.deprecated:
+        meta.append((L["deprecated"], L["yes"]))
     return dict(
         v=v, meta=meta, summary=v.summary.get(lang),
         body_fence=fence(v.function_body or ""),
@@ -136,7 +143,7 @@ def example_view(v: OpVersion, e: Any) -> dict:
     dtypes = dict(e.dtypes)
 
     def elem(p: Any) -> str:
-        return tensor_elem(p.type) if p.is_fixed else dtypes.get(p.name, e.dtype)
+        return type_key(p.type) if p.is_fixed else dtypes.get(p.name, e.dtype)
 
     params = {p.name: p for p in v.inputs + v.outputs}
     return dict(name=e.name, source=e.source,

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from .. import expr
-from ..dtypes import tensor_elem
+from ..dtypes import tensor_elem, type_key
 from ..model import Domain, OpSpec, OpVersion, SpecSet
 from .common import HEADER, module_name, render_python
 
@@ -47,7 +47,7 @@ def signature_literal(v: OpVersion) -> dict:
                    for p in v.inputs],
         "outputs": [dict(name=p.name, type=p.type, option=p.option, homogeneous=p.homogeneous, min_arity=p.min_arity)
                     for p in v.outputs],
-        "type_constraints": {tc.name: tuple(tensor_elem(t) for t in tc.types) for tc in v.type_constraints},
+        "type_constraints": {tc.name: tuple(type_key(t) for t in tc.types) for tc in v.type_constraints},
     }
 
 
@@ -167,7 +167,7 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
         return None
     params, convert, validate_inputs = _signature_parts(v)
     attributes = "{" + ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in v.attributes) + "}"
-    free = [(p.name, f"{py_name(p.name)}_dtype", tuple(tensor_elem(t) for t in v.allowed_types(p)))
+    free = [(p.name, f"{py_name(p.name)}_dtype", tuple(type_key(t) for t in v.allowed_types(p)))
             for p in v.free_outputs()]
     free_names = {p.name for p in v.free_outputs()}
 

@@ -1,7 +1,7 @@
 """Generated pytest modules: one per op version, data only; the assertions live in opgen.testing."""
 from __future__ import annotations
 
-from ..dtypes import ELEM_TYPES, tensor_elem
+from ..dtypes import ELEM_TYPES, tensor_elem, type_key
 from ..model import Domain, OpSpec, OpVersion, SpecSet
 from .common import HEADER, module_name, render_python
 
@@ -12,7 +12,7 @@ def _plain(value):
 
 def bindings(v: OpVersion) -> tuple[dict[str, str], list[dict[str, str]]]:
     """A base binding (first allowed type of each variable) and one binding per allowed type."""
-    allowed = {tc.name: [tensor_elem(t) for t in tc.types] for tc in v.type_constraints}
+    allowed = {tc.name: [type_key(t) for t in tc.types] for tc in v.type_constraints}
     base = {name: types[0] for name, types in allowed.items()}
     out = [base]
     for name, types in allowed.items():
@@ -23,7 +23,7 @@ def bindings(v: OpVersion) -> tuple[dict[str, str], list[dict[str, str]]]:
 def rejected_dtype(v: OpVersion) -> dict | None:
     """An input and a dtype its type constraint does not allow."""
     for p in v.inputs:
-        allowed = {tensor_elem(t) for t in v.allowed_types(p)}
+        allowed = {type_key(t) for t in v.allowed_types(p)}
         for elem in ELEM_TYPES:
             if elem not in allowed:
                 return dict(param=p.name, dtype=elem)

@@ -51,6 +51,8 @@ ATTR_KINDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "strings": ("a list of strings", lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)),
     "enum": ("one of the listed names", lambda v: isinstance(v, str)),
     "tensor": ("a tensor", is_tensor),
+    "sparse_tensor": ("a sparse tensor", is_tensor),
+    "type_proto": ("a type (such as tensor(float) or seq(tensor(int64)))", lambda v: isinstance(v, str)),
     "graph": ("a graph (a callable or a nested graph)", lambda v: callable(v) or hasattr(v, "nodes")
               or (isinstance(v, dict) and "nodes" in v)),
 }

@@ -18,6 +18,7 @@ from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-ex
 # they are re-exported here, where generated validators, the readers and user code import them from.
 from .context import Bound, CheckContext, TensorInfo, Unknown  # noqa: F401  (re-exported)
 from .shape_rules import RULES
+from ..dtypes import type_key
 from ..errors import OpgenError
 
 
@@ -35,7 +36,7 @@ class AttrSig:
 @dataclass(frozen=True)
 class ParamSig:
     name: str
-    type: str  # type variable or tensor(<elem>)
+    type: str  # type variable or a fixed type: tensor(<elem>), seq(...), optional(...)
     option: str = "single"
     homogeneous: bool = True
     min_arity: int = 0
@@ -73,10 +74,11 @@ class Signature:
     attributes: tuple[AttrSig, ...]
     inputs: tuple[ParamSig, ...]
     outputs: tuple[ParamSig, ...]
-    type_constraints: Mapping[str, tuple[str, ...]]  # variable -> allowed element types
+    type_constraints: Mapping[str, tuple[str, ...]]  # variable -> allowed types, as dtypes name them (type_key)
     checks: tuple[Check, ...] = ()
     rules: tuple[RuleCall, ...] = ()
     output_shapes: tuple[OutputShape, ...] = ()
+    deprecated: bool = False  # the source withdrew the op at this version: every use is a problem
 
     @property
     def key(self) -> str:
@@ -86,9 +88,9 @@ class Signature:
         return next((a for a in self.attributes if a.name == name), None)
 
     def allowed(self, param: ParamSig) -> tuple[str, ...]:
-        if param.type.startswith("tensor("):
-            return (param.type[7:-1],)
-        return self.type_constraints.get(param.type, ())
+        if param.type in self.type_constraints:
+            return self.type_constraints[param.type]
+        return (type_key(param.type),)
 
 
 @dataclass(frozen=True)
@@ -206,7 +208,7 @@ def check_types(sig: Signature, ins: Bound, outs: Bound, problems: list[Problem]
                     problems.append(Problem(sig.key, label, f"dtype {info.dtype} is not allowed; allowed ({p.type}): "
                                             + ", ".join(allowed), info.dtype, list(allowed)))
                     continue
-                if p.type.startswith("tensor("):
+                if p.type not in sig.type_constraints:  # a fixed type binds no variable
                     continue
                 if p.option == "variadic" and not p.homogeneous:
                     het_seen.add(info.dtype)
@@ -278,6 +280,9 @@ def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str
 def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
               outputs: Sequence[Any] | None) -> tuple[list[Problem], bool]:
     problems: list[Problem] = []
+    if sig.deprecated:
+        problems.append(Problem(sig.key, "op", f"is deprecated since version {sig.version}: a model importing "
+                                "this opset may not use it (use an earlier opset or the op that replaces it)"))
     ins = bind(sig, sig.inputs, inputs, "input", problems)
     outs = bind(sig, sig.outputs, outputs, "output", problems) if outputs is not None else Bound()
     attrs = check_attributes(sig, attributes, problems)

@@ -64,7 +64,7 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
     finally:
         if collecting:
             gc.enable()
-    return Report(name, kind, context, checker.nodes, records + checker.records)
+    return Report(name, kind, context, checker.nodes, records + checker.records, dict(checker.unchecked))
 
 
 def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..dtypes import type_key
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
 from .graph import UNKNOWN, Graph, Node
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
@@ -37,6 +38,7 @@ class Checker:
         self.limits = limits
         self.records: list[Record] = []
         self.nodes = 0
+        self.unchecked: dict[str, int] = {}  # nodes whose op has no spec, by op (they are not checked)
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
         self._cache: dict[tuple, tuple] = {}
         self._shapes: dict[tuple, TensorInfo] = {}
@@ -144,6 +146,7 @@ class Checker:
     def _report(self, node: Node, found: Any, path: str) -> None:
         if isinstance(found, UnknownOp):
             op = f"{node.domain}.{node.op}"
+            self.unchecked[op] = self.unchecked.get(op, 0) + 1
             if node.note:
                 self.records.append(Record("warning", op, "op", node.note, node.name, node.index, path))
                 return
@@ -186,7 +189,7 @@ class Checker:
         out_params = positions(sig.outputs, len(outs))
         bound: dict[str, str] = {}
         for p, info in zip(in_params, infos):
-            if p is None or info is None or info.dtype is None or p.type.startswith("tensor("):
+            if p is None or info is None or info.dtype is None or p.type not in sig.type_constraints:
                 continue
             if p.option == "variadic" and not p.homogeneous:
                 continue
@@ -208,7 +211,7 @@ class Checker:
                 continue
             dtype = out.dtype
             if dtype is None:
-                dtype = p.type[7:-1] if p.type.startswith("tensor(") else bound.get(p.type)
+                dtype = bound.get(p.type) if p.type in sig.type_constraints else type_key(p.type)
             shape = out.shape if out.shape is not None else \
                 inferred.get(p.name) or _same_shape(sig, p.name, in_params, infos)
             if dtype == out.dtype and shape == out.shape:

@@ -23,7 +23,6 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
-from ..dtypes import elem_of_numpy
 from ..runtime.validation import TensorInfo
 from .graph import UNKNOWN, Graph, Node
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape, read_model_file
@@ -32,21 +31,37 @@ from .report import Record, to_str
 
 
 def _elem_names() -> dict[int, str]:
-    names = {}
-    for name, code in TensorProto.DataType.items():
-        if code == TensorProto.UNDEFINED:
-            continue
-        try:
-            names[code] = elem_of_numpy(helper.tensor_dtype_to_np_dtype(code))
-        except (ValueError, TypeError, KeyError):
-            names[code] = name.lower()  # a type opgen has no element type for (string, float8e4m3fn, ...)
-    return names
+    """Element type names by TensorProto code: ONNX spells its types as the enum names in lower case
+    (tensor(float8e4m3fn) is FLOAT8E4M3FN), and so do opgen's specs. A code opgen has no element type
+    for keeps its ONNX name, which no spec allows, so the validator reports it."""
+    return {code: name.lower() for name, code in TensorProto.DataType.items() if code != TensorProto.UNDEFINED}
 
 
 ELEM = _elem_names()
+
+
+def type_string(tp: onnx.TypeProto) -> str | None:
+    """ONNX's spelling of a value type (tensor(float), seq(tensor(int64)), optional(...), map(...));
+    None when the type is not given."""
+    which = tp.WhichOneof("value")
+    if which in ("tensor_type", "sparse_tensor_type"):
+        tt = getattr(tp, which)
+        return f"tensor({ELEM.get(tt.elem_type, tt.elem_type)})" if tt.elem_type else None
+    if which == "sequence_type":
+        inner = type_string(tp.sequence_type.elem_type)
+        return None if inner is None else f"seq({inner})"
+    if which == "optional_type":
+        inner = type_string(tp.optional_type.elem_type)
+        return None if inner is None else f"optional({inner})"
+    if which == "map_type":
+        inner = type_string(tp.map_type.value_type)
+        key = ELEM.get(tp.map_type.key_type, tp.map_type.key_type)
+        return None if inner is None else f"map({key}, {inner})"
+    return which
 _ATTR_KIND = {AttributeProto.FLOAT: "float", AttributeProto.INT: "int", AttributeProto.STRING: "string",
               AttributeProto.TENSOR: "tensor", AttributeProto.GRAPH: "graph", AttributeProto.FLOATS: "floats",
-              AttributeProto.INTS: "ints", AttributeProto.STRINGS: "strings"}
+              AttributeProto.INTS: "ints", AttributeProto.STRINGS: "strings",
+              AttributeProto.SPARSE_TENSOR: "sparse_tensor", AttributeProto.TYPE_PROTO: "type_proto"}
 _LISTS = {AttributeProto.FLOATS: "floats", AttributeProto.INTS: "ints", AttributeProto.STRINGS: "strings",
           AttributeProto.TENSORS: "tensors", AttributeProto.GRAPHS: "graphs",
           AttributeProto.SPARSE_TENSORS: "sparse_tensors", AttributeProto.TYPE_PROTOS: "type_protos"}
@@ -165,7 +180,8 @@ class _Converter:
         elif which is None:
             info = UNKNOWN
         else:
-            info = TensorInfo(_NON_TENSOR.get(which, which), None)
+            # A sequence, optional or map is named by its whole type string (as type constraints name it).
+            info = TensorInfo(type_string(tp) or _NON_TENSOR.get(which, which), None)
         self.types[key] = info
         return info
 
@@ -355,6 +371,12 @@ class _Converter:
                 values[name] = a.s.decode("utf-8", "replace")
             elif t == AttributeProto.STRINGS:
                 values[name] = [s.decode("utf-8", "replace") for s in a.strings]
-            else:  # sparse tensors, type protos, undefined: their kind is reported if the spec disagrees
+            elif t == AttributeProto.SPARSE_TENSOR:
+                dims = tuple(a.sparse_tensor.dims)
+                check_shape(dims, self.limits, _where(f"{node.label} attribute", name, path))
+                values[name] = TensorInfo(ELEM.get(a.sparse_tensor.values.data_type), dims)
+            elif t == AttributeProto.TYPE_PROTO:
+                values[name] = type_string(a.tp)
+            else:  # lists of sparse tensors or types, undefined: their kind is reported if the spec disagrees
                 values[name] = spelled.lower()
         return values, kinds, graphs

@@ -2,6 +2,7 @@
 op modules are rendered by opgen's own Python renderer and run in memory (`--specs DIR`)."""
 from __future__ import annotations
 
+import difflib
 import types
 from pathlib import Path
 from typing import Any, Callable
@@ -155,7 +156,8 @@ class SpecRegistry(Registry):
         spec = self.specs.find(domain, op)
         if spec is None:
             d = self.specs.domain(domain)
-            hint = (f"; ops of {domain}: {', '.join(o.name for o in d.ops)}" if d
+            close = difflib.get_close_matches(op, [o.name for o in d.ops], n=3) if d else []
+            hint = ((f" (did you mean {', '.join(close)}?)" if close else f" ({len(d.ops)} ops in {domain})") if d
                     else f"; domains: {', '.join(x.name for x in self.specs.domains)}")
             raise UnknownOp(f"no spec for {domain}.{op}{hint}")
         v = spec.resolve(version) if version is not None else spec.versions[0]

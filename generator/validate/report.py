@@ -109,8 +109,14 @@ class Report:
     file: str  # the name shown in the output
     kind: str  # onnx | onednn | hlir
     context: str  # e.g. "onnx opset 16"
-    nodes: int = 0  # nodes checked, nested graphs included
+    nodes: int = 0  # nodes walked, nested graphs included
     records: list[Record] = field(default_factory=list)
+    unchecked: dict[str, int] = field(default_factory=dict)  # nodes not checked (their op has no spec), by op
+
+    @property
+    def checked(self) -> int:
+        """Nodes checked against a spec."""
+        return self.nodes - sum(self.unchecked.values())
 
     @property
     def problems(self) -> list[Record]:
@@ -122,7 +128,8 @@ class Report:
 
     @property
     def valid(self) -> bool:
-        return not self.problems
+        # A walk that checked nothing does not vouch for the model (every node without a spec).
+        return not self.problems and (self.checked > 0 or self.nodes == 0)
 
     @property
     def exit_code(self) -> int:
@@ -138,6 +145,14 @@ class Report:
                 f"{_plural(self.nodes, 'node')}")
         if self.warnings:
             text += f", {_plural(len(self.warnings), 'warning')}"
+        if self.unchecked:
+            ranked = sorted(self.unchecked.items(), key=lambda kv: (-kv[1], kv[0]))
+            shown = ", ".join(f"{op} ×{n}" for op, n in ranked[:6]) + (f" and {len(ranked) - 6} more op(s)"
+                                                                       if len(ranked) > 6 else "")
+            text += (f"; {self.checked} of {_plural(self.nodes, 'node')} checked, "
+                     f"{sum(self.unchecked.values())} not ({shown} have no spec)")
+            if self.checked == 0:
+                text += "; nothing was checked, so the model is not called valid"
         return f"{text} ({self.context})" if self.context else text
 
     def to_text(self) -> str:
@@ -148,7 +163,8 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "format": self.kind, "context": self.context, "valid": self.valid,
-                "nodes": self.nodes, "problems": len(self.problems), "warnings": len(self.warnings),
+                "nodes": self.nodes, "checked": self.checked, "unchecked": dict(self.unchecked),
+                "problems": len(self.problems), "warnings": len(self.warnings),
                 "summary": self.summary(), "records": [r.to_dict() for r in self.records]}
 
     def to_json(self) -> str:

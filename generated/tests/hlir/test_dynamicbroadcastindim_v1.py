@@ -50,7 +50,7 @@ def test_accepts_allowed_dtypes(binding):
 
 
 def test_rejects_disallowed_dtype():
-    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'shape', 'bool')
+    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'input', 'string')
 
 
 def test_rejects_unknown_attribute():

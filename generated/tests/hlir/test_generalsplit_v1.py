@@ -49,7 +49,7 @@ def test_accepts_allowed_dtypes(binding):
 
 
 def test_rejects_disallowed_dtype():
-    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'split', 'bool')
+    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'input', 'string')
 
 
 def test_rejects_unknown_attribute():

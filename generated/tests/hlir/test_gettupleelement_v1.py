@@ -41,6 +41,10 @@ def test_accepts_allowed_dtypes(binding):
     testing.assert_accepts_dtypes(validate, SIGNATURE, binding)
 
 
+def test_rejects_disallowed_dtype():
+    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'tuple_data', 'string')
+
+
 def test_rejects_unknown_attribute():
     testing.assert_rejects_unknown_attribute(validate, SIGNATURE, BASE)
 

@@ -62,7 +62,7 @@ def test_accepts_allowed_dtypes(binding):
 
 
 def test_rejects_disallowed_dtype():
-    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'roi', 'bool')
+    testing.assert_rejects_dtype(validate, SIGNATURE, BASE, 'input', 'string')
 
 
 def test_rejects_unknown_attribute():

@@ -47,6 +47,19 @@ typedef enum {
     OPGEN_DOUBLE = 13,
     OPGEN_COMPLEX64 = 14,
     OPGEN_COMPLEX128 = 15,
+    OPGEN_STRING = 16,
+    OPGEN_FLOAT8E4M3FN = 17,
+    OPGEN_FLOAT8E4M3FNUZ = 18,
+    OPGEN_FLOAT8E5M2 = 19,
+    OPGEN_FLOAT8E5M2FNUZ = 20,
+    OPGEN_FLOAT8E8M0 = 21,
+    OPGEN_FLOAT6E2M3 = 22,
+    OPGEN_FLOAT6E3M2 = 23,
+    OPGEN_FLOAT4E2M1 = 24,
+    OPGEN_INT4 = 25,
+    OPGEN_UINT4 = 26,
+    OPGEN_INT2 = 27,
+    OPGEN_UINT2 = 28,
 } opgen_dtype;
 
 /* A tensor as the type-erased stubs see it (dense, row-major). */
