@@ -503,3 +503,17 @@ def test_validate_model_is_exported_lazily():
     import opgen
 
     assert opgen.validate_model is validate_model
+
+
+@pytest.mark.parametrize("attrs,out,valid", [({"value_float": 1.0}, (F, []), True),
+                                             ({"value_ints": [1, 2]}, (TensorProto.INT64, [2]), True),
+                                             ({"value_float": 1.0, "value_int": 2}, (F, []), False), ({}, (F, []), False)])
+def test_constant_takes_exactly_one_value_attribute(attrs, out, valid):
+    node = helper.make_node("Constant", [], ["Y"], **attrs)
+    model = helper.make_model(helper.make_graph([node], "g", [], [helper.make_tensor_value_info("Y", *out)]),
+                              opset_imports=[helper.make_opsetid("", 21)])
+    report = validate_model(model)
+    assert report.valid == valid, report.to_text()
+    if not valid:
+        assert [(r.op, r.where) for r in report.problems] == [("onnx.Constant@21", "constraint C1")]
+    assert checker_accepts(model) == valid  # onnx's shape inference says the same

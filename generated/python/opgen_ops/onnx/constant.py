@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Constant'
@@ -53,6 +53,20 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -110,6 +124,20 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -167,6 +195,20 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -224,6 +266,20 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -281,6 +337,20 @@ SIGNATURE_V19 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -337,6 +407,20 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -393,6 +477,20 @@ SIGNATURE_V12 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                (
+                    (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0)
+                    + (1 if c.has('value_float') else 0)
+                ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
+                + (1 if c.has('value_ints') else 0)
+            ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
+            (
+                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+                'value_ints, value_string, value_strings) is given.'
+            ),
+        ),
     ),
     rules=(
     ),
@@ -437,6 +535,11 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (1 if c.has('value') else 0) + (1 if c.has('sparse_value') else 0) == 1,
+            'Exactly one of value and sparse_value is given.',
+        ),
     ),
     rules=(
     ),
