@@ -15,10 +15,12 @@ import contextlib
 import hashlib
 import os
 import pickle
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cache import StatCache
 from .paths import PACKAGE_DIR, TEMPLATES
 from .render import manifest as mf
 
@@ -39,9 +41,9 @@ class Inputs:
     total: str
 
 
-def _tree_digests(folder: Path, suffix: str = "") -> dict[str, str]:
+def _tree_digests(folder: Path, suffix: str = "", stats: StatCache | None = None) -> dict[str, str]:
     """sha256 of every file below `folder` (names ending in `suffix`), by relative POSIX path;
-    hidden files and __pycache__ are left out."""
+    hidden files and __pycache__ are left out. Files whose status `stats` remembers are not read."""
     out = {}
     top = str(folder)
     for here, dirs, names in os.walk(top):
@@ -50,8 +52,19 @@ def _tree_digests(folder: Path, suffix: str = "") -> dict[str, str]:
         for name in sorted(names):
             if name.startswith(".") or not name.endswith(suffix):
                 continue
-            with open(os.path.join(here, name), "rb") as handle:
-                out[name if rel_dir == "." else f"{rel_dir}/{name}"] = mf.digest(handle.read())
+            path = os.path.join(here, name)
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            if stats is not None:
+                st = os.stat(path)
+                sha = stats.known(path, st)
+                if sha is None:
+                    with open(path, "rb") as handle:
+                        sha = mf.digest(handle.read())
+                    stats.remember(path, st, sha)
+                out[rel] = sha
+                continue
+            with open(path, "rb") as handle:
+                out[rel] = mf.digest(handle.read())
     return out
 
 
@@ -59,30 +72,44 @@ def _combine(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def gather_inputs(specs_dir: Path) -> Inputs:
-    specs = _tree_digests(specs_dir)
+def gather_inputs(specs_dir: Path, stats: StatCache | None = None) -> Inputs:
+    specs = _tree_digests(specs_dir, stats=stats)
     shared = {k: v for k, v in specs.items() if k.split("/", 1)[0] in ("schema", "sources")}
-    environment = _combine(CACHE_FORMAT, sorted(_tree_digests(PACKAGE_DIR, ".py").items()),
-                           sorted(_tree_digests(TEMPLATES).items()), sorted(shared.items()))
+    environment = _combine(CACHE_FORMAT, sorted(_tree_digests(PACKAGE_DIR, ".py", stats).items()),
+                           sorted(_tree_digests(TEMPLATES, stats=stats).items()), sorted(shared.items()))
     return Inputs(specs, environment, _combine(environment, sorted(specs.items())))
 
 
-def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None) -> bool:
+def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None, stats: StatCache | None = None) -> bool:
     """Every recorded output (or those in `paths`) is a regular file holding the bytes recorded for
-    it (read without following a symbolic link)."""
+    it (read without following a symbolic link; a file whose status `stats` remembers with the
+    recorded digest is not read again)."""
     top = str(out_dir)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     for rel in previous.files if paths is None else paths:
         sha = previous.single_digest(rel)
         if sha is None:
             return False
+        path = os.path.join(top, rel)
+        if stats is not None:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                return False
+            if not stat.S_ISREG(st.st_mode):
+                return False
+            if stats.known(path, st) == sha:
+                continue
         try:
-            fd = os.open(os.path.join(top, rel), flags)
+            fd = os.open(path, flags)
         except OSError:
             return False
         try:
             with os.fdopen(fd, "rb") as handle:
-                if mf.digest(handle.read()) != sha:
+                found = mf.digest(handle.read())
+                if stats is not None:
+                    stats.remember(path, os.fstat(handle.fileno()), found)
+                if found != sha:
                     return False
         except OSError:
             return False
@@ -116,10 +143,20 @@ def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
 
 
 def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
-    inputs = gather_inputs(specs_dir)
+    # --check trusts nothing remembered: it reads every file.
+    stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.json")
+    try:
+        return _build(specs_dir, out_dir, check, stats)
+    finally:
+        if stats is not None:
+            stats.save()
+
+
+def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None) -> BuildResult:
+    inputs = gather_inputs(specs_dir, stats)
     previous = mf.read(out_dir)
     if not check and previous.inputs == inputs.total and not previous.journal and previous.files \
-            and outputs_intact(out_dir, previous):
+            and outputs_intact(out_dir, previous, stats=stats):
         from .render.writer import Outcome
 
         return BuildResult(Outcome(unchanged=sorted([*previous.files, mf.MANIFEST])), noop=True)
@@ -152,7 +189,8 @@ def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
             key = _combine(inputs.environment, inputs.specs.get(op_rel), inputs.specs.get(domain_rel))
             op_keys[op.key] = key
             owned = by_owner.get(op.key, [])
-            if not check and previous.ops.get(op.key) == key and owned and outputs_intact(out_dir, previous, owned):
+            if not check and previous.ops.get(op.key) == key and owned and outputs_intact(out_dir, previous, owned,
+                                                                                          stats):
                 for p in owned:
                     files[p], owners[p] = Kept(previous.single_digest(p) or ""), op.key
                 result.reused_ops += 1

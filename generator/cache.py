@@ -43,3 +43,55 @@ def store(name: str, data: bytes) -> None:
         os.replace(tmp, folder / name)
     except OSError:
         pass
+
+
+class StatCache:
+    """Digests of files remembered by their (size, mtime_ns, inode, ctime_ns): a file whose status is
+    unchanged since it was hashed is not read again (what git's index does). A file modified less
+    than RACY_NS before it was hashed is not remembered: a later edit within the same clock tick
+    would leave its status unchanged. Kept as JSON (never unpickled) in the user's cache folder."""
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self, name: str):
+        import json
+
+        self.name = name
+        self.entries: dict[str, list] = {}
+        self.changed = False
+        blob = load(name)
+        if blob is not None:
+            try:
+                loaded = json.loads(blob)
+                if isinstance(loaded, dict):
+                    self.entries = loaded
+            except ValueError:
+                self.entries = {}
+
+    @staticmethod
+    def _key(st: os.stat_result) -> list:
+        return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
+
+    def known(self, path: str, st: os.stat_result) -> str | None:
+        """The digest remembered for this file, if its status has not changed since."""
+        entry = self.entries.get(path)
+        if entry is not None and entry[:4] == self._key(st):
+            return str(entry[4])
+        return None
+
+    def remember(self, path: str, st: os.stat_result, sha: str) -> None:
+        import time
+
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < self.RACY_NS:
+            return
+        entry = [*self._key(st), sha]
+        if self.entries.get(path) != entry:
+            self.entries[path] = entry
+            self.changed = True
+
+    def save(self) -> None:
+        import json
+
+        if self.changed:
+            store(self.name, json.dumps(self.entries, separators=(",", ":")).encode())
+            self.changed = False

@@ -131,3 +131,30 @@ def test_build_says_which_versions_lack_kernels(real_build):
     lines = {line.split("  ")[0]: line for line in listing.output.splitlines()}
     assert "C: stub (OPGEN_ERR_NOT_IMPLEMENTED)" in lines["hlir.Gather@1"]
     assert "numpy: formula" in lines["hlir.Abs@1"] and "int8" in lines["hlir.Abs@1"]
+
+
+def test_remembered_file_status_never_hides_an_edit(tmp_path, monkeypatch):
+    """The no-op path trusts a file's remembered (size, mtime, inode, ctime) instead of reading it; an
+    edit that keeps the size and even restores the mtime still changes ctime, and is found."""
+    import os
+
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    specs = tmp_path / "specs"
+    empty_spec_tree(specs)
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    write(specs / "demo" / "Scale.yaml", GOOD_OP)
+    out = tmp_path / "gen"
+    assert build(specs, out).exit_code == 0
+    old = 1_600_000_000
+    for path in [*out.rglob("*"), *specs.rglob("*")]:
+        if path.is_file():
+            os.utime(path, (old, old))  # old enough to be remembered (not racy)
+    assert "nothing to do" in build(specs, out).output  # this run reads and remembers them
+    assert list((tmp_path / "cache").glob("stats-*.json"))
+    page = out / "docs" / "en" / "demo" / "Scale.md"
+    text = page.read_text()
+    page.write_text(text.replace("Scale", "Scalf", 1))  # same size
+    os.utime(page, (old, old))  # same mtime
+    result = build(specs, out)
+    assert "nothing to do" not in result.output
+    assert "1 written" in result.output and page.read_text() == text  # found and rewritten

@@ -24,7 +24,7 @@ def environment(root: str = str(TEMPLATES)) -> jinja2.Environment:
         autoescape=False,
         bytecode_cache=_bytecode_cache(),
     )
-    env.filters.update(py=py_literal, c_comment=c_comment, md_cell=md_cell, md_text=md_text, md_code=md_code,
+    env.filters.update(py=py_literal, py_block=py_block, c_comment=c_comment, md_cell=md_cell, md_text=md_text, md_code=md_code,
                        md_url=md_url)
     return env
 
@@ -60,6 +60,39 @@ def render_python(template: str, **context: Any) -> bytes:
 def py_literal(value: Any) -> str:
     """A Python literal for plain data; repr() escapes quotes, backslashes and newlines."""
     return repr(value)
+
+
+def py_block(value: Any, start: int, indent: int = 0, width: int = 120) -> str:
+    """A Python literal for plain data laid out to fit `width` when it begins at column `start` on a
+    line indented by `indent` (it ends with one more character, a comma or bracket): what fits stays
+    on one line; a dict gets one entry a line, a list or tuple of plain values as many per line as
+    fit. The templates lay out their big data this way, so the generic line wrapper (pyformat, which
+    parses) meets few long lines."""
+    text = repr(value)
+    if start + len(text) < width or not isinstance(value, (dict, list, tuple)) or not value:
+        return text
+    inner = indent + 4
+    pad = " " * inner
+    if isinstance(value, dict):
+        rows = []
+        for k, v in value.items():
+            key = repr(k) + ": "
+            rows.append(pad + key + py_block(v, inner + len(key), inner, width) + ",")
+        return "{\n" + "\n".join(rows) + "\n" + " " * indent + "}"
+    open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+    if any(isinstance(x, (dict, list, tuple)) for x in value):
+        rows = [pad + py_block(x, inner, inner, width) + "," for x in value]
+    else:
+        rows, line = [], ""
+        for x in value:
+            item = repr(x) + ","
+            if line and inner + len(line) + 1 + len(item) > width:
+                rows.append(pad + line)
+                line = item
+            else:
+                line = f"{line} {item}" if line else item
+        rows.append(pad + line)
+    return open_ + "\n" + "\n".join(rows) + "\n" + " " * indent + close
 
 
 def c_comment(text: str) -> str:

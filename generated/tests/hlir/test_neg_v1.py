@@ -9,7 +9,13 @@ from opgen_ops.hlir.neg import validate_v1 as validate
 
 BASE = {'T': 'float'}
 BINDINGS = [
-    {'T': 'float'}, {'T': 'int32'}, {'T': 'int8'}, {'T': 'int16'}, {'T': 'int64'}, {'T': 'float16'}, {'T': 'double'}
+    {'T': 'float'},
+    {'T': 'int32'},
+    {'T': 'int8'},
+    {'T': 'int16'},
+    {'T': 'int64'},
+    {'T': 'float16'},
+    {'T': 'double'},
 ]
 EXAMPLES = {
     'int8_wraps': {

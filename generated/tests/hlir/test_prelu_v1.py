@@ -9,7 +9,13 @@ from opgen_ops.hlir.prelu import validate_v1 as validate
 
 BASE = {'T': 'float16'}
 BINDINGS = [
-    {'T': 'float16'}, {'T': 'float'}, {'T': 'double'}, {'T': 'uint32'}, {'T': 'uint64'}, {'T': 'int32'}, {'T': 'int64'}
+    {'T': 'float16'},
+    {'T': 'float'},
+    {'T': 'double'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
+    {'T': 'int32'},
+    {'T': 'int64'},
 ]
 EXAMPLES = {
     'per_column_slope': {

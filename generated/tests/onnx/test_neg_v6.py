@@ -8,7 +8,13 @@ from opgen_ops.onnx.neg import validate_v6 as validate
 
 BASE = {'T': 'double'}
 BINDINGS = [
-    {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'int8'}
+    {'T': 'double'},
+    {'T': 'float'},
+    {'T': 'float16'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'int8'},
 ]
 
 

@@ -8,7 +8,13 @@ from opgen_ops.onnx.range import validate_v27 as validate
 
 BASE = {'T': 'bfloat16'}
 BINDINGS = [
-    {'T': 'bfloat16'}, {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}, {'T': 'int16'}, {'T': 'int32'}, {'T': 'int64'}
+    {'T': 'bfloat16'},
+    {'T': 'double'},
+    {'T': 'float'},
+    {'T': 'float16'},
+    {'T': 'int16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
 ]
 
 

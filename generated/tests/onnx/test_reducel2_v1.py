@@ -8,7 +8,13 @@ from opgen_ops.onnx.reducel2 import validate_v1 as validate
 
 BASE = {'T': 'double'}
 BINDINGS = [
-    {'T': 'double'}, {'T': 'float'}, {'T': 'float16'}, {'T': 'int32'}, {'T': 'int64'}, {'T': 'uint32'}, {'T': 'uint64'}
+    {'T': 'double'},
+    {'T': 'float'},
+    {'T': 'float16'},
+    {'T': 'int32'},
+    {'T': 'int64'},
+    {'T': 'uint32'},
+    {'T': 'uint64'},
 ]
 
 

@@ -20,15 +20,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'broadcast_dimensions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('broadcast_dimensions', 'ints'),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),

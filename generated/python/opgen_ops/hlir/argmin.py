@@ -21,11 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'bool', required=False, has_default=True, default=True, default_each=None, values=()),
-        AttrSig(
-            'select_last_index', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'bool', has_default=True, default=True),
+        AttrSig('select_last_index', 'bool', has_default=True, default=False),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,23 +21,13 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('kernel_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('ceil_mode', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig(
-            'count_include_pad', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
-        AttrSig('padding', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'auto_pad',
-            'string',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
-        ),
+        AttrSig('dims', 'ints', required=True),
+        AttrSig('kernel_shape', 'ints', required=True),
+        AttrSig('ceil_mode', 'bool', has_default=True, default=False),
+        AttrSig('count_include_pad', 'bool', has_default=True, default=False),
+        AttrSig('strides', 'ints', default_each=1),
+        AttrSig('padding', 'ints'),
+        AttrSig('auto_pad', 'string', values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

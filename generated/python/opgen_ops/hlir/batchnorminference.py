@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('epsilon', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('feature_index', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('epsilon', 'float', required=True),
+        AttrSig('feature_index', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

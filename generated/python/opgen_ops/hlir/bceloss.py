@@ -21,15 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'reduction',
-            'string',
-            required=False,
-            has_default=True,
-            default='mean',
-            default_each=None,
-            values=('none', 'mean', 'sum'),
-        ),
+        AttrSig('reduction', 'string', has_default=True, default='mean', values=('none', 'mean', 'sum')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

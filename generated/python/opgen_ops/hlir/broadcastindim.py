@@ -21,9 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'broadcast_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('broadcast_dimensions', 'ints', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

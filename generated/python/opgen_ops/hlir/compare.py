@@ -22,15 +22,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'comparison_direction',
-            'string',
-            required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=('NE', 'EQ', 'GE', 'GT', 'LE', 'LT'),
-        ),
+        AttrSig('comparison_direction', 'string', required=True, values=('NE', 'EQ', 'GE', 'GT', 'LE', 'LT')),
     ),
     inputs=(
         ParamSig('lhs', 'T', 'single', homogeneous=True, min_arity=0),

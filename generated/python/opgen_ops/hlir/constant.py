@@ -20,7 +20,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('value', 'tensor', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor', required=True),
     ),
     inputs=(
     ),

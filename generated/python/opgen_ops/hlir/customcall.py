@@ -22,8 +22,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('target_name', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('target_name', 'string', required=True),
+        AttrSig('shape', 'ints', required=True),
     ),
     inputs=(
         ParamSig('args', 'T', 'variadic', homogeneous=False, min_arity=0),

@@ -21,7 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('seed', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('seed', 'int'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -33,7 +33,9 @@ SIGNATURE_V1 = Signature(
         ParamSig('mask', 'T2', 'optional', homogeneous=True, min_arity=0),
     ),
     type_constraints={
-        'T': ('float16', 'float', 'double', 'bfloat16'), 'T1': ('float16', 'float', 'double'), 'T2': ('bool',)
+        'T': ('float16', 'float', 'double', 'bfloat16'),
+        'T1': ('float16', 'float', 'double'),
+        'T2': ('bool',),
     },
     checks=(
         Check('C1', lambda c: c.rank('ratio') == 0, 'ratio is a scalar.', when=lambda c: c.has('ratio')),

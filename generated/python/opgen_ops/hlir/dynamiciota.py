@@ -22,7 +22,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('iota_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('iota_dimension', 'int', required=True),
     ),
     inputs=(
         ParamSig('shape', 'tensor(int64)', 'single', homogeneous=True, min_arity=0),

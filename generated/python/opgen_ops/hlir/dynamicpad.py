@@ -21,15 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'mode',
-            'enum',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC'),
-        ),
+        AttrSig('mode', 'enum', values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

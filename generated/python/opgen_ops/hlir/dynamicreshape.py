@@ -21,7 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

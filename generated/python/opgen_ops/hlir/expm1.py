@@ -28,7 +28,8 @@ SIGNATURE_V1 = Signature(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
     type_constraints={
-        'T': ('uint8', 'uint32', 'int8', 'int32', 'float16', 'float', 'double'), 'To': ('float16', 'float', 'double')
+        'T': ('uint8', 'uint32', 'int8', 'int32', 'float16', 'float', 'double'),
+        'To': ('float16', 'float', 'double'),
     },
     checks=(
     ),

@@ -21,20 +21,12 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'index_vector_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'start_index_map', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'collapsed_slice_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('offset_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('slice_sizes', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'indices_are_sorted', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
+        AttrSig('index_vector_dim', 'int', required=True),
+        AttrSig('start_index_map', 'ints', required=True),
+        AttrSig('collapsed_slice_dims', 'ints', required=True),
+        AttrSig('offset_dims', 'ints', required=True),
+        AttrSig('slice_sizes', 'ints', required=True),
+        AttrSig('indices_are_sorted', 'bool', has_default=True, default=False),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

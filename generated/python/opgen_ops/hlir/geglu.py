@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('approximate', 'bool', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('approximate', 'bool', required=True),
+        AttrSig('dim', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

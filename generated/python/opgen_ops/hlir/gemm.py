@@ -21,10 +21,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('num_outputs', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('num_outputs', 'int'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,7 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('index', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('index', 'int', required=True),
     ),
     inputs=(
         ParamSig('tuple_data', 'T', 'variadic', homogeneous=False, min_arity=1),

@@ -21,16 +21,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'int', required=True, has_default=False, default=None, default_each=None, values=(0, 1)),
-        AttrSig('align_corners', 'bool', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('mode', 'int', required=True, values=(0, 1)),
+        AttrSig('align_corners', 'bool', required=True),
         AttrSig(
-            'padding_mode',
-            'enum',
-            required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC'),
+            'padding_mode', 'enum', required=True, values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC')
         ),
     ),
     inputs=(

@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('num_groups', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('num_groups', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

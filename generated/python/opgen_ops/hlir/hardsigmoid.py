@@ -20,8 +20,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('slope', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('offset', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('slope', 'float', required=True),
+        AttrSig('offset', 'float', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,12 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'true_computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'false_computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('true_computation', 'graph', required=True),
+        AttrSig('false_computation', 'graph', required=True),
     ),
     inputs=(
         ParamSig('pred', 'tensor(bool)', 'single', homogeneous=True, min_arity=0),

@@ -20,7 +20,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('iota_dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('iota_dimension', 'int', required=True),
     ),
     inputs=(
     ),

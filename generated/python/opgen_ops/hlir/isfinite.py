@@ -28,7 +28,8 @@ SIGNATURE_V1 = Signature(
         ParamSig('output', 'To', 'single', homogeneous=True, min_arity=0),
     ),
     type_constraints={
-        'T': ('float16', 'float', 'double'), 'To': ('float16', 'float', 'double', 'int8', 'int32', 'bool')
+        'T': ('float16', 'float', 'double'),
+        'To': ('float16', 'float', 'double', 'int8', 'int32', 'bool'),
     },
     checks=(
     ),

@@ -20,7 +20,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('alpha', 'float', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('computation', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dimensions', 'ints', required=True),
+        AttrSig('computation', 'graph', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'variadic', homogeneous=False, min_arity=1),

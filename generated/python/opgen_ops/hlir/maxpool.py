@@ -22,24 +22,20 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('kernel_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
-        AttrSig('padding', 'ints', required=False, has_default=False, default=None, default_each=0, values=()),
-        AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=1, values=()),
+        AttrSig('kernel_shape', 'ints', required=True),
+        AttrSig('strides', 'ints', default_each=1),
+        AttrSig('padding', 'ints', default_each=0),
+        AttrSig('dilations', 'ints', default_each=1),
         AttrSig(
             'auto_pad',
             'string',
-            required=False,
             has_default=True,
             default='NOTSET',
-            default_each=None,
             values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
         ),
-        AttrSig('ceil_mode', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig(
-            'return_indices', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
-        AttrSig('storage_order', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('ceil_mode', 'bool', has_default=True, default=False),
+        AttrSig('return_indices', 'bool', has_default=True, default=False),
+        AttrSig('storage_order', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,11 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'layout', 'enum', required=True, has_default=False, default=None, default_each=None, values=('NCHW', 'NHWC')
-        ),
-        AttrSig('pooled_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('spatial_scale', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('layout', 'enum', required=True, values=('NCHW', 'NHWC')),
+        AttrSig('pooled_shape', 'ints', required=True),
+        AttrSig('spatial_scale', 'float', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,20 +21,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'max_output_boxes_per_class',
-            'int',
-            required=False,
-            has_default=True,
-            default=0,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('iou_threshold', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig(
-            'score_threshold', 'float', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('center_point_box', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('max_output_boxes_per_class', 'int', has_default=True, default=0),
+        AttrSig('iou_threshold', 'float', has_default=True, default=0.0),
+        AttrSig('score_threshold', 'float', required=True),
+        AttrSig('center_point_box', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('boxes', 'tensor(float)', 'single', homogeneous=True, min_arity=0),

@@ -21,24 +21,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'mode',
-            'enum',
-            required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC'),
-        ),
-        AttrSig(
-            'edge_padding_low', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'edge_padding_high', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'interior_padding', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('mode', 'enum', required=True, values=('PAD_VALUE', 'PAD_EDGE', 'PAD_REFLECT', 'PAD_SYMMETRIC')),
+        AttrSig('edge_padding_low', 'ints', required=True),
+        AttrSig('edge_padding_high', 'ints', required=True),
+        AttrSig('interior_padding', 'ints', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,11 +21,11 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('comparator', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('top_k', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('reduction_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('recall_target', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
-        AttrSig('log2_reduction', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('comparator', 'graph', required=True),
+        AttrSig('top_k', 'int', required=True),
+        AttrSig('reduction_dim', 'int', required=True),
+        AttrSig('recall_target', 'float', has_default=True, default=0.9),
+        AttrSig('log2_reduction', 'int', required=True),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=False, min_arity=1),

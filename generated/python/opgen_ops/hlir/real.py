@@ -30,7 +30,8 @@ SIGNATURE_V1 = Signature(
         ParamSig('output', 'T1', 'single', homogeneous=True, min_arity=0),
     ),
     type_constraints={
-        'T': ('complex64', 'complex128', 'float16', 'float', 'double'), 'T1': ('float16', 'float', 'double')
+        'T': ('complex64', 'complex128', 'float16', 'float', 'double'),
+        'T1': ('float16', 'float', 'double'),
     },
     checks=(
     ),

@@ -21,15 +21,12 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('type', 'string', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dimensions', 'ints', required=True),
+        AttrSig('type', 'string'),
         AttrSig(
             'computation',
             'enum',
             required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
             values=(
                 'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
                 'COUNT',

@@ -21,45 +21,27 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'mode',
-            'enum',
-            required=False,
-            has_default=True,
-            default='NEAREST',
-            default_each=None,
-            values=('NEAREST', 'LINEAR', 'CUBIC'),
-        ),
+        AttrSig('mode', 'enum', has_default=True, default='NEAREST', values=('NEAREST', 'LINEAR', 'CUBIC')),
         AttrSig(
             'coordinate_transformation_mode',
             'enum',
-            required=False,
             has_default=True,
             default='HALF_PIXEL',
-            default_each=None,
             values=(
                 'HALF_PIXEL', 'ASYMMETRIC', 'PYTORCH_HALF_PIXEL', 'TF_HALF_PIXEL_FOR_NN', 'ALIGN_CORNERS',
                 'TF_CROP_AND_RESIZE',
             ),
         ),
-        AttrSig(
-            'exclude_outside', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
+        AttrSig('exclude_outside', 'bool', has_default=True, default=False),
         AttrSig(
             'nearest_mode',
             'enum',
-            required=False,
             has_default=True,
             default='ROUND_PREFER_FLOOR',
-            default_each=None,
             values=('ROUND_PREFER_FLOOR', 'ROUND_PREFER_CEIL', 'FLOOR', 'CEIL'),
         ),
-        AttrSig(
-            'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
-        ),
-        AttrSig(
-            'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
-        ),
+        AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
+        AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('batch_axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('time_axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('batch_axis', 'int', has_default=True, default=1),
+        AttrSig('time_axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,7 +21,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('seed', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('seed', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('mu', 'T', 'single', homogeneous=True, min_arity=0),

@@ -25,38 +25,17 @@ SIGNATURE_V1 = Signature(
             'computation',
             'enum',
             required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
             values=(
                 'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
                 'COUNT',
             ),
         ),
-        AttrSig(
-            'index_vector_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'update_window_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'inserted_window_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scatter_dims_to_operand_dims',
-            'ints',
-            required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'indices_are_sorted', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
-        AttrSig(
-            'unique_indices', 'bool', required=False, has_default=True, default=False, default_each=None, values=()
-        ),
+        AttrSig('index_vector_dim', 'int', required=True),
+        AttrSig('update_window_dims', 'ints', required=True),
+        AttrSig('inserted_window_dims', 'ints', required=True),
+        AttrSig('scatter_dims_to_operand_dims', 'ints', required=True),
+        AttrSig('indices_are_sorted', 'bool', has_default=True, default=False),
+        AttrSig('unique_indices', 'bool', has_default=True, default=False),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,32 +21,19 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'select_type',
-            'string',
-            required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=('GE', 'GT', 'LE', 'LT'),
-        ),
+        AttrSig('select_type', 'string', required=True, values=('GE', 'GT', 'LE', 'LT')),
         AttrSig(
             'computation',
             'enum',
             required=True,
-            has_default=False,
-            default=None,
-            default_each=None,
             values=(
                 'UPDATE', 'ADD', 'SUB', 'MUL', 'DIV', 'MIN', 'MAX', 'AND', 'OR', 'XOR', 'ARGMIN', 'ARGMAX', 'L2',
                 'COUNT',
             ),
         ),
-        AttrSig(
-            'window_dimensions', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('window_strides', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('padding', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('window_dimensions', 'ints', required=True),
+        AttrSig('window_strides', 'ints', required=True),
+        AttrSig('padding', 'ints', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -22,8 +22,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('end', 'int', required=False, has_default=True, default=1024, default_each=None, values=()),
+        AttrSig('start', 'int', has_default=True, default=0),
+        AttrSig('end', 'int', has_default=True, default=1024),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,9 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('start_indices', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('limit_indices', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('start_indices', 'ints', required=True),
+        AttrSig('limit_indices', 'ints', required=True),
+        AttrSig('strides', 'ints', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

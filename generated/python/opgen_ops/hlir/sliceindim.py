@@ -21,10 +21,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('start_index', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('limit_index', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('stride', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('dimno', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('start_index', 'int', required=True),
+        AttrSig('limit_index', 'int', required=True),
+        AttrSig('stride', 'int', required=True),
+        AttrSig('dimno', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

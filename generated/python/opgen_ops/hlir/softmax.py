@@ -21,10 +21,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('accurate', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig('logarithmic', 'bool', required=False, has_default=True, default=False, default_each=None, values=()),
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('accurate', 'bool', has_default=True, default=False),
+        AttrSig('logarithmic', 'bool', has_default=True, default=False),
+        AttrSig('epsilon', 'float', has_default=True, default=0.0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -20,8 +20,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('threshold', 'float', required=False, has_default=True, default=20.0, default_each=None, values=()),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('threshold', 'float', has_default=True, default=20.0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

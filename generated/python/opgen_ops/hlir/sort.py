@@ -21,9 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dimension', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('descending', 'bool', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('is_stable', 'bool', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dimension', 'int', required=True),
+        AttrSig('descending', 'bool', required=True),
+        AttrSig('is_stable', 'bool', required=True),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),

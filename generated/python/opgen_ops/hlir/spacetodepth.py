@@ -21,9 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('space_dims', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('depth_dim', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('space_dims', 'ints', required=True),
+        AttrSig('blocksize', 'int', required=True),
+        AttrSig('depth_dim', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

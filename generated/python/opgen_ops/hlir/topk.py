@@ -21,9 +21,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('sorted', 'bool', required=False, has_default=True, default=True, default_each=None, values=()),
-        AttrSig('largest', 'bool', required=False, has_default=True, default=True, default_each=None, values=()),
+        AttrSig('axis', 'int', required=True),
+        AttrSig('sorted', 'bool', has_default=True, default=True),
+        AttrSig('largest', 'bool', has_default=True, default=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

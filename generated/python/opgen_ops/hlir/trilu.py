@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('upper', 'bool', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('k', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('upper', 'bool', required=True),
+        AttrSig('k', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -21,8 +21,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('condition', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('condition', 'graph', required=True),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('init', 'T', 'variadic', homogeneous=False, min_arity=1),

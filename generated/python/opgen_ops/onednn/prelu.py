@@ -20,24 +20,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'data_format',
-            'string',
-            required=False,
-            has_default=True,
-            default='NXC',
-            default_each=None,
-            values=('NCX', 'NXC'),
-        ),
-        AttrSig(
-            'per_channel_broadcast',
-            'bool',
-            required=False,
-            has_default=True,
-            default=True,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('data_format', 'string', has_default=True, default='NXC', values=('NCX', 'NXC')),
+        AttrSig('per_channel_broadcast', 'bool', has_default=True, default=True),
     ),
     inputs=(
         ParamSig('src', 'T', 'single', homogeneous=True, min_arity=0),

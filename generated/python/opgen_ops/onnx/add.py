@@ -115,8 +115,8 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('broadcast', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int'),
+        AttrSig('broadcast', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -148,11 +148,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('broadcast', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('axis', 'int'),
+        AttrSig('broadcast', 'int', has_default=True, default=0),
+        AttrSig('consumed_inputs', 'ints'),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),

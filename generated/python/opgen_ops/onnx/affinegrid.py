@@ -17,7 +17,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('align_corners', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('align_corners', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('theta', 'T1', 'single', homogeneous=True, min_arity=0),

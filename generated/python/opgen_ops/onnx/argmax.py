@@ -17,9 +17,9 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('select_last_index', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('select_last_index', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,9 +55,9 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('select_last_index', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('select_last_index', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -90,8 +90,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -124,8 +124,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

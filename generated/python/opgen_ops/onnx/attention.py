@@ -17,19 +17,15 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('is_causal', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('kv_num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('left_window_size', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('q_num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'qk_matmul_output_mode', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
-        AttrSig('right_window_size', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('scale', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('softcap', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig(
-            'softmax_precision', 'int', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('is_causal', 'int', has_default=True, default=0),
+        AttrSig('kv_num_heads', 'int'),
+        AttrSig('left_window_size', 'int', has_default=True, default=-1),
+        AttrSig('q_num_heads', 'int'),
+        AttrSig('qk_matmul_output_mode', 'int', has_default=True, default=0),
+        AttrSig('right_window_size', 'int', has_default=True, default=-1),
+        AttrSig('scale', 'float'),
+        AttrSig('softcap', 'float', has_default=True, default=0.0),
+        AttrSig('softmax_precision', 'int'),
     ),
     inputs=(
         ParamSig('Q', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -76,17 +72,13 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('is_causal', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('kv_num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('q_num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'qk_matmul_output_mode', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
-        AttrSig('scale', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('softcap', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig(
-            'softmax_precision', 'int', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('is_causal', 'int', has_default=True, default=0),
+        AttrSig('kv_num_heads', 'int'),
+        AttrSig('q_num_heads', 'int'),
+        AttrSig('qk_matmul_output_mode', 'int', has_default=True, default=0),
+        AttrSig('scale', 'float'),
+        AttrSig('softcap', 'float', has_default=True, default=0.0),
+        AttrSig('softmax_precision', 'int'),
     ),
     inputs=(
         ParamSig('Q', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -133,17 +125,13 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('is_causal', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('kv_num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('q_num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'qk_matmul_output_mode', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
-        AttrSig('scale', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('softcap', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig(
-            'softmax_precision', 'int', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('is_causal', 'int', has_default=True, default=0),
+        AttrSig('kv_num_heads', 'int'),
+        AttrSig('q_num_heads', 'int'),
+        AttrSig('qk_matmul_output_mode', 'int', has_default=True, default=0),
+        AttrSig('scale', 'float'),
+        AttrSig('softcap', 'float', has_default=True, default=0.0),
+        AttrSig('softmax_precision', 'int'),
     ),
     inputs=(
         ParamSig('Q', 'T1', 'single', homogeneous=True, min_arity=0),

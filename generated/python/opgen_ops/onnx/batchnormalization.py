@@ -17,9 +17,9 @@ SIGNATURE_V15 = Signature(
     op=OP,
     version=15,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('momentum', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
-        AttrSig('training_mode', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('momentum', 'float', has_default=True, default=0.9),
+        AttrSig('training_mode', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -60,9 +60,9 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('momentum', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
-        AttrSig('training_mode', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('momentum', 'float', has_default=True, default=0.9),
+        AttrSig('training_mode', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -99,8 +99,8 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('momentum', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('momentum', 'float', has_default=True, default=0.9),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -139,9 +139,9 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('momentum', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
-        AttrSig('spatial', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('momentum', 'float', has_default=True, default=0.9),
+        AttrSig('spatial', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -180,10 +180,10 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('is_test', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('momentum', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
-        AttrSig('spatial', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('is_test', 'int', has_default=True, default=0),
+        AttrSig('momentum', 'float', has_default=True, default=0.9),
+        AttrSig('spatial', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -222,13 +222,11 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'consumed_inputs', 'ints', required=True, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('is_test', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('momentum', 'float', required=False, has_default=True, default=0.9, default_each=None, values=()),
-        AttrSig('spatial', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('consumed_inputs', 'ints', required=True),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('is_test', 'int', has_default=True, default=0),
+        AttrSig('momentum', 'float', has_default=True, default=0.9),
+        AttrSig('spatial', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

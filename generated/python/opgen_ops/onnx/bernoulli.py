@@ -17,8 +17,8 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
+        AttrSig('seed', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -55,8 +55,8 @@ SIGNATURE_V15 = Signature(
     op=OP,
     version=15,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
+        AttrSig('seed', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V26 = Signature(
     op=OP,
     version=26,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

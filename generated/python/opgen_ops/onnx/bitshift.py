@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('direction', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('direction', 'string', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -49,7 +49,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('direction', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('direction', 'string', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

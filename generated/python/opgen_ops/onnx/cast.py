@@ -17,9 +17,9 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('round_mode', 'string', has_default=True, default='up'),
+        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -61,9 +61,9 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('round_mode', 'string', has_default=True, default='up'),
+        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -105,9 +105,9 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('round_mode', 'string', has_default=True, default='up'),
+        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -149,8 +149,8 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -192,8 +192,8 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -235,8 +235,8 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -276,7 +276,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -316,7 +316,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -356,7 +356,7 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('to', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -396,7 +396,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('to', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('to', 'string', required=True),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('round_mode', 'string', has_default=True, default='up'),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -61,8 +61,8 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('round_mode', 'string', has_default=True, default='up'),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -105,7 +105,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -148,7 +148,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -191,7 +191,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V27 = Signature(
     op=OP,
     version=27,
     attributes=(
-        AttrSig('activation', 'string', required=False, has_default=True, default='none', default_each=None, values=()),
+        AttrSig('activation', 'string', has_default=True, default='none'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

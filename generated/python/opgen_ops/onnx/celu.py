@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -48,7 +48,7 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

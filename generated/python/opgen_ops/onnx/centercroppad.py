@@ -17,7 +17,7 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
     ),
     inputs=(
         ParamSig('input_data', 'T', 'single', homogeneous=True, min_arity=0),

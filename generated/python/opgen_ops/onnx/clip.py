@@ -120,8 +120,8 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('max', 'float', required=False, has_default=True, default=3.4028235e+38, default_each=None, values=()),
-        AttrSig('min', 'float', required=False, has_default=True, default=-3.4028235e+38, default_each=None, values=()),
+        AttrSig('max', 'float', has_default=True, default=3.4028235e+38),
+        AttrSig('min', 'float', has_default=True, default=-3.4028235e+38),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -152,11 +152,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('max', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('min', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('consumed_inputs', 'ints'),
+        AttrSig('max', 'float'),
+        AttrSig('min', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,9 +17,9 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dilations', 'ints'),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,7 +55,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -93,7 +93,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

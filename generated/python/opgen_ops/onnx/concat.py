@@ -17,7 +17,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axis', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', required=True),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
@@ -53,7 +53,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', required=True),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
@@ -89,7 +89,7 @@ SIGNATURE_V4 = Signature(
     op=OP,
     version=4,
     attributes=(
-        AttrSig('axis', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', required=True),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
@@ -125,7 +125,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int'),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),

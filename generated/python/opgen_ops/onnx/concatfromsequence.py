@@ -17,8 +17,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('new_axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', required=True),
+        AttrSig('new_axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input_sequence', 'S', 'single', homogeneous=True, min_arity=0),

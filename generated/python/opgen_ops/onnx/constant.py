@@ -17,28 +17,14 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -88,28 +74,14 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -159,28 +131,14 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -230,28 +188,14 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -301,28 +245,14 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -372,28 +302,14 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -442,28 +358,14 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_float', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_floats', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('value_int', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value_ints', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'value_string', 'string', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'value_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
+        AttrSig('value_float', 'float'),
+        AttrSig('value_floats', 'floats'),
+        AttrSig('value_int', 'int'),
+        AttrSig('value_ints', 'ints'),
+        AttrSig('value_string', 'string'),
+        AttrSig('value_strings', 'strings'),
     ),
     inputs=(
     ),
@@ -512,16 +414,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig(
-            'sparse_value',
-            'sparse_tensor',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('sparse_value', 'sparse_tensor'),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
     ),
@@ -561,7 +455,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('value', 'tensor', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor', required=True),
     ),
     inputs=(
     ),
@@ -596,7 +490,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('value', 'tensor', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor', required=True),
     ),
     inputs=(
     ),

@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -55,7 +55,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -93,7 +93,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -131,7 +131,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -168,7 +168,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -205,7 +205,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('value', 'tensor', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('value', 'tensor'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,16 +17,14 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='NOTSET', default_each=None, values=()),
-        AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('group', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('kernel_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'output_padding', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('output_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig('dilations', 'ints'),
+        AttrSig('group', 'int', has_default=True, default=1),
+        AttrSig('kernel_shape', 'ints'),
+        AttrSig('output_padding', 'ints'),
+        AttrSig('output_shape', 'ints'),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -59,16 +57,14 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='NOTSET', default_each=None, values=()),
-        AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('group', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('kernel_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'output_padding', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('output_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig('dilations', 'ints'),
+        AttrSig('group', 'int', has_default=True, default=1),
+        AttrSig('kernel_shape', 'ints'),
+        AttrSig('output_padding', 'ints'),
+        AttrSig('output_shape', 'ints'),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -101,16 +97,14 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='NOTSET', default_each=None, values=()),
-        AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('group', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('kernel_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'output_padding', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('output_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig('dilations', 'ints'),
+        AttrSig('group', 'int', has_default=True, default=1),
+        AttrSig('kernel_shape', 'ints'),
+        AttrSig('output_padding', 'ints'),
+        AttrSig('output_shape', 'ints'),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

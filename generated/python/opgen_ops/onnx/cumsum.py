@@ -17,8 +17,8 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('exclusive', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('reverse', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('exclusive', 'int', has_default=True, default=0),
+        AttrSig('reverse', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T', 'single', homogeneous=True, min_arity=0),
@@ -28,7 +28,8 @@ SIGNATURE_V14 = Signature(
         ParamSig('y', 'T', 'single', homogeneous=True, min_arity=0),
     ),
     type_constraints={
-        'T': ('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64'), 'T2': ('int32', 'int64')
+        'T': ('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64'),
+        'T2': ('int32', 'int64'),
     },
     checks=(
     ),
@@ -52,8 +53,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('exclusive', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('reverse', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('exclusive', 'int', has_default=True, default=0),
+        AttrSig('reverse', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='DCR', default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
+        AttrSig('mode', 'string', has_default=True, default='DCR'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -54,8 +54,8 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='DCR', default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
+        AttrSig('mode', 'string', has_default=True, default='DCR'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -91,8 +91,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='DCR', default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
+        AttrSig('mode', 'string', has_default=True, default='DCR'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -128,7 +128,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,9 +17,9 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -59,9 +59,9 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -101,9 +101,9 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -143,9 +143,9 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -185,8 +185,8 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -225,7 +225,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -261,7 +261,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T', 'single', homogeneous=True, min_arity=0),

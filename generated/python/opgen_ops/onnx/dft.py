@@ -17,8 +17,8 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('inverse', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('onesided', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('inverse', 'int', has_default=True, default=0),
+        AttrSig('onesided', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -51,9 +51,9 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('inverse', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('onesided', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('inverse', 'int', has_default=True, default=0),
+        AttrSig('onesided', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

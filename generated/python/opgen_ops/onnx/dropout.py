@@ -17,7 +17,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('seed', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('seed', 'int'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -59,7 +59,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('seed', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('seed', 'int'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -71,7 +71,9 @@ SIGNATURE_V13 = Signature(
         ParamSig('mask', 'T2', 'optional', homogeneous=True, min_arity=0),
     ),
     type_constraints={
-        'T': ('bfloat16', 'double', 'float', 'float16'), 'T1': ('double', 'float', 'float16'), 'T2': ('bool',)
+        'T': ('bfloat16', 'double', 'float', 'float16'),
+        'T1': ('double', 'float', 'float16'),
+        'T2': ('bool',),
     },
     checks=(
     ),
@@ -95,7 +97,7 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('seed', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('seed', 'int'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -129,7 +131,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('ratio', 'float', required=False, has_default=True, default=0.5, default_each=None, values=()),
+        AttrSig('ratio', 'float', has_default=True, default=0.5),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -161,7 +163,7 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('ratio', 'float', required=False, has_default=True, default=0.5, default_each=None, values=()),
+        AttrSig('ratio', 'float', has_default=True, default=0.5),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -193,8 +195,8 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('is_test', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('ratio', 'float', required=False, has_default=True, default=0.5, default_each=None, values=()),
+        AttrSig('is_test', 'int', has_default=True, default=0),
+        AttrSig('ratio', 'float', has_default=True, default=0.5),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -226,11 +228,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('is_test', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('ratio', 'float', required=False, has_default=True, default=0.5, default_each=None, values=()),
+        AttrSig('consumed_inputs', 'ints'),
+        AttrSig('is_test', 'int', has_default=True, default=0),
+        AttrSig('ratio', 'float', has_default=True, default=0.5),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('equation', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('equation', 'string', required=True),
     ),
     inputs=(
         ParamSig('Inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
@@ -53,7 +53,7 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('equation', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('equation', 'string', required=True),
     ),
     inputs=(
         ParamSig('Inputs', 'T', 'variadic', homogeneous=True, min_arity=1),

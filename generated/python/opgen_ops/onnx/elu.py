@@ -20,7 +20,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -66,7 +66,7 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -112,10 +112,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('consumed_inputs', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

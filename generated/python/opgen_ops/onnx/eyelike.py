@@ -17,8 +17,8 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('k', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
+        AttrSig('k', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -58,8 +58,8 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('k', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
+        AttrSig('k', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('batch_dims', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('batch_dims', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -54,7 +54,7 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('batch_dims', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('batch_dims', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

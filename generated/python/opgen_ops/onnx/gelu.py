@@ -17,9 +17,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig(
-            'approximate', 'string', required=False, has_default=True, default='none', default_each=None, values=()
-        ),
+        AttrSig('approximate', 'string', has_default=True, default='none'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

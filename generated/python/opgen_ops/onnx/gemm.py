@@ -17,10 +17,10 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -53,10 +53,10 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -89,10 +89,10 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -125,10 +125,10 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -161,11 +161,11 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('broadcast', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('broadcast', 'int', has_default=True, default=0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -198,11 +198,11 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('broadcast', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transA', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('transB', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
+        AttrSig('beta', 'float', has_default=True, default=1.0),
+        AttrSig('broadcast', 'int', has_default=True, default=0),
+        AttrSig('transA', 'int', has_default=True, default=0),
+        AttrSig('transB', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('p', 'int', required=False, has_default=True, default=2, default_each=None, values=()),
+        AttrSig('p', 'int', has_default=True, default=2),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -48,7 +48,7 @@ SIGNATURE_V2 = Signature(
     op=OP,
     version=2,
     attributes=(
-        AttrSig('p', 'int', required=False, has_default=True, default=2, default_each=None, values=()),
+        AttrSig('p', 'int', has_default=True, default=2),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -79,7 +79,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('p', 'float', required=False, has_default=True, default=2.0, default_each=None, values=()),
+        AttrSig('p', 'float', has_default=True, default=2.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

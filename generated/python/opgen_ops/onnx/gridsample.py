@@ -17,11 +17,9 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('align_corners', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='linear', default_each=None, values=()),
-        AttrSig(
-            'padding_mode', 'string', required=False, has_default=True, default='zeros', default_each=None, values=()
-        ),
+        AttrSig('align_corners', 'int', has_default=True, default=0),
+        AttrSig('mode', 'string', has_default=True, default='linear'),
+        AttrSig('padding_mode', 'string', has_default=True, default='zeros'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -59,11 +57,9 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('align_corners', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='linear', default_each=None, values=()),
-        AttrSig(
-            'padding_mode', 'string', required=False, has_default=True, default='zeros', default_each=None, values=()
-        ),
+        AttrSig('align_corners', 'int', has_default=True, default=0),
+        AttrSig('mode', 'string', has_default=True, default='linear'),
+        AttrSig('padding_mode', 'string', has_default=True, default='zeros'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -101,11 +97,9 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('align_corners', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='bilinear', default_each=None, values=()),
-        AttrSig(
-            'padding_mode', 'string', required=False, has_default=True, default='zeros', default_each=None, values=()
-        ),
+        AttrSig('align_corners', 'int', has_default=True, default=0),
+        AttrSig('mode', 'string', has_default=True, default='bilinear'),
+        AttrSig('padding_mode', 'string', has_default=True, default='zeros'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),

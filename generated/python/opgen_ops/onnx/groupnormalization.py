@@ -17,9 +17,9 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('num_groups', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('stash_type', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('num_groups', 'int', required=True),
+        AttrSig('stash_type', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -52,8 +52,8 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('num_groups', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('num_groups', 'int', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,24 +17,14 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('layout', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'linear_before_reset', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings'),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('layout', 'int', has_default=True, default=0),
+        AttrSig('linear_before_reset', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -71,24 +61,14 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('layout', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'linear_before_reset', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings'),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('layout', 'int', has_default=True, default=0),
+        AttrSig('linear_before_reset', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -125,23 +105,13 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'linear_before_reset', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings'),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('linear_before_reset', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -178,24 +148,14 @@ SIGNATURE_V3 = Signature(
     op=OP,
     version=3,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'linear_before_reset', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
-        AttrSig('output_sequence', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings'),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('linear_before_reset', 'int', has_default=True, default=0),
+        AttrSig('output_sequence', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -232,21 +192,13 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='foward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('output_sequence', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings'),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='foward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('output_sequence', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('output_datatype', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('periodic', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('output_datatype', 'int', has_default=True, default=1),
+        AttrSig('periodic', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('size', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -76,8 +76,8 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -134,8 +134,8 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -191,8 +191,8 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -248,8 +248,8 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -303,8 +303,8 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -355,8 +355,8 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -397,8 +397,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),
@@ -435,8 +435,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('else_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('then_branch', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('else_branch', 'graph', required=True),
+        AttrSig('then_branch', 'graph', required=True),
     ),
     inputs=(
         ParamSig('cond', 'B', 'single', homogeneous=True, min_arity=0),

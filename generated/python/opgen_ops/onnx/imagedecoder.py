@@ -17,9 +17,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig(
-            'pixel_format', 'string', required=False, has_default=True, default='RGB', default_each=None, values=()
-        ),
+        AttrSig('pixel_format', 'string', has_default=True, default='RGB'),
     ),
     inputs=(
         ParamSig('encoded_stream', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -50,7 +50,7 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -83,10 +83,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
+        AttrSig('consumed_inputs', 'ints'),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('detect_negative', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('detect_positive', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('detect_negative', 'int', has_default=True, default=1),
+        AttrSig('detect_positive', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -54,8 +54,8 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('detect_negative', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('detect_positive', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('detect_negative', 'int', has_default=True, default=1),
+        AttrSig('detect_positive', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),

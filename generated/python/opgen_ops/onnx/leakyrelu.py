@@ -17,7 +17,7 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=0.01, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=0.01),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -48,7 +48,7 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=0.01, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=0.01),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -79,10 +79,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=0.01, default_each=None, values=()),
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('alpha', 'float', has_default=True, default=0.01),
+        AttrSig('consumed_inputs', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -78,7 +78,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -138,7 +138,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -197,7 +197,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -256,7 +256,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -313,7 +313,7 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -367,7 +367,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -411,7 +411,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),
@@ -451,7 +451,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('M', 'I', 'optional', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('p', 'int', required=False, has_default=True, default=2, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('p', 'int', has_default=True, default=2),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -49,8 +49,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('p', 'int', required=False, has_default=True, default=2, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('p', 'int', has_default=True, default=2),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

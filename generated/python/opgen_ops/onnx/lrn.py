@@ -17,10 +17,10 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=0.0001, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=0.75, default_each=None, values=()),
-        AttrSig('bias', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('size', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=0.0001),
+        AttrSig('beta', 'float', has_default=True, default=0.75),
+        AttrSig('bias', 'float', has_default=True, default=1.0),
+        AttrSig('size', 'int', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -51,10 +51,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=0.0001, default_each=None, values=()),
-        AttrSig('beta', 'float', required=False, has_default=True, default=0.75, default_each=None, values=()),
-        AttrSig('bias', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('size', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=0.0001),
+        AttrSig('beta', 'float', has_default=True, default=0.75),
+        AttrSig('bias', 'float', has_default=True, default=1.0),
+        AttrSig('size', 'int', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

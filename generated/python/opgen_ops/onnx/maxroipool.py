@@ -17,8 +17,8 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('pooled_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('spatial_scale', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('pooled_shape', 'ints', required=True),
+        AttrSig('spatial_scale', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -50,8 +50,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('pooled_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('spatial_scale', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('pooled_shape', 'ints', required=True),
+        AttrSig('spatial_scale', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

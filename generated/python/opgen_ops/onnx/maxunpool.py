@@ -17,9 +17,9 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('kernel_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('kernel_shape', 'ints', required=True),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -52,9 +52,9 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('kernel_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('kernel_shape', 'ints', required=True),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -87,9 +87,9 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('kernel_shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('kernel_shape', 'ints', required=True),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=True, default=[0, 2, 3], default_each=None, values=()),
+        AttrSig('axes', 'ints', has_default=True, default=[0, 2, 3]),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -48,7 +48,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=True, default=[0, 2, 3], default_each=None, values=()),
+        AttrSig('axes', 'ints', has_default=True, default=[0, 2, 3]),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('output_datatype', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('output_datatype', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('num_mel_bins', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('fmod', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('fmod', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -54,7 +54,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('fmod', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('fmod', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -91,7 +91,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('fmod', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('fmod', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,9 +17,9 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=True, default=6, default_each=None, values=()),
-        AttrSig('sample_size', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int', has_default=True, default=6),
+        AttrSig('sample_size', 'int', has_default=True, default=1),
+        AttrSig('seed', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -50,9 +50,9 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=True, default=6, default_each=None, values=()),
-        AttrSig('sample_size', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int', has_default=True, default=6),
+        AttrSig('sample_size', 'int', has_default=True, default=1),
+        AttrSig('seed', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

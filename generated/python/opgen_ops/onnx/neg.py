@@ -77,9 +77,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
+        AttrSig('consumed_inputs', 'ints'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

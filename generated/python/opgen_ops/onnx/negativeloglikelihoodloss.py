@@ -17,8 +17,8 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('ignore_index', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('reduction', 'string', required=False, has_default=True, default='mean', default_each=None, values=()),
+        AttrSig('ignore_index', 'int'),
+        AttrSig('reduction', 'string', has_default=True, default='mean'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -51,8 +51,8 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('ignore_index', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('reduction', 'string', required=False, has_default=True, default='mean', default_each=None, values=()),
+        AttrSig('ignore_index', 'int'),
+        AttrSig('reduction', 'string', has_default=True, default='mean'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -85,8 +85,8 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('ignore_index', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('reduction', 'string', required=False, has_default=True, default='mean', default_each=None, values=()),
+        AttrSig('ignore_index', 'int'),
+        AttrSig('reduction', 'string', has_default=True, default='mean'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('center_point_box', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('center_point_box', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('boxes', 'tensor(float)', 'single', homogeneous=True, min_arity=0),
@@ -52,7 +52,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('center_point_box', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('center_point_box', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('boxes', 'tensor(float)', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
     ),
     inputs=(
         ParamSig('indices', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -57,7 +57,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
     ),
     inputs=(
         ParamSig('indices', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -97,7 +97,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
     ),
     inputs=(
         ParamSig('indices', 'T1', 'single', homogeneous=True, min_arity=0),

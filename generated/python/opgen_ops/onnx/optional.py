@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('type', 'type_proto', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('type', 'type_proto'),
     ),
     inputs=(
         ParamSig('input', 'V', 'optional', homogeneous=True, min_arity=0),
@@ -84,7 +84,7 @@ SIGNATURE_V15 = Signature(
     op=OP,
     version=15,
     attributes=(
-        AttrSig('type', 'type_proto', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('type', 'type_proto'),
     ),
     inputs=(
         ParamSig('input', 'V', 'optional', homogeneous=True, min_arity=0),

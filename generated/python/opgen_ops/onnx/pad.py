@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -58,7 +58,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -99,7 +99,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -140,7 +140,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -181,7 +181,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -221,7 +221,7 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -261,7 +261,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -299,7 +299,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -334,9 +334,9 @@ SIGNATURE_V2 = Signature(
     op=OP,
     version=2,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
-        AttrSig('pads', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('pads', 'ints', required=True),
+        AttrSig('value', 'float', has_default=True, default=0.0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -367,9 +367,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='constant', default_each=None, values=()),
-        AttrSig('paddings', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('paddings', 'ints', required=True),
+        AttrSig('value', 'float', has_default=True, default=0.0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

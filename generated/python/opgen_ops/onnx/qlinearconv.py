@@ -17,12 +17,12 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('auto_pad', 'string', required=False, has_default=True, default='NOTSET', default_each=None, values=()),
-        AttrSig('dilations', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('group', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('kernel_shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pads', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('strides', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig('dilations', 'ints'),
+        AttrSig('group', 'int', has_default=True, default=1),
+        AttrSig('kernel_shape', 'ints'),
+        AttrSig('pads', 'ints'),
+        AttrSig('strides', 'ints'),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,11 +17,11 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('precision', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
+        AttrSig('precision', 'int', has_default=True, default=0),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -61,11 +61,11 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('precision', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
+        AttrSig('precision', 'int', has_default=True, default=0),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -105,11 +105,11 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('precision', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
+        AttrSig('precision', 'int', has_default=True, default=0),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -149,11 +149,11 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('precision', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
+        AttrSig('precision', 'int', has_default=True, default=0),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -193,10 +193,10 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('block_size', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('output_dtype', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('block_size', 'int', has_default=True, default=0),
+        AttrSig('output_dtype', 'int', has_default=True, default=0),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -235,8 +235,8 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -272,7 +272,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,11 +17,11 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('mean', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('scale', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int', has_default=True, default=1),
+        AttrSig('mean', 'float', has_default=True, default=0.0),
+        AttrSig('scale', 'float', has_default=True, default=1.0),
+        AttrSig('seed', 'float'),
+        AttrSig('shape', 'ints', required=True),
     ),
     inputs=(
     ),
@@ -51,11 +51,11 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('mean', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('scale', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('shape', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int', has_default=True, default=1),
+        AttrSig('mean', 'float', has_default=True, default=0.0),
+        AttrSig('scale', 'float', has_default=True, default=1.0),
+        AttrSig('seed', 'float'),
+        AttrSig('shape', 'ints', required=True),
     ),
     inputs=(
     ),

@@ -17,10 +17,10 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('high', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('low', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
+        AttrSig('high', 'float', has_default=True, default=1.0),
+        AttrSig('low', 'float', has_default=True, default=0.0),
+        AttrSig('seed', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -57,10 +57,10 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('high', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
-        AttrSig('low', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('seed', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
+        AttrSig('high', 'float', has_default=True, default=1.0),
+        AttrSig('low', 'float', has_default=True, default=0.0),
+        AttrSig('seed', 'float'),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V27 = Signature(
     op=OP,
     version=27,
     attributes=(
-        AttrSig('stash_type', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('stash_type', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('start', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,10 +17,8 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig(
-            'noop_with_empty_axes', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('noop_with_empty_axes', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -54,10 +52,8 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig(
-            'noop_with_empty_axes', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('noop_with_empty_axes', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -91,8 +87,8 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -125,8 +121,8 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -157,8 +153,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -189,8 +185,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

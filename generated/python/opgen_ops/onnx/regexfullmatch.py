@@ -17,7 +17,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('pattern', 'string', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('pattern', 'string'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,7 +55,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -93,7 +93,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -131,7 +131,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -169,7 +169,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -207,7 +207,7 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('allowzero', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('allowzero', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -316,10 +316,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('shape', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('consumed_inputs', 'ints'),
+        AttrSig('shape', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,43 +17,15 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('antialias', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'coordinate_transformation_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='half_pixel',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
-        ),
-        AttrSig('exclude_outside', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
-        ),
-        AttrSig(
-            'keep_aspect_ratio_policy',
-            'string',
-            required=False,
-            has_default=True,
-            default='stretch',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
-        AttrSig(
-            'nearest_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='round_prefer_floor',
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('antialias', 'int', has_default=True, default=0),
+        AttrSig('axes', 'ints'),
+        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
+        AttrSig('exclude_outside', 'int', has_default=True, default=0),
+        AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
+        AttrSig('keep_aspect_ratio_policy', 'string', has_default=True, default='stretch'),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -93,43 +65,15 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('antialias', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'coordinate_transformation_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='half_pixel',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
-        ),
-        AttrSig('exclude_outside', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
-        ),
-        AttrSig(
-            'keep_aspect_ratio_policy',
-            'string',
-            required=False,
-            has_default=True,
-            default='stretch',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
-        AttrSig(
-            'nearest_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='round_prefer_floor',
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('antialias', 'int', has_default=True, default=0),
+        AttrSig('axes', 'ints'),
+        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
+        AttrSig('exclude_outside', 'int', has_default=True, default=0),
+        AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
+        AttrSig('keep_aspect_ratio_policy', 'string', has_default=True, default='stretch'),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -169,32 +113,12 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig(
-            'coordinate_transformation_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='half_pixel',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
-        ),
-        AttrSig('exclude_outside', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
-        ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
-        AttrSig(
-            'nearest_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='round_prefer_floor',
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
+        AttrSig('exclude_outside', 'int', has_default=True, default=0),
+        AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -234,32 +158,12 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig(
-            'coordinate_transformation_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='half_pixel',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
-        ),
-        AttrSig('exclude_outside', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig(
-            'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
-        ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
-        AttrSig(
-            'nearest_mode',
-            'string',
-            required=False,
-            has_default=True,
-            default='round_prefer_floor',
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
+        AttrSig('exclude_outside', 'int', has_default=True, default=0),
+        AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -299,7 +203,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

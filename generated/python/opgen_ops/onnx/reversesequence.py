@@ -17,8 +17,8 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('batch_axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('time_axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('batch_axis', 'int', has_default=True, default=1),
+        AttrSig('time_axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,8 +55,8 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('batch_axis', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('time_axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('batch_axis', 'int', has_default=True, default=1),
+        AttrSig('time_axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,9 +17,9 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('epsilon', 'float', required=False, has_default=True, default=1e-05, default_each=None, values=()),
-        AttrSig('stash_type', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('epsilon', 'float', has_default=True, default=1e-05),
+        AttrSig('stash_type', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,27 +17,13 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations',
-            'strings',
-            required=False,
-            has_default=True,
-            default=['Tanh', 'Tanh'],
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('layout', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('layout', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -74,27 +60,13 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations',
-            'strings',
-            required=False,
-            has_default=True,
-            default=['Tanh', 'Tanh'],
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('layout', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('layout', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -131,26 +103,12 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations',
-            'strings',
-            required=False,
-            has_default=True,
-            default=['Tanh', 'Tanh'],
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -187,27 +145,13 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig(
-            'activation_alpha', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'activations',
-            'strings',
-            required=False,
-            has_default=True,
-            default=['Tanh', 'Tanh'],
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
-        ),
-        AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('output_sequence', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('activation_alpha', 'floats'),
+        AttrSig('activation_beta', 'floats'),
+        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig('clip', 'float'),
+        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig('hidden_size', 'int'),
+        AttrSig('output_sequence', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,11 +17,9 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('interleaved', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('num_heads', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'rotary_embedding_dim', 'int', required=False, has_default=True, default=0, default_each=None, values=()
-        ),
+        AttrSig('interleaved', 'int', has_default=True, default=0),
+        AttrSig('num_heads', 'int'),
+        AttrSig('rotary_embedding_dim', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

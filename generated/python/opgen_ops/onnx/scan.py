@@ -17,32 +17,12 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -79,32 +59,12 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -141,32 +101,12 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -203,32 +143,12 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -265,32 +185,12 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -327,32 +227,12 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -388,32 +268,12 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -449,32 +309,12 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'scan_input_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_input_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
-        AttrSig(
-            'scan_output_axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig(
-            'scan_output_directions',
-            'ints',
-            required=False,
-            has_default=False,
-            default=None,
-            default_each=None,
-            values=(),
-        ),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('num_scan_inputs', 'int', required=True),
+        AttrSig('scan_input_axes', 'ints'),
+        AttrSig('scan_input_directions', 'ints'),
+        AttrSig('scan_output_axes', 'ints'),
+        AttrSig('scan_output_directions', 'ints'),
     ),
     inputs=(
         ParamSig('initial_state_and_scan_inputs', 'V', 'variadic', homogeneous=False, min_arity=1),
@@ -510,9 +350,9 @@ SIGNATURE_V8 = Signature(
     op=OP,
     version=8,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('directions', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('num_scan_inputs', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
+        AttrSig('directions', 'ints'),
+        AttrSig('num_scan_inputs', 'int', required=True),
     ),
     inputs=(
         ParamSig('sequence_lens', 'I', 'optional', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -57,7 +57,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

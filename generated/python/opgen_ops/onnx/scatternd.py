@@ -17,7 +17,7 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('reduction', 'string', required=False, has_default=True, default='none', default_each=None, values=()),
+        AttrSig('reduction', 'string', has_default=True, default='none'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,7 +55,7 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('reduction', 'string', required=False, has_default=True, default='none', default_each=None, values=()),
+        AttrSig('reduction', 'string', has_default=True, default='none'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.6732632, default_each=None, values=()),
-        AttrSig('gamma', 'float', required=False, has_default=True, default=1.050701, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.6732632),
+        AttrSig('gamma', 'float', has_default=True, default=1.050701),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -49,8 +49,8 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.6732632, default_each=None, values=()),
-        AttrSig('gamma', 'float', required=False, has_default=True, default=1.050701, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.6732632),
+        AttrSig('gamma', 'float', has_default=True, default=1.050701),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -81,11 +81,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.6732, default_each=None, values=()),
-        AttrSig(
-            'consumed_inputs', 'ints', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('gamma', 'float', required=False, has_default=True, default=1.0507, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.6732),
+        AttrSig('consumed_inputs', 'ints'),
+        AttrSig('gamma', 'float', has_default=True, default=1.0507),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('dtype', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('dtype', 'int'),
     ),
     inputs=(
     ),

@@ -17,7 +17,7 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('body', 'graph', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('body', 'graph', required=True),
     ),
     inputs=(
         ParamSig('input_sequence', 'S', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('end', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('end', 'int'),
+        AttrSig('start', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -56,8 +56,8 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('end', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('end', 'int'),
+        AttrSig('start', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -95,8 +95,8 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('end', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('end', 'int'),
+        AttrSig('start', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -134,8 +134,8 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('end', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('end', 'int'),
+        AttrSig('start', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -173,8 +173,8 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('end', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('end', 'int'),
+        AttrSig('start', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -212,8 +212,8 @@ SIGNATURE_V15 = Signature(
     op=OP,
     version=15,
     attributes=(
-        AttrSig('end', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('start', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('end', 'int'),
+        AttrSig('start', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

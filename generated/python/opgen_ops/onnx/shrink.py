@@ -17,8 +17,8 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('bias', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()),
-        AttrSig('lambd', 'float', required=False, has_default=True, default=0.5, default_each=None, values=()),
+        AttrSig('bias', 'float', has_default=True, default=0.0),
+        AttrSig('lambd', 'float', has_default=True, default=0.5),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

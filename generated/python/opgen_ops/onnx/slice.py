@@ -137,9 +137,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('ends', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('starts', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
+        AttrSig('ends', 'ints', required=True),
+        AttrSig('starts', 'ints', required=True),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

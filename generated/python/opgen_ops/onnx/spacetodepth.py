@@ -17,8 +17,8 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='DCR', default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
+        AttrSig('mode', 'string', has_default=True, default='DCR'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -54,7 +54,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -90,7 +90,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('blocksize', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('blocksize', 'int', required=True),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

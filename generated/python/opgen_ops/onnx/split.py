@@ -17,8 +17,8 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('num_outputs', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('num_outputs', 'int'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,7 +55,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -92,8 +92,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('split', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('split', 'ints'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -129,8 +129,8 @@ SIGNATURE_V2 = Signature(
     op=OP,
     version=2,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('split', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('split', 'ints'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -166,8 +166,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('split', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int'),
+        AttrSig('split', 'ints'),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

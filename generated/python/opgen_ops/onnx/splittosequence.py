@@ -17,8 +17,8 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -62,8 +62,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('keepdims', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -201,7 +201,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -237,7 +237,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axes', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axes', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('onesided', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('onesided', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('signal', 'T1', 'single', homogeneous=True, min_arity=0),

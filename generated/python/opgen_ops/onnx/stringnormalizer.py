@@ -17,18 +17,10 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig(
-            'case_change_action',
-            'string',
-            required=False,
-            has_default=True,
-            default='NONE',
-            default_each=None,
-            values=(),
-        ),
-        AttrSig('is_case_sensitive', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
-        AttrSig('locale', 'string', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('stopwords', 'strings', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('case_change_action', 'string', has_default=True, default='NONE'),
+        AttrSig('is_case_sensitive', 'int', has_default=True, default=0),
+        AttrSig('locale', 'string'),
+        AttrSig('stopwords', 'strings'),
     ),
     inputs=(
         ParamSig('X', 'tensor(string)', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('delimiter', 'string', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('maxsplit', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('delimiter', 'string'),
+        AttrSig('maxsplit', 'int'),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),

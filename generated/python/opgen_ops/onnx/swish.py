@@ -17,7 +17,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('alpha', 'float', required=False, has_default=True, default=1.0, default_each=None, values=()),
+        AttrSig('alpha', 'float', has_default=True, default=1.0),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

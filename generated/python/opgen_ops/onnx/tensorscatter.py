@@ -17,8 +17,8 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-2, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='linear', default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-2),
+        AttrSig('mode', 'string', has_default=True, default='linear'),
     ),
     inputs=(
         ParamSig('past_cache', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,17 +17,15 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('max_gram_length', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('max_skip_count', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('min_gram_length', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('ngram_counts', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('ngram_indexes', 'ints', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('pool_int64s', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig(
-            'pool_strings', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
-        ),
-        AttrSig('weights', 'floats', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('max_gram_length', 'int', required=True),
+        AttrSig('max_skip_count', 'int', required=True),
+        AttrSig('min_gram_length', 'int', required=True),
+        AttrSig('mode', 'string', required=True),
+        AttrSig('ngram_counts', 'ints', required=True),
+        AttrSig('ngram_indexes', 'ints', required=True),
+        AttrSig('pool_int64s', 'ints'),
+        AttrSig('pool_strings', 'strings'),
+        AttrSig('weights', 'floats'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

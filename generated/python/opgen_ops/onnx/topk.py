@@ -17,9 +17,9 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('largest', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('sorted', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('largest', 'int', has_default=True, default=1),
+        AttrSig('sorted', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -58,9 +58,9 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('largest', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('sorted', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('largest', 'int', has_default=True, default=1),
+        AttrSig('sorted', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -96,7 +96,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -129,8 +129,8 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=True, default=-1, default_each=None, values=()),
-        AttrSig('k', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('axis', 'int', has_default=True, default=-1),
+        AttrSig('k', 'int', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('perm', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('perm', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -54,7 +54,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('perm', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('perm', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -91,7 +91,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('perm', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('perm', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -128,7 +128,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('perm', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('perm', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -165,7 +165,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('perm', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('perm', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -201,7 +201,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('perm', 'ints', required=False, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('perm', 'ints'),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),

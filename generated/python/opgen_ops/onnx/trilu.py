@@ -17,7 +17,7 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('upper', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('upper', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,8 +17,8 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('sorted', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int'),
+        AttrSig('sorted', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -57,8 +57,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('axis', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('sorted', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('axis', 'int'),
+        AttrSig('sorted', 'int', has_default=True, default=1),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),

@@ -17,7 +17,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -55,7 +55,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -92,8 +92,8 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
-        AttrSig('scales', 'floats', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('scales', 'floats', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -129,9 +129,9 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('height_scale', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
-        AttrSig('width_scale', 'float', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig('height_scale', 'float', required=True),
+        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('width_scale', 'float', required=True),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
