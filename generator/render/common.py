@@ -95,6 +95,40 @@ def py_block(value: Any, start: int, indent: int = 0, width: int = 120) -> str:
     return open_ + "\n" + "\n".join(rows) + "\n" + " " * indent + close
 
 
+def py_str(text: str, start: int, indent: int, width: int = 120) -> str:
+    """A string literal beginning at column `start`; when too long, adjacent literals split at
+    spaces, one a line at `indent` (valid inside brackets, where the caller places it)."""
+    whole = repr(text)
+    if start + len(whole) < width:
+        return whole
+    room = max(width - indent - 4, 40)
+    pieces, current = [], ""
+    for word in text.split(" "):
+        candidate = f"{current} {word}" if current else word
+        if current and len(repr(candidate + " ")) > room:
+            pieces.append(current + " ")
+            current = word
+        else:
+            current = candidate
+    pieces.append(current)
+    return ("\n" + " " * indent).join(repr(p) for p in pieces)
+
+
+def py_call(name: str, args: list[str], indent: int, width: int = 120) -> str:
+    """`name(arg, ...)` on one line at `indent` when it fits (with a trailing comma), else one
+    argument a line. Arguments are code; a string argument is given as ('str', text) and split by
+    py_str when its line would be too long."""
+    def code(arg: Any, start: int, at: int) -> str:
+        return py_str(arg[1], start, at, width) if isinstance(arg, tuple) else str(arg)
+
+    flat = f"{name}(" + ", ".join(repr(a[1]) if isinstance(a, tuple) else str(a) for a in args) + "),"
+    if indent + len(flat) <= width:
+        return flat
+    inner = indent + 4
+    rows = [" " * inner + code(a, inner, inner) + "," for a in args]
+    return f"{name}(\n" + "\n".join(rows) + "\n" + " " * indent + "),"
+
+
 def c_comment(text: str) -> str:
     """Text safe inside a C block comment: no comment terminator, no trigraphs, no line splicing."""
     text = text.replace("*/", "* /").replace("/*", "/ *").replace("??", "? ?")

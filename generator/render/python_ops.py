@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .. import expr
 from ..dtypes import tensor_elem, type_key
 from ..model import Domain, OpSpec, OpVersion, SpecSet
-from .common import HEADER, module_name, render_python
+from .common import HEADER, module_name, py_call, render_python
 
 PACKAGE = "python/opgen_ops"
 
@@ -52,10 +52,15 @@ def signature_literal(v: OpVersion) -> dict:
 
 
 def checks(v: OpVersion) -> list[dict]:
-    return [dict(id=c.id, test=expr.check_to_python(c.check),
-                 when=expr.check_to_python(c.when) if c.when else None,
-                 message=c.description.get("en"))
-            for c in v.constraints if c.check]
+    out = []
+    for c in v.constraints:
+        if not c.check:
+            continue
+        args = [repr(c.id), f"lambda c: {expr.check_to_python(c.check)}", ("str", c.description.get("en"))]
+        if c.when:
+            args.append(f"when=lambda c: {expr.check_to_python(c.when)}")
+        out.append(dict(id=c.id, code=py_call("Check", args, 8)))
+    return out
 
 
 def output_shapes(v: OpVersion) -> list[dict]:
@@ -64,14 +69,19 @@ def output_shapes(v: OpVersion) -> list[dict]:
     for p in v.outputs:
         text = v.output_shape(p)
         if text is not None:
-            out.append(dict(name=p.name, fn=expr.check_to_python(text), text=expr.canonical(text)))
+            args = [repr(p.name), f"lambda c: {expr.check_to_python(text)}", ("str", expr.canonical(text))]
+            out.append(dict(name=p.name, code=py_call("OutputShape", args, 8)))
     return out
 
 
 def rule_calls(v: OpVersion) -> list[dict]:
-    return [dict(id=c.id, rule=c.rule, args={k: list(a) if isinstance(a, tuple) else a for k, a in c.args},
-                 message=c.description.get("en"))
-            for c in v.constraints if c.rule]
+    out = []
+    for c in v.constraints:
+        if c.rule:
+            args = {k: list(a) if isinstance(a, tuple) else a for k, a in c.args}
+            code = py_call("RuleCall", [repr(c.id), repr(c.rule), repr(args), ("str", c.description.get("en"))], 8)
+            out.append(dict(id=c.id, code=code))
+    return out
 
 
 _ALIGN = {

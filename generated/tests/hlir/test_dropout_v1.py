@@ -22,7 +22,8 @@ EXAMPLES = {
         'dtypes': {'ratio': 'double', 'training_mode': 'bool', 'mask': 'bool'},
         'inputs': {'data': [[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]], 'ratio': 0.5, 'training_mode': True},
         'outputs': {
-            'output': [[0.0, -4.0, 0.0], [8.0, 1.0, -12.0]], 'mask': [[False, True, False], [True, True, True]]
+            'output': [[0.0, -4.0, 0.0], [8.0, 1.0, -12.0]],
+            'mask': [[False, True, False], [True, True, True]],
         },
         'attributes': {'seed': 7},
     },

@@ -31,7 +31,8 @@ EXAMPLES = {
         'dtype': 'double',
         'dtypes': {'start_indices': 'int32'},
         'inputs': {
-            'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]], 'start_indices': [1, 1]
+            'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]],
+            'start_indices': [1, 1],
         },
         'outputs': {'output': [[-5.0, 6.0], [-9.0, 10.0]]},
         'attributes': {'slice_sizes': [2, 2]},
@@ -40,7 +41,8 @@ EXAMPLES = {
         'dtype': 'double',
         'dtypes': {'start_indices': 'int64'},
         'inputs': {
-            'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]], 'start_indices': [2, 3]
+            'input': [[0.0, -1.0, 2.0, 1.5], [4.0, -5.0, 6.0, 3.5], [8.0, -9.0, 10.0, 5.5]],
+            'start_indices': [2, 3],
         },
         'outputs': {'output': [[-5.0, 6.0, 3.5], [-9.0, 10.0, 5.5]]},
         'attributes': {'slice_sizes': [2, 3]},

@@ -31,7 +31,9 @@ EXAMPLES = {
         'dtype': 'int32',
         'dtypes': {'start_indices': 'int64'},
         'inputs': {
-            'input': [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]], 'update': [[-1, -2], [-3, -4]], 'start_indices': [1, 2]
+            'input': [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]],
+            'update': [[-1, -2], [-3, -4]],
+            'start_indices': [1, 2],
         },
         'outputs': {'output': [[0, 1, 2, 3], [0, 1, -1, -2], [0, 1, -3, -4]]},
         'attributes': {},

@@ -35,7 +35,10 @@ EXAMPLES = {
             ],
         },
         'attributes': {
-            'mode': 'PAD_VALUE', 'edge_padding_low': [1, -1], 'edge_padding_high': [0, 2], 'interior_padding': [1, 1]
+            'mode': 'PAD_VALUE',
+            'edge_padding_low': [1, -1],
+            'edge_padding_high': [0, 2],
+            'interior_padding': [1, 1],
         },
     },
     'reflect': {
@@ -44,7 +47,10 @@ EXAMPLES = {
         'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.0},
         'outputs': {'output': [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0], [6.0, 5.0, 4.0, 5.0, 6.0, 5.0]]},
         'attributes': {
-            'mode': 'PAD_REFLECT', 'edge_padding_low': [0, 2], 'edge_padding_high': [0, 1], 'interior_padding': [0, 0]
+            'mode': 'PAD_REFLECT',
+            'edge_padding_low': [0, 2],
+            'edge_padding_high': [0, 1],
+            'interior_padding': [0, 0],
         },
     },
     'edge': {
@@ -53,7 +59,10 @@ EXAMPLES = {
         'inputs': {'input': [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 'padding_value': 0.0},
         'outputs': {'output': [[1.0, 2.0, 3.0, 3.0, 3.0], [1.0, 2.0, 3.0, 3.0, 3.0], [4.0, 5.0, 6.0, 6.0, 6.0]]},
         'attributes': {
-            'mode': 'PAD_EDGE', 'edge_padding_low': [1, 0], 'edge_padding_high': [0, 2], 'interior_padding': [0, 0]
+            'mode': 'PAD_EDGE',
+            'edge_padding_low': [1, 0],
+            'edge_padding_high': [0, 2],
+            'interior_padding': [0, 0],
         },
     },
 }

@@ -35,7 +35,10 @@ EXAMPLES = {
         'inputs': {'inputs': [[[1.5, -2.0, 7.25, 0.5], [4.0, 7.0, -6.0, 3.0]]], 'init_values': [-100.0]},
         'outputs': {'outputs': [[[7.25, 0.5], [4.0, 7.0]]]},
         'attributes': {
-            'computation': 'MAX', 'window_dimensions': [2, 2], 'base_dilations': [2, 1], 'window_dilations': [1, 2]
+            'computation': 'MAX',
+            'window_dimensions': [2, 2],
+            'base_dilations': [2, 1],
+            'window_dilations': [1, 2],
         },
     },
 }

@@ -39,13 +39,11 @@ SIGNATURE_V1 = Signature(
             'C1',
             'xla_broadcast_dimensions',
             {'lhs': 'lhs', 'rhs': 'rhs', 'attribute': 'broadcast_dimensions'},
-            (
-                'lhs and rhs have equal ranks, with each pair of dimension sizes equal or containing a 1 '
-                '(broadcast_dimensions absent or the identity); or the lower-rank operand is a scalar; or '
-                'broadcast_dimensions maps the dimensions of the lower-rank operand, in increasing order, to '
-                'dimensions of the higher-rank operand, where corresponding sizes are equal or one of them is 1 (see '
-                'note xla_broadcasting).'
-            ),
+            'lhs and rhs have equal ranks, with each pair of dimension sizes equal or containing a 1 '
+            '(broadcast_dimensions absent or the identity); or the lower-rank operand is a scalar; or '
+            'broadcast_dimensions maps the dimensions of the lower-rank operand, in increasing order, to '
+            'dimensions of the higher-rank operand, where corresponding sizes are equal or one of them is 1 (see '
+            'note xla_broadcasting).',
         ),
     ),
     output_shapes=(
@@ -78,6 +76,10 @@ def kernel_v1(lhs, rhs, *, broadcast_dimensions=None):
     return (_ew.finish(result, lhs.dtype),)
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

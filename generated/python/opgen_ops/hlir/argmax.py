@@ -80,6 +80,10 @@ def kernel_v1(input, *, axis=0, keepdims=True, select_last_index=False):
     return as_outputs(argmax(input, axis=axis, keepdims=keepdims, select_last_index=select_last_index))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -115,15 +115,13 @@ SIGNATURE_V1 = Signature(
                 )
                 for a in c.range(c.rank('input'))
             ],
-            (
-                "[sum((((n + s - 1) // s if m in ('SAME_UPPER', 'SAME_LOWER') else (n - k) // s + 1 if n >= k else 0) "
-                "if m in ('SAME_UPPER', 'SAME_LOWER', 'VALID') else f - (1 if f > 0 and (f - 1) * s >= n + lo else 0) "
-                'if ceil_mode else (n + lo + hi - k) // s + 1 if n + lo + hi >= k else 0 for i in range(len(dims)) if '
-                'dims[i] == a for n in [shape(input)[a]] for k in [kernel_shape[i]] for s in [strides[i] if '
-                'has(strides) else 1] for lo in [padding[i] if has(padding) else 0] for hi in [padding[len(dims) + i] '
-                "if has(padding) else 0] for m in [auto_pad if has(auto_pad) else 'NOTSET'] for f in [max(-((k - n - "
-                'lo - hi) // s) + 1, 0)])) if a in dims else shape(input)[a] for a in range(rank(input))]'
-            ),
+            "[sum((((n + s - 1) // s if m in ('SAME_UPPER', 'SAME_LOWER') else (n - k) // s + 1 if n >= k else 0) "
+            "if m in ('SAME_UPPER', 'SAME_LOWER', 'VALID') else f - (1 if f > 0 and (f - 1) * s >= n + lo else 0) "
+            'if ceil_mode else (n + lo + hi - k) // s + 1 if n + lo + hi >= k else 0 for i in range(len(dims)) if '
+            'dims[i] == a for n in [shape(input)[a]] for k in [kernel_shape[i]] for s in [strides[i] if '
+            'has(strides) else 1] for lo in [padding[i] if has(padding) else 0] for hi in [padding[len(dims) + i] '
+            "if has(padding) else 0] for m in [auto_pad if has(auto_pad) else 'NOTSET'] for f in [max(-((k - n - "
+            'lo - hi) // s) + 1, 0)])) if a in dims else shape(input)[a] for a in range(rank(input))]',
         ),
     ),
 )
@@ -179,6 +177,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

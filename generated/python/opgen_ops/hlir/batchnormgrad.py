@@ -46,10 +46,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C2',
             lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],),
-            (
-                'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
-                'dimension).'
-            ),
+            'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+            'dimension).',
         ),
         Check(
             'C3',
@@ -73,10 +71,14 @@ SIGNATURE_V1 = Signature(
     output_shapes=(
         OutputShape('grad_input', lambda c: c.shape('input'), 'shape(input)'),
         OutputShape(
-            'grad_scale', lambda c: [c.shape('input')[c.attr('feature_index')]], '[shape(input)[feature_index]]'
+            'grad_scale',
+            lambda c: [c.shape('input')[c.attr('feature_index')]],
+            '[shape(input)[feature_index]]',
         ),
         OutputShape(
-            'grad_bias', lambda c: [c.shape('input')[c.attr('feature_index')]], '[shape(input)[feature_index]]'
+            'grad_bias',
+            lambda c: [c.shape('input')[c.attr('feature_index')]],
+            '[shape(input)[feature_index]]',
         ),
     ),
 )
@@ -107,6 +109,10 @@ def kernel_v1(input, scale, mean, variance, grad_output, *, epsilon, feature_ind
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -44,18 +44,14 @@ SIGNATURE_V1 = Signature(
         Check(
             'C2',
             lambda c: c.shape('scale') == (c.shape('input')[c.attr('feature_index')],),
-            (
-                'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
-                'dimension).'
-            ),
+            'scale has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+            'dimension).',
         ),
         Check(
             'C3',
             lambda c: c.shape('bias') == (c.shape('input')[c.attr('feature_index')],),
-            (
-                'bias has shape [C], where C is the number of channels of the input tensor (the size of the feature '
-                'dimension).'
-            ),
+            'bias has shape [C], where C is the number of channels of the input tensor (the size of the feature '
+            'dimension).',
         ),
         Check(
             'C4',
@@ -101,6 +97,10 @@ def kernel_v1(input, scale, bias, mean, variance, *, epsilon, feature_index):
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

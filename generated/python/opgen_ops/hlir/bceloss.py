@@ -72,6 +72,10 @@ def kernel_v1(input, target, weight=None, *, reduction='mean'):
     return as_outputs(bce_loss(input, target, weight, reduction=reduction))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -46,13 +46,11 @@ SIGNATURE_V1 = Signature(
             'C1',
             'bitcast_convert',
             {'operand': 'input', 'output': 'output'},
-            (
-                'The sizes of the input and output tensors must match (XLA BitcastConvertType): if T and T1 have the '
-                'same bit width, the output has the shape of the input; if T1 is narrower, the output shape is the '
-                'input shape with a trailing dimension of size equal to the bit-width ratio appended; if T1 is wider, '
-                'the last dimension of the input must equal the bit-width ratio and the output shape is the input '
-                'shape without it.'
-            ),
+            'The sizes of the input and output tensors must match (XLA BitcastConvertType): if T and T1 have the '
+            'same bit width, the output has the shape of the input; if T1 is narrower, the output shape is the '
+            'input shape with a trailing dimension of size equal to the bit-width ratio appended; if T1 is wider, '
+            'the last dimension of the input must equal the bit-width ratio and the output shape is the input '
+            'shape without it.',
         ),
     ),
     output_shapes=(
@@ -86,6 +84,10 @@ def kernel_v1(input, *, output_dtype=None):
     return as_outputs(bitcast_convert(input, output_dtype=output_out))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

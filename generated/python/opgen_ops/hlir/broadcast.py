@@ -44,10 +44,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C2',
             lambda c: list(c.shape('output')) == list(c.attr('broadcast_sizes')) + list(c.shape('input')),
-            (
-                'The new dimensions are inserted on the left (XLA definition): the output shape is broadcast_sizes '
-                'followed by the input shape.'
-            ),
+            'The new dimensions are inserted on the left (XLA definition): the output shape is broadcast_sizes '
+            'followed by the input shape.',
         ),
     ),
     rules=(
@@ -79,6 +77,10 @@ def kernel_v1(input, *, broadcast_sizes):
     return as_outputs(broadcast(input, broadcast_sizes=broadcast_sizes))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -52,10 +52,8 @@ SIGNATURE_V1 = Signature(
             'C3',
             'broadcast_in_dim',
             {'operand': 'input', 'output': 'output', 'attribute': 'broadcast_dimensions'},
-            (
-                'Dimension i of the input corresponds to dimension broadcast_dimensions[i] of the output, which is in '
-                'range, and the input dimension size is 1 or equals the corresponding output dimension size.'
-            ),
+            'Dimension i of the input corresponds to dimension broadcast_dimensions[i] of the output, which is in '
+            'range, and the input dimension size is 1 or equals the corresponding output dimension size.',
         ),
     ),
     output_shapes=(
@@ -82,6 +80,10 @@ def kernel_v1(input, *, broadcast_dimensions, output_shape):
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

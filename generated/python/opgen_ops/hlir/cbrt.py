@@ -63,6 +63,10 @@ def kernel_v1(input, *, output_dtype=None):
     return (_ew.finish(result, output_out),)
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -34,18 +34,14 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: c.rank('input') >= 2,
-            (
-                'The input has at least 2 dimensions: the last 2 dimensions form the matrices and all others are batch '
-                'dimensions (see note rank_two).'
-            ),
+            'The input has at least 2 dimensions: the last 2 dimensions form the matrices and all others are batch '
+            'dimensions (see note rank_two).',
         ),
         Check(
             'C2',
             lambda c: c.shape('input')[-1] == c.shape('input')[-2],
-            (
-                'The last 2 dimensions form square matrices (the Cholesky decomposition is defined only for square '
-                'matrices).'
-            ),
+            'The last 2 dimensions form square matrices (the Cholesky decomposition is defined only for square '
+            'matrices).',
         ),
     ),
     rules=(
@@ -73,6 +69,10 @@ def kernel_v1(input, *, lower):
     return as_outputs(cholesky(input, lower=lower))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -73,6 +73,10 @@ def kernel_v1(lhs, rhs, *, comparison_direction, output_dtype=None):
     return as_outputs(compare(lhs, rhs, comparison_direction=comparison_direction, output_dtype=output_out))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -66,6 +66,10 @@ def kernel_v1(lhs, rhs, *, output_dtype=None):
     return as_outputs(binary_complex(lhs, rhs, output_dtype=output_out))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

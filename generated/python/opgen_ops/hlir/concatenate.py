@@ -43,11 +43,9 @@ SIGNATURE_V1 = Signature(
             'C2',
             'concatenate',
             {'inputs': 'inputs', 'attribute': 'dimension'},
-            (
-                'All input tensors have the same rank r, and dimension lies in [-r, r-1] (a negative value counts from '
-                'the back); the inputs have the same dimension sizes except in the dimension given by dimension, and '
-                "the output's size in that dimension is the sum of the inputs' sizes."
-            ),
+            'All input tensors have the same rank r, and dimension lies in [-r, r-1] (a negative value counts from '
+            'the back); the inputs have the same dimension sizes except in the dimension given by dimension, and '
+            "the output's size in that dimension is the sum of the inputs' sizes.",
         ),
     ),
     output_shapes=(
@@ -72,6 +70,10 @@ def kernel_v1(*variadic, dimension):
     return as_outputs(concatenate(*split_variadic(variadic, 0, 1), dimension=dimension))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

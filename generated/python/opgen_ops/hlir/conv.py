@@ -88,10 +88,8 @@ SIGNATURE_V1 = Signature(
                     ] + list(c.attr('input_spatial_dimensions'))
                 )
             ),
-            (
-                'input_batch_dimension, input_feature_dimension and input_spatial_dimensions are distinct dimensions '
-                'of lhs.'
-            ),
+            'input_batch_dimension, input_feature_dimension and input_spatial_dimensions are distinct dimensions '
+            'of lhs.',
             when=lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2,
         ),
         Check(
@@ -109,10 +107,8 @@ SIGNATURE_V1 = Signature(
                     ] + list(c.attr('kernel_spatial_dimensions'))
                 )
             ),
-            (
-                'kernel_input_feature_dimension, kernel_output_feature_dimension and kernel_spatial_dimensions are '
-                'distinct dimensions of rhs.'
-            ),
+            'kernel_input_feature_dimension, kernel_output_feature_dimension and kernel_spatial_dimensions are '
+            'distinct dimensions of rhs.',
             when=lambda c: c.rank('rhs') == len(c.attr('kernel_spatial_dimensions')) + 2,
         ),
         Check(
@@ -130,10 +126,8 @@ SIGNATURE_V1 = Signature(
                     ] + list(c.attr('output_spatial_dimensions'))
                 )
             ),
-            (
-                'output_batch_dimension, output_feature_dimension and output_spatial_dimensions are distinct '
-                'dimensions of the rank-(n+2) output.'
-            ),
+            'output_batch_dimension, output_feature_dimension and output_spatial_dimensions are distinct '
+            'dimensions of the rank-(n+2) output.',
             when=lambda c: c.rank('lhs') == len(c.attr('input_spatial_dimensions')) + 2,
         ),
         Check(
@@ -147,10 +141,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C8',
             lambda c: len(c.attr('padding')) == 2 * len(c.attr('input_spatial_dimensions')),
-            (
-                'padding gives a low and a high padding amount for each spatial dimension (n (low, high) pairs in '
-                'XLA); see note padding_layout.'
-            ),
+            'padding gives a low and a high padding amount for each spatial dimension (n (low, high) pairs in '
+            'XLA); see note padding_layout.',
         ),
         Check(
             'C9',
@@ -178,10 +170,8 @@ SIGNATURE_V1 = Signature(
             lambda c: c.shape('rhs')[c.attr(
                 'kernel_input_feature_dimension',
             )] * c.attr('feature_group_count') == c.shape('lhs')[c.attr('input_feature_dimension')],
-            (
-                'The size of the kernel input feature dimension times feature_group_count equals the size of the '
-                'feature dimension of lhs.'
-            ),
+            'The size of the kernel input feature dimension times feature_group_count equals the size of the '
+            'feature dimension of lhs.',
         ),
         Check(
             'C13',
@@ -191,10 +181,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C14',
             lambda c: c.shape('lhs')[c.attr('input_batch_dimension')] % c.attr('batch_group_count') == 0,
-            (
-                'The output batch dimension has size "input batch dimension / batch_group_count", so batch_group_count '
-                'divides the size of the input batch dimension.'
-            ),
+            'The output batch dimension has size "input batch dimension / batch_group_count", so batch_group_count '
+            'divides the size of the input batch dimension.',
         ),
         Check(
             'C15',
@@ -249,16 +237,14 @@ SIGNATURE_V1 = Signature(
                 )
                 for d in c.range(c.rank('lhs'))
             ],
-            (
-                '[shape(lhs)[input_batch_dimension] // batch_group_count if d == output_batch_dimension else '
-                'shape(rhs)[kernel_output_feature_dimension] if d == output_feature_dimension else sum(((dl + s - 1) '
-                "// s if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else r // s + 1 if r >= 0 else 0 for i in "
-                'range(len(output_spatial_dimensions)) if output_spatial_dimensions[i] == d for n in '
-                '[shape(lhs)[input_spatial_dimensions[i]]] for s in [window_strides[i]] for dl in [(n - 1) * '
-                'lhs_dilation[i] + 1 if n > 0 else 0] for r in [dl - (shape(rhs)[kernel_spatial_dimensions[i]] - 1) * '
-                "rhs_dilation[i] - 1 + (0 if auto_pad == 'VALID' else padding[i] + "
-                'padding[len(output_spatial_dimensions) + i])])) for d in range(rank(lhs))]'
-            ),
+            '[shape(lhs)[input_batch_dimension] // batch_group_count if d == output_batch_dimension else '
+            'shape(rhs)[kernel_output_feature_dimension] if d == output_feature_dimension else sum(((dl + s - 1) '
+            "// s if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else r // s + 1 if r >= 0 else 0 for i in "
+            'range(len(output_spatial_dimensions)) if output_spatial_dimensions[i] == d for n in '
+            '[shape(lhs)[input_spatial_dimensions[i]]] for s in [window_strides[i]] for dl in [(n - 1) * '
+            'lhs_dilation[i] + 1 if n > 0 else 0] for r in [dl - (shape(rhs)[kernel_spatial_dimensions[i]] - 1) * '
+            "rhs_dilation[i] - 1 + (0 if auto_pad == 'VALID' else padding[i] + "
+            'padding[len(output_spatial_dimensions) + i])])) for d in range(rank(lhs))]',
         ),
     ),
 )
@@ -344,6 +330,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

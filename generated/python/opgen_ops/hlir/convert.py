@@ -43,7 +43,10 @@ SIGNATURE_V1 = Signature(
     ),
     rules=(
         RuleCall(
-            'C1', 'same_shape', {'params': ['input', 'output']}, 'The shapes of the input and the output must match.'
+            'C1',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The shapes of the input and the output must match.',
         ),
     ),
     output_shapes=(
@@ -78,6 +81,10 @@ def kernel_v1(input, *, output_dtype=None):
     return as_outputs(convert(input, output_dtype=output_out))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -70,11 +70,9 @@ SIGNATURE_V1 = Signature(
                 'target_lengths': 'target_lengths',
                 'attribute': 'blank',
             },
-            (
-                'Every input length is ≤ T; every target length is ≤ the corresponding input length, ≤ S in the [N, S] '
-                'form, and in the 1-D form the target lengths add up to the total length of targets; every target '
-                'value is a class index in [0, C-1] different from blank.'
-            ),
+            'Every input length is ≤ T; every target length is ≤ the corresponding input length, ≤ S in the [N, S] '
+            'form, and in the 1-D form the target lengths add up to the total length of targets; every target '
+            'value is a class index in [0, C-1] different from blank.',
         ),
     ),
     output_shapes=(
@@ -107,6 +105,10 @@ def kernel_v1(input, targets, input_lengths, target_lengths, *, blank=0):
     return as_outputs(ctc_loss(input, targets, input_lengths, target_lengths, blank=blank))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

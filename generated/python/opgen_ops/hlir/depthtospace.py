@@ -40,7 +40,9 @@ SIGNATURE_V1 = Signature(
     },
     checks=(
         Check(
-            'C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives two dimensions, the height and the width.'
+            'C1',
+            lambda c: len(c.attr('space_dims')) == 2,
+            'space_dims gives two dimensions, the height and the width.',
         ),
         Check(
             'C2',
@@ -70,10 +72,8 @@ SIGNATURE_V1 = Signature(
                 )
                 for d in c.range(c.rank('input'))
             ],
-            (
-                '[shape(input)[d] // (blocksize * blocksize) if d == depth_dim else shape(input)[d] * blocksize if d '
-                'in space_dims else shape(input)[d] for d in range(rank(input))]'
-            ),
+            '[shape(input)[d] // (blocksize * blocksize) if d == depth_dim else shape(input)[d] * blocksize if d '
+            'in space_dims else shape(input)[d] for d in range(rank(input))]',
         ),
     ),
 )
@@ -98,6 +98,10 @@ def kernel_v1(input, *, space_dims, blocksize, depth_dim, mode='DCR'):
     return as_outputs(depth_to_space(input, space_dims=space_dims, blocksize=blocksize, depth_dim=depth_dim, mode=mode))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

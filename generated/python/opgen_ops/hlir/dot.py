@@ -41,10 +41,8 @@ SIGNATURE_V1 = Signature(
             'C3',
             'dot',
             {'lhs': 'lhs', 'rhs': 'rhs'},
-            (
-                'The second dimension of lhs (its first if its rank is 1) and the first dimension of rhs have the same '
-                'size.'
-            ),
+            'The second dimension of lhs (its first if its rank is 1) and the first dimension of rhs have the same '
+            'size.',
         ),
     ),
     output_shapes=(
@@ -75,6 +73,10 @@ def kernel_v1(lhs, rhs):
     return as_outputs(dot(lhs, rhs))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

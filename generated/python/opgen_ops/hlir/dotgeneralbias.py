@@ -52,10 +52,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C3',
             lambda c: list(c.attr('lhs_batching_dimensions')) == list(c.attr('rhs_batching_dimensions')),
-            (
-                '"The batch dimensions of the left and right operands must have the same values"; see note '
-                'batch_dimensions_equal.'
-            ),
+            '"The batch dimensions of the left and right operands must have the same values"; see note '
+            'batch_dimensions_equal.',
         ),
         Check(
             'C4',
@@ -83,10 +81,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C8',
             lambda c: c.shape('bias')[0] == c.shape('output')[c.rank('output') - 1],
-            (
-                'The bias is added along the feature dimension (the last dimension) of the output tensor, and its '
-                'length equals the size of that dimension; see note bias_feature_dimension.'
-            ),
+            'The bias is added along the feature dimension (the last dimension) of the output tensor, and its '
+            'length equals the size of that dimension; see note bias_feature_dimension.',
             when=lambda c: c.rank('output') >= 1,
         ),
     ),
@@ -95,10 +91,8 @@ SIGNATURE_V1 = Signature(
             'C6',
             'dot_general',
             {'lhs': 'lhs', 'rhs': 'rhs'},
-            (
-                'Corresponding contracting dimensions have the same size, and corresponding batch dimensions have the '
-                'same size.'
-            ),
+            'Corresponding contracting dimensions have the same size, and corresponding batch dimensions have the '
+            'same size.',
         ),
     ),
     output_shapes=(
@@ -116,11 +110,9 @@ SIGNATURE_V1 = Signature(
                     if d not in c.attr('rhs_batching_dimensions') and d not in c.attr('rhs_contracting_dimensions')
                 ]
             ),
-            (
-                '[shape(lhs)[d] for d in lhs_batching_dimensions] + [shape(lhs)[d] for d in range(rank(lhs)) if d not '
-                'in lhs_batching_dimensions and d not in lhs_contracting_dimensions] + [shape(rhs)[d] for d in '
-                'range(rank(rhs)) if d not in rhs_batching_dimensions and d not in rhs_contracting_dimensions]'
-            ),
+            '[shape(lhs)[d] for d in lhs_batching_dimensions] + [shape(lhs)[d] for d in range(rank(lhs)) if d not '
+            'in lhs_batching_dimensions and d not in lhs_contracting_dimensions] + [shape(rhs)[d] for d in '
+            'range(rank(rhs)) if d not in rhs_batching_dimensions and d not in rhs_contracting_dimensions]',
         ),
     ),
 )
@@ -173,6 +165,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

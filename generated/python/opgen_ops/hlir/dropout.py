@@ -75,6 +75,10 @@ def kernel_v1(data, ratio=None, training_mode=None, *, seed=None):
     return as_outputs(dropout(data, ratio, training_mode, seed=seed))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -54,10 +54,8 @@ SIGNATURE_V1 = Signature(
                 c.unique(c.attr('broadcast_dimensions'))
                 and all((0 <= d < c.numel('shape') for d in c.attr('broadcast_dimensions')))
             ),
-            (
-                'The dimensions in broadcast_dimensions are distinct and are all dimensions of the target shape (whose '
-                'rank is the number of elements of shape).'
-            ),
+            'The dimensions in broadcast_dimensions are distinct and are all dimensions of the target shape (whose '
+            'rank is the number of elements of shape).',
         ),
     ),
     rules=(
@@ -94,6 +92,10 @@ def kernel_v1(input, shape, *, broadcast_dimensions):
     return as_outputs(dynamic_broadcast_in_dim(input, shape, broadcast_dimensions=broadcast_dimensions))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

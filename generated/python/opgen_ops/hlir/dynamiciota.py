@@ -71,6 +71,10 @@ def kernel_v1(shape, *, iota_dimension, output_dtype=None):
     return as_outputs(dynamic_iota(shape, iota_dimension=iota_dimension, output_dtype=output_out))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -41,10 +41,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: c.rank('pads') == 1 and c.numel('pads') == 2 * c.rank('input'),
-            (
-                'pads is a 1-D tensor giving a beginning and an end amount for each dimension of the input tensor, in '
-                'the format [x1_begin, x2_begin, ..., x1_end, x2_end,...].'
-            ),
+            'pads is a 1-D tensor giving a beginning and an end amount for each dimension of the input tensor, in '
+            'the format [x1_begin, x2_begin, ..., x1_end, x2_end,...].',
         ),
         Check(
             'C2',
@@ -79,6 +77,10 @@ def kernel_v1(input, pads, padding_value=None, *, mode=None):
     return as_outputs(dynamic_pad(input, pads, padding_value, mode=mode))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

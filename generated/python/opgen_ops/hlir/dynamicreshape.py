@@ -50,12 +50,10 @@ SIGNATURE_V1 = Signature(
             'C4',
             'reshape_shape_values',
             {'input': 'input', 'shape': 'shape', 'attribute': 'allowzero'},
-            (
-                'shape contains at most one -1 and its other values are greater than or equal to 0; with allowzero=0 a '
-                'dimension of value 0 is taken from the corresponding dimension of the input tensor (which must '
-                'exist); with allowzero=1 shape cannot contain both 0 and -1; the resulting shape has the same number '
-                'of elements as the input tensor.'
-            ),
+            'shape contains at most one -1 and its other values are greater than or equal to 0; with allowzero=0 a '
+            'dimension of value 0 is taken from the corresponding dimension of the input tensor (which must '
+            'exist); with allowzero=1 shape cannot contain both 0 and -1; the resulting shape has the same number '
+            'of elements as the input tensor.',
         ),
     ),
     output_shapes=(
@@ -81,6 +79,10 @@ def kernel_v1(input, shape, *, allowzero=0):
     return as_outputs(dynamic_reshape(input, shape, allowzero=allowzero))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

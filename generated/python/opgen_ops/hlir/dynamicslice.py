@@ -51,10 +51,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C3',
             lambda c: all((0 < c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))),
-            (
-                'Every slice size is strictly greater than 0 and does not exceed the size of the corresponding '
-                "dimension of the input tensor (a requirement of XLA's DynamicSlice)."
-            ),
+            'Every slice size is strictly greater than 0 and does not exceed the size of the corresponding '
+            "dimension of the input tensor (a requirement of XLA's DynamicSlice).",
         ),
     ),
     rules=(
@@ -83,6 +81,10 @@ def kernel_v1(input, start_indices, *, slice_sizes):
     return as_outputs(dynamic_slice(input, start_indices, slice_sizes=slice_sizes))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -64,7 +64,10 @@ SIGNATURE_V1 = Signature(
             'start[d] + update.dims[d] <= input.dims[d] holds for every dimension d, and start[d] >= 0.',
         ),
         RuleCall(
-            'C6', 'same_shape', {'params': ['input', 'output']}, 'The output has the same shape as the input tensor.'
+            'C6',
+            'same_shape',
+            {'params': ['input', 'output']},
+            'The output has the same shape as the input tensor.',
         ),
     ),
     output_shapes=(
@@ -92,6 +95,10 @@ def kernel_v1(input, update, start_indices):
     return as_outputs(dynamic_update_slice(input, update, start_indices))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -46,10 +46,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices'),
-            (
-                'index_vector_dim is a dimension of start_indices, or equals start_indices.rank (in which case a '
-                'trailing dimension of size 1 is implied).'
-            ),
+            'index_vector_dim is a dimension of start_indices, or equals start_indices.rank (in which case a '
+            'trailing dimension of size 1 is implied).',
         ),
         Check(
             'C2',
@@ -59,10 +57,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C3',
             lambda c: all((0 <= c.attr('slice_sizes')[i] <= c.shape('input')[i] for i in c.range(c.rank('input')))),
-            (
-                'The slice size along each dimension is non-negative and does not exceed the size of input along that '
-                'dimension.'
-            ),
+            'The slice size along each dimension is non-negative and does not exceed the size of input along that '
+            'dimension.',
             when=lambda c: len(c.attr('slice_sizes')) == c.rank('input'),
         ),
         Check(
@@ -72,10 +68,8 @@ SIGNATURE_V1 = Signature(
                 if c.attr('index_vector_dim') < c.rank('start_indices')
                 else 1
             ),
-            (
-                'start_index_map gives one position for each value of an index in start_indices; its length equals the '
-                'size of start_indices along index_vector_dim (1 when index_vector_dim = start_indices.rank).'
-            ),
+            'start_index_map gives one position for each value of an index in start_indices; its length equals the '
+            'size of start_indices along index_vector_dim (1 when index_vector_dim = start_indices.rank).',
             when=lambda c: 0 <= c.attr('index_vector_dim') <= c.rank('start_indices'),
         ),
         Check(
@@ -103,10 +97,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C8',
             lambda c: len(c.attr('offset_dims')) + len(c.attr('collapsed_slice_dims')) == c.rank('input'),
-            (
-                'The rank of input equals the sum of the lengths of offset_dims and collapsed_slice_dims (every slice '
-                'dimension that is not collapsed appears in output).'
-            ),
+            'The rank of input equals the sum of the lengths of offset_dims and collapsed_slice_dims (every slice '
+            'dimension that is not collapsed appears in output).',
         ),
         Check(
             'C9',
@@ -121,11 +113,9 @@ SIGNATURE_V1 = Signature(
                 )
                 and c.unique(c.attr('offset_dims'))
             ),
-            (
-                'The values in offset_dims are distinct dimensions of output; the rank of output is the number of '
-                'batch dimensions (the dimensions of start_indices other than index_vector_dim) plus the length of '
-                'offset_dims.'
-            ),
+            'The values in offset_dims are distinct dimensions of output; the rank of output is the number of '
+            'batch dimensions (the dimensions of start_indices other than index_vector_dim) plus the length of '
+            'offset_dims.',
         ),
         Check(
             'C10',
@@ -133,10 +123,8 @@ SIGNATURE_V1 = Signature(
                 list(c.attr('offset_dims')) == sorted(c.attr('offset_dims'))
                 and list(c.attr('collapsed_slice_dims')) == sorted(c.attr('collapsed_slice_dims'))
             ),
-            (
-                'offset_dims and collapsed_slice_dims are in ascending order (required by XLA Gather; see note '
-                'sorted_dimension_lists).'
-            ),
+            'offset_dims and collapsed_slice_dims are in ascending order (required by XLA Gather; see note '
+            'sorted_dimension_lists).',
         ),
     ),
     rules=(
@@ -166,13 +154,11 @@ SIGNATURE_V1 = Signature(
                     ),
                 )
             ],
-            (
-                '[[slice_sizes[d] for d in range(rank(input)) if d not in collapsed_slice_dims][len([o for o in '
-                'offset_dims if o < i])] if i in offset_dims else [shape(start_indices)[d] for d in '
-                'range(rank(start_indices)) if d != index_vector_dim][i - len([o for o in offset_dims if o < i])] for '
-                'i in range(len(offset_dims) + rank(start_indices) - (1 if index_vector_dim < rank(start_indices) else '
-                '0))]'
-            ),
+            '[[slice_sizes[d] for d in range(rank(input)) if d not in collapsed_slice_dims][len([o for o in '
+            'offset_dims if o < i])] if i in offset_dims else [shape(start_indices)[d] for d in '
+            'range(rank(start_indices)) if d != index_vector_dim][i - len([o for o in offset_dims if o < i])] for '
+            'i in range(len(offset_dims) + rank(start_indices) - (1 if index_vector_dim < rank(start_indices) else '
+            '0))]',
         ),
     ),
 )
@@ -228,6 +214,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -76,6 +76,10 @@ def kernel_v1(input, *, approximate, dim):
     return as_outputs(geglu(input, approximate=approximate, dim=dim))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

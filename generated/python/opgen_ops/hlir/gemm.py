@@ -62,10 +62,8 @@ SIGNATURE_V1 = Signature(
                     for i in c.range(c.rank('C'))
                 )
             ),
-            (
-                'C is unidirectionally broadcastable to (M, N): its rank is at most 2, and, aligned from the trailing '
-                'end, each of its dimensions has size 1 or the corresponding size of (M, N).'
-            ),
+            'C is unidirectionally broadcastable to (M, N): its rank is at most 2, and, aligned from the trailing '
+            'end, each of its dimensions has size 1 or the corresponding size of (M, N).',
             when=lambda c: c.has('C') and c.rank('A') == 2 and (c.rank('B') == 2),
         ),
     ),
@@ -103,6 +101,10 @@ def kernel_v1(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     return as_outputs(gemm(A, B, C, alpha=alpha, beta=beta, transA=transA, transB=transB))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

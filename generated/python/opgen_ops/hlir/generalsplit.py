@@ -86,6 +86,10 @@ def kernel_v1(input, split=None, *, axis=0, num_outputs=None):
     return as_outputs(general_split(input, split, axis=axis, num_outputs=num_outputs))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -66,6 +66,10 @@ def kernel_v1(*variadic, index):
     return as_outputs(get_tuple_element(*split_variadic(variadic, 0, 1), index=index))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -34,18 +34,14 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: all((1 <= d < c.rank('input') for d in c.attr('dims'))) and c.unique(c.attr('dims')),
-            (
-                'The values in dims are distinct spatial dimensions of input; in both layouts the batch dimension N is '
-                'dimension 0 and is not pooled.'
-            ),
+            'The values in dims are distinct spatial dimensions of input; in both layouts the batch dimension N is '
+            'dimension 0 and is not pooled.',
         ),
         Check(
             'C2',
             lambda c: len(c.attr('dims')) == c.rank('input') - 2,
-            (
-                "Only the two dimensions N and C of the output equal the input's and all other dimensions are 1, so "
-                'dims lists exactly the dimensions other than N and C.'
-            ),
+            "Only the two dimensions N and C of the output equal the input's and all other dimensions are 1, so "
+            'dims lists exactly the dimensions other than N and C.',
         ),
     ),
     rules=(
@@ -77,6 +73,10 @@ def kernel_v1(input, *, dims):
     return as_outputs(global_max_pool(input, dims=dims))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

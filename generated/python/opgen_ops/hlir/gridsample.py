@@ -80,6 +80,10 @@ def kernel_v1(input, grid, *, mode, align_corners, padding_mode):
     return as_outputs(grid_sample(input, grid, mode=mode, align_corners=align_corners, padding_mode=padding_mode))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -85,6 +85,10 @@ def kernel_v1(input, scale, bias, *, epsilon=1e-05, num_groups):
     return as_outputs(group_norm(input, scale, bias, epsilon=epsilon, num_groups=num_groups))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -36,10 +36,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: c.rank('input') >= 3,
-            (
-                'The input shape is (N, C, H, W), (N, H, W, C), (N x C x D1 x …Dn) or (N x D1 x D2 … Dn x C): besides '
-                'N and C there is at least one more dimension.'
-            ),
+            'The input shape is (N, C, H, W), (N, H, W, C), (N x C x D1 x …Dn) or (N x D1 x D2 … Dn x C): besides '
+            'N and C there is at least one more dimension.',
         ),
         Check(
             'C2',
@@ -49,10 +47,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C3',
             lambda c: c.shape('scale')[0] in (c.shape('input')[1], c.shape('input')[-1]),
-            (
-                'C is the number of channels of the input: dimension 1 in the channel-first layouts, the last '
-                'dimension in the channel-last layouts (see note layout).'
-            ),
+            'C is the number of channels of the input: dimension 1 in the channel-first layouts, the last '
+            'dimension in the channel-last layouts (see note layout).',
             when=lambda c: c.rank('scale') == 1,
         ),
     ),
@@ -83,6 +79,10 @@ def kernel_v1(input, scale, bias, *, epsilon):
     return as_outputs(instance_norm(input, scale, bias, epsilon=epsilon))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

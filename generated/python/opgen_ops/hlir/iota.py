@@ -66,6 +66,10 @@ def kernel_v1(*, iota_dimension, output_dtype=None, output_shape):
     return as_outputs(iota(iota_dimension=iota_dimension, output_dtype=output_out, output_shape=tuple(output_shape)))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

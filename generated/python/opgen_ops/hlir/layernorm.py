@@ -47,10 +47,8 @@ SIGNATURE_V1 = Signature(
             'C2',
             'unidirectional_broadcast',
             {'source': 'scale', 'target': 'input'},
-            (
-                'scale is unidirectionally broadcastable to input (NormalizedScaled = Mul(Normalized, Scale), and '
-                'Normalized has the shape of input).'
-            ),
+            'scale is unidirectionally broadcastable to input (NormalizedScaled = Mul(Normalized, Scale), and '
+            'Normalized has the shape of input).',
         ),
         RuleCall(
             'C3',
@@ -108,6 +106,10 @@ def kernel_v1(input, scale, bias, *, axis, epsilon):
     return as_outputs(layer_norm(input, scale, bias, axis=axis, epsilon=epsilon))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

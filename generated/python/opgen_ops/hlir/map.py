@@ -45,10 +45,8 @@ SIGNATURE_V1 = Signature(
             'C1',
             'same_shape',
             {'params': ['input', 'output']},
-            (
-                'All input tensors and the output tensor have the same shape ("producing an output tensor of the same '
-                'dimensions"; XLA Map requires all operands to have the same shape).'
-            ),
+            'All input tensors and the output tensor have the same shape ("producing an output tensor of the same '
+            'dimensions"; XLA Map requires all operands to have the same shape).',
         ),
     ),
     output_shapes=(
@@ -73,6 +71,10 @@ def kernel_v1(*variadic, dimensions, computation):
     return as_outputs(map_(*split_variadic(variadic, 0, 1), dimensions=dimensions, computation=computation))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -49,10 +49,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: c.rank('input') == len(c.attr('kernel_shape')) + 2,
-            (
-                'As in the source ONNX MaxPool, the input has shape (N x C x D1 x ... x Dn) and kernel_shape gives one '
-                'kernel size for each spatial axis.'
-            ),
+            'As in the source ONNX MaxPool, the input has shape (N x C x D1 x ... x Dn) and kernel_shape gives one '
+            'kernel size for each spatial axis.',
         ),
         Check('C2', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Kernel sizes are positive.'),
         Check(
@@ -70,10 +68,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C5',
             lambda c: len(c.attr('padding')) == 2 * len(c.attr('kernel_shape')),
-            (
-                'padding gives a beginning and an end value for each spatial axis, in the format '
-                '[x1_begin,x2_begin…x1_end,x2_end,…].'
-            ),
+            'padding gives a beginning and an end value for each spatial axis, in the format '
+            '[x1_begin,x2_begin…x1_end,x2_end,…].',
             when=lambda c: c.has('padding'),
         ),
         Check(
@@ -100,7 +96,9 @@ SIGNATURE_V1 = Signature(
             'padding cannot be used together with auto_pad.',
         ),
         Check(
-            'C10', lambda c: c.attr('storage_order') in (0, 1), 'storage_order is 0 (row-major) or 1 (column-major).'
+            'C10',
+            lambda c: c.attr('storage_order') in (0, 1),
+            'storage_order is 0 (row-major) or 1 (column-major).',
         ),
     ),
     rules=(
@@ -131,14 +129,12 @@ SIGNATURE_V1 = Signature(
                 ]
                 for q in [-(-room // s)]
             ],
-            (
-                "list(shape(input)[:2]) + [-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else max(room // s + "
-                "1, 0) if not ceil_mode or auto_pad == 'VALID' else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo "
-                'else 0) for d in range(len(kernel_shape)) for n in [shape(input)[d + 2]] for s in [strides[d] if '
-                "has(strides) else 1] for lo in [padding[d] if has(padding) and auto_pad == 'NOTSET' else 0] for room "
-                "in [n + lo + (padding[d + len(kernel_shape)] if has(padding) and auto_pad == 'NOTSET' else 0) - "
-                '(kernel_shape[d] - 1) * (dilations[d] if has(dilations) else 1) - 1] for q in [-(-room // s)]]'
-            ),
+            "list(shape(input)[:2]) + [-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else max(room // s + "
+            "1, 0) if not ceil_mode or auto_pad == 'VALID' else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo "
+            'else 0) for d in range(len(kernel_shape)) for n in [shape(input)[d + 2]] for s in [strides[d] if '
+            "has(strides) else 1] for lo in [padding[d] if has(padding) and auto_pad == 'NOTSET' else 0] for room "
+            "in [n + lo + (padding[d + len(kernel_shape)] if has(padding) and auto_pad == 'NOTSET' else 0) - "
+            '(kernel_shape[d] - 1) * (dilations[d] if has(dilations) else 1) - 1] for q in [-(-room // s)]]',
         ),
         OutputShape(
             'Indices',
@@ -165,14 +161,12 @@ SIGNATURE_V1 = Signature(
                 ]
                 for q in [-(-room // s)]
             ],
-            (
-                "list(shape(input)[:2]) + [-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else max(room // s + "
-                "1, 0) if not ceil_mode or auto_pad == 'VALID' else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo "
-                'else 0) for d in range(len(kernel_shape)) for n in [shape(input)[d + 2]] for s in [strides[d] if '
-                "has(strides) else 1] for lo in [padding[d] if has(padding) and auto_pad == 'NOTSET' else 0] for room "
-                "in [n + lo + (padding[d + len(kernel_shape)] if has(padding) and auto_pad == 'NOTSET' else 0) - "
-                '(kernel_shape[d] - 1) * (dilations[d] if has(dilations) else 1) - 1] for q in [-(-room // s)]]'
-            ),
+            "list(shape(input)[:2]) + [-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else max(room // s + "
+            "1, 0) if not ceil_mode or auto_pad == 'VALID' else max(q + 1, 0) - (1 if q >= 0 and q * s >= n + lo "
+            'else 0) for d in range(len(kernel_shape)) for n in [shape(input)[d + 2]] for s in [strides[d] if '
+            "has(strides) else 1] for lo in [padding[d] if has(padding) and auto_pad == 'NOTSET' else 0] for room "
+            "in [n + lo + (padding[d + len(kernel_shape)] if has(padding) and auto_pad == 'NOTSET' else 0) - "
+            '(kernel_shape[d] - 1) * (dilations[d] if has(dilations) else 1) - 1] for q in [-(-room // s)]]',
         ),
     ),
 )
@@ -234,6 +228,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

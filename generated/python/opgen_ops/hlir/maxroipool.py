@@ -57,10 +57,8 @@ SIGNATURE_V1 = Signature(
                 c.attr('pooled_shape')[0],
                 c.attr('pooled_shape')[1],
             ),
-            (
-                'The output shape is [num_RoIs,channels,pooled_shape[0],pooled_shape[1]], with channels taken from the '
-                'input tensor according to layout.'
-            ),
+            'The output shape is [num_RoIs,channels,pooled_shape[0],pooled_shape[1]], with channels taken from the '
+            'input tensor according to layout.',
         ),
     ),
     rules=(
@@ -74,10 +72,8 @@ SIGNATURE_V1 = Signature(
                 c.attr('pooled_shape')[0],
                 c.attr('pooled_shape')[1],
             ],
-            (
-                "[shape(rois)[0], shape(input)[1] if layout == 'NCHW' else shape(input)[3], pooled_shape[0], "
-                'pooled_shape[1]]'
-            ),
+            "[shape(rois)[0], shape(input)[1] if layout == 'NCHW' else shape(input)[3], pooled_shape[0], "
+            'pooled_shape[1]]',
         ),
     ),
 )
@@ -103,6 +99,10 @@ def kernel_v1(input, rois, *, layout, pooled_shape, spatial_scale):
     return as_outputs(max_roi_pool(input, rois, layout=layout, pooled_shape=pooled_shape, spatial_scale=spatial_scale))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

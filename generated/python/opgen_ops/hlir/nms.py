@@ -48,7 +48,9 @@ SIGNATURE_V1 = Signature(
         ),
         Check('C4', lambda c: 0 <= c.attr('iou_threshold') <= 1, 'iou_threshold lies in the range [0,1].'),
         Check(
-            'C5', lambda c: c.attr('center_point_box') in (0, 1), 'center_point_box has only the two choices 0 and 1.'
+            'C5',
+            lambda c: c.attr('center_point_box') in (0, 1),
+            'center_point_box has only the two choices 0 and 1.',
         ),
         Check(
             'C6',
@@ -104,6 +106,10 @@ def kernel_v1(boxes, scores, *, max_output_boxes_per_class=0, iou_threshold=0.0,
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -38,10 +38,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: c.rank('output') == 2 and c.shape('output')[1] == c.rank('input'),
-            (
-                'The output is a 2-D tensor whose rows are the index coordinates of the non-zero elements in the input '
-                'tensor, so each row has rank(input) values (as in torch.nonzero).'
-            ),
+            'The output is a 2-D tensor whose rows are the index coordinates of the non-zero elements in the input '
+            'tensor, so each row has rank(input) values (as in torch.nonzero).',
         ),
     ),
     rules=(
@@ -68,6 +66,10 @@ def kernel_v1(input):
     return as_outputs(nonzero(input))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -67,10 +67,8 @@ SIGNATURE_V1 = Signature(
                 ) + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i] >= 0
                 for i in c.range(c.rank('input'))
             ),
-            (
-                'Negative edge padding cannot remove more elements than the dimension has after interior padding, i.e. '
-                'every output dimension size is non-negative (XLA Pad).'
-            ),
+            'Negative edge padding cannot remove more elements than the dimension has after interior padding, i.e. '
+            'every output dimension size is non-negative (XLA Pad).',
         ),
         Check(
             'C7',
@@ -84,18 +82,14 @@ SIGNATURE_V1 = Signature(
                     for i in c.range(c.rank('input'))
                 )
             ),
-            (
-                'Each output dimension has size low + high + input size + (input size - 1) * interior (no interior '
-                'padding for an input size of 0).'
-            ),
+            'Each output dimension has size low + high + input size + (input size - 1) * interior (no interior '
+            'padding for an input size of 0).',
         ),
         Check(
             'C8',
             lambda c: c.attr('mode') == 'PAD_VALUE' or all((p == 0 for p in c.attr('interior_padding'))),
-            (
-                'Interior padding is defined for PAD_VALUE only; for the other modes interior_padding is all 0 (see '
-                'note pad_modes).'
-            ),
+            'Interior padding is defined for PAD_VALUE only; for the other modes interior_padding is all 0 (see '
+            'note pad_modes).',
         ),
         Check(
             'C9',
@@ -121,11 +115,9 @@ SIGNATURE_V1 = Signature(
                     for i in c.range(c.rank('input'))
                 )
             ),
-            (
-                'PAD_EDGE, PAD_REFLECT and PAD_SYMMETRIC first remove elements by the negative amounts, leaving m '
-                'elements (m >= 0); to add elements, PAD_EDGE needs m >= 1, PAD_REFLECT adds at most m - 1 per side '
-                'and PAD_SYMMETRIC at most m per side (see note pad_modes).'
-            ),
+            'PAD_EDGE, PAD_REFLECT and PAD_SYMMETRIC first remove elements by the negative amounts, leaving m '
+            'elements (m >= 0); to add elements, PAD_EDGE needs m >= 1, PAD_REFLECT adds at most m - 1 per side '
+            'and PAD_SYMMETRIC at most m per side (see note pad_modes).',
         ),
     ),
     rules=(
@@ -139,10 +131,8 @@ SIGNATURE_V1 = Signature(
                 )[i] + c.attr('edge_padding_high')[i] + max(c.shape('input')[i] - 1, 0) * c.attr('interior_padding')[i]
                 for i in c.range(c.rank('input'))
             ],
-            (
-                '[shape(input)[i] + edge_padding_low[i] + edge_padding_high[i] + max(shape(input)[i] - 1, 0) * '
-                'interior_padding[i] for i in range(rank(input))]'
-            ),
+            '[shape(input)[i] + edge_padding_low[i] + edge_padding_high[i] + max(shape(input)[i] - 1, 0) * '
+            'interior_padding[i] for i in range(rank(input))]',
         ),
     ),
 )
@@ -184,6 +174,10 @@ def kernel_v1(input, padding_value, *, mode, edge_padding_low, edge_padding_high
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -39,7 +39,9 @@ SIGNATURE_V1 = Signature(
     },
     checks=(
         Check(
-            'C1', lambda c: c.count('init_values') == c.count('inputs'), 'There is one initial value per input tensor.'
+            'C1',
+            lambda c: c.count('init_values') == c.count('inputs'),
+            'There is one initial value per input tensor.',
         ),
         Check('C2', lambda c: c.count('outputs') == c.count('inputs'), 'There is one output tensor per input tensor.'),
         Check('C3', lambda c: c.attr('top_k') >= 0, 'top_k is not negative.'),
@@ -57,12 +59,10 @@ SIGNATURE_V1 = Signature(
                 'reduction_dim': 'reduction_dim',
                 'log2_reduction': 'log2_reduction',
             },
-            (
-                'All input tensors have the same shape, of rank at least 1; 0 <= reduction_dim < rank; every initial '
-                'value is a scalar; every output has the shape of the inputs except along reduction_dim, whose size is '
-                'ceil(ceil(n / L) / 2^log2_reduction) * L, where n is the input size along that dimension and L = 1024 '
-                "for rank 1, 128 otherwise (XLA's TPU tiling)."
-            ),
+            'All input tensors have the same shape, of rank at least 1; 0 <= reduction_dim < rank; every initial '
+            'value is a scalar; every output has the shape of the inputs except along reduction_dim, whose size is '
+            'ceil(ceil(n / L) / 2^log2_reduction) * L, where n is the input size along that dimension and L = 1024 '
+            "for rank 1, 128 otherwise (XLA's TPU tiling).",
         ),
     ),
     output_shapes=(
@@ -106,6 +106,10 @@ def kernel_v1(*variadic, comparator, top_k, reduction_dim, recall_target=0.9, lo
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

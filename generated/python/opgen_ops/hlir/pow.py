@@ -40,10 +40,8 @@ SIGNATURE_V1 = Signature(
             'C1',
             'multidirectional_broadcast',
             {'params': ['lhs', 'rhs']},
-            (
-                'lhs and rhs are multidirectionally broadcastable (see note broadcasting); equal shapes satisfy this '
-                'trivially.'
-            ),
+            'lhs and rhs are multidirectionally broadcastable (see note broadcasting); equal shapes satisfy this '
+            'trivially.',
         ),
     ),
     output_shapes=(
@@ -70,6 +68,10 @@ def kernel_v1(lhs, rhs):
     return as_outputs(binary_pow(lhs, rhs))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

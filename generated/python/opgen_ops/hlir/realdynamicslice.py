@@ -106,6 +106,10 @@ def kernel_v1(input, start_indices, limit_indices, strides, axes=None):
     return as_outputs(real_dynamic_slice(input, start_indices, limit_indices, strides, axes))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

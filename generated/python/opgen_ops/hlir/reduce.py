@@ -54,10 +54,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C5',
             lambda c: c.attr('computation') in ('MAX', 'MIN', 'ARGMAX', 'ARGMIN'),
-            (
-                'When there is more than one input tensor, the computation function supports only max and min (see '
-                'note multi_input_computation).'
-            ),
+            'When there is more than one input tensor, the computation function supports only max and min (see '
+            'note multi_input_computation).',
             when=lambda c: c.count('inputs') > 1,
         ),
     ),
@@ -66,11 +64,9 @@ SIGNATURE_V1 = Signature(
             'C4',
             'reduce',
             {'inputs': 'inputs', 'init_values': 'init_values', 'outputs': 'outputs', 'attribute': 'dimensions'},
-            (
-                'All input tensors have the same shape; every initial value is a scalar; every dimension in dimensions '
-                'lies in [0, rank(input)-1]; every output has the input shape with the dimensions in dimensions '
-                'removed, so rank(output) = rank(input) - len(dimensions).'
-            ),
+            'All input tensors have the same shape; every initial value is a scalar; every dimension in dimensions '
+            'lies in [0, rank(input)-1]; every output has the input shape with the dimensions in dimensions '
+            'removed, so rank(output) = rank(input) - len(dimensions).',
         ),
     ),
     output_shapes=(
@@ -97,6 +93,10 @@ def kernel_v1(*variadic, dimensions, type=None, computation):
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -100,10 +100,8 @@ SIGNATURE_V1 = Signature(
             'C4',
             'reduce_window_operands',
             {'inputs': 'inputs', 'init_values': 'init_values', 'attribute': 'window_dimensions'},
-            (
-                'All input tensors have the same shape, whose rank equals the length of window_dimensions (the array '
-                'size is the rank of the input tensor); every initial value is a scalar.'
-            ),
+            'All input tensors have the same shape, whose rank equals the length of window_dimensions (the array '
+            'size is the rank of the input tensor); every initial value is a scalar.',
         ),
     ),
     output_shapes=(
@@ -160,6 +158,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -65,6 +65,10 @@ def kernel_v1(input, *, output_shape):
     return as_outputs(reshape(input, output_shape=tuple(output_shape)))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

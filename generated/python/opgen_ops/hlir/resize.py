@@ -86,10 +86,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C5',
             lambda c: c.rank('roi') == 1 and c.numel('roi') == 2 * c.rank('input'),
-            (
-                'roi is a 1-D tensor of the form [start1, …, startN, end1, …, endN], where N is the rank of the input '
-                'tensor (checked only when it is used, in TF_CROP_AND_RESIZE mode).'
-            ),
+            'roi is a 1-D tensor of the form [start1, …, startN, end1, …, endN], where N is the rank of the input '
+            'tensor (checked only when it is used, in TF_CROP_AND_RESIZE mode).',
             when=lambda c: c.has('roi') and c.attr('coordinate_transformation_mode') == 'TF_CROP_AND_RESIZE',
         ),
     ),
@@ -156,6 +154,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -78,6 +78,10 @@ def kernel_v1(input, *, dimensions):
     return as_outputs(reverse(input, dimensions=dimensions))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

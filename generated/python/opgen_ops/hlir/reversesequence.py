@@ -43,10 +43,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C3',
             lambda c: c.attr('batch_axis') != c.attr('time_axis'),
-            (
-                'The batch axis and the time axis must be different axes (as implementations of ONNX ReverseSequence '
-                'require; the two take the values 0 and 1 in some order).'
-            ),
+            'The batch axis and the time axis must be different axes (as implementations of ONNX ReverseSequence '
+            'require; the two take the values 0 and 1 in some order).',
         ),
         Check('C4', lambda c: c.rank('input') >= 2, 'The input tensor has rank >= 2.'),
         Check(
@@ -55,10 +53,8 @@ SIGNATURE_V1 = Signature(
                 c.rank('sequence_lens') == 1
                 and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')]
             ),
-            (
-                'sequence_lens has shape [batch_size], where batch_size is the size of the input tensor along the '
-                'batch axis.'
-            ),
+            'sequence_lens has shape [batch_size], where batch_size is the size of the input tensor along the '
+            'batch axis.',
         ),
     ),
     rules=(
@@ -66,10 +62,8 @@ SIGNATURE_V1 = Signature(
             'C6',
             'same_shape',
             {'params': ['input', 'output']},
-            (
-                'The output tensor has the same shape as the input tensor (sequences are only reversed along the time '
-                'axis).'
-            ),
+            'The output tensor has the same shape as the input tensor (sequences are only reversed along the time '
+            'axis).',
         ),
     ),
     output_shapes=(
@@ -96,6 +90,10 @@ def kernel_v1(input, sequence_lens, *, batch_axis=1, time_axis=0):
     return as_outputs(reverse_sequence(input, sequence_lens, batch_axis=batch_axis, time_axis=time_axis))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

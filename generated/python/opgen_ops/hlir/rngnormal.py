@@ -72,6 +72,10 @@ def kernel_v1(mu, sigma, shape, *, seed=1):
     return as_outputs(rng_normal(mu, sigma, shape, seed=seed))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -75,6 +75,10 @@ def kernel_v1(a, b, shape, *, seed=1):
     return as_outputs(rng_uniform(a, b, shape, seed=seed))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

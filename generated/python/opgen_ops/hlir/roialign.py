@@ -46,26 +46,20 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: c.rank('input') == 4,
-            (
-                'The input tensor X is a 4-D feature map of shape [N, C, H, W] (the output is a 4-D tensor of shape '
-                '[num_rois, C, output_height, output_width]).'
-            ),
+            'The input tensor X is a 4-D feature map of shape [N, C, H, W] (the output is a 4-D tensor of shape '
+            '[num_rois, C, output_height, output_width]).',
         ),
         Check(
             'C2',
             lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 4,
-            (
-                'rois has shape [num_rois, 4], each row giving the coordinates [x1, y1, x2, y2] of one region of '
-                'interest (as in ONNX RoiAlign).'
-            ),
+            'rois has shape [num_rois, 4], each row giving the coordinates [x1, y1, x2, y2] of one region of '
+            'interest (as in ONNX RoiAlign).',
         ),
         Check(
             'C3',
             lambda c: c.rank('batch_indices') == 1 and c.shape('batch_indices')[0] == c.shape('rois')[0],
-            (
-                'batch_indices has shape [num_rois], giving for each region of interest the index of its image in the '
-                'batch (as in ONNX RoiAlign).'
-            ),
+            'batch_indices has shape [num_rois], giving for each region of interest the index of its image in the '
+            'batch (as in ONNX RoiAlign).',
         ),
         Check(
             'C4',
@@ -75,10 +69,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C5',
             lambda c: c.attr('sampling_ratio') >= 0,
-            (
-                'sampling_ratio is greater than or equal to 0 (the document defines only the cases greater than 0 and '
-                'equal to 0).'
-            ),
+            'sampling_ratio is greater than or equal to 0 (the document defines only the cases greater than 0 and '
+            'equal to 0).',
         ),
     ),
     rules=(
@@ -146,6 +138,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -65,10 +65,8 @@ SIGNATURE_V1 = Signature(
                 and c.unique(c.attr('update_window_dims'))
                 and all((0 <= d < c.rank('updates') for d in c.attr('update_window_dims')))
             ),
-            (
-                'update_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of '
-                'updates) (XLA Scatter).'
-            ),
+            'update_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of '
+            'updates) (XLA Scatter).',
         ),
         Check(
             'C3',
@@ -77,18 +75,14 @@ SIGNATURE_V1 = Signature(
                 and c.unique(c.attr('inserted_window_dims'))
                 and all((0 <= d < c.rank('input') for d in c.attr('inserted_window_dims')))
             ),
-            (
-                'inserted_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of '
-                'input) (XLA Scatter).'
-            ),
+            'inserted_window_dims is in ascending order, has no repeated dimension numbers and lies in [0, rank of '
+            'input) (XLA Scatter).',
         ),
         Check(
             'C4',
             lambda c: c.rank('input') == len(c.attr('update_window_dims')) + len(c.attr('inserted_window_dims')),
-            (
-                'The rank of input equals the size of update_window_dims plus the size of inserted_window_dims: the '
-                'update dimensions and the inserted dimensions together make up the full slice dimensions.'
-            ),
+            'The rank of input equals the size of update_window_dims plus the size of inserted_window_dims: the '
+            'update dimensions and the inserted dimensions together make up the full slice dimensions.',
         ),
         Check(
             'C5',
@@ -97,10 +91,8 @@ SIGNATURE_V1 = Signature(
                 if c.attr('index_vector_dim') < c.rank('scatter_indices')
                 else 1
             ),
-            (
-                'The size of scatter_dims_to_operand_dims equals index_size, the size of scatter_indices along '
-                'index_vector_dim (index_size is 1 when index_vector_dim equals the rank of scatter_indices).'
-            ),
+            'The size of scatter_dims_to_operand_dims equals index_size, the size of scatter_indices along '
+            'index_vector_dim (index_size is 1 when index_vector_dim equals the rank of scatter_indices).',
         ),
         Check(
             'C6',
@@ -108,10 +100,8 @@ SIGNATURE_V1 = Signature(
                 all((0 <= d < c.rank('input') for d in c.attr('scatter_dims_to_operand_dims')))
                 and c.unique(c.attr('scatter_dims_to_operand_dims'))
             ),
-            (
-                'Every value of scatter_dims_to_operand_dims is a dimension of input, in [0, rank of input), and the '
-                'values are distinct (XLA: the map is one-to-one).'
-            ),
+            'Every value of scatter_dims_to_operand_dims is a dimension of input, in [0, rank of input), and the '
+            'values are distinct (XLA: the map is one-to-one).',
         ),
         Check(
             'C7',
@@ -120,11 +110,9 @@ SIGNATURE_V1 = Signature(
                 if c.attr('index_vector_dim') < c.rank('scatter_indices')
                 else 0
             ),
-            (
-                'The dimensions of updates consist of the batch dimensions and update_window_dims: its rank equals the '
-                'size of update_window_dims plus the number of batch dimensions of scatter_indices (its dimensions '
-                'other than the index dimension).'
-            ),
+            'The dimensions of updates consist of the batch dimensions and update_window_dims: its rank equals the '
+            'size of update_window_dims plus the number of batch dimensions of scatter_indices (its dimensions '
+            'other than the index dimension).',
         ),
         Check(
             'C8',
@@ -134,10 +122,8 @@ SIGNATURE_V1 = Signature(
                 )[k]]
                 for k in c.range(len(c.attr('update_window_dims')))
             ),
-            (
-                'The sizes of updates along update_window_dims do not exceed the sizes of the corresponding dimensions '
-                'of input once the inserted_window_dims are removed (XLA Scatter).'
-            ),
+            'The sizes of updates along update_window_dims do not exceed the sizes of the corresponding dimensions '
+            'of input once the inserted_window_dims are removed (XLA Scatter).',
             when=lambda c: (
                 c.rank('input') == len(c.attr('update_window_dims')) + len(c.attr('inserted_window_dims'))
                 and c.unique(c.attr('inserted_window_dims'))
@@ -156,11 +142,9 @@ SIGNATURE_V1 = Signature(
                 )
                 for k in c.range(c.rank('updates') - len(c.attr('update_window_dims')))
             ),
-            (
-                'The sizes of the batch dimensions of updates (the dimensions not in update_window_dims, in ascending '
-                'order) equal, in order, the sizes of the dimensions of scatter_indices, skipping index_vector_dim '
-                '(XLA Scatter).'
-            ),
+            'The sizes of the batch dimensions of updates (the dimensions not in update_window_dims, in ascending '
+            'order) equal, in order, the sizes of the dimensions of scatter_indices, skipping index_vector_dim '
+            '(XLA Scatter).',
             when=lambda c: (
                 c.rank('updates') == len(c.attr('update_window_dims')) + c.rank('scatter_indices') - (
                     1
@@ -250,6 +234,10 @@ def kernel_v1(
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

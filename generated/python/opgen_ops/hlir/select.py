@@ -43,10 +43,8 @@ SIGNATURE_V1 = Signature(
             'C1',
             'select',
             {'pred': 'pred', 'on_true': 'on_true', 'on_false': 'on_false'},
-            (
-                "on_true and on_false have the same shape, which is also the output's shape; pred has that same shape "
-                'or is a bool scalar.'
-            ),
+            "on_true and on_false have the same shape, which is also the output's shape; pred has that same shape "
+            'or is a bool scalar.',
         ),
     ),
     output_shapes=(
@@ -74,6 +72,10 @@ def kernel_v1(pred, on_true, on_false):
     return as_outputs(select(pred, on_true, on_false))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

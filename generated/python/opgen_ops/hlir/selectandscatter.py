@@ -63,13 +63,13 @@ SIGNATURE_V1 = Signature(
         Check(
             'C3',
             lambda c: len(c.attr('padding')) == 2 * c.rank('input'),
-            (
-                'padding gives the beginning and end padding of every dimension in the format [x1_begin, '
-                'x2_begin…x1_end, x2_end,…], 2 * rank values in all.'
-            ),
+            'padding gives the beginning and end padding of every dimension in the format [x1_begin, '
+            'x2_begin…x1_end, x2_end,…], 2 * rank values in all.',
         ),
         Check(
-            'C4', lambda c: all((p >= 0 for p in c.attr('padding'))), 'Padding values are greater than or equal to 0.'
+            'C4',
+            lambda c: all((p >= 0 for p in c.attr('padding'))),
+            'Padding values are greater than or equal to 0.',
         ),
         Check('C5', lambda c: all((w > 0 for w in c.attr('window_dimensions'))), 'The window sizes are positive.'),
         Check('C6', lambda c: all((s > 0 for s in c.attr('window_strides'))), 'Strides are positive.'),
@@ -86,11 +86,9 @@ SIGNATURE_V1 = Signature(
                     for i in c.range(c.rank('input'))
                 )
             ),
-            (
-                'source has the shape of the result of ReduceWindow on input (one source element per window position): '
-                'its dimension i has size floor((size of input dimension i + xi_begin + xi_end - window_dimensions[i]) '
-                '/ window_strides[i]) + 1 (XLA SelectAndScatter).'
-            ),
+            'source has the shape of the result of ReduceWindow on input (one source element per window position): '
+            'its dimension i has size floor((size of input dimension i + xi_begin + xi_end - window_dimensions[i]) '
+            '/ window_strides[i]) + 1 (XLA SelectAndScatter).',
             when=lambda c: (
                 len(c.attr('window_dimensions')) == c.rank('input')
                 and len(c.attr('window_strides')) == c.rank('input')
@@ -153,6 +151,10 @@ def kernel_v1(input, source, init_value, *, select_type, computation, window_dim
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -53,10 +53,8 @@ SIGNATURE_V1 = Signature(
             'C3',
             'same_shape',
             {'params': ['input', 'output']},
-            (
-                'The output tensor has the same (static) shape as the input tensor; only the dynamic size of dimension '
-                'is set to size (XLA passes the operand through, and the compiler tracks the dynamic dimension).'
-            ),
+            'The output tensor has the same (static) shape as the input tensor; only the dynamic size of dimension '
+            'is set to size (XLA passes the operand through, and the compiler tracks the dynamic dimension).',
         ),
     ),
     output_shapes=(
@@ -83,6 +81,10 @@ def kernel_v1(input, size, *, dimension):
     return as_outputs(set_dimension_size(input, size, dimension=dimension))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

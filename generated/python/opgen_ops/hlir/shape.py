@@ -49,11 +49,9 @@ SIGNATURE_V1 = Signature(
                     min(c.rank('input'), c.attr('start') + c.rank('input') if c.attr('start') < 0 else c.attr('start')),
                 ),
             ),
-            (
-                "The output length is the number of axes in the slice [start, end): negative values have the input's "
-                'rank added, then start and end are clamped to [0, rank] (as in ONNX Shape); so the default end = 1024 '
-                'includes all axes up to the last one.'
-            ),
+            "The output length is the number of axes in the slice [start, end): negative values have the input's "
+            'rank added, then start and end are clamped to [0, rank] (as in ONNX Shape); so the default end = 1024 '
+            'includes all axes up to the last one.',
         ),
     ),
     rules=(
@@ -73,10 +71,8 @@ SIGNATURE_V1 = Signature(
                     ),
                 ),
             ],
-            (
-                '[max(0, min(rank(input), end + rank(input) if end < 0 else end) - max(0, min(rank(input), start + '
-                'rank(input) if start < 0 else start)))]'
-            ),
+            '[max(0, min(rank(input), end + rank(input) if end < 0 else end) - max(0, min(rank(input), start + '
+            'rank(input) if start < 0 else start)))]',
         ),
     ),
 )
@@ -100,6 +96,10 @@ def kernel_v1(input, *, start=0, end=1024, output_dtype=None):
     return as_outputs(shape_of(input, start=start, end=end, output_dtype=output_out))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

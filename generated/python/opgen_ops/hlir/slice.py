@@ -56,10 +56,8 @@ SIGNATURE_V1 = Signature(
                 0 <= c.attr('start_indices')[i] <= c.attr('limit_indices')[i] <= c.shape('input')[i]
                 for i in c.range(c.rank('input'))
             ),
-            (
-                'In each dimension 0 <= start_indices[i] <= limit_indices[i] <= the size of that dimension (XLA '
-                "Slice's requirement; the slice range is [start, end))."
-            ),
+            'In each dimension 0 <= start_indices[i] <= limit_indices[i] <= the size of that dimension (XLA '
+            "Slice's requirement; the slice range is [start, end)).",
         ),
     ),
     rules=(
@@ -98,6 +96,10 @@ def kernel_v1(input, *, start_indices, limit_indices, strides):
     return as_outputs(slice_(input, start_indices=start_indices, limit_indices=limit_indices, strides=strides))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

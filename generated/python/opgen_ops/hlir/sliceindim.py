@@ -64,10 +64,8 @@ SIGNATURE_V1 = Signature(
                 )
                 for i in c.range(c.rank('input'))
             ],
-            (
-                '[(limit_index - start_index + stride - 1) // stride if i == dimno else shape(input)[i] for i in '
-                'range(rank(input))]'
-            ),
+            '[(limit_index - start_index + stride - 1) // stride if i == dimno else shape(input)[i] for i in '
+            'range(rank(input))]',
         ),
     ),
 )
@@ -92,6 +90,10 @@ def kernel_v1(input, *, start_index, limit_index, stride, dimno):
     return as_outputs(slice_in_dim(input, start_index=start_index, limit_index=limit_index, stride=stride, dimno=dimno))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

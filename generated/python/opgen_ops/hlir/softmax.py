@@ -67,6 +67,10 @@ def kernel_v1(input, *, axis=-1, accurate=False, logarithmic=False, epsilon=0.0)
     return as_outputs(softmax(input, axis=axis, accurate=accurate, logarithmic=logarithmic, epsilon=epsilon))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

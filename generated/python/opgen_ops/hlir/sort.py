@@ -41,10 +41,8 @@ SIGNATURE_V1 = Signature(
             'C1',
             'sort',
             {'inputs': 'inputs', 'attribute': 'dimension'},
-            (
-                "All input tensors have the same shape (required by XLA's Sort), and dimension is one of their "
-                'dimensions, in [0, r-1].'
-            ),
+            "All input tensors have the same shape (required by XLA's Sort), and dimension is one of their "
+            'dimensions, in [0, r-1].',
         ),
     ),
     output_shapes=(
@@ -73,6 +71,10 @@ def kernel_v1(*variadic, dimension, descending, is_stable):
     )
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -39,7 +39,9 @@ SIGNATURE_V1 = Signature(
     },
     checks=(
         Check(
-            'C1', lambda c: len(c.attr('space_dims')) == 2, 'space_dims gives the two dimensions of height and width.'
+            'C1',
+            lambda c: len(c.attr('space_dims')) == 2,
+            'space_dims gives the two dimensions of height and width.',
         ),
         Check(
             'C2',
@@ -75,10 +77,8 @@ SIGNATURE_V1 = Signature(
                 )
                 for i in c.range(c.rank('input'))
             ],
-            (
-                '[shape(input)[i] // blocksize if i in space_dims else shape(input)[i] * blocksize * blocksize if i == '
-                'depth_dim else shape(input)[i] for i in range(rank(input))]'
-            ),
+            '[shape(input)[i] // blocksize if i in space_dims else shape(input)[i] * blocksize * blocksize if i == '
+            'depth_dim else shape(input)[i] for i in range(rank(input))]',
         ),
     ),
 )
@@ -101,6 +101,10 @@ def kernel_v1(input, *, space_dims, blocksize, depth_dim):
     return as_outputs(space_to_depth(input, space_dims=space_dims, blocksize=blocksize, depth_dim=depth_dim))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -49,10 +49,8 @@ SIGNATURE_V1 = Signature(
             'C2',
             'squeeze_axes',
             {'input': 'input', 'axes': 'axes'},
-            (
-                'Every value in axes lies in [-r,r-1] (r=rank(input)), the values are distinct after normalisation, '
-                'and each dimension they name has size 1.'
-            ),
+            'Every value in axes lies in [-r,r-1] (r=rank(input)), the values are distinct after normalisation, '
+            'and each dimension they name has size 1.',
         ),
     ),
     output_shapes=(
@@ -78,6 +76,10 @@ def kernel_v1(input, axes=None):
     return as_outputs(squeeze(input, axes))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

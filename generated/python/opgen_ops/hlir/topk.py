@@ -40,10 +40,8 @@ SIGNATURE_V1 = Signature(
         Check(
             'C1',
             lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input') - 1,
-            (
-                'axis is a dimension of the input tensor, in [-r, r-1] (as in the cited ONNX TopK), where r is the '
-                'rank of the input tensor.'
-            ),
+            'axis is a dimension of the input tensor, in [-r, r-1] (as in the cited ONNX TopK), where r is the '
+            'rank of the input tensor.',
         ),
         Check('C2', lambda c: c.rank('k') == 1 and c.numel('k') == 1, 'k is a 1-D tensor holding a single value.'),
     ),
@@ -52,10 +50,8 @@ SIGNATURE_V1 = Signature(
             'C3',
             'topk_k',
             {'input': 'input', 'k': 'k', 'attribute': 'axis'},
-            (
-                'The value in k is positive and no larger than the size of the input tensor along axis (required by '
-                'ONNX TopK).'
-            ),
+            'The value in k is positive and no larger than the size of the input tensor along axis (required by '
+            'ONNX TopK).',
         ),
     ),
     output_shapes=(
@@ -81,6 +77,10 @@ def kernel_v1(input, k, *, axis, sorted=True, largest=True):
     return as_outputs(topk(input, k, axis=axis, sorted=sorted, largest=largest))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

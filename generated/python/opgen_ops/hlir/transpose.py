@@ -74,6 +74,10 @@ def kernel_v1(input, *, permutation):
     return as_outputs(transpose(input, permutation=permutation))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -64,6 +64,10 @@ def kernel_v1(input, *, upper, k):
     return as_outputs(trilu(input, upper=upper, k=k))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

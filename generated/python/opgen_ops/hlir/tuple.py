@@ -60,6 +60,10 @@ def kernel_v1(*variadic):
     return as_outputs(tuple_(*split_variadic(variadic, 0, 1)))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

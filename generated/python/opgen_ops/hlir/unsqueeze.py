@@ -44,10 +44,8 @@ SIGNATURE_V1 = Signature(
             'C2',
             'unsqueeze_axes',
             {'input': 'input', 'axes': 'axes'},
-            (
-                "Every value in axes lies in [-r, r-1], where r = rank(input) + len(axes) is the output's rank, and "
-                'the values are distinct after normalisation (required by ONNX Unsqueeze).'
-            ),
+            "Every value in axes lies in [-r, r-1], where r = rank(input) + len(axes) is the output's rank, and "
+            'the values are distinct after normalisation (required by ONNX Unsqueeze).',
         ),
     ),
     output_shapes=(
@@ -73,6 +71,10 @@ def kernel_v1(input, axes):
     return as_outputs(unsqueeze(input, axes))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

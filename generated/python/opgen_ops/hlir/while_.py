@@ -62,6 +62,10 @@ def kernel_v1(*variadic, condition, body):
     return as_outputs(while_(*split_variadic(variadic, 0, 1), condition=condition, body=body))
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

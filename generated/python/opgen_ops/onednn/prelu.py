@@ -38,13 +38,11 @@ SIGNATURE_V1 = Signature(
             'C1',
             'onednn_prelu_slope',
             {'source': 'slope', 'target': 'src'},
-            (
-                'Only slope broadcasts, uni-directionally to src, by one of three rules: (1) slope is 1D, '
-                "per_channel_broadcast is true, and its length equals src's channel dimension; (2) slope is 1D, "
-                "per_channel_broadcast is false, and its length equals src's rightmost dimension; (3) slope is nD and, "
-                'from the rightmost dimension, src.shape_i == slope.shape_i or slope.shape_i == 1 or slope dimension i '
-                'is empty.'
-            ),
+            'Only slope broadcasts, uni-directionally to src, by one of three rules: (1) slope is 1D, '
+            "per_channel_broadcast is true, and its length equals src's channel dimension; (2) slope is 1D, "
+            "per_channel_broadcast is false, and its length equals src's rightmost dimension; (3) slope is nD and, "
+            'from the rightmost dimension, src.shape_i == slope.shape_i or slope.shape_i == 1 or slope dimension i '
+            'is empty.',
         ),
     ),
     output_shapes=(
@@ -79,6 +77,10 @@ def kernel_v1(src, slope, *, data_format='NXC', per_channel_broadcast=True):
     return (_ew.finish(result, src.dtype),)
 
 
-VALIDATORS = {1: validate_v1}
-SIGNATURES = {1: SIGNATURE_V1}
+VALIDATORS = {
+    1: validate_v1,
+}
+SIGNATURES = {
+    1: SIGNATURE_V1,
+}
 KERNELS = {1: kernel_v1}

@@ -72,6 +72,12 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V7, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 7: validate_v7}
-SIGNATURES = {22: SIGNATURE_V22, 7: SIGNATURE_V7}
+VALIDATORS = {
+    22: validate_v22,
+    7: validate_v7,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    7: SIGNATURE_V7,
+}
 KERNELS = {}

@@ -172,6 +172,14 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V23, inputs, attributes, outputs)
 
 
-VALIDATORS = {25: validate_v25, 24: validate_v24, 23: validate_v23}
-SIGNATURES = {25: SIGNATURE_V25, 24: SIGNATURE_V24, 23: SIGNATURE_V23}
+VALIDATORS = {
+    25: validate_v25,
+    24: validate_v24,
+    23: validate_v23,
+}
+SIGNATURES = {
+    25: SIGNATURE_V25,
+    24: SIGNATURE_V24,
+    23: SIGNATURE_V23,
+}
 KERNELS = {}

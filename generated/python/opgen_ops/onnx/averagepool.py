@@ -227,8 +227,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 19: validate_v19, 11: validate_v11, 10: validate_v10, 7: validate_v7, 1: validate_v1}
+VALIDATORS = {
+    22: validate_v22,
+    19: validate_v19,
+    11: validate_v11,
+    10: validate_v10,
+    7: validate_v7,
+    1: validate_v1,
+}
 SIGNATURES = {
-    22: SIGNATURE_V22, 19: SIGNATURE_V19, 11: SIGNATURE_V11, 10: SIGNATURE_V10, 7: SIGNATURE_V7, 1: SIGNATURE_V1
+    22: SIGNATURE_V22,
+    19: SIGNATURE_V19,
+    11: SIGNATURE_V11,
+    10: SIGNATURE_V10,
+    7: SIGNATURE_V7,
+    1: SIGNATURE_V1,
 }
 KERNELS = {}

@@ -260,6 +260,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {15: validate_v15, 14: validate_v14, 9: validate_v9, 7: validate_v7, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {15: SIGNATURE_V15, 14: SIGNATURE_V14, 9: SIGNATURE_V9, 7: SIGNATURE_V7, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    15: validate_v15,
+    14: validate_v14,
+    9: validate_v9,
+    7: validate_v7,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    15: SIGNATURE_V15,
+    14: SIGNATURE_V14,
+    9: SIGNATURE_V9,
+    7: SIGNATURE_V7,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -88,6 +88,12 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V15, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 15: validate_v15}
-SIGNATURES = {22: SIGNATURE_V22, 15: SIGNATURE_V15}
+VALIDATORS = {
+    22: validate_v22,
+    15: validate_v15,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    15: SIGNATURE_V15,
+}
 KERNELS = {}

@@ -43,6 +43,10 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V18, inputs, attributes, outputs)
 
 
-VALIDATORS = {18: validate_v18}
-SIGNATURES = {18: SIGNATURE_V18}
+VALIDATORS = {
+    18: validate_v18,
+}
+SIGNATURES = {
+    18: SIGNATURE_V18,
+}
 KERNELS = {}

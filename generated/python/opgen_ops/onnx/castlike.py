@@ -268,9 +268,19 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 VALIDATORS = {
-    25: validate_v25, 24: validate_v24, 23: validate_v23, 21: validate_v21, 19: validate_v19, 15: validate_v15
+    25: validate_v25,
+    24: validate_v24,
+    23: validate_v23,
+    21: validate_v21,
+    19: validate_v19,
+    15: validate_v15,
 }
 SIGNATURES = {
-    25: SIGNATURE_V25, 24: SIGNATURE_V24, 23: SIGNATURE_V23, 21: SIGNATURE_V21, 19: SIGNATURE_V19, 15: SIGNATURE_V15
+    25: SIGNATURE_V25,
+    24: SIGNATURE_V24,
+    23: SIGNATURE_V23,
+    21: SIGNATURE_V21,
+    19: SIGNATURE_V19,
+    15: SIGNATURE_V15,
 }
 KERNELS = {}

@@ -47,6 +47,10 @@ def validate_v27(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V27, inputs, attributes, outputs)
 
 
-VALIDATORS = {27: validate_v27}
-SIGNATURES = {27: SIGNATURE_V27}
+VALIDATORS = {
+    27: validate_v27,
+}
+SIGNATURES = {
+    27: SIGNATURE_V27,
+}
 KERNELS = {}

@@ -74,6 +74,12 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V12, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 12: validate_v12}
-SIGNATURES = {28: SIGNATURE_V28, 12: SIGNATURE_V12}
+VALIDATORS = {
+    28: validate_v28,
+    12: validate_v12,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    12: SIGNATURE_V12,
+}
 KERNELS = {}

@@ -180,6 +180,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 12: validate_v12, 11: validate_v11, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 12: SIGNATURE_V12, 11: SIGNATURE_V11, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    12: validate_v12,
+    11: validate_v11,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    12: SIGNATURE_V12,
+    11: SIGNATURE_V11,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -126,6 +126,14 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 11: validate_v11, 9: validate_v9}
-SIGNATURES = {28: SIGNATURE_V28, 11: SIGNATURE_V11, 9: SIGNATURE_V9}
+VALIDATORS = {
+    28: validate_v28,
+    11: validate_v11,
+    9: validate_v9,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    11: SIGNATURE_V11,
+    9: SIGNATURE_V9,
+}
 KERNELS = {}

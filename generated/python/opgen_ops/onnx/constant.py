@@ -48,10 +48,8 @@ SIGNATURE_V25 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(
@@ -105,10 +103,8 @@ SIGNATURE_V24 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(
@@ -162,10 +158,8 @@ SIGNATURE_V23 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(
@@ -219,10 +213,8 @@ SIGNATURE_V21 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(
@@ -276,10 +268,8 @@ SIGNATURE_V19 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(
@@ -332,10 +322,8 @@ SIGNATURE_V13 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(
@@ -388,10 +376,8 @@ SIGNATURE_V12 = Signature(
                 ) + (1 if c.has('value_floats') else 0) + (1 if c.has('value_int') else 0)
                 + (1 if c.has('value_ints') else 0)
             ) + (1 if c.has('value_string') else 0) + (1 if c.has('value_strings') else 0) == 1,
-            (
-                'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
-                'value_ints, value_string, value_strings) is given.'
-            ),
+            'Exactly one of the value attributes (value, sparse_value, value_float, value_floats, value_int, '
+            'value_ints, value_string, value_strings) is given.',
         ),
     ),
     rules=(

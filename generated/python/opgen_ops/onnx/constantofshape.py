@@ -237,8 +237,20 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {25: validate_v25, 24: validate_v24, 23: validate_v23, 21: validate_v21, 20: validate_v20, 9: validate_v9}
+VALIDATORS = {
+    25: validate_v25,
+    24: validate_v24,
+    23: validate_v23,
+    21: validate_v21,
+    20: validate_v20,
+    9: validate_v9,
+}
 SIGNATURES = {
-    25: SIGNATURE_V25, 24: SIGNATURE_V24, 23: SIGNATURE_V23, 21: SIGNATURE_V21, 20: SIGNATURE_V20, 9: SIGNATURE_V9
+    25: SIGNATURE_V25,
+    24: SIGNATURE_V24,
+    23: SIGNATURE_V23,
+    21: SIGNATURE_V21,
+    20: SIGNATURE_V20,
+    9: SIGNATURE_V9,
 }
 KERNELS = {}

@@ -48,6 +48,10 @@ def validate_v26(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V26, inputs, attributes, outputs)
 
 
-VALIDATORS = {26: validate_v26}
-SIGNATURES = {26: SIGNATURE_V26}
+VALIDATORS = {
+    26: validate_v26,
+}
+SIGNATURES = {
+    26: SIGNATURE_V26,
+}
 KERNELS = {}

@@ -81,6 +81,12 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {14: validate_v14, 11: validate_v11}
-SIGNATURES = {14: SIGNATURE_V14, 11: SIGNATURE_V11}
+VALIDATORS = {
+    14: validate_v14,
+    11: validate_v11,
+}
+SIGNATURES = {
+    14: SIGNATURE_V14,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

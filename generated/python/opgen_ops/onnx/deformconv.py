@@ -92,6 +92,12 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V19, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 19: validate_v19}
-SIGNATURES = {22: SIGNATURE_V22, 19: SIGNATURE_V19}
+VALIDATORS = {
+    22: validate_v22,
+    19: validate_v19,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    19: SIGNATURE_V19,
+}
 KERNELS = {}

@@ -159,6 +159,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 13: validate_v13, 11: validate_v11, 1: validate_v1}
-SIGNATURES = {28: SIGNATURE_V28, 13: SIGNATURE_V13, 11: SIGNATURE_V11, 1: SIGNATURE_V1}
+VALIDATORS = {
+    28: validate_v28,
+    13: validate_v13,
+    11: validate_v11,
+    1: validate_v1,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -80,6 +80,12 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V17, inputs, attributes, outputs)
 
 
-VALIDATORS = {20: validate_v20, 17: validate_v17}
-SIGNATURES = {20: SIGNATURE_V20, 17: SIGNATURE_V17}
+VALIDATORS = {
+    20: validate_v20,
+    17: validate_v17,
+}
+SIGNATURES = {
+    20: SIGNATURE_V20,
+    17: SIGNATURE_V17,
+}
 KERNELS = {}

@@ -154,6 +154,14 @@ def kernel_v1(X, *, alpha=1.0, consumed_inputs=None):
     return (_ew.finish(result, X.dtype),)
 
 
-VALIDATORS = {22: validate_v22, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {22: SIGNATURE_V22, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    22: validate_v22,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {22: kernel_v22, 6: kernel_v6, 1: kernel_v1}

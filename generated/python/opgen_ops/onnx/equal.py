@@ -187,6 +187,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {19: validate_v19, 13: validate_v13, 11: validate_v11, 7: validate_v7, 1: validate_v1}
-SIGNATURES = {19: SIGNATURE_V19, 13: SIGNATURE_V13, 11: SIGNATURE_V11, 7: SIGNATURE_V7, 1: SIGNATURE_V1}
+VALIDATORS = {
+    19: validate_v19,
+    13: validate_v13,
+    11: validate_v11,
+    7: validate_v7,
+    1: validate_v1,
+}
+SIGNATURES = {
+    19: SIGNATURE_V19,
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    7: SIGNATURE_V7,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -84,6 +84,12 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V8, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 8: validate_v8}
-SIGNATURES = {13: SIGNATURE_V13, 8: SIGNATURE_V8}
+VALIDATORS = {
+    13: validate_v13,
+    8: validate_v8,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    8: SIGNATURE_V8,
+}
 KERNELS = {}

@@ -94,6 +94,12 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 9: validate_v9}
-SIGNATURES = {22: SIGNATURE_V22, 9: SIGNATURE_V9}
+VALIDATORS = {
+    22: validate_v22,
+    9: validate_v9,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    9: SIGNATURE_V9,
+}
 KERNELS = {}

@@ -88,6 +88,12 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 11: validate_v11}
-SIGNATURES = {13: SIGNATURE_V13, 11: SIGNATURE_V11}
+VALIDATORS = {
+    13: validate_v13,
+    11: validate_v11,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

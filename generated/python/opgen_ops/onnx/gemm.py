@@ -230,6 +230,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 11: validate_v11, 9: validate_v9, 7: validate_v7, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 11: SIGNATURE_V11, 9: SIGNATURE_V9, 7: SIGNATURE_V7, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    11: validate_v11,
+    9: validate_v9,
+    7: validate_v7,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    9: SIGNATURE_V9,
+    7: SIGNATURE_V7,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -72,6 +72,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 1: validate_v1}
-SIGNATURES = {22: SIGNATURE_V22, 1: SIGNATURE_V1}
+VALIDATORS = {
+    22: validate_v22,
+    1: validate_v1,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

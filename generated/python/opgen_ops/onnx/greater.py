@@ -147,6 +147,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 9: validate_v9, 7: validate_v7, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 9: SIGNATURE_V9, 7: SIGNATURE_V7, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    9: validate_v9,
+    7: validate_v7,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    9: SIGNATURE_V9,
+    7: SIGNATURE_V7,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

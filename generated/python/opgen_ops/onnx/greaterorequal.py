@@ -83,6 +83,12 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V12, inputs, attributes, outputs)
 
 
-VALIDATORS = {16: validate_v16, 12: validate_v12}
-SIGNATURES = {16: SIGNATURE_V16, 12: SIGNATURE_V12}
+VALIDATORS = {
+    16: validate_v16,
+    12: validate_v12,
+}
+SIGNATURES = {
+    16: SIGNATURE_V16,
+    12: SIGNATURE_V12,
+}
 KERNELS = {}

@@ -132,6 +132,14 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V16, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 20: validate_v20, 16: validate_v16}
-SIGNATURES = {22: SIGNATURE_V22, 20: SIGNATURE_V20, 16: SIGNATURE_V16}
+VALIDATORS = {
+    22: validate_v22,
+    20: validate_v20,
+    16: validate_v16,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    20: SIGNATURE_V20,
+    16: SIGNATURE_V16,
+}
 KERNELS = {}

@@ -82,6 +82,12 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V18, inputs, attributes, outputs)
 
 
-VALIDATORS = {21: validate_v21, 18: validate_v18}
-SIGNATURES = {21: SIGNATURE_V21, 18: SIGNATURE_V18}
+VALIDATORS = {
+    21: validate_v21,
+    18: validate_v18,
+}
+SIGNATURES = {
+    21: SIGNATURE_V21,
+    18: SIGNATURE_V18,
+}
 KERNELS = {}

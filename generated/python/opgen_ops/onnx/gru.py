@@ -230,6 +230,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 14: validate_v14, 7: validate_v7, 3: validate_v3, 1: validate_v1}
-SIGNATURES = {22: SIGNATURE_V22, 14: SIGNATURE_V14, 7: SIGNATURE_V7, 3: SIGNATURE_V3, 1: SIGNATURE_V1}
+VALIDATORS = {
+    22: validate_v22,
+    14: validate_v14,
+    7: validate_v7,
+    3: validate_v3,
+    1: validate_v1,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    14: SIGNATURE_V14,
+    7: SIGNATURE_V7,
+    3: SIGNATURE_V3,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -72,6 +72,12 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V14, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 14: validate_v14}
-SIGNATURES = {22: SIGNATURE_V22, 14: SIGNATURE_V14}
+VALIDATORS = {
+    22: validate_v22,
+    14: validate_v14,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    14: SIGNATURE_V14,
+}
 KERNELS = {}

@@ -112,6 +112,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {22: SIGNATURE_V22, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    22: validate_v22,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -81,6 +81,12 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {20: validate_v20, 10: validate_v10}
-SIGNATURES = {20: SIGNATURE_V20, 10: SIGNATURE_V10}
+VALIDATORS = {
+    20: validate_v20,
+    10: validate_v10,
+}
+SIGNATURES = {
+    20: SIGNATURE_V20,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

@@ -106,6 +106,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {16: validate_v16, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {16: SIGNATURE_V16, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    16: validate_v16,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    16: SIGNATURE_V16,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

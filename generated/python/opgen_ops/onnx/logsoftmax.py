@@ -105,6 +105,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 11: validate_v11, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 11: SIGNATURE_V11, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    11: validate_v11,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

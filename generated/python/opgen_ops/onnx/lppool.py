@@ -191,6 +191,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 18: validate_v18, 11: validate_v11, 2: validate_v2, 1: validate_v1}
-SIGNATURES = {22: SIGNATURE_V22, 18: SIGNATURE_V18, 11: SIGNATURE_V11, 2: SIGNATURE_V2, 1: SIGNATURE_V1}
+VALIDATORS = {
+    22: validate_v22,
+    18: validate_v18,
+    11: validate_v11,
+    2: validate_v2,
+    1: validate_v1,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    18: SIGNATURE_V18,
+    11: SIGNATURE_V11,
+    2: SIGNATURE_V2,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -80,6 +80,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

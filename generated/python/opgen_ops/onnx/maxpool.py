@@ -234,8 +234,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 12: validate_v12, 11: validate_v11, 10: validate_v10, 8: validate_v8, 1: validate_v1}
+VALIDATORS = {
+    22: validate_v22,
+    12: validate_v12,
+    11: validate_v11,
+    10: validate_v10,
+    8: validate_v8,
+    1: validate_v1,
+}
 SIGNATURES = {
-    22: SIGNATURE_V22, 12: SIGNATURE_V12, 11: SIGNATURE_V11, 10: SIGNATURE_V10, 8: SIGNATURE_V8, 1: SIGNATURE_V1
+    22: SIGNATURE_V22,
+    12: SIGNATURE_V12,
+    11: SIGNATURE_V11,
+    10: SIGNATURE_V10,
+    8: SIGNATURE_V8,
+    1: SIGNATURE_V1,
 }
 KERNELS = {}

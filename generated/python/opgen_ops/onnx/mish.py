@@ -72,6 +72,12 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V18, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 18: validate_v18}
-SIGNATURES = {22: SIGNATURE_V22, 18: SIGNATURE_V18}
+VALIDATORS = {
+    22: validate_v22,
+    18: validate_v18,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    18: SIGNATURE_V18,
+}
 KERNELS = {}

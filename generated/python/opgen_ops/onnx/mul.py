@@ -177,6 +177,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {14: validate_v14, 13: validate_v13, 7: validate_v7, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {14: SIGNATURE_V14, 13: SIGNATURE_V13, 7: SIGNATURE_V7, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    14: validate_v14,
+    13: validate_v13,
+    7: validate_v7,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    14: SIGNATURE_V14,
+    13: SIGNATURE_V13,
+    7: SIGNATURE_V7,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -103,6 +103,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -114,6 +114,14 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V12, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 13: validate_v13, 12: validate_v12}
-SIGNATURES = {22: SIGNATURE_V22, 13: SIGNATURE_V13, 12: SIGNATURE_V12}
+VALIDATORS = {
+    22: validate_v22,
+    13: validate_v13,
+    12: validate_v12,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    13: SIGNATURE_V13,
+    12: SIGNATURE_V12,
+}
 KERNELS = {}

@@ -82,6 +82,12 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {11: validate_v11, 10: validate_v10}
-SIGNATURES = {11: SIGNATURE_V11, 10: SIGNATURE_V10}
+VALIDATORS = {
+    11: validate_v11,
+    10: validate_v10,
+}
+SIGNATURES = {
+    11: SIGNATURE_V11,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

@@ -131,6 +131,12 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V15, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 15: validate_v15}
-SIGNATURES = {28: SIGNATURE_V28, 15: SIGNATURE_V15}
+VALIDATORS = {
+    28: validate_v28,
+    15: validate_v15,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    15: SIGNATURE_V15,
+}
 KERNELS = {}

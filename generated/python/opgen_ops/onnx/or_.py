@@ -76,6 +76,12 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {7: validate_v7, 1: validate_v1}
-SIGNATURES = {7: SIGNATURE_V7, 1: SIGNATURE_V1}
+VALIDATORS = {
+    7: validate_v7,
+    1: validate_v1,
+}
+SIGNATURES = {
+    7: SIGNATURE_V7,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -181,6 +181,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {15: validate_v15, 13: validate_v13, 12: validate_v12, 7: validate_v7, 1: validate_v1}
-SIGNATURES = {15: SIGNATURE_V15, 13: SIGNATURE_V13, 12: SIGNATURE_V12, 7: SIGNATURE_V7, 1: SIGNATURE_V1}
+VALIDATORS = {
+    15: validate_v15,
+    13: validate_v13,
+    12: validate_v12,
+    7: validate_v7,
+    1: validate_v1,
+}
+SIGNATURES = {
+    15: SIGNATURE_V15,
+    13: SIGNATURE_V13,
+    12: SIGNATURE_V12,
+    7: SIGNATURE_V7,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

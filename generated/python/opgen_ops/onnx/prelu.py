@@ -195,10 +195,8 @@ SIGNATURE_V6 = Signature(
             'C1',
             'onnx_prelu_legacy_slope',
             {'source': 'slope', 'target': 'X'},
-            (
-                'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally '
-                'broadcastable to X.'
-            ),
+            'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally '
+            'broadcastable to X.',
         ),
     ),
     output_shapes=(
@@ -253,10 +251,8 @@ SIGNATURE_V1 = Signature(
             'C1',
             'onnx_prelu_legacy_slope',
             {'source': 'slope', 'target': 'X'},
-            (
-                'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally '
-                'broadcastable to X.'
-            ),
+            'slope has size 1, or is 1-D with as many elements as X has channels (axis 1), or is unidirectionally '
+            'broadcastable to X.',
         ),
     ),
     output_shapes=(
@@ -289,6 +285,18 @@ def kernel_v1(X, slope, *, consumed_inputs=None):
     return (_ew.finish(result, X.dtype),)
 
 
-VALIDATORS = {16: validate_v16, 9: validate_v9, 7: validate_v7, 6: validate_v6, 1: validate_v1}
-SIGNATURES = {16: SIGNATURE_V16, 9: SIGNATURE_V9, 7: SIGNATURE_V7, 6: SIGNATURE_V6, 1: SIGNATURE_V1}
+VALIDATORS = {
+    16: validate_v16,
+    9: validate_v9,
+    7: validate_v7,
+    6: validate_v6,
+    1: validate_v1,
+}
+SIGNATURES = {
+    16: SIGNATURE_V16,
+    9: SIGNATURE_V9,
+    7: SIGNATURE_V7,
+    6: SIGNATURE_V6,
+    1: SIGNATURE_V1,
+}
 KERNELS = {16: kernel_v16, 9: kernel_v9, 7: kernel_v7, 6: kernel_v6, 1: kernel_v1}

@@ -91,6 +91,12 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {21: validate_v21, 10: validate_v10}
-SIGNATURES = {21: SIGNATURE_V21, 10: SIGNATURE_V10}
+VALIDATORS = {
+    21: validate_v21,
+    10: validate_v10,
+}
+SIGNATURES = {
+    21: SIGNATURE_V21,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

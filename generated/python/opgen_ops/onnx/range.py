@@ -77,6 +77,12 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {27: validate_v27, 11: validate_v11}
-SIGNATURES = {27: SIGNATURE_V27, 11: SIGNATURE_V11}
+VALIDATORS = {
+    27: validate_v27,
+    11: validate_v11,
+}
+SIGNATURES = {
+    27: SIGNATURE_V27,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

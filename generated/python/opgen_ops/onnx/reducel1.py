@@ -141,6 +141,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {18: validate_v18, 13: validate_v13, 11: validate_v11, 1: validate_v1}
-SIGNATURES = {18: SIGNATURE_V18, 13: SIGNATURE_V13, 11: SIGNATURE_V11, 1: SIGNATURE_V1}
+VALIDATORS = {
+    18: validate_v18,
+    13: validate_v13,
+    11: validate_v11,
+    1: validate_v1,
+}
+SIGNATURES = {
+    18: SIGNATURE_V18,
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -212,8 +212,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {20: validate_v20, 18: validate_v18, 13: validate_v13, 12: validate_v12, 11: validate_v11, 1: validate_v1}
+VALIDATORS = {
+    20: validate_v20,
+    18: validate_v18,
+    13: validate_v13,
+    12: validate_v12,
+    11: validate_v11,
+    1: validate_v1,
+}
 SIGNATURES = {
-    20: SIGNATURE_V20, 18: SIGNATURE_V18, 13: SIGNATURE_V13, 12: SIGNATURE_V12, 11: SIGNATURE_V11, 1: SIGNATURE_V1
+    20: SIGNATURE_V20,
+    18: SIGNATURE_V18,
+    13: SIGNATURE_V13,
+    12: SIGNATURE_V12,
+    11: SIGNATURE_V11,
+    1: SIGNATURE_V1,
 }
 KERNELS = {}

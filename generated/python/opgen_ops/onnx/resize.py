@@ -235,6 +235,18 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {19: validate_v19, 18: validate_v18, 13: validate_v13, 11: validate_v11, 10: validate_v10}
-SIGNATURES = {19: SIGNATURE_V19, 18: SIGNATURE_V18, 13: SIGNATURE_V13, 11: SIGNATURE_V11, 10: SIGNATURE_V10}
+VALIDATORS = {
+    19: validate_v19,
+    18: validate_v18,
+    13: validate_v13,
+    11: validate_v11,
+    10: validate_v10,
+}
+SIGNATURES = {
+    19: SIGNATURE_V19,
+    18: SIGNATURE_V18,
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

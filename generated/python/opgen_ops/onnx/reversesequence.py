@@ -88,6 +88,12 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 10: validate_v10}
-SIGNATURES = {28: SIGNATURE_V28, 10: SIGNATURE_V10}
+VALIDATORS = {
+    28: validate_v28,
+    10: validate_v10,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

@@ -125,6 +125,14 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 16: validate_v16, 10: validate_v10}
-SIGNATURES = {22: SIGNATURE_V22, 16: SIGNATURE_V16, 10: SIGNATURE_V10}
+VALIDATORS = {
+    22: validate_v22,
+    16: validate_v16,
+    10: validate_v10,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    16: SIGNATURE_V16,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

@@ -48,6 +48,10 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V23, inputs, attributes, outputs)
 
 
-VALIDATORS = {23: validate_v23}
-SIGNATURES = {23: SIGNATURE_V23}
+VALIDATORS = {
+    23: validate_v23,
+}
+SIGNATURES = {
+    23: SIGNATURE_V23,
+}
 KERNELS = {}

@@ -72,6 +72,12 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 11: validate_v11}
-SIGNATURES = {22: SIGNATURE_V22, 11: SIGNATURE_V11}
+VALIDATORS = {
+    22: validate_v22,
+    11: validate_v11,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

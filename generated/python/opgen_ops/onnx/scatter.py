@@ -91,6 +91,12 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {11: validate_v11, 9: validate_v9}
-SIGNATURES = {11: SIGNATURE_V11, 9: SIGNATURE_V9}
+VALIDATORS = {
+    11: validate_v11,
+    9: validate_v9,
+}
+SIGNATURES = {
+    11: SIGNATURE_V11,
+    9: SIGNATURE_V9,
+}
 KERNELS = {}

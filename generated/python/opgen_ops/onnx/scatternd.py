@@ -162,6 +162,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {18: validate_v18, 16: validate_v16, 13: validate_v13, 11: validate_v11}
-SIGNATURES = {18: SIGNATURE_V18, 16: SIGNATURE_V16, 13: SIGNATURE_V13, 11: SIGNATURE_V11}
+VALIDATORS = {
+    18: validate_v18,
+    16: validate_v16,
+    13: validate_v13,
+    11: validate_v11,
+}
+SIGNATURES = {
+    18: SIGNATURE_V18,
+    16: SIGNATURE_V16,
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

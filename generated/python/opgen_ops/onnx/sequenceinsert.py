@@ -56,6 +56,10 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {11: validate_v11}
-SIGNATURES = {11: SIGNATURE_V11}
+VALIDATORS = {
+    11: validate_v11,
+}
+SIGNATURES = {
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

@@ -59,6 +59,10 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V17, inputs, attributes, outputs)
 
 
-VALIDATORS = {17: validate_v17}
-SIGNATURES = {17: SIGNATURE_V17}
+VALIDATORS = {
+    17: validate_v17,
+}
+SIGNATURES = {
+    17: SIGNATURE_V17,
+}
 KERNELS = {}

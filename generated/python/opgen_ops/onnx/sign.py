@@ -79,6 +79,12 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 9: validate_v9}
-SIGNATURES = {13: SIGNATURE_V13, 9: SIGNATURE_V9}
+VALIDATORS = {
+    13: validate_v13,
+    9: validate_v9,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    9: SIGNATURE_V9,
+}
 KERNELS = {}

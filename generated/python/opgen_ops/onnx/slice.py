@@ -170,6 +170,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 11: validate_v11, 10: validate_v10, 1: validate_v1}
-SIGNATURES = {13: SIGNATURE_V13, 11: SIGNATURE_V11, 10: SIGNATURE_V10, 1: SIGNATURE_V1}
+VALIDATORS = {
+    13: validate_v13,
+    11: validate_v11,
+    10: validate_v10,
+    1: validate_v1,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    11: SIGNATURE_V11,
+    10: SIGNATURE_V10,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -82,6 +82,12 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V12, inputs, attributes, outputs)
 
 
-VALIDATORS = {13: validate_v13, 12: validate_v12}
-SIGNATURES = {13: SIGNATURE_V13, 12: SIGNATURE_V12}
+VALIDATORS = {
+    13: validate_v13,
+    12: validate_v12,
+}
+SIGNATURES = {
+    13: SIGNATURE_V13,
+    12: SIGNATURE_V12,
+}
 KERNELS = {}

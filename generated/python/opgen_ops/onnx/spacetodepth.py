@@ -121,6 +121,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 13: validate_v13, 1: validate_v1}
-SIGNATURES = {28: SIGNATURE_V28, 13: SIGNATURE_V13, 1: SIGNATURE_V1}
+VALIDATORS = {
+    28: validate_v28,
+    13: validate_v13,
+    1: validate_v1,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    13: SIGNATURE_V13,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

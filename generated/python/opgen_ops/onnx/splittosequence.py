@@ -102,6 +102,12 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {24: validate_v24, 11: validate_v11}
-SIGNATURES = {24: SIGNATURE_V24, 11: SIGNATURE_V11}
+VALIDATORS = {
+    24: validate_v24,
+    11: validate_v11,
+}
+SIGNATURES = {
+    24: SIGNATURE_V24,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

@@ -46,6 +46,10 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {10: validate_v10}
-SIGNATURES = {10: SIGNATURE_V10}
+VALIDATORS = {
+    10: validate_v10,
+}
+SIGNATURES = {
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

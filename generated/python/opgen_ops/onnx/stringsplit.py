@@ -45,6 +45,10 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V20, inputs, attributes, outputs)
 
 
-VALIDATORS = {20: validate_v20}
-SIGNATURES = {20: SIGNATURE_V20}
+VALIDATORS = {
+    20: validate_v20,
+}
+SIGNATURES = {
+    20: SIGNATURE_V20,
+}
 KERNELS = {}

@@ -44,6 +44,10 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V28, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28}
-SIGNATURES = {28: SIGNATURE_V28}
+VALIDATORS = {
+    28: validate_v28,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+}
 KERNELS = {}

@@ -43,6 +43,10 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V24, inputs, attributes, outputs)
 
 
-VALIDATORS = {24: validate_v24}
-SIGNATURES = {24: SIGNATURE_V24}
+VALIDATORS = {
+    24: validate_v24,
+}
+SIGNATURES = {
+    24: SIGNATURE_V24,
+}
 KERNELS = {}

@@ -51,6 +51,10 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {9: validate_v9}
-SIGNATURES = {9: SIGNATURE_V9}
+VALIDATORS = {
+    9: validate_v9,
+}
+SIGNATURES = {
+    9: SIGNATURE_V9,
+}
 KERNELS = {}

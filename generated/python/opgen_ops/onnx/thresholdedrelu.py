@@ -74,6 +74,12 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V10, inputs, attributes, outputs)
 
 
-VALIDATORS = {22: validate_v22, 10: validate_v10}
-SIGNATURES = {22: SIGNATURE_V22, 10: SIGNATURE_V10}
+VALIDATORS = {
+    22: validate_v22,
+    10: validate_v10,
+}
+SIGNATURES = {
+    22: SIGNATURE_V22,
+    10: SIGNATURE_V10,
+}
 KERNELS = {}

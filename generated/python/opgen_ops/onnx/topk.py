@@ -157,6 +157,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {24: validate_v24, 11: validate_v11, 10: validate_v10, 1: validate_v1}
-SIGNATURES = {24: SIGNATURE_V24, 11: SIGNATURE_V11, 10: SIGNATURE_V10, 1: SIGNATURE_V1}
+VALIDATORS = {
+    24: validate_v24,
+    11: validate_v11,
+    10: validate_v10,
+    1: validate_v1,
+}
+SIGNATURES = {
+    24: SIGNATURE_V24,
+    11: SIGNATURE_V11,
+    10: SIGNATURE_V10,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -232,8 +232,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {25: validate_v25, 24: validate_v24, 23: validate_v23, 21: validate_v21, 13: validate_v13, 1: validate_v1}
+VALIDATORS = {
+    25: validate_v25,
+    24: validate_v24,
+    23: validate_v23,
+    21: validate_v21,
+    13: validate_v13,
+    1: validate_v1,
+}
 SIGNATURES = {
-    25: SIGNATURE_V25, 24: SIGNATURE_V24, 23: SIGNATURE_V23, 21: SIGNATURE_V21, 13: SIGNATURE_V13, 1: SIGNATURE_V1
+    25: SIGNATURE_V25,
+    24: SIGNATURE_V24,
+    23: SIGNATURE_V23,
+    21: SIGNATURE_V21,
+    13: SIGNATURE_V13,
+    1: SIGNATURE_V1,
 }
 KERNELS = {}

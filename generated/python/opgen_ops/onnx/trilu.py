@@ -49,6 +49,10 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V14, inputs, attributes, outputs)
 
 
-VALIDATORS = {14: validate_v14}
-SIGNATURES = {14: SIGNATURE_V14}
+VALIDATORS = {
+    14: validate_v14,
+}
+SIGNATURES = {
+    14: SIGNATURE_V14,
+}
 KERNELS = {}

@@ -92,6 +92,12 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-VALIDATORS = {28: validate_v28, 11: validate_v11}
-SIGNATURES = {28: SIGNATURE_V28, 11: SIGNATURE_V11}
+VALIDATORS = {
+    28: validate_v28,
+    11: validate_v11,
+}
+SIGNATURES = {
+    28: SIGNATURE_V28,
+    11: SIGNATURE_V11,
+}
 KERNELS = {}

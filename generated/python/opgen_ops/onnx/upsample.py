@@ -157,6 +157,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
-VALIDATORS = {10: validate_v10, 9: validate_v9, 7: validate_v7, 1: validate_v1}
-SIGNATURES = {10: SIGNATURE_V10, 9: SIGNATURE_V9, 7: SIGNATURE_V7, 1: SIGNATURE_V1}
+VALIDATORS = {
+    10: validate_v10,
+    9: validate_v9,
+    7: validate_v7,
+    1: validate_v1,
+}
+SIGNATURES = {
+    10: SIGNATURE_V10,
+    9: SIGNATURE_V9,
+    7: SIGNATURE_V7,
+    1: SIGNATURE_V1,
+}
 KERNELS = {}

@@ -88,6 +88,12 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-VALIDATORS = {16: validate_v16, 9: validate_v9}
-SIGNATURES = {16: SIGNATURE_V16, 9: SIGNATURE_V9}
+VALIDATORS = {
+    16: validate_v16,
+    9: validate_v9,
+}
+SIGNATURES = {
+    16: SIGNATURE_V16,
+    9: SIGNATURE_V9,
+}
 KERNELS = {}
