@@ -19,7 +19,15 @@ SIGNATURE_V28 = Signature(
     attributes=(
         AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
         AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -63,7 +71,15 @@ SIGNATURE_V25 = Signature(
     attributes=(
         AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
         AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -107,7 +123,15 @@ SIGNATURE_V24 = Signature(
     attributes=(
         AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
         AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -150,7 +174,15 @@ SIGNATURE_V23 = Signature(
     version=23,
     attributes=(
         AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -193,7 +225,15 @@ SIGNATURE_V21 = Signature(
     version=21,
     attributes=(
         AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -236,7 +276,15 @@ SIGNATURE_V19 = Signature(
     version=19,
     attributes=(
         AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -276,7 +324,15 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -316,7 +372,15 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -356,7 +420,15 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('to', 'int', required=True, has_default=False, default=None, default_each=None, values=()),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LSTM'
@@ -24,11 +24,26 @@ SIGNATURE_V22 = Signature(
             'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
         ),
         AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
+            'activations',
+            'strings',
+            required=False,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
         ),
         AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
         AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
+            'direction',
+            'string',
+            required=False,
+            has_default=True,
+            default='forward',
+            default_each=None,
+            values=('forward', 'reverse', 'bidirectional'),
         ),
         AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
         AttrSig('input_forget', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
@@ -51,6 +66,42 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 4*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 4*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 8 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 8*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('P')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size')
+            ],
+            'P must have shape [num_directions, 3*hidden_size].',
+            when=lambda c: c.has('P'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('activations')) == 3 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 3 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
@@ -79,11 +130,26 @@ SIGNATURE_V14 = Signature(
             'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
         ),
         AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
+            'activations',
+            'strings',
+            required=False,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
         ),
         AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
         AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
+            'direction',
+            'string',
+            required=False,
+            has_default=True,
+            default='forward',
+            default_each=None,
+            values=('forward', 'reverse', 'bidirectional'),
         ),
         AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
         AttrSig('input_forget', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
@@ -106,6 +172,42 @@ SIGNATURE_V14 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 4*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 4*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 8 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 8*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('P')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size')
+            ],
+            'P must have shape [num_directions, 3*hidden_size].',
+            when=lambda c: c.has('P'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('activations')) == 3 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 3 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
@@ -134,11 +236,26 @@ SIGNATURE_V7 = Signature(
             'activation_beta', 'floats', required=False, has_default=False, default=None, default_each=None, values=()
         ),
         AttrSig(
-            'activations', 'strings', required=False, has_default=False, default=None, default_each=None, values=()
+            'activations',
+            'strings',
+            required=False,
+            has_default=False,
+            default=None,
+            default_each=None,
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
         ),
         AttrSig('clip', 'float', required=False, has_default=False, default=None, default_each=None, values=()),
         AttrSig(
-            'direction', 'string', required=False, has_default=True, default='forward', default_each=None, values=()
+            'direction',
+            'string',
+            required=False,
+            has_default=True,
+            default='forward',
+            default_each=None,
+            values=('forward', 'reverse', 'bidirectional'),
         ),
         AttrSig('hidden_size', 'int', required=False, has_default=False, default=None, default_each=None, values=()),
         AttrSig('input_forget', 'int', required=False, has_default=True, default=0, default_each=None, values=()),
@@ -160,6 +277,42 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 4*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 4*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 8 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 8*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('P')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size')
+            ],
+            'P must have shape [num_directions, 3*hidden_size].',
+            when=lambda c: c.has('P'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('activations')) == 3 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 3 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),

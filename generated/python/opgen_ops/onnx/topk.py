@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TopK'
@@ -39,6 +39,15 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'topk_k',
+            {'input': 'X', 'k': 'K', 'attribute': 'axis'},
+            (
+                'axis must lie in [-r, r-1] (r the rank of X), and K must hold one value in [1, n], n being the size '
+                'of X along axis.'
+            ),
+        ),
     ),
     output_shapes=(
     ),
@@ -77,6 +86,15 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'topk_k',
+            {'input': 'X', 'k': 'K', 'attribute': 'axis'},
+            (
+                'axis must lie in [-r, r-1] (r the rank of X), and K must hold one value in [1, n], n being the size '
+                'of X along axis.'
+            ),
+        ),
     ),
     output_shapes=(
     ),
@@ -110,6 +128,15 @@ SIGNATURE_V10 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'topk_k',
+            {'input': 'X', 'k': 'K', 'attribute': 'axis'},
+            (
+                'axis must lie in [-r, r-1] (r the rank of X), and K must hold one value in [1, n], n being the size '
+                'of X along axis.'
+            ),
+        ),
     ),
     output_shapes=(
     ),
