@@ -148,6 +148,21 @@ CASES = [
     ("where_shape", "Where", 9, {"condition": (B, [2, 1]), "X": [3], "Y": [1]}, {}, {"output": [2, 1]}, None,
      "output 'output'", True),
     # TopK
+    ("topk1_axis", "TopK", 1, {"X": [3, 4]}, {"axis": 2, "k": 1}, {"Values": None, "Indices": None}, None,
+     "constraint C1", True),
+    ("topk1_k", "TopK", 1, {"X": [3, 4]}, {"k": 5}, {"Values": None, "Indices": None}, None, "constraint C2", True),
+    ("topk1_shape", "TopK", 1, {"X": [3, 4]}, {"k": 2, "axis": 0}, {"Values": [3, 2], "Indices": None}, None,
+     "output 'Values'", True),
+    # Reshape (a constant shape only: the rule reads the value)
+    ("reshape_two_minus_one", "Reshape", 14, {"data": [2, 3], "shape": None}, {}, {"reshaped": None},
+     {"shape": np.array([3, -1, -1])}, "constraint C1", True),
+    ("reshape_count", "Reshape", 21, {"data": [2, 3], "shape": None}, {}, {"reshaped": None},
+     {"shape": np.array([4, 2])}, "constraint C1", True),
+    ("reshape_zero_and_minus_one", "Reshape", 19, {"data": [2, 3], "shape": None}, {"allowzero": 1},
+     {"reshaped": None}, {"shape": np.array([0, -1])}, "constraint C1", True),
+    # allowzero=2: read as a boolean by onnx and onnxruntime (unchecked there).
+    ("reshape_allowzero", "Reshape", 14, {"data": [2, 3], "shape": None}, {"allowzero": 2}, {"reshaped": None},
+     {"shape": np.array([3, 2])}, "attribute 'allowzero'", False),
     ("topk_k", "TopK", 11, {"X": [3, 4], "K": None}, {}, {"Values": None, "Indices": None},
      {"K": np.array([5])}, "constraint C1", True),
     ("topk_axis", "TopK", 24, {"X": [3, 4], "K": None}, {"axis": 2}, {"Values": None, "Indices": None},
@@ -174,6 +189,10 @@ CASES += [
     ("gru_activation_name", "GRU", 14, GRU_OK, {"hidden_size": H, "activations": ["Sigmoid", "Tanhh"]}, RNN_OUT,
      None, "attribute 'activations'", True),
     ("gru_w", "GRU", 22, {**GRU_OK, "W": [1, 4 * H, 3]}, {"hidden_size": H}, RNN_OUT, None, "constraint C1", True),
+    ("lstm_y_shape", "LSTM", 14, LSTM_OK, {"hidden_size": H}, {"Y": [1, 1, 2, 3]}, None, "output 'Y'", True),
+    ("lstm_yc_shape_layout", "LSTM", 22, {"X": [2, 1, 3], "W": [1, 4 * H, 3], "R": [1, 4 * H, H]},
+     {"hidden_size": H, "layout": 1}, {"Y": None, "Y_h": [2, 1, H], "Y_c": [1, 2, H]}, None, "output 'Y_c'", True),
+    ("gru_yh_shape", "GRU", 7, GRU_OK, {"hidden_size": H}, {"Y": None, "Y_h": [1, 1, H]}, None, "output 'Y_h'", True),
     ("gru_b", "GRU", 7, {**GRU_OK, "B": [1, 3 * H]}, {"hidden_size": H}, RNN_OUT, None, "constraint C3", True),
 ]
 
@@ -227,11 +246,18 @@ VALID = [
     ("add", "Add", 14, {"A": [2, 3], "B": [3]}, {}, {"C": [2, 3]}, None),
     ("div", "Div", 7, {"A": [2, 1], "B": [3]}, {}, {"C": [2, 3]}, None),
     ("where", "Where", 16, {"condition": (B, [2, 1]), "X": [3], "Y": [1]}, {}, {"output": [2, 3]}, None),
+    ("topk1", "TopK", 1, {"X": [3, 4]}, {"k": 3, "axis": 0}, {"Values": [3, 4], "Indices": [3, 4]}, None),
+    ("reshape", "Reshape", 14, {"data": [2, 3], "shape": None}, {}, {"reshaped": [3, 2]}, {"shape": np.array([3, -1])}),
+    ("reshape_copy_dim", "Reshape", 25, {"data": [2, 3], "shape": None}, {}, {"reshaped": [2, 3, 1]},
+     {"shape": np.array([0, 0, -1])}),
     ("topk", "TopK", 11, {"X": [3, 4], "K": None}, {}, {"Values": [3, 2], "Indices": [3, 2]}, {"K": np.array([2])}),
     ("lstm", "LSTM", 14, {**LSTM_OK, "B": [1, 8 * H]}, {"hidden_size": H, "activations": ["Sigmoid", "Tanh", "Tanh"]},
      {"Y": [1, 1, 2, H]}, None),
     ("lstm_bidirectional", "LSTM", 22, {"X": [1, 2, 3], "W": [2, 4 * H, 3], "R": [2, 4 * H, H]},
      {"hidden_size": H, "direction": "bidirectional"}, {"Y": [1, 2, 2, H]}, None),
+    ("lstm_layout", "LSTM", 14, {"X": [2, 1, 3], "W": [1, 4 * H, 3], "R": [1, 4 * H, H]},
+     {"hidden_size": H, "layout": 1}, {"Y": [2, 1, 1, H], "Y_h": [2, 1, H], "Y_c": [2, 1, H]}, None),
+    ("gru7", "GRU", 7, {**GRU_OK}, {"hidden_size": H}, {"Y": [1, 1, 2, H], "Y_h": [1, 2, H]}, None),
     ("gru", "GRU", 14, {**GRU_OK, "B": [1, 6 * H]}, {"hidden_size": H, "direction": "reverse"}, {"Y": [1, 1, 2, H]}, None),
 ]
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LSTM'
@@ -106,6 +106,52 @@ SIGNATURE_V22 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size'),
+                ]
+            ),
+            (
+                "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+                "[shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' else 1, hidden_size]"
+            ),
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            (
+                "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+                "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]"
+            ),
+        ),
+        OutputShape(
+            'Y_c',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            (
+                "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+                "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]"
+            ),
+        ),
     ),
 )
 
@@ -212,6 +258,52 @@ SIGNATURE_V14 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size'),
+                ]
+            ),
+            (
+                "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+                "[shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' else 1, hidden_size]"
+            ),
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            (
+                "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+                "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]"
+            ),
+        ),
+        OutputShape(
+            'Y_c',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            (
+                "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+                "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]"
+            ),
+        ),
     ),
 )
 
@@ -317,6 +409,26 @@ SIGNATURE_V7 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('X')[0],
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size'),
+            ],
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
+        OutputShape(
+            'Y_c',
+            lambda c: [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
     ),
 )
 
