@@ -17,8 +17,16 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig(
+            'round_mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='up',
+            default_each=None,
+            values=('up', 'down', 'nearest'),
+        ),
+        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=(0, 1)),
         AttrSig(
             'to',
             'int',
@@ -69,8 +77,16 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig(
+            'round_mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='up',
+            default_each=None,
+            values=('up', 'down', 'nearest'),
+        ),
+        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=(0, 1)),
         AttrSig(
             'to',
             'int',
@@ -121,8 +137,16 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('round_mode', 'string', required=False, has_default=True, default='up', default_each=None, values=()),
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig(
+            'round_mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='up',
+            default_each=None,
+            values=('up', 'down', 'nearest'),
+        ),
+        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=(0, 1)),
         AttrSig(
             'to',
             'int',
@@ -173,7 +197,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=(0, 1)),
         AttrSig(
             'to',
             'int',
@@ -224,7 +248,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=(0, 1)),
         AttrSig(
             'to',
             'int',
@@ -275,7 +299,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=()),
+        AttrSig('saturate', 'int', required=False, has_default=True, default=1, default_each=None, values=(0, 1)),
         AttrSig(
             'to',
             'int',

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LayerNormalization'
@@ -40,6 +40,18 @@ SIGNATURE_V17 = Signature(
         ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'unidirectional_broadcast',
+            {'source': 'Scale', 'target': 'X'},
+            'Scale must be unidirectionally broadcastable to X.',
+        ),
+        RuleCall(
+            'C3',
+            'unidirectional_broadcast',
+            {'source': 'B', 'target': 'X'},
+            'B must be unidirectionally broadcastable to X.',
+        ),
     ),
     output_shapes=(
         OutputShape('Y', lambda c: list(c.shape('X')), 'list(shape(X))'),

@@ -41,8 +41,8 @@ SIGNATURE_V18 = Signature(
         ),
         Check(
             'C2',
-            lambda c: not (c.has('split') and c.has('num_outputs')),
-            'Give either the input split or the attribute num_outputs, not both.',
+            lambda c: c.has('split') != c.has('num_outputs'),
+            'Exactly one of the input split and the attribute num_outputs must be given.',
         ),
         Check(
             'C3',
