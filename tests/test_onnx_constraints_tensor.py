@@ -1,5 +1,6 @@
-"""Constraints, attribute values and output shapes of the ONNX tensor ops (MatMul, Gemm, Gather, Reshape-free
-data movement, reductions, broadcasting arithmetic, TopK, LSTM/GRU).
+"""Constraints, attribute values and output shapes of the ONNX tensor ops (MatMul, Gemm, Gather, Reshape,
+Transpose, Squeeze/Unsqueeze, Split, Slice, reductions, LayerNormalization, Cast, broadcasting arithmetic and
+Where, TopK, LSTM/GRU).
 
 For each stated rule a small model violates it and `validate_model` must report it at the right
 constraint / attribute / output, and a valid model must be accepted. As an independent reference,
@@ -85,6 +86,7 @@ F32 = np.float32
 CASES = [
     # MatMul
     ("matmul_inner", "MatMul", 13, {"A": [2, 3], "B": [4, 5]}, {}, None, None, "constraint C2", True),
+    ("matmul_rank0", "MatMul", 13, {"A": [], "B": [3, 5]}, {}, None, None, "constraint C1", True),
     ("matmul_batch", "MatMul", 13, {"A": [2, 2, 3], "B": [3, 3, 4]}, {}, None, None, "constraint C3", True),
     ("matmul_shape", "MatMul", 13, {"A": [2, 3], "B": [3, 5]}, {}, {"Y": [2, 4]}, None, "output 'Y'", True),
     ("matmul_shape_1d", "MatMul", 9, {"A": [3], "B": [2, 3, 5]}, {}, {"Y": [2, 1, 5]}, None, "output 'Y'", True),
@@ -122,6 +124,9 @@ CASES = [
     ("split11_sum", "Split", 11, {"input": [4]}, {"split": [1, 2]}, {"o1": None, "o2": None}, None, "constraint C2", True),
     ("split11_count", "Split", 11, {"input": [4]}, {"split": [1, 1, 2]}, {"o1": None, "o2": None}, None,
      "constraint C3", True),
+    ("split13_axis", "Split", 13, {"input": [4]}, {"axis": -2}, {"o1": None, "o2": None}, None, "constraint C1", True),
+    ("split18_axis", "Split", 18, {"input": [4]}, {"axis": 1, "num_outputs": 2}, {"o1": None, "o2": None}, None,
+     "constraint C1", True),
     ("split18_both", "Split", 18, {"input": [4], "split": None}, {"num_outputs": 2}, {"o1": None, "o2": None},
      {"split": np.array([2, 2])}, "constraint C2", True),
     ("split18_neither", "Split", 18, {"input": [4]}, {}, {"o1": None, "o2": None}, None, "constraint C2", True),
@@ -221,19 +226,17 @@ CASES += [
     ("lstm_yc_shape_layout", "LSTM", 22, {"X": [2, 1, 3], "W": [1, 4 * H, 3], "R": [1, 4 * H, H]},
      {"hidden_size": H, "layout": 1}, {"Y": None, "Y_h": [2, 1, H], "Y_c": [1, 2, H]}, None, "output 'Y_c'", True),
     ("gru_yh_shape", "GRU", 7, GRU_OK, {"hidden_size": H}, {"Y": None, "Y_h": [1, 1, H]}, None, "output 'Y_h'", True),
+    ("gru_r", "GRU", 14, {**GRU_OK, "R": [1, 3 * H, 3]}, {"hidden_size": H}, RNN_OUT, None, "constraint C2", True),
+    ("gru_activations", "GRU", 22, GRU_OK, {"hidden_size": H, "activations": ["Sigmoid", "Tanh", "Tanh"]}, RNN_OUT,
+     None, "constraint C4", True),
     ("gru_b", "GRU", 7, {**GRU_OK, "B": [1, 3 * H]}, {"hidden_size": H}, RNN_OUT, None, "constraint C3", True),
 ]
-
-
-def _inputs(inputs):
-    """`""` (skipped optional input) and None (an initializer) pass through build's loop."""
-    return {k: v for k, v in inputs.items()}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_violation_is_reported_at_its_number(case):
     _, op, opset, inputs, attrs, outputs, inits, where, detected = case
-    model, feeds = build(op, opset, _inputs(inputs), attrs, outputs, inits)
+    model, feeds = build(op, opset, inputs, attrs, outputs, inits)
     found = errors(model)
     assert found == (where if isinstance(where, list) else [where]), found
     why = onnx_rejects(model, feeds)
