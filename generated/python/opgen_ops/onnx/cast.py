@@ -17,9 +17,14 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('round_mode', 'string', has_default=True, default='up'),
-        AttrSig('saturate', 'int', has_default=True, default=1),
-        AttrSig('to', 'int', required=True),
+        AttrSig('round_mode', 'string', has_default=True, default='up', values=('up', 'down', 'nearest')),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -61,9 +66,14 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('round_mode', 'string', has_default=True, default='up'),
-        AttrSig('saturate', 'int', has_default=True, default=1),
-        AttrSig('to', 'int', required=True),
+        AttrSig('round_mode', 'string', has_default=True, default='up', values=('up', 'down', 'nearest')),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -105,9 +115,14 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('round_mode', 'string', has_default=True, default='up'),
-        AttrSig('saturate', 'int', has_default=True, default=1),
-        AttrSig('to', 'int', required=True),
+        AttrSig('round_mode', 'string', has_default=True, default='up', values=('up', 'down', 'nearest')),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -149,8 +164,13 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('saturate', 'int', has_default=True, default=1),
-        AttrSig('to', 'int', required=True),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -192,8 +212,10 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('saturate', 'int', has_default=True, default=1),
-        AttrSig('to', 'int', required=True),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig(
+            'to', 'int', required=True, values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22)
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -235,8 +257,8 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('saturate', 'int', has_default=True, default=1),
-        AttrSig('to', 'int', required=True),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig('to', 'int', required=True, values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -276,7 +298,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('to', 'int', required=True),
+        AttrSig('to', 'int', required=True, values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -316,7 +338,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('to', 'int', required=True),
+        AttrSig('to', 'int', required=True, values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -356,7 +378,7 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('to', 'int', required=True),
+        AttrSig('to', 'int', required=True, values=(1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Gather'
@@ -34,10 +34,22 @@ SIGNATURE_V13 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(
+                c.shape('data')[:c.attr('axis') % c.rank('data')],
+            ) + list(c.shape('indices')) + list(c.shape('data')[c.attr('axis') % c.rank('data') + 1:]),
+            'list(shape(data)[:axis % rank(data)]) + list(shape(indices)) + list(shape(data)[axis % rank(data) + 1:])',
+        ),
     ),
 )
 
@@ -72,10 +84,22 @@ SIGNATURE_V11 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(
+                c.shape('data')[:c.attr('axis') % c.rank('data')],
+            ) + list(c.shape('indices')) + list(c.shape('data')[c.attr('axis') % c.rank('data') + 1:]),
+            'list(shape(data)[:axis % rank(data)]) + list(shape(indices)) + list(shape(data)[axis % rank(data) + 1:])',
+        ),
     ),
 )
 
@@ -110,10 +134,22 @@ SIGNATURE_V1 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(
+                c.shape('data')[:c.attr('axis') % c.rank('data')],
+            ) + list(c.shape('indices')) + list(c.shape('data')[c.attr('axis') % c.rank('data') + 1:]),
+            'list(shape(data)[:axis % rank(data)]) + list(shape(indices)) + list(shape(data)[axis % rank(data) + 1:])',
+        ),
     ),
 )
 

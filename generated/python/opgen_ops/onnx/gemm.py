@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Gemm'
@@ -32,10 +32,46 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check('C1', lambda c: c.rank('A') == 2 and c.rank('B') == 2, 'A and B must be 2-D.'),
+        Check(
+            'C2',
+            lambda c: (
+                c.shape('A')[0]
+                if c.attr('transA')
+                else c.shape('A')[1]
+            ) == (c.shape('B')[1] if c.attr('transB') else c.shape('B')[0]),
+            'The inner dimensions must match: K of A (after transA) must equal K of B (after transB).',
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('C') <= 2
+                and all(
+                    c == 1 or c == m
+                    for (c, m) in zip(
+                        c.shape('C')[::-1],
+                        [
+                            c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+                            c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                        ],
+                    )
+                )
+            ),
+            'C must be unidirectionally broadcastable to (M, N).',
+            when=lambda c: c.has('C'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+            ],
+            '[shape(A)[1] if transA else shape(A)[0], shape(B)[0] if transB else shape(B)[1]]',
+        ),
     ),
 )
 
@@ -68,10 +104,46 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check('C1', lambda c: c.rank('A') == 2 and c.rank('B') == 2, 'A and B must be 2-D.'),
+        Check(
+            'C2',
+            lambda c: (
+                c.shape('A')[0]
+                if c.attr('transA')
+                else c.shape('A')[1]
+            ) == (c.shape('B')[1] if c.attr('transB') else c.shape('B')[0]),
+            'The inner dimensions must match: K of A (after transA) must equal K of B (after transB).',
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('C') <= 2
+                and all(
+                    c == 1 or c == m
+                    for (c, m) in zip(
+                        c.shape('C')[::-1],
+                        [
+                            c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+                            c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                        ],
+                    )
+                )
+            ),
+            'C must be unidirectionally broadcastable to (M, N).',
+            when=lambda c: c.has('C'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+            ],
+            '[shape(A)[1] if transA else shape(A)[0], shape(B)[0] if transB else shape(B)[1]]',
+        ),
     ),
 )
 
@@ -104,10 +176,46 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check('C1', lambda c: c.rank('A') == 2 and c.rank('B') == 2, 'A and B must be 2-D.'),
+        Check(
+            'C2',
+            lambda c: (
+                c.shape('A')[0]
+                if c.attr('transA')
+                else c.shape('A')[1]
+            ) == (c.shape('B')[1] if c.attr('transB') else c.shape('B')[0]),
+            'The inner dimensions must match: K of A (after transA) must equal K of B (after transB).',
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('C') <= 2
+                and all(
+                    c == 1 or c == m
+                    for (c, m) in zip(
+                        c.shape('C')[::-1],
+                        [
+                            c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+                            c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                        ],
+                    )
+                )
+            ),
+            'C must be unidirectionally broadcastable to (M, N).',
+            when=lambda c: c.has('C'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+            ],
+            '[shape(A)[1] if transA else shape(A)[0], shape(B)[0] if transB else shape(B)[1]]',
+        ),
     ),
 )
 
@@ -140,10 +248,46 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('A') == 2 and c.rank('B') == 2, 'A and B must be 2-D.'),
+        Check(
+            'C2',
+            lambda c: (
+                c.shape('A')[0]
+                if c.attr('transA')
+                else c.shape('A')[1]
+            ) == (c.shape('B')[1] if c.attr('transB') else c.shape('B')[0]),
+            'The inner dimensions must match: K of A (after transA) must equal K of B (after transB).',
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('C') <= 2
+                and all(
+                    c == 1 or c == m
+                    for (c, m) in zip(
+                        c.shape('C')[::-1],
+                        [
+                            c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+                            c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                        ],
+                    )
+                )
+            ),
+            'C must be unidirectionally broadcastable to (M, N).',
+            when=lambda c: c.has('C'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+            ],
+            '[shape(A)[1] if transA else shape(A)[0], shape(B)[0] if transB else shape(B)[1]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GRU'
@@ -19,9 +19,18 @@ SIGNATURE_V22 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('layout', 'int', has_default=True, default=0),
         AttrSig('linear_before_reset', 'int', has_default=True, default=0),
@@ -40,10 +49,68 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 3*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 3*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 6 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 6*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('activations')) == 2 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 2 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size'),
+                ]
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
     ),
 )
 
@@ -63,9 +130,18 @@ SIGNATURE_V14 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('layout', 'int', has_default=True, default=0),
         AttrSig('linear_before_reset', 'int', has_default=True, default=0),
@@ -84,10 +160,68 @@ SIGNATURE_V14 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 3*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 3*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 6 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 6*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('activations')) == 2 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 2 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size'),
+                ]
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
     ),
 )
 
@@ -107,9 +241,18 @@ SIGNATURE_V7 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('linear_before_reset', 'int', has_default=True, default=0),
     ),
@@ -127,10 +270,53 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 3*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 3*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 6 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 6*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('activations')) == 2 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 2 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('X')[0],
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size'),
+            ],
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
     ),
 )
 
@@ -150,9 +336,18 @@ SIGNATURE_V3 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('linear_before_reset', 'int', has_default=True, default=0),
         AttrSig('output_sequence', 'int', has_default=True, default=0),
@@ -171,6 +366,34 @@ SIGNATURE_V3 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 3*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 3*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 6 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 6*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('activations')) == 2 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 2 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),

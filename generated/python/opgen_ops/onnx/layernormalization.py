@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LayerNormalization'
@@ -33,10 +33,38 @@ SIGNATURE_V17 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'U': ('bfloat16', 'float')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('X') <= c.attr('axis') < c.rank('X'),
+            'axis must lie in [-r, r-1], r being the rank of X.',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'unidirectional_broadcast',
+            {'source': 'Scale', 'target': 'X'},
+            'Scale must be unidirectionally broadcastable to X.',
+        ),
+        RuleCall(
+            'C3',
+            'unidirectional_broadcast',
+            {'source': 'B', 'target': 'X'},
+            'B must be unidirectionally broadcastable to X.',
+        ),
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: list(c.shape('X')), 'list(shape(X))'),
+        OutputShape(
+            'Mean',
+            lambda c: [d if i < c.attr('axis') % c.rank('X') else 1 for i, d in enumerate(c.shape('X'))],
+            '[d if i < axis % rank(X) else 1 for i, d in enumerate(shape(X))]',
+        ),
+        OutputShape(
+            'InvStdDev',
+            lambda c: [d if i < c.attr('axis') % c.rank('X') else 1 for i, d in enumerate(c.shape('X'))],
+            '[d if i < axis % rank(X) else 1 for i, d in enumerate(shape(X))]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LSTM'
@@ -19,9 +19,18 @@ SIGNATURE_V22 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('input_forget', 'int', has_default=True, default=0),
         AttrSig('layout', 'int', has_default=True, default=0),
@@ -43,10 +52,86 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 4*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 4*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 8 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 8*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('P')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size')
+            ],
+            'P must have shape [num_directions, 3*hidden_size].',
+            when=lambda c: c.has('P'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('activations')) == 3 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 3 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size'),
+                ]
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
+        OutputShape(
+            'Y_c',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
     ),
 )
 
@@ -66,9 +151,18 @@ SIGNATURE_V14 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('input_forget', 'int', has_default=True, default=0),
         AttrSig('layout', 'int', has_default=True, default=0),
@@ -90,10 +184,86 @@ SIGNATURE_V14 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 4*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 4*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 8 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 8*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('P')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size')
+            ],
+            'P must have shape [num_directions, 3*hidden_size].',
+            when=lambda c: c.has('P'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('activations')) == 3 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 3 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size'),
+                ]
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
+        OutputShape(
+            'Y_c',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('layout') == 0
+                else [c.shape('X')[0], 2 if c.attr('direction') == 'bidirectional' else 1, c.attr('hidden_size')]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if layout == 0 else "
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size]",
+        ),
     ),
 )
 
@@ -113,9 +283,18 @@ SIGNATURE_V7 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings'),
+        AttrSig(
+            'activations',
+            'strings',
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('input_forget', 'int', has_default=True, default=0),
     ),
@@ -136,10 +315,66 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.shape('X')[2]
+            ],
+            'W must have shape [num_directions, 4*hidden_size, input_size], input_size being the last dimension of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 4 * c.attr('hidden_size'), c.attr('hidden_size')
+            ],
+            'R must have shape [num_directions, 4*hidden_size, hidden_size].',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 8 * c.attr('hidden_size')
+            ],
+            'B must have shape [num_directions, 8*hidden_size].',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('P')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1, 3 * c.attr('hidden_size')
+            ],
+            'P must have shape [num_directions, 3*hidden_size].',
+            when=lambda c: c.has('P'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('activations')) == 3 * (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations must name 3 functions per direction.',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('X')[0],
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size'),
+            ],
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
+        OutputShape(
+            'Y_c',
+            lambda c: [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size]",
+        ),
     ),
 )
 

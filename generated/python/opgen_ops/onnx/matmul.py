@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MatMul'
@@ -27,10 +27,55 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check('C1', lambda c: c.rank('A') >= 1 and c.rank('B') >= 1, 'A and B must each have rank 1 or more.'),
+        Check(
+            'C2',
+            lambda c: c.shape('A')[-1] == (c.shape('B')[0] if c.rank('B') == 1 else c.shape('B')[-2]),
+            'The last dimension of A (K) must equal the second-to-last dimension of B (its only dimension when B '
+            'is 1-D).',
+        ),
+        Check(
+            'C3',
+            lambda c: all((a == b or a == 1 or b == 1 for a, b in zip(c.shape('A')[-3::-1], c.shape('B')[-3::-1]))),
+            'The batch dimensions of A and B (all but the last two) must broadcast together (multidirectional '
+            'broadcasting).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                []
+                if c.rank('A') == 1 and c.rank('B') == 1
+                else (
+                    list(c.shape('B')[:-2]) + [c.shape('B')[-1]]
+                    if c.rank('A') == 1
+                    else (
+                        list(c.shape('A')[:-1])
+                        if c.rank('B') == 1
+                        else [
+                            a if b == 1 else b
+                            for (a, b) in zip(
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('A'))
+                                ] + list(c.shape('A')[:-2]),
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('B'))
+                                ] + list(c.shape('B')[:-2]),
+                            )
+                        ] + [c.shape('A')[-2], c.shape('B')[-1]]
+                    )
+                )
+            ),
+            '[] if rank(A) == 1 and rank(B) == 1 else list(shape(B)[:-2]) + [shape(B)[-1]] if rank(A) == 1 else '
+            'list(shape(A)[:-1]) if rank(B) == 1 else [a if b == 1 else b for a, b in zip([1 for _ in '
+            'range(max(rank(A), rank(B)) - rank(A))] + list(shape(A)[:-2]), [1 for _ in range(max(rank(A), '
+            'rank(B)) - rank(B))] + list(shape(B)[:-2]))] + [shape(A)[-2], shape(B)[-1]]',
+        ),
     ),
 )
 
@@ -58,10 +103,55 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check('C1', lambda c: c.rank('A') >= 1 and c.rank('B') >= 1, 'A and B must each have rank 1 or more.'),
+        Check(
+            'C2',
+            lambda c: c.shape('A')[-1] == (c.shape('B')[0] if c.rank('B') == 1 else c.shape('B')[-2]),
+            'The last dimension of A (K) must equal the second-to-last dimension of B (its only dimension when B '
+            'is 1-D).',
+        ),
+        Check(
+            'C3',
+            lambda c: all((a == b or a == 1 or b == 1 for a, b in zip(c.shape('A')[-3::-1], c.shape('B')[-3::-1]))),
+            'The batch dimensions of A and B (all but the last two) must broadcast together (multidirectional '
+            'broadcasting).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                []
+                if c.rank('A') == 1 and c.rank('B') == 1
+                else (
+                    list(c.shape('B')[:-2]) + [c.shape('B')[-1]]
+                    if c.rank('A') == 1
+                    else (
+                        list(c.shape('A')[:-1])
+                        if c.rank('B') == 1
+                        else [
+                            a if b == 1 else b
+                            for (a, b) in zip(
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('A'))
+                                ] + list(c.shape('A')[:-2]),
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('B'))
+                                ] + list(c.shape('B')[:-2]),
+                            )
+                        ] + [c.shape('A')[-2], c.shape('B')[-1]]
+                    )
+                )
+            ),
+            '[] if rank(A) == 1 and rank(B) == 1 else list(shape(B)[:-2]) + [shape(B)[-1]] if rank(A) == 1 else '
+            'list(shape(A)[:-1]) if rank(B) == 1 else [a if b == 1 else b for a, b in zip([1 for _ in '
+            'range(max(rank(A), rank(B)) - rank(A))] + list(shape(A)[:-2]), [1 for _ in range(max(rank(A), '
+            'rank(B)) - rank(B))] + list(shape(B)[:-2]))] + [shape(A)[-2], shape(B)[-1]]',
+        ),
     ),
 )
 
@@ -89,10 +179,55 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('A') >= 1 and c.rank('B') >= 1, 'A and B must each have rank 1 or more.'),
+        Check(
+            'C2',
+            lambda c: c.shape('A')[-1] == (c.shape('B')[0] if c.rank('B') == 1 else c.shape('B')[-2]),
+            'The last dimension of A (K) must equal the second-to-last dimension of B (its only dimension when B '
+            'is 1-D).',
+        ),
+        Check(
+            'C3',
+            lambda c: all((a == b or a == 1 or b == 1 for a, b in zip(c.shape('A')[-3::-1], c.shape('B')[-3::-1]))),
+            'The batch dimensions of A and B (all but the last two) must broadcast together (multidirectional '
+            'broadcasting).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                []
+                if c.rank('A') == 1 and c.rank('B') == 1
+                else (
+                    list(c.shape('B')[:-2]) + [c.shape('B')[-1]]
+                    if c.rank('A') == 1
+                    else (
+                        list(c.shape('A')[:-1])
+                        if c.rank('B') == 1
+                        else [
+                            a if b == 1 else b
+                            for (a, b) in zip(
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('A'))
+                                ] + list(c.shape('A')[:-2]),
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('B'))
+                                ] + list(c.shape('B')[:-2]),
+                            )
+                        ] + [c.shape('A')[-2], c.shape('B')[-1]]
+                    )
+                )
+            ),
+            '[] if rank(A) == 1 and rank(B) == 1 else list(shape(B)[:-2]) + [shape(B)[-1]] if rank(A) == 1 else '
+            'list(shape(A)[:-1]) if rank(B) == 1 else [a if b == 1 else b for a, b in zip([1 for _ in '
+            'range(max(rank(A), rank(B)) - rank(A))] + list(shape(A)[:-2]), [1 for _ in range(max(rank(A), '
+            'rank(B)) - rank(B))] + list(shape(B)[:-2]))] + [shape(A)[-2], shape(B)[-1]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Reshape'
@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('allowzero', 'int', has_default=True, default=0),
+        AttrSig('allowzero', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -36,6 +36,14 @@ SIGNATURE_V25 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'reshape_shape_values',
+            {'input': 'data', 'shape': 'shape', 'attribute': 'allowzero'},
+            'When shape is a constant: it holds at most one -1 and no other negative value, not both 0 and -1 when '
+            'allowzero is 1, a 0 only where data has that dimension (allowzero 0), and it gives as many elements '
+            'as data has.',
+        ),
     ),
     output_shapes=(
     ),
@@ -55,7 +63,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('allowzero', 'int', has_default=True, default=0),
+        AttrSig('allowzero', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -74,6 +82,14 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'reshape_shape_values',
+            {'input': 'data', 'shape': 'shape', 'attribute': 'allowzero'},
+            'When shape is a constant: it holds at most one -1 and no other negative value, not both 0 and -1 when '
+            'allowzero is 1, a 0 only where data has that dimension (allowzero 0), and it gives as many elements '
+            'as data has.',
+        ),
     ),
     output_shapes=(
     ),
@@ -93,7 +109,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('allowzero', 'int', has_default=True, default=0),
+        AttrSig('allowzero', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -112,6 +128,14 @@ SIGNATURE_V23 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'reshape_shape_values',
+            {'input': 'data', 'shape': 'shape', 'attribute': 'allowzero'},
+            'When shape is a constant: it holds at most one -1 and no other negative value, not both 0 and -1 when '
+            'allowzero is 1, a 0 only where data has that dimension (allowzero 0), and it gives as many elements '
+            'as data has.',
+        ),
     ),
     output_shapes=(
     ),
@@ -131,7 +155,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('allowzero', 'int', has_default=True, default=0),
+        AttrSig('allowzero', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -150,6 +174,14 @@ SIGNATURE_V21 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'reshape_shape_values',
+            {'input': 'data', 'shape': 'shape', 'attribute': 'allowzero'},
+            'When shape is a constant: it holds at most one -1 and no other negative value, not both 0 and -1 when '
+            'allowzero is 1, a 0 only where data has that dimension (allowzero 0), and it gives as many elements '
+            'as data has.',
+        ),
     ),
     output_shapes=(
     ),
@@ -169,7 +201,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('allowzero', 'int', has_default=True, default=0),
+        AttrSig('allowzero', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -188,6 +220,14 @@ SIGNATURE_V19 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'reshape_shape_values',
+            {'input': 'data', 'shape': 'shape', 'attribute': 'allowzero'},
+            'When shape is a constant: it holds at most one -1 and no other negative value, not both 0 and -1 when '
+            'allowzero is 1, a 0 only where data has that dimension (allowzero 0), and it gives as many elements '
+            'as data has.',
+        ),
     ),
     output_shapes=(
     ),
@@ -207,7 +247,7 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('allowzero', 'int', has_default=True, default=0),
+        AttrSig('allowzero', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -225,6 +265,14 @@ SIGNATURE_V14 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'reshape_shape_values',
+            {'input': 'data', 'shape': 'shape', 'attribute': 'allowzero'},
+            'When shape is a constant: it holds at most one -1 and no other negative value, not both 0 and -1 when '
+            'allowzero is 1, a 0 only where data has that dimension (allowzero 0), and it gives as many elements '
+            'as data has.',
+        ),
     ),
     output_shapes=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Slice'
@@ -38,6 +38,12 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'axis_values_in_range',
+            {'param': 'axes', 'data': 'data'},
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     output_shapes=(
     ),
@@ -78,6 +84,12 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'axis_values_in_range',
+            {'param': 'axes', 'data': 'data'},
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     output_shapes=(
     ),
@@ -118,6 +130,12 @@ SIGNATURE_V10 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'axis_values_in_range',
+            {'param': 'axes', 'data': 'data'},
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     output_shapes=(
     ),

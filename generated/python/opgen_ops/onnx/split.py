@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Split'
@@ -34,6 +34,22 @@ SIGNATURE_V18 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis must lie in [-r, r-1], r being the rank of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.has('split') != c.has('num_outputs'),
+            'Exactly one of the input split and the attribute num_outputs must be given.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.attr('num_outputs') == c.count('outputs'),
+            'num_outputs must equal the number of outputs.',
+            when=lambda c: c.has('num_outputs'),
+        ),
     ),
     rules=(
     ),
@@ -71,6 +87,11 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis must lie in [-r, r-1], r being the rank of input.',
+        ),
     ),
     rules=(
     ),
@@ -108,6 +129,23 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis must lie in [-r, r-1], r being the rank of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: sum(c.attr('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The values of split must add up to the size of input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('split')) == c.count('outputs'),
+            'split must have one value per output.',
+            when=lambda c: c.has('split'),
+        ),
     ),
     rules=(
     ),
@@ -145,6 +183,23 @@ SIGNATURE_V2 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis must lie in [-r, r-1], r being the rank of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: sum(c.attr('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The values of split must add up to the size of input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('split')) == c.count('outputs'),
+            'split must have one value per output.',
+            when=lambda c: c.has('split'),
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Squeeze'
@@ -35,6 +35,13 @@ SIGNATURE_V25 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'squeeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of data), name no dimension twice, and name only '
+            'dimensions of size 1.',
+        ),
     ),
     output_shapes=(
     ),
@@ -72,6 +79,13 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'squeeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of data), name no dimension twice, and name only '
+            'dimensions of size 1.',
+        ),
     ),
     output_shapes=(
     ),
@@ -109,6 +123,13 @@ SIGNATURE_V23 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'squeeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of data), name no dimension twice, and name only '
+            'dimensions of size 1.',
+        ),
     ),
     output_shapes=(
     ),
@@ -146,6 +167,13 @@ SIGNATURE_V21 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'squeeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of data), name no dimension twice, and name only '
+            'dimensions of size 1.',
+        ),
     ),
     output_shapes=(
     ),
@@ -182,6 +210,13 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'squeeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of data), name no dimension twice, and name only '
+            'dimensions of size 1.',
+        ),
     ),
     output_shapes=(
     ),
@@ -216,10 +251,38 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.attr('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique([a % c.rank('data') for a in c.attr('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C3',
+            lambda c: all((c.shape('data')[a] == 1 for a in c.attr('axes'))),
+            'Every dimension named by axes must have size 1.',
+            when=lambda c: c.has('axes'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.attr('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in axes]] if has(axes) else '
+            '[d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TopK'
@@ -39,6 +39,13 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'topk_k',
+            {'input': 'X', 'k': 'K', 'attribute': 'axis'},
+            'axis must lie in [-r, r-1] (r the rank of X), and K must hold one value in [1, n], n being the size '
+            'of X along axis.',
+        ),
     ),
     output_shapes=(
     ),
@@ -77,6 +84,13 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'topk_k',
+            {'input': 'X', 'k': 'K', 'attribute': 'axis'},
+            'axis must lie in [-r, r-1] (r the rank of X), and K must hold one value in [1, n], n being the size '
+            'of X along axis.',
+        ),
     ),
     output_shapes=(
     ),
@@ -110,6 +124,13 @@ SIGNATURE_V10 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'topk_k',
+            {'input': 'X', 'k': 'K', 'attribute': 'axis'},
+            'axis must lie in [-r, r-1] (r the rank of X), and K must hold one value in [1, n], n being the size '
+            'of X along axis.',
+        ),
     ),
     output_shapes=(
     ),
@@ -141,10 +162,30 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'I': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('X') <= c.attr('axis') < c.rank('X'),
+            'axis must lie in [-r, r-1], r being the rank of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: 1 <= c.attr('k') <= c.shape('X')[c.attr('axis') % c.rank('X')],
+            'k must lie in [1, n], n being the size of X along axis.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Values',
+            lambda c: [c.attr('k') if i == c.attr('axis') % c.rank('X') else d for i, d in enumerate(c.shape('X'))],
+            '[k if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [c.attr('k') if i == c.attr('axis') % c.rank('X') else d for i, d in enumerate(c.shape('X'))],
+            '[k if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
     ),
 )
 

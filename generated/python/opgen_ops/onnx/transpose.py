@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Transpose'
@@ -33,10 +33,21 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: sorted(c.attr('perm')) == list(c.range(c.rank('data'))),
+            'perm must be a permutation of 0, 1, ..., r-1, r being the rank of data.',
+            when=lambda c: c.has('perm'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'transposed',
+            lambda c: [c.shape('data')[p] for p in c.attr('perm')] if c.has('perm') else list(c.shape('data'))[::-1],
+            '[shape(data)[p] for p in perm] if has(perm) else list(shape(data))[::-1]',
+        ),
     ),
 )
 
@@ -70,10 +81,21 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: sorted(c.attr('perm')) == list(c.range(c.rank('data'))),
+            'perm must be a permutation of 0, 1, ..., r-1, r being the rank of data.',
+            when=lambda c: c.has('perm'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'transposed',
+            lambda c: [c.shape('data')[p] for p in c.attr('perm')] if c.has('perm') else list(c.shape('data'))[::-1],
+            '[shape(data)[p] for p in perm] if has(perm) else list(shape(data))[::-1]',
+        ),
     ),
 )
 
@@ -107,10 +129,21 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: sorted(c.attr('perm')) == list(c.range(c.rank('data'))),
+            'perm must be a permutation of 0, 1, ..., r-1, r being the rank of data.',
+            when=lambda c: c.has('perm'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'transposed',
+            lambda c: [c.shape('data')[p] for p in c.attr('perm')] if c.has('perm') else list(c.shape('data'))[::-1],
+            '[shape(data)[p] for p in perm] if has(perm) else list(shape(data))[::-1]',
+        ),
     ),
 )
 
@@ -144,10 +177,21 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: sorted(c.attr('perm')) == list(c.range(c.rank('data'))),
+            'perm must be a permutation of 0, 1, ..., r-1, r being the rank of data.',
+            when=lambda c: c.has('perm'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'transposed',
+            lambda c: [c.shape('data')[p] for p in c.attr('perm')] if c.has('perm') else list(c.shape('data'))[::-1],
+            '[shape(data)[p] for p in perm] if has(perm) else list(shape(data))[::-1]',
+        ),
     ),
 )
 
@@ -180,10 +224,21 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: sorted(c.attr('perm')) == list(c.range(c.rank('data'))),
+            'perm must be a permutation of 0, 1, ..., r-1, r being the rank of data.',
+            when=lambda c: c.has('perm'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'transposed',
+            lambda c: [c.shape('data')[p] for p in c.attr('perm')] if c.has('perm') else list(c.shape('data'))[::-1],
+            '[shape(data)[p] for p in perm] if has(perm) else list(shape(data))[::-1]',
+        ),
     ),
 )
 
@@ -216,10 +271,21 @@ SIGNATURE_V1 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: sorted(c.attr('perm')) == list(c.range(c.rank('data'))),
+            'perm must be a permutation of 0, 1, ..., r-1, r being the rank of data.',
+            when=lambda c: c.has('perm'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'transposed',
+            lambda c: [c.shape('data')[p] for p in c.attr('perm')] if c.has('perm') else list(c.shape('data'))[::-1],
+            '[shape(data)[p] for p in perm] if has(perm) else list(shape(data))[::-1]',
+        ),
     ),
 )
 

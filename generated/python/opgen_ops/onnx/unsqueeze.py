@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Unsqueeze'
@@ -35,6 +35,13 @@ SIGNATURE_V25 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'unsqueeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of the output: rank of data plus the number of '
+            'axes) and name no dimension twice.',
+        ),
     ),
     output_shapes=(
     ),
@@ -72,6 +79,13 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'unsqueeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of the output: rank of data plus the number of '
+            'axes) and name no dimension twice.',
+        ),
     ),
     output_shapes=(
     ),
@@ -109,6 +123,13 @@ SIGNATURE_V23 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'unsqueeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of the output: rank of data plus the number of '
+            'axes) and name no dimension twice.',
+        ),
     ),
     output_shapes=(
     ),
@@ -146,6 +167,13 @@ SIGNATURE_V21 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'unsqueeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of the output: rank of data plus the number of '
+            'axes) and name no dimension twice.',
+        ),
     ),
     output_shapes=(
     ),
@@ -182,6 +210,13 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'unsqueeze_axes',
+            {'input': 'data', 'axes': 'axes'},
+            'The values of axes must lie in [-r, r-1] (r the rank of the output: rank of data plus the number of '
+            'axes) and name no dimension twice.',
+        ),
     ),
     output_shapes=(
     ),
@@ -216,10 +251,39 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all(
+                -(c.rank('data') + len(c.attr('axes'))) <= a < c.rank('data') + len(c.attr('axes'))
+                for a in c.attr('axes')
+            ),
+            'Every value of axes must lie in [-r, r-1], r being the rank of the output (rank of data plus the '
+            'number of axes).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique([a % (c.rank('data') + len(c.attr('axes'))) for a in c.attr('axes')]),
+            'axes must not name a dimension twice.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                (
+                    1
+                    if i in [a % (c.rank('data') + len(c.attr('axes'))) for a in c.attr('axes')]
+                    else c.shape('data')[i - len(
+                        [a for a in c.attr('axes') if a % (c.rank('data') + len(c.attr('axes'))) < i],
+                    )]
+                )
+                for i in c.range(c.rank('data') + len(c.attr('axes')))
+            ],
+            '[1 if i in [a % (rank(data) + len(axes)) for a in axes] else shape(data)[i - len([a for a in axes if '
+            'a % (rank(data) + len(axes)) < i])] for i in range(rank(data) + len(axes))]',
+        ),
     ),
 )
 

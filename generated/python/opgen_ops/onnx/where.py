@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Where'
@@ -36,8 +36,15 @@ SIGNATURE_V16 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['condition', 'X', 'Y']},
+            'condition, X and Y must broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.broadcast_shape('condition', 'X', 'Y'), 'broadcast_shape(condition, X, Y)'),
     ),
 )
 
@@ -74,8 +81,15 @@ SIGNATURE_V9 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['condition', 'X', 'Y']},
+            'condition, X and Y must broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.broadcast_shape('condition', 'X', 'Y'), 'broadcast_shape(condition, X, Y)'),
     ),
 )
 
