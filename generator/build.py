@@ -216,43 +216,52 @@ def _plain_loader() -> Any:
 
 class _ModelCache:
     """Parsed and checked ops from earlier builds, keyed by what they were computed from (the op
-    file, its domain file, and the environment: generator, schemas, source documents)."""
+    file, its domain file, and the environment: generator, schemas, source documents). One cache
+    file per domain: an edit re-writes its domain's file only."""
 
     def __init__(self, specs_dir: Path, inputs: Inputs):
+        self.inputs = inputs
+        self.prefix = f"ops-{_combine(str(specs_dir.resolve()))[:24]}"
+        self.entries: dict[str, dict[str, tuple[str, OpSpec, list[SpecError]]]] = {}  # by domain folder
+        self.fresh: dict[str, dict[str, tuple[str, OpSpec, list[SpecError]]]] = {}
+        self.missed: set[str] = set()
+
+    def _domain(self, folder: str) -> dict[str, tuple[str, OpSpec, list[SpecError]]]:
         from . import cache
 
-        self.inputs = inputs
-        self.name = f"ops-{_combine(str(specs_dir.resolve()))[:24]}.pickle"
-        self.entries: dict[str, tuple[str, OpSpec, list[SpecError]]] = {}
-        self.fresh: dict[str, tuple[str, OpSpec, list[SpecError]]] = {}
-        self.missed = False
-        blob = cache.load(self.name)
-        if blob is not None:
-            try:
-                loaded = pickle.loads(blob)
-                if isinstance(loaded, dict) and loaded.get("environment") == inputs.environment:
-                    self.entries = loaded["ops"]
-            except Exception:  # a cache from another version, truncated, ...: rebuild it
-                self.entries = {}
+        if folder not in self.entries:
+            self.entries[folder] = {}
+            blob = cache.load(f"{self.prefix}-{folder}.pickle")
+            if blob is not None:
+                try:
+                    loaded = pickle.loads(blob)
+                    if isinstance(loaded, dict) and loaded.get("environment") == self.inputs.environment:
+                        self.entries[folder] = loaded["ops"]
+                except Exception:  # a cache from another version, truncated, ...: rebuild it
+                    self.entries[folder] = {}
+        return self.entries[folder]
 
     def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
         from .parse import load_op
 
-        rel = f"{path.parent.name}/{path.name}"
-        key = _combine(self.inputs.specs.get(rel), self.inputs.specs.get(f"{path.parent.name}/domain.yaml"))
-        hit = self.entries.get(rel)
+        folder = path.parent.name
+        rel = f"{folder}/{path.name}"
+        key = _combine(self.inputs.specs.get(rel), self.inputs.specs.get(f"{folder}/domain.yaml"))
+        hit = self._domain(folder).get(rel)
+        fresh = self.fresh.setdefault(folder, {})
         if hit is not None and hit[0] == key:
-            self.fresh[rel] = hit
+            fresh[rel] = hit
             return hit[1], list(hit[2])
         op, errors = load_op(path, root, domain)
-        self.missed = True
+        self.missed.add(folder)
         if op is not None and not any(e.severity == "error" for e in errors):
-            self.fresh[rel] = (key, op, errors)
+            fresh[rel] = (key, op, errors)
         return op, errors
 
     def save(self) -> None:
         from . import cache
 
-        if self.missed or set(self.fresh) != set(self.entries):
-            cache.store(self.name, pickle.dumps({"environment": self.inputs.environment, "ops": self.fresh},
-                                                protocol=pickle.HIGHEST_PROTOCOL))
+        for folder, ops in self.fresh.items():
+            if folder in self.missed or set(ops) != set(self.entries.get(folder, {})):
+                cache.store(f"{self.prefix}-{folder}.pickle", pickle.dumps(
+                    {"environment": self.inputs.environment, "ops": ops}, protocol=pickle.HIGHEST_PROTOCOL))
