@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BatchNormalization'
@@ -39,10 +39,41 @@ SIGNATURE_V15 = Signature(
         'T2': ('bfloat16', 'double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'scale has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'B has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('input_mean')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_mean has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('input_var')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_var has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'running_mean',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
+        OutputShape(
+            'running_var',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
     ),
 )
 
@@ -78,10 +109,41 @@ SIGNATURE_V14 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'U': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'scale has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'B has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('input_mean')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_mean has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('input_var')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_var has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'running_mean',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
+        OutputShape(
+            'running_var',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
     ),
 )
 
@@ -118,10 +180,37 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'scale has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'B has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'mean has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'var has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean', lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1], '[shape(X)[1] if rank(X) >= 2 else 1]'
+        ),
+        OutputShape(
+            'var', lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1], '[shape(X)[1] if rank(X) >= 2 else 1]'
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Resize'
@@ -26,7 +26,10 @@ SIGNATURE_V19 = Signature(
             has_default=True,
             default='half_pixel',
             default_each=None,
-            values=(),
+            values=(
+                'half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'asymmetric',
+                'tf_crop_and_resize',
+            ),
         ),
         AttrSig(
             'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
@@ -42,9 +45,17 @@ SIGNATURE_V19 = Signature(
             has_default=True,
             default='stretch',
             default_each=None,
-            values=(),
+            values=('stretch', 'not_larger', 'not_smaller'),
         ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='nearest',
+            default_each=None,
+            values=('nearest', 'linear', 'cubic'),
+        ),
         AttrSig(
             'nearest_mode',
             'string',
@@ -52,7 +63,7 @@ SIGNATURE_V19 = Signature(
             has_default=True,
             default='round_prefer_floor',
             default_each=None,
-            values=(),
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
         ),
     ),
     inputs=(
@@ -72,6 +83,42 @@ SIGNATURE_V19 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+            'Every entry of axes lies in [-r, r-1], r being the rank of X.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique([a % c.rank('X') for a in c.attr('axes')]),
+            'axes names no axis twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+        ),
+        Check(
+            'C3',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.rank('scales') == 1
+                and c.shape('scales')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('sizes') == 1
+                and c.shape('sizes')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -102,7 +149,7 @@ SIGNATURE_V18 = Signature(
             has_default=True,
             default='half_pixel',
             default_each=None,
-            values=(),
+            values=('half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_crop_and_resize'),
         ),
         AttrSig(
             'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
@@ -118,9 +165,17 @@ SIGNATURE_V18 = Signature(
             has_default=True,
             default='stretch',
             default_each=None,
-            values=(),
+            values=('stretch', 'not_larger', 'not_smaller'),
         ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='nearest',
+            default_each=None,
+            values=('nearest', 'linear', 'cubic'),
+        ),
         AttrSig(
             'nearest_mode',
             'string',
@@ -128,7 +183,7 @@ SIGNATURE_V18 = Signature(
             has_default=True,
             default='round_prefer_floor',
             default_each=None,
-            values=(),
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
         ),
     ),
     inputs=(
@@ -148,6 +203,42 @@ SIGNATURE_V18 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+            'Every entry of axes lies in [-r, r-1], r being the rank of X.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique([a % c.rank('X') for a in c.attr('axes')]),
+            'axes names no axis twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+        ),
+        Check(
+            'C3',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.rank('scales') == 1
+                and c.shape('scales')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('sizes') == 1
+                and c.shape('sizes')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -176,7 +267,7 @@ SIGNATURE_V13 = Signature(
             has_default=True,
             default='half_pixel',
             default_each=None,
-            values=(),
+            values=('half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_crop_and_resize'),
         ),
         AttrSig(
             'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
@@ -185,7 +276,15 @@ SIGNATURE_V13 = Signature(
         AttrSig(
             'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
         ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='nearest',
+            default_each=None,
+            values=('nearest', 'linear', 'cubic'),
+        ),
         AttrSig(
             'nearest_mode',
             'string',
@@ -193,7 +292,7 @@ SIGNATURE_V13 = Signature(
             has_default=True,
             default='round_prefer_floor',
             default_each=None,
-            values=(),
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
         ),
     ),
     inputs=(
@@ -213,6 +312,24 @@ SIGNATURE_V13 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('sizes') == 1 and c.shape('sizes')[0] == c.rank('X'),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -241,7 +358,10 @@ SIGNATURE_V11 = Signature(
             has_default=True,
             default='half_pixel',
             default_each=None,
-            values=(),
+            values=(
+                'half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn',
+                'tf_crop_and_resize',
+            ),
         ),
         AttrSig(
             'cubic_coeff_a', 'float', required=False, has_default=True, default=-0.75, default_each=None, values=()
@@ -250,7 +370,15 @@ SIGNATURE_V11 = Signature(
         AttrSig(
             'extrapolation_value', 'float', required=False, has_default=True, default=0.0, default_each=None, values=()
         ),
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='nearest',
+            default_each=None,
+            values=('nearest', 'linear', 'cubic'),
+        ),
         AttrSig(
             'nearest_mode',
             'string',
@@ -258,7 +386,7 @@ SIGNATURE_V11 = Signature(
             has_default=True,
             default='round_prefer_floor',
             default_each=None,
-            values=(),
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
         ),
     ),
     inputs=(
@@ -278,6 +406,24 @@ SIGNATURE_V11 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('sizes') == 1 and c.shape('sizes')[0] == c.rank('X'),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
