@@ -164,6 +164,15 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'concatenate',
+            {'inputs': 'inputs', 'attribute': 'axis'},
+            (
+                'All inputs have the same rank r, axis lies in [-r, r-1], and the inputs have equal sizes on every '
+                'axis but axis.'
+            ),
+        ),
     ),
     output_shapes=(
     ),

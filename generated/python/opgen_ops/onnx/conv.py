@@ -461,6 +461,34 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('W')[0]] + [
+                (
+                    (c.shape('X')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (c.shape('X')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                )
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('W')[i + 2]]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+            ],
+            (
+                "[shape(X)[0], shape(W)[0]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+                "'SAME_LOWER') else (shape(X)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(X) - 2) for s "
+                'in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] for k in '
+                '[kernel_shape[i] if has(kernel_shape) else shape(W)[i + 2]] for p in [pads[i] + pads[i + rank(X) - 2] '
+                "if has(pads) and auto_pad == 'NOTSET' else 0]]"
+            ),
+        ),
     ),
 )
 

@@ -282,6 +282,11 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [0, r], r being the rank of input (no negative axes before version 11).',
+        ),
     ),
     rules=(
     ),
@@ -313,6 +318,11 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [0, r], r being the rank of input (no negative axes before version 11).',
+        ),
     ),
     rules=(
     ),

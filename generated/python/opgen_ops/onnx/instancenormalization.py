@@ -134,10 +134,28 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 3,
+            'input has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('scale')) == [c.shape('input')[1]],
+            'scale has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [c.shape('input')[1]],
+            'B has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Pad'
@@ -500,10 +500,23 @@ SIGNATURE_V2 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('pads')) == 2 * c.rank('data'),
+            'pads has two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('data')[i] + c.attr('pads')[i] + c.attr('pads')[i + c.rank('data')]
+                for i in c.range(c.rank('data'))
+            ],
+            '[shape(data)[i] + pads[i] + pads[i + rank(data)] for i in range(rank(data))]',
+        ),
     ),
 )
 
@@ -541,10 +554,23 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('paddings')) == 2 * c.rank('data'),
+            'paddings has two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('data')[i] + c.attr('paddings')[i] + c.attr('paddings')[i + c.rank('data')]
+                for i in c.range(c.rank('data'))
+            ],
+            '[shape(data)[i] + paddings[i] + paddings[i + rank(data)] for i in range(rank(data))]',
+        ),
     ),
 )
 

@@ -445,7 +445,15 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('mode', 'string', required=False, has_default=True, default='nearest', default_each=None, values=()),
+        AttrSig(
+            'mode',
+            'string',
+            required=False,
+            has_default=True,
+            default='nearest',
+            default_each=None,
+            values=('nearest', 'linear'),
+        ),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -461,6 +469,11 @@ SIGNATURE_V10 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales is 1-D with one entry per axis of X.',
+        ),
     ),
     rules=(
     ),
