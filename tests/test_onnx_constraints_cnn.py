@@ -106,11 +106,13 @@ BASE_V = {
     ("Resize", 10): ({"X": [1, 1, 2, 2], "scales": arr([1, 1, 2, 2], np.float32)}, {}, ("Y",)),
     ("Pad", 2): ({"X": [2, 3]}, {"pads": [0, 1, 1, 0]}, ("Y",)),
     ("Pad", 1): ({"X": [2, 3]}, {"paddings": [0, 1, 1, 0]}, ("Y",)),
+    ("BatchNormalization", 1): ({"X": [2, 3, 4, 4], "scale": [3], "B": [3], "mean": [3], "var": [3]},
+                                {"consumed_inputs": [0, 0, 0, 1, 1]}, ("Y",)),
 }
 OPSETS = {
     "Conv": (1, 11, 22), "ConvTranspose": (1, 11, 22), "MaxPool": (1, 8, 10, 11, 12, 22),
     "AveragePool": (1, 7, 10, 11, 19, 22), "GlobalAveragePool": (1, 22), "GlobalMaxPool": (1, 22),
-    "BatchNormalization": (9, 14, 15), "InstanceNormalization": (1, 6, 22), "Resize": (10, 11, 13, 18, 19),
+    "BatchNormalization": (1, 6, 7, 9, 14, 15), "InstanceNormalization": (1, 6, 22), "Resize": (10, 11, 13, 18, 19),
     "Pad": (1, 2, 11, 13, 18, 19, 21, 23, 24, 25), "Flatten": (1, 9, 11, 13, 21, 23, 24, 25),
     "Softmax": (1, 11, 13), "LogSoftmax": (1, 11, 13), "Concat": (1, 4, 11, 13),
 }
@@ -214,7 +216,7 @@ CASES = [
     # ---- global pools ----
     *[(op, (1, 22), {"X": [2, 3]}, {}, C + "C1", "ort") for op in ("GlobalAveragePool", "GlobalMaxPool")],
     # ---- normalization ----
-    *[("BatchNormalization", (9, 14, 15), {name: [4]}, {}, C + c, "ort")
+    *[("BatchNormalization", (1, 6, 7, 9, 14, 15), {name: [4]}, {}, C + c, "ort")
       for name, c in (("scale", "C1"), ("B", "C2"), ("mean", "C3"), ("var", "C4"))],
     ("InstanceNormalization", (1, 6, 22), {"X": [2, 3], "scale": [3], "B": [3]}, {}, C + "C1", "ort"),
     ("InstanceNormalization", (1, 6, 22), {"scale": [2]}, {}, C + "C2", "ort"),
@@ -303,7 +305,8 @@ SHAPE_CASES = [
     ("MaxPool", (10, 11, 12, 22), {"X": [1, 1, 4]}, {"kernel_shape": [1], "strides": [2], "pads": [0, 1], "ceil_mode": 1}),
     ("GlobalAveragePool", (1, 22), {}, {}),
     ("GlobalMaxPool", (1, 22), {"X": [1, 2, 3, 4, 5]}, {}),
-    ("BatchNormalization", (9, 14, 15), {}, {}),
+    ("BatchNormalization", (7, 9, 14, 15), {}, {}),
+    ("BatchNormalization", (7,), {"scale": [3, 4, 4], "B": [3, 4, 4], "mean": [3, 4, 4], "var": [3, 4, 4]}, {"spatial": 0}),
     ("BatchNormalization", (9, 14, 15), {"X": [5], "scale": [1], "B": [1], "mean": [1], "var": [1]}, {}),
     ("InstanceNormalization", (1, 6, 22), {}, {}),
     ("Pad", (1, 2), {"X": [2, 3, 4]}, {"paddings": [0, 1, 2, 1, -1, 0]}),

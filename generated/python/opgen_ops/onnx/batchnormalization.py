@@ -248,10 +248,69 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'scale has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of '
+                'X without its batch axis.'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'B has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'mean has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'var has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
     ),
 )
 
@@ -290,10 +349,69 @@ SIGNATURE_V6 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'scale has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of '
+                'X without its batch axis.'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'B has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'mean has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'var has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
     ),
 )
 
@@ -335,10 +453,69 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'scale has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of '
+                'X without its batch axis.'
+            ),
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'B has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'mean has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            (
+                'var has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+                'without its batch axis.'
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
     ),
 )
 
