@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BatchNormalization'
@@ -39,10 +39,41 @@ SIGNATURE_V15 = Signature(
         'T2': ('bfloat16', 'double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'scale has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'B has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('input_mean')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_mean has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('input_var')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_var has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'running_mean',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
+        OutputShape(
+            'running_var',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
     ),
 )
 
@@ -78,10 +109,41 @@ SIGNATURE_V14 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'U': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'scale has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'B has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('input_mean')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_mean has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('input_var')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'input_var has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'running_mean',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
+        OutputShape(
+            'running_var',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
     ),
 )
 
@@ -118,10 +180,41 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'scale has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'B has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'mean has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            'var has shape [C], C being the channel count of X (1 for a 1-D X).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: [c.shape('X')[1] if c.rank('X') >= 2 else 1],
+            '[shape(X)[1] if rank(X) >= 2 else 1]',
+        ),
     ),
 )
 
@@ -159,10 +252,61 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'scale has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of '
+            'X without its batch axis.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'B has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'mean has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'var has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
     ),
 )
 
@@ -201,10 +345,61 @@ SIGNATURE_V6 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'scale has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of '
+            'X without its batch axis.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'B has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'mean has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'var has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
     ),
 )
 
@@ -244,10 +439,61 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: list(c.shape('scale')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'scale has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of '
+            'X without its batch axis.',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('B')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'B has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('mean')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'mean has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('var')) == (
+                ([c.shape('X')[1]] if c.rank('X') >= 2 else [1])
+                if c.attr('spatial')
+                else list(c.shape('X'))[1:]
+            ),
+            'var has shape [C] when spatial is set (C the channel count of X, 1 for a 1-D X), else the shape of X '
+            'without its batch axis.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
+        OutputShape(
+            'mean',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
+        OutputShape(
+            'var',
+            lambda c: ([c.shape('X')[1]] if c.rank('X') >= 2 else [1]) if c.attr('spatial') else list(c.shape('X'))[1:],
+            '([shape(X)[1]] if rank(X) >= 2 else [1]) if spatial else list(shape(X))[1:]',
+        ),
     ),
 )
 

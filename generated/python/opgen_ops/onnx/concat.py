@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Concat'
@@ -34,6 +34,13 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'concatenate',
+            {'inputs': 'inputs', 'attribute': 'axis'},
+            'All inputs have the same rank r, axis lies in [-r, r-1], and the inputs have equal sizes on every '
+            'axis but axis.',
+        ),
     ),
     output_shapes=(
     ),
@@ -70,6 +77,13 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'concatenate',
+            {'inputs': 'inputs', 'attribute': 'axis'},
+            'All inputs have the same rank r, axis lies in [-r, r-1], and the inputs have equal sizes on every '
+            'axis but axis.',
+        ),
     ),
     output_shapes=(
     ),
@@ -106,6 +120,13 @@ SIGNATURE_V4 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'concatenate',
+            {'inputs': 'inputs', 'attribute': 'axis'},
+            'All inputs have the same rank r, axis lies in [-r, r-1], and the inputs have equal sizes on every '
+            'axis but axis.',
+        ),
     ),
     output_shapes=(
     ),
@@ -137,6 +158,13 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'concatenate',
+            {'inputs': 'inputs', 'attribute': 'axis'},
+            'All inputs have the same rank r, axis lies in [-r, r-1], and the inputs have equal sizes on every '
+            'axis but axis.',
+        ),
     ),
     output_shapes=(
     ),

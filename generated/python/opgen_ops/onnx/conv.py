@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Conv'
@@ -17,7 +17,13 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('dilations', 'ints'),
         AttrSig('group', 'int', has_default=True, default=1),
         AttrSig('kernel_shape', 'ints'),
@@ -34,10 +40,125 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('W') == c.rank('X'),
+            'W has the same rank as X (two leading axes, then one per spatial axis).',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.has('kernel_shape') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C4',
+            lambda c: all((c.attr('kernel_shape')[i] == c.shape('W')[i + 2] for i in c.range(c.rank('X') - 2))),
+            'kernel_shape, when given, equals the spatial sizes of W.',
+            when=lambda c: (
+                c.has('kernel_shape')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (len(c.attr('kernel_shape')) == c.rank('X') - 2)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C6',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C10',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C12', lambda c: c.attr('group') >= 1, 'group is a positive integer.'),
+        Check(
+            'C13',
+            lambda c: c.shape('X')[1] == c.shape('W')[1] * c.attr('group'),
+            'The channel count of X equals W.shape[1] times group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('W')[0] % c.attr('group') == 0,
+            'The number of output channels W.shape[0] is a multiple of group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C15',
+            lambda c: c.rank('B') == 1 and c.shape('B')[0] == c.shape('W')[0],
+            'B, when given, is 1-D with W.shape[0] elements (one per output channel).',
+            when=lambda c: c.has('B') and c.rank('W') >= 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('W')[0]] + [
+                (
+                    (c.shape('X')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (c.shape('X')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                )
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('W')[i + 2]]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+            ],
+            "[shape(X)[0], shape(W)[0]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else (shape(X)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(X) - 2) for s "
+            'in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] for k in '
+            '[kernel_shape[i] if has(kernel_shape) else shape(W)[i + 2]] for p in [pads[i] + pads[i + rank(X) - 2] '
+            "if has(pads) and auto_pad == 'NOTSET' else 0]]",
+        ),
     ),
 )
 
@@ -55,7 +176,13 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('dilations', 'ints'),
         AttrSig('group', 'int', has_default=True, default=1),
         AttrSig('kernel_shape', 'ints'),
@@ -72,10 +199,125 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('W') == c.rank('X'),
+            'W has the same rank as X (two leading axes, then one per spatial axis).',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.has('kernel_shape') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C4',
+            lambda c: all((c.attr('kernel_shape')[i] == c.shape('W')[i + 2] for i in c.range(c.rank('X') - 2))),
+            'kernel_shape, when given, equals the spatial sizes of W.',
+            when=lambda c: (
+                c.has('kernel_shape')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (len(c.attr('kernel_shape')) == c.rank('X') - 2)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C6',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C10',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C12', lambda c: c.attr('group') >= 1, 'group is a positive integer.'),
+        Check(
+            'C13',
+            lambda c: c.shape('X')[1] == c.shape('W')[1] * c.attr('group'),
+            'The channel count of X equals W.shape[1] times group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('W')[0] % c.attr('group') == 0,
+            'The number of output channels W.shape[0] is a multiple of group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C15',
+            lambda c: c.rank('B') == 1 and c.shape('B')[0] == c.shape('W')[0],
+            'B, when given, is 1-D with W.shape[0] elements (one per output channel).',
+            when=lambda c: c.has('B') and c.rank('W') >= 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('W')[0]] + [
+                (
+                    (c.shape('X')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (c.shape('X')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                )
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('W')[i + 2]]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+            ],
+            "[shape(X)[0], shape(W)[0]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else (shape(X)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(X) - 2) for s "
+            'in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] for k in '
+            '[kernel_shape[i] if has(kernel_shape) else shape(W)[i + 2]] for p in [pads[i] + pads[i + rank(X) - 2] '
+            "if has(pads) and auto_pad == 'NOTSET' else 0]]",
+        ),
     ),
 )
 
@@ -93,7 +335,13 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('dilations', 'ints'),
         AttrSig('group', 'int', has_default=True, default=1),
         AttrSig('kernel_shape', 'ints'),
@@ -110,10 +358,125 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('W') == c.rank('X'),
+            'W has the same rank as X (two leading axes, then one per spatial axis).',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.has('kernel_shape') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C4',
+            lambda c: all((c.attr('kernel_shape')[i] == c.shape('W')[i + 2] for i in c.range(c.rank('X') - 2))),
+            'kernel_shape, when given, equals the spatial sizes of W.',
+            when=lambda c: (
+                c.has('kernel_shape')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (len(c.attr('kernel_shape')) == c.rank('X') - 2)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C6',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C10',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C12', lambda c: c.attr('group') >= 1, 'group is a positive integer.'),
+        Check(
+            'C13',
+            lambda c: c.shape('X')[1] == c.shape('W')[1] * c.attr('group'),
+            'The channel count of X equals W.shape[1] times group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('W')[0] % c.attr('group') == 0,
+            'The number of output channels W.shape[0] is a multiple of group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C15',
+            lambda c: c.rank('B') == 1 and c.shape('B')[0] == c.shape('W')[0],
+            'B, when given, is 1-D with W.shape[0] elements (one per output channel).',
+            when=lambda c: c.has('B') and c.rank('W') >= 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('W')[0]] + [
+                (
+                    (c.shape('X')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (c.shape('X')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                )
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('W')[i + 2]]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+            ],
+            "[shape(X)[0], shape(W)[0]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else (shape(X)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(X) - 2) for s "
+            'in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] for k in '
+            '[kernel_shape[i] if has(kernel_shape) else shape(W)[i + 2]] for p in [pads[i] + pads[i + rank(X) - 2] '
+            "if has(pads) and auto_pad == 'NOTSET' else 0]]",
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Flatten'
@@ -33,6 +33,11 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [-r, r], r being the rank of input (r and -r are allowed here).',
+        ),
     ),
     rules=(
     ),
@@ -70,6 +75,11 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [-r, r], r being the rank of input (r and -r are allowed here).',
+        ),
     ),
     rules=(
     ),
@@ -107,6 +117,11 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [-r, r], r being the rank of input (r and -r are allowed here).',
+        ),
     ),
     rules=(
     ),
@@ -144,6 +159,11 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [-r, r], r being the rank of input (r and -r are allowed here).',
+        ),
     ),
     rules=(
     ),
@@ -180,6 +200,11 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [-r, r], r being the rank of input (r and -r are allowed here).',
+        ),
     ),
     rules=(
     ),
@@ -216,6 +241,11 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [-r, r], r being the rank of input (r and -r are allowed here).',
+        ),
     ),
     rules=(
     ),
@@ -252,6 +282,11 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [0, r], r being the rank of input (no negative axes before version 11).',
+        ),
     ),
     rules=(
     ),
@@ -283,6 +318,11 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('axis') <= c.rank('input'),
+            'axis lies in [0, r], r being the rank of input (no negative axes before version 11).',
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.InstanceNormalization'
@@ -29,10 +29,28 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 3,
+            'input has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('scale')) == [c.shape('input')[1]],
+            'scale has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [c.shape('input')[1]],
+            'B has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -62,10 +80,28 @@ SIGNATURE_V6 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 3,
+            'input has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('scale')) == [c.shape('input')[1]],
+            'scale has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [c.shape('input')[1]],
+            'B has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -96,10 +132,28 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 3,
+            'input has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('scale')) == [c.shape('input')[1]],
+            'scale has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('B')) == [c.shape('input')[1]],
+            'B has shape [C], C being the channel count of input.',
+            when=lambda c: c.rank('input') >= 3,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxPool'
@@ -17,7 +17,13 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('ceil_mode', 'int', has_default=True, default=0),
         AttrSig('dilations', 'ints'),
         AttrSig('kernel_shape', 'ints', required=True),
@@ -34,10 +40,129 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16', 'int8', 'uint8'), 'I': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C9',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('storage_order') in (0, 1),
+            'storage_order is 0 (row major) or 1 (column major).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (
+                    (c.shape('X')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else o - 1 if c.attr('ceil_mode') and (o - 1) * s >= c.shape('X')[i + 2] + pb else o
+                )
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o - 1 if ceil_mode and (o - 1) * s >= shape(X)[i + 2] + pb else o for i in "
+            'range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d in [dilations[i] if '
+            'has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == '
+            "'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in "
+            '[shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (
+                    (c.shape('X')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else o - 1 if c.attr('ceil_mode') and (o - 1) * s >= c.shape('X')[i + 2] + pb else o
+                )
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o - 1 if ceil_mode and (o - 1) * s >= shape(X)[i + 2] + pb else o for i in "
+            'range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d in [dilations[i] if '
+            'has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == '
+            "'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in "
+            '[shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
     ),
 )
 
@@ -55,7 +180,13 @@ SIGNATURE_V12 = Signature(
     op=OP,
     version=12,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('ceil_mode', 'int', has_default=True, default=0),
         AttrSig('dilations', 'ints'),
         AttrSig('kernel_shape', 'ints', required=True),
@@ -72,10 +203,119 @@ SIGNATURE_V12 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16', 'int8', 'uint8'), 'I': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C9',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('storage_order') in (0, 1),
+            'storage_order is 0 (row major) or 1 (column major).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
     ),
 )
 
@@ -93,7 +333,13 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('ceil_mode', 'int', has_default=True, default=0),
         AttrSig('dilations', 'ints'),
         AttrSig('kernel_shape', 'ints', required=True),
@@ -110,10 +356,119 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'I': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C9',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('storage_order') in (0, 1),
+            'storage_order is 0 (row major) or 1 (column major).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
     ),
 )
 
@@ -131,7 +486,13 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('ceil_mode', 'int', has_default=True, default=0),
         AttrSig('dilations', 'ints'),
         AttrSig('kernel_shape', 'ints', required=True),
@@ -148,10 +509,119 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'I': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C9',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('storage_order') in (0, 1),
+            'storage_order is 0 (row major) or 1 (column major).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
     ),
 )
 
@@ -169,7 +639,13 @@ SIGNATURE_V8 = Signature(
     op=OP,
     version=8,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('kernel_shape', 'ints', required=True),
         AttrSig('pads', 'ints'),
         AttrSig('storage_order', 'int', has_default=True, default=0),
@@ -184,10 +660,101 @@ SIGNATURE_V8 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'I': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C8',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C9', lambda c: c.attr('storage_order') in (0, 1), 'storage_order is 0 (row major) or 1 (column major).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            "in [1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == 'NOTSET' else 0] for pb "
+            "in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in [shape(X)[i + 2] + p - "
+            '(kernel_shape[i] - 1) * d - 1] for o in [e // s + 1]]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            "in [1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == 'NOTSET' else 0] for pb "
+            "in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in [shape(X)[i + 2] + p - "
+            '(kernel_shape[i] - 1) * d - 1] for o in [e // s + 1]]',
+        ),
     ),
 )
 
@@ -205,7 +772,13 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('kernel_shape', 'ints', required=True),
         AttrSig('pads', 'ints'),
         AttrSig('strides', 'ints'),
@@ -218,10 +791,76 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C8',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            "in [1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == 'NOTSET' else 0] for pb "
+            "in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in [shape(X)[i + 2] + p - "
+            '(kernel_shape[i] - 1) * d - 1] for o in [e // s + 1]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Pad'
@@ -17,7 +17,7 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge', 'wrap')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -37,6 +37,16 @@ SIGNATURE_V25 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('pads') == 1
+                and c.shape('pads')[0] == 2 * (c.numel('axes') if c.has('axes') else c.rank('data'))
+            ),
+            'pads is 1-D with two entries (begin and end) per padded axis: 2 * rank(data), or 2 * the length of '
+            'axes when axes is given.',
+        ),
+        Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
     ),
     rules=(
     ),
@@ -58,7 +68,7 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge', 'wrap')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -78,6 +88,16 @@ SIGNATURE_V24 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('pads') == 1
+                and c.shape('pads')[0] == 2 * (c.numel('axes') if c.has('axes') else c.rank('data'))
+            ),
+            'pads is 1-D with two entries (begin and end) per padded axis: 2 * rank(data), or 2 * the length of '
+            'axes when axes is given.',
+        ),
+        Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
     ),
     rules=(
     ),
@@ -99,7 +119,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge', 'wrap')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -119,6 +139,16 @@ SIGNATURE_V23 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('pads') == 1
+                and c.shape('pads')[0] == 2 * (c.numel('axes') if c.has('axes') else c.rank('data'))
+            ),
+            'pads is 1-D with two entries (begin and end) per padded axis: 2 * rank(data), or 2 * the length of '
+            'axes when axes is given.',
+        ),
+        Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
     ),
     rules=(
     ),
@@ -140,7 +170,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge', 'wrap')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -160,6 +190,16 @@ SIGNATURE_V21 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('pads') == 1
+                and c.shape('pads')[0] == 2 * (c.numel('axes') if c.has('axes') else c.rank('data'))
+            ),
+            'pads is 1-D with two entries (begin and end) per padded axis: 2 * rank(data), or 2 * the length of '
+            'axes when axes is given.',
+        ),
+        Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
     ),
     rules=(
     ),
@@ -181,7 +221,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge', 'wrap')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -200,6 +240,16 @@ SIGNATURE_V19 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('pads') == 1
+                and c.shape('pads')[0] == 2 * (c.numel('axes') if c.has('axes') else c.rank('data'))
+            ),
+            'pads is 1-D with two entries (begin and end) per padded axis: 2 * rank(data), or 2 * the length of '
+            'axes when axes is given.',
+        ),
+        Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
     ),
     rules=(
     ),
@@ -221,7 +271,7 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -240,6 +290,16 @@ SIGNATURE_V18 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('pads') == 1
+                and c.shape('pads')[0] == 2 * (c.numel('axes') if c.has('axes') else c.rank('data'))
+            ),
+            'pads is 1-D with two entries (begin and end) per padded axis: 2 * rank(data), or 2 * the length of '
+            'axes when axes is given.',
+        ),
+        Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
     ),
     rules=(
     ),
@@ -261,7 +321,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -278,6 +338,11 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('pads') == 1 and c.shape('pads')[0] == 2 * c.rank('data'),
+            'pads is 1-D with two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
     ),
     rules=(
     ),
@@ -299,7 +364,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -313,6 +378,11 @@ SIGNATURE_V11 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('pads') == 1 and c.shape('pads')[0] == 2 * c.rank('data'),
+            'pads is 1-D with two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
     ),
     rules=(
     ),
@@ -334,7 +404,7 @@ SIGNATURE_V2 = Signature(
     op=OP,
     version=2,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge')),
         AttrSig('pads', 'ints', required=True),
         AttrSig('value', 'float', has_default=True, default=0.0),
     ),
@@ -346,10 +416,23 @@ SIGNATURE_V2 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('pads')) == 2 * c.rank('data'),
+            'pads has two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('data')[i] + c.attr('pads')[i] + c.attr('pads')[i + c.rank('data')]
+                for i in c.range(c.rank('data'))
+            ],
+            '[shape(data)[i] + pads[i] + pads[i + rank(data)] for i in range(rank(data))]',
+        ),
     ),
 )
 
@@ -367,7 +450,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='constant'),
+        AttrSig('mode', 'string', has_default=True, default='constant', values=('constant', 'reflect', 'edge')),
         AttrSig('paddings', 'ints', required=True),
         AttrSig('value', 'float', has_default=True, default=0.0),
     ),
@@ -379,10 +462,23 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('paddings')) == 2 * c.rank('data'),
+            'paddings has two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('data')[i] + c.attr('paddings')[i] + c.attr('paddings')[i + c.rank('data')]
+                for i in c.range(c.rank('data'))
+            ],
+            '[shape(data)[i] + paddings[i] + paddings[i + rank(data)] for i in range(rank(data))]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Resize'
@@ -19,13 +19,34 @@ SIGNATURE_V19 = Signature(
     attributes=(
         AttrSig('antialias', 'int', has_default=True, default=0),
         AttrSig('axes', 'ints'),
-        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'string',
+            has_default=True,
+            default='half_pixel',
+            values=(
+                'half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'asymmetric',
+                'tf_crop_and_resize',
+            ),
+        ),
         AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
         AttrSig('exclude_outside', 'int', has_default=True, default=0),
         AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
-        AttrSig('keep_aspect_ratio_policy', 'string', has_default=True, default='stretch'),
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
-        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
+        AttrSig(
+            'keep_aspect_ratio_policy',
+            'string',
+            has_default=True,
+            default='stretch',
+            values=('stretch', 'not_larger', 'not_smaller'),
+        ),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear', 'cubic')),
+        AttrSig(
+            'nearest_mode',
+            'string',
+            has_default=True,
+            default='round_prefer_floor',
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
+        ),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -44,6 +65,42 @@ SIGNATURE_V19 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+            'Every entry of axes lies in [-r, r-1], r being the rank of X.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique([a % c.rank('X') for a in c.attr('axes')]),
+            'axes names no axis twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+        ),
+        Check(
+            'C3',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.rank('scales') == 1
+                and c.shape('scales')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('sizes') == 1
+                and c.shape('sizes')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -67,13 +124,31 @@ SIGNATURE_V18 = Signature(
     attributes=(
         AttrSig('antialias', 'int', has_default=True, default=0),
         AttrSig('axes', 'ints'),
-        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'string',
+            has_default=True,
+            default='half_pixel',
+            values=('half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_crop_and_resize'),
+        ),
         AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
         AttrSig('exclude_outside', 'int', has_default=True, default=0),
         AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
-        AttrSig('keep_aspect_ratio_policy', 'string', has_default=True, default='stretch'),
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
-        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
+        AttrSig(
+            'keep_aspect_ratio_policy',
+            'string',
+            has_default=True,
+            default='stretch',
+            values=('stretch', 'not_larger', 'not_smaller'),
+        ),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear', 'cubic')),
+        AttrSig(
+            'nearest_mode',
+            'string',
+            has_default=True,
+            default='round_prefer_floor',
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
+        ),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -92,6 +167,42 @@ SIGNATURE_V18 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+            'Every entry of axes lies in [-r, r-1], r being the rank of X.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.unique([a % c.rank('X') for a in c.attr('axes')]),
+            'axes names no axis twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+        ),
+        Check(
+            'C3',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.rank('scales') == 1
+                and c.shape('scales')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('sizes') == 1
+                and c.shape('sizes')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('X'))
+            ),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -113,12 +224,24 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'string',
+            has_default=True,
+            default='half_pixel',
+            values=('half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_crop_and_resize'),
+        ),
         AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
         AttrSig('exclude_outside', 'int', has_default=True, default=0),
         AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
-        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear', 'cubic')),
+        AttrSig(
+            'nearest_mode',
+            'string',
+            has_default=True,
+            default='round_prefer_floor',
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
+        ),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -137,6 +260,24 @@ SIGNATURE_V13 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('sizes') == 1 and c.shape('sizes')[0] == c.rank('X'),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -158,12 +299,27 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'string',
+            has_default=True,
+            default='half_pixel',
+            values=(
+                'half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn',
+                'tf_crop_and_resize',
+            ),
+        ),
         AttrSig('cubic_coeff_a', 'float', has_default=True, default=-0.75),
         AttrSig('exclude_outside', 'int', has_default=True, default=0),
         AttrSig('extrapolation_value', 'float', has_default=True, default=0.0),
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
-        AttrSig('nearest_mode', 'string', has_default=True, default='round_prefer_floor'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear', 'cubic')),
+        AttrSig(
+            'nearest_mode',
+            'string',
+            has_default=True,
+            default='round_prefer_floor',
+            values=('round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'),
+        ),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -182,6 +338,24 @@ SIGNATURE_V11 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: not (c.numel('scales') > 0 and c.numel('sizes') > 0),
+            'At most one of scales and sizes is given (non-empty).',
+            when=lambda c: c.has('scales') and c.has('sizes'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales, when non-empty, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('sizes') == 1 and c.shape('sizes')[0] == c.rank('X'),
+            'sizes, when given, is 1-D with one entry per resized axis (the rank of X).',
+            when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
+        ),
     ),
     rules=(
     ),
@@ -203,7 +377,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear')),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -219,6 +393,11 @@ SIGNATURE_V10 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales is 1-D with one entry per axis of X.',
+        ),
     ),
     rules=(
     ),
