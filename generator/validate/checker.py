@@ -141,7 +141,10 @@ class Checker:
             self._entries[key] = entry
         if isinstance(entry, UnknownOp):
             return entry, tuple(outs)
-        return self._validate(entry, node, infos, outs), self._infer(entry, node, infos, outs)
+        problems = self._validate(entry, node, infos, outs)
+        # A node with problems passes on only what the file declares: a shape inferred from a bad use
+        # (an axis out of range still slices) would make its consumers report the same fault again.
+        return problems, (tuple(outs) if problems else self._infer(entry, node, infos, outs))
 
     def _report(self, node: Node, found: Any, path: str) -> None:
         if isinstance(found, UnknownOp):
