@@ -370,21 +370,19 @@ BROKEN = [
     ("layernorm-int32", "transformer", cast_around("LayerNormalization", TensorProto.INT32),
      "LayerNormalization", "input", False, False),
     ("hardswish-int64", "mobilenet", cast_around("HardSwish", TensorProto.INT64), "HardSwish", "input", False, False),
-    # out-of-range axis (rank + 3). NEEDS A NUMBERED CONSTRAINT (axis range) in the Softmax, Concat,
-    # Flatten and Gather specs, which other sessions are adding: without it opgen calls these valid.
-    # onnx.checker (shape inference) and onnxruntime reject all four.
-    ("softmax-axis", "smallcnn", axis_plus_3("Softmax"), "Softmax", "axis", False, False),  # needs constraint
-    ("concat-axis", "unet", axis_plus_3("Concat"), "Concat", "axis", False, False),  # needs constraint
-    ("flatten-axis", "resnet", axis_plus_3("Flatten"), "Flatten", "axis", False, False),  # needs constraint
-    ("gather-axis", "transformer", axis_plus_3("Gather"), "Gather", "axis", False, False),  # needs constraint
-    # unknown enum value. NEEDS A NUMBERED CONSTRAINT (enum) in the Resize (mode), LSTM/GRU
-    # (direction) and Conv (auto_pad) specs, which other sessions are adding.
-    # onnx.checker(full_check=True) ACCEPTS all four copies: neither the checker nor shape inference
+    # out-of-range axis (rank + 3): the numbered axis-range constraints of Softmax, Concat, Flatten and
+    # Gather. onnx.checker (shape inference) and onnxruntime reject all four.
+    ("softmax-axis", "smallcnn", axis_plus_3("Softmax"), "Softmax", "axis", False, False),
+    ("concat-axis", "unet", axis_plus_3("Concat"), "Concat", "axis", False, False),
+    ("flatten-axis", "resnet", axis_plus_3("Flatten"), "Flatten", "axis", False, False),
+    ("gather-axis", "transformer", axis_plus_3("Gather"), "Gather", "axis", False, False),
+    # unknown enum value: the attribute value lists of Resize (mode), LSTM/GRU (direction) and Conv
+    # (auto_pad). onnx.checker(full_check=True) ACCEPTS all four copies: neither the checker nor shape inference
     # looks at these string values; only onnxruntime rejects them, when it builds its kernels.
-    ("resize-mode", "unet", resize_mode_cubicx, "Resize", "mode", True, False),  # needs constraint
-    ("lstm-direction", "lstm", lstm_direction_sideways, "LSTM", "direction", True, False),  # needs constraint
-    ("gru-direction", "gru", gru_direction_sideways, "GRU", "direction", True, False),  # needs constraint
-    ("conv-auto_pad", "smallcnn", conv_auto_pad_sometimes, "Conv", "auto_pad", True, False),  # needs constraint
+    ("resize-mode", "unet", resize_mode_cubicx, "Resize", "mode", True, False),
+    ("lstm-direction", "lstm", lstm_direction_sideways, "LSTM", "direction", True, False),
+    ("gru-direction", "gru", gru_direction_sideways, "GRU", "direction", True, False),
+    ("conv-auto_pad", "smallcnn", conv_auto_pad_sometimes, "Conv", "auto_pad", True, False),
 ]
 
 
