@@ -19,12 +19,12 @@ class ExprError(OpgenError, ValueError):
 
 
 # Functions a check may call; the ones in SHAPE_FUNCTIONS take a parameter name.
-SHAPE_FUNCTIONS = frozenset({"rank", "shape", "numel", "count", "has", "dtype"})
+SHAPE_FUNCTIONS = frozenset({"rank", "shape", "numel", "count", "has", "dtype", "values"})
 # Functions of several parameter names: the shape their broadcasting gives (NumPy/ONNX rules, or
 # XLA's: operands of the highest rank broadcast among themselves, lower-rank ones align into them).
 MULTI_SHAPE_FUNCTIONS = frozenset({"broadcast_shape", "xla_broadcast_shape"})
 CHECK_BUILTINS = frozenset({"len", "all", "any", "range", "min", "max", "abs", "sum", "sorted",
-                            "set", "list", "tuple", "unique", "int", "zip", "enumerate"})
+                            "set", "list", "tuple", "unique", "int", "zip", "enumerate", "prod"})
 
 
 @dataclass(frozen=True)
@@ -316,7 +316,7 @@ class _CheckToPython(ast.NodeTransformer):
         if fname in MULTI_SHAPE_FUNCTIONS:
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
                             [ast.Constant(a.id) for a in node.args], [])
-        if fname in ("unique", "range"):  # bounded versions on the context
+        if fname in ("unique", "range", "prod"):  # bounded (or NumPy-free) versions on the context
             node = self.generic_visit(node)
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()), node.args, [])
         node.args = [self.visit(a) for a in node.args]

@@ -14,6 +14,7 @@ import json
 import re
 import warnings
 
+import numpy
 import onnx
 import pytest
 from click.testing import CliRunner
@@ -517,3 +518,32 @@ def test_constant_takes_exactly_one_value_attribute(attrs, out, valid):
     if not valid:
         assert [(r.op, r.where) for r in report.problems] == [("onnx.Constant@21", "constraint C1")]
     assert checker_accepts(model) == valid  # onnx's shape inference says the same
+
+
+@pytest.mark.parametrize("axis,declared,valid", [(1, [2, 12], True), (-1, [6, 4], True), (0, [1, 24], True),
+                                                 (1, [6, 4], False), (-1, [2, 12], False)])
+def test_flatten_states_its_output_shape(axis, declared, valid):
+    model = make([helper.make_node("Flatten", ["X"], ["Y"], axis=axis)], [vi("X", F, [2, 3, 4])],
+                 [vi("Y", F, declared)], 21)
+    report = validate_model(model)
+    assert report.valid == valid, report.to_text()
+    if not valid:
+        assert [r.where for r in report.problems] == ["output 'output'"]  # Flatten's output is named output
+    assert checker_accepts(model) == valid  # onnx's strict shape inference agrees
+
+
+@pytest.mark.parametrize("repeats,declared,valid,where", [
+    ([2, 1, 3], [4, 3, 12], True, None),
+    ([2, 1, 3], [4, 3, 4], False, "output 'output'"),  # the output shape follows the constant repeats
+    ([2, 3], [4, 9, 4], False, "constraint C1"),  # one repeat per input dimension
+])
+def test_tile_reads_constant_repeats(repeats, declared, valid, where):
+    r = onnx.numpy_helper.from_array(numpy.array(repeats, numpy.int64), "r")
+    graph = helper.make_graph([helper.make_node("Tile", ["X", "r"], ["Y"])], "g", [vi("X", F, [2, 3, 4])],
+                              [vi("Y", F, declared)], initializer=[r])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    report = validate_model(model)
+    assert report.valid == valid, report.to_text()
+    if not valid:
+        assert [r.where for r in report.problems] == [where]
+    assert checker_accepts(model) == valid

@@ -131,6 +131,19 @@ class CheckContext:
             raise Unknown(name)
         return np.asarray(info.value)
 
+    def values(self, name: str) -> tuple:
+        """A constant input's values, flattened, as Python numbers (what checks compare and sum);
+        Unknown when the file gives no value (readers keep only small constants)."""
+        return tuple(self.value(name).ravel().tolist())
+
+    @staticmethod
+    def prod(values: Any) -> int:
+        """The product of a few sizes (a shape's element count); Python ints, so it cannot overflow."""
+        out = 1
+        for v in values:
+            out *= int(v)
+        return out
+
     def dtype(self, name: str) -> str:
         info = self.info(name)
         if info is None or info.dtype is None:

@@ -62,7 +62,7 @@ def uses_values(sig: Signature) -> bool:
         rule = RULES.get(call.rule)
         if rule is not None:
             names |= _code_names(rule.fn, seen)
-    return "value" in names or "_variadic_values" in names
+    return bool(names & {"value", "values", "_variadic_values"})
 
 
 class Registry:

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Flatten'
@@ -42,6 +42,15 @@ SIGNATURE_V25 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -84,6 +93,15 @@ SIGNATURE_V24 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -126,6 +144,15 @@ SIGNATURE_V23 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -168,6 +195,15 @@ SIGNATURE_V21 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -209,6 +245,15 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -250,6 +295,15 @@ SIGNATURE_V11 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -291,6 +345,15 @@ SIGNATURE_V9 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 
@@ -327,6 +390,15 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')[:c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input')]),
+                c.prod(c.shape('input')[c.attr('axis') if c.attr('axis') >= 0 else c.attr('axis') + c.rank('input'):]),
+            ],
+            '[prod(shape(input)[:axis if axis >= 0 else axis + rank(input)]), prod(shape(input)[axis if axis >= 0 '
+            'else axis + rank(input):])]',
+        ),
     ),
 )
 

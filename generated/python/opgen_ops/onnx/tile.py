@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Tile'
@@ -33,10 +33,25 @@ SIGNATURE_V13 = Signature(
         'T1': ('int64',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('repeats') == 1 and c.shape('repeats')[0] == c.rank('input'),
+            'repeats is 1-D with one entry per dimension of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: all((r >= 0 for r in c.values('repeats'))),
+            'Every repeat count is non-negative (checked when repeats is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [d * r for d, r in zip(c.shape('input'), c.values('repeats'))],
+            '[d * r for d, r in zip(shape(input), values(repeats))]',
+        ),
     ),
 )
 
@@ -70,10 +85,25 @@ SIGNATURE_V6 = Signature(
         'T1': ('int64',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('repeats') == 1 and c.shape('repeats')[0] == c.rank('input'),
+            'repeats is 1-D with one entry per dimension of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: all((r >= 0 for r in c.values('repeats'))),
+            'Every repeat count is non-negative (checked when repeats is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [d * r for d, r in zip(c.shape('input'), c.values('repeats'))],
+            '[d * r for d, r in zip(shape(input), values(repeats))]',
+        ),
     ),
 )
 
