@@ -11,6 +11,7 @@ from .runtime.validation import Problem, Signature, TensorInfo
 # Comparison tolerances per element type, stated once (rtol, atol).
 TOLERANCES: dict[str, tuple[float, float]] = {
     "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float": (1e-6, 1e-6), "double": (1e-12, 1e-12),
+    "complex64": (1e-6, 1e-6), "complex128": (1e-12, 1e-12),
 }
 
 _PLACEHOLDER = {"int": 1, "float": 1.0, "string": "", "bool": False, "ints": [1], "floats": [1.0],
@@ -80,10 +81,17 @@ def _array(value: Any, dtype: str) -> np.ndarray:
 
 
 def example_array(value: Any, elem: str) -> np.ndarray:
-    """An example tensor as an array of `elem` (integers and booleans exactly, floats through float64)."""
+    """An example tensor as an array of `elem` (integers and booleans exactly, floats through float64;
+    a complex element is written as its [real, imaginary] pair, the innermost list)."""
     target = ELEM_TYPES[elem]
     if target.kind in ("int", "uint", "bool"):
         return np.asarray(value, dtype=target.numpy)
+    if target.kind == "complex":
+        pairs = np.asarray(value, dtype=np.float64)
+        if pairs.ndim == 0 or pairs.shape[-1] != 2:
+            raise ValueError(f"a {elem} example value is written as [real, imaginary] pairs, found shape "
+                             f"{list(pairs.shape)}")
+        return (pairs[..., 0] + 1j * pairs[..., 1]).astype(target.numpy)
     return np.asarray(value, dtype=np.float64).astype(target.numpy)
 
 
@@ -146,7 +154,8 @@ def _compare(label: str, got: np.ndarray, want: np.ndarray) -> None:
     from .dtypes import elem_of_numpy
 
     rtol, atol = TOLERANCES.get(elem_of_numpy(want.dtype), (0, 0))
-    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+    wide = np.complex128 if want.dtype.kind == "c" else np.float64  # compare complex values whole
+    np.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=atol,
                                equal_nan=True, err_msg=f"output {label}")
 
 

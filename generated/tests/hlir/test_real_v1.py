@@ -25,6 +25,13 @@ EXAMPLES = {
         'outputs': {'output': [[1.5, -2.0], [0.0, 3.25]]},
         'attributes': {},
     },
+    'complex64_input': {
+        'dtype': 'complex64',
+        'dtypes': {'output': 'float'},
+        'inputs': {'input': [[1.0, 2.0], [3.0, -4.0]]},
+        'outputs': {'output': [1.0, 3.0]},
+        'attributes': {},
+    },
 }
 
 
