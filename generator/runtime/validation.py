@@ -16,7 +16,8 @@ from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-ex
 
 # The context types live in their own module (shape_rules needs them, and this module runs the rules);
 # they are re-exported here, where generated validators, the readers and user code import them from.
-from .context import Bound, CheckContext, TensorInfo, Unknown  # noqa: F401  (re-exported)
+from .context import Bound, CheckContext, Unknown  # noqa: F401  (re-exported)
+from .context import TensorInfo as TensorInfo  # re-exported (validators and readers import it from here)
 from .shape_rules import RULES
 from ..dtypes import type_key
 from ..errors import OpgenError
