@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def cache_dir() -> Path | None:
@@ -57,7 +58,7 @@ class StatCache:
         import json
 
         self.name = name
-        self.entries: dict[str, list] = {}
+        self.entries: dict[str, list[Any]] = {}
         self.changed = False
         blob = load(name)
         if blob is not None:
@@ -69,7 +70,7 @@ class StatCache:
                 self.entries = {}
 
     @staticmethod
-    def _key(st: os.stat_result) -> list:
+    def _key(st: os.stat_result) -> list[int]:
         return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
     def known(self, path: str, st: os.stat_result) -> str | None:

@@ -108,7 +108,7 @@ def _check_op(op: OpSpec, domain: Domain) -> list[SpecError]:
     return errors
 
 
-def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
+def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
     groups = {g.name for g in domain.type_groups}
     # Names: unique within each list, attributes distinct from parameters.
     for kind, items in (("attributes", v.attributes), ("inputs", v.inputs), ("outputs", v.outputs),
@@ -188,7 +188,7 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple]:
     yield from _check_examples(v)
 
 
-def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple]:
+def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple[Any, ...]]:
     fld = f"attributes.{a.name}"
     if a.required and (a.has_default or a.default_each is not None):
         yield a.location, fld, "a required attribute cannot have a default"
@@ -217,7 +217,7 @@ def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple]:
         yield a.location, f"{fld}.default_each", f"default_each {a.default_each!r} is not an integer"
 
 
-def _check_constraints(v: OpVersion) -> Iterator[tuple]:
+def _check_constraints(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     attrs = {a.name for a in v.attributes}
     params = {p.name for p in v.inputs + v.outputs}
     ids = [c.id for c in v.constraints]
@@ -241,7 +241,7 @@ def _check_constraints(v: OpVersion) -> Iterator[tuple]:
             yield from _check_rule_call(c, attrs, params, fld)
 
 
-def _check_rule_call(c: Any, attrs: set[str], params: set[str], fld: str) -> Iterator[tuple]:
+def _check_rule_call(c: Any, attrs: set[str], params: set[str], fld: str) -> Iterator[tuple[Any, ...]]:
     from .runtime.shape_rules import RULES  # imports NumPy: only for ops that name a rule
 
     rule = RULES.get(c.rule)
@@ -279,7 +279,7 @@ def _check_rule_call(c: Any, attrs: set[str], params: set[str], fld: str) -> Ite
                                                          + (", ".join(sorted(known)) or "none"))
 
 
-def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
+def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     ew = v.elementwise
     if ew is None:
         return
@@ -309,7 +309,7 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
         yield ew.location, "elementwise.broadcast", f"{ew.broadcast} broadcasting needs attributes {sorted(missing)}"
 
 
-def _check_formula_typing(v: OpVersion) -> Iterator[tuple]:
+def _check_formula_typing(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     """A float attribute may not meet integer element types (see expr.float_attributes_outside_mul_trunc)."""
     ew = v.elementwise
     assert ew is not None
@@ -318,7 +318,7 @@ def _check_formula_typing(v: OpVersion) -> Iterator[tuple]:
     if not used:
         return
     integer = [t for t in v.allowed_types(v.inputs[0])
-               if tensor_elem(t) in ELEM_TYPES and ELEM_TYPES[tensor_elem(t)].kind in ("int", "uint", "bool")]
+               if (e := tensor_elem(t)) in ELEM_TYPES and ELEM_TYPES[e].kind in ("int", "uint", "bool")]
     if integer:
         yield ew.location, "elementwise.formula", (
             f"float attribute(s) {', '.join(sorted(used))} meet integer element types ({', '.join(integer)}): the "
@@ -326,7 +326,7 @@ def _check_formula_typing(v: OpVersion) -> Iterator[tuple]:
             "type constraint to float types, or write mul_trunc(attribute, x) for a product truncated toward zero")
 
 
-def _check_kernel(v: OpVersion) -> Iterator[tuple]:
+def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     if v.kernel is None:
         return
     from .runtime.kernels import signature_problems
@@ -343,7 +343,7 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple]:
         yield v.location, "kernel.function", problem
 
 
-def _check_examples(v: OpVersion) -> Iterator[tuple]:
+def _check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     ins, outs, attrs = ({p.name for p in ps} for ps in (v.inputs, v.outputs, v.attributes))
     for e in v.examples:
         fld = f"examples.{e.name}"

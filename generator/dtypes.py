@@ -4,24 +4,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import numpy as np
 
 # NumPy (and ml_dtypes) load on first use: the build and the spec checks need only the names.
 
+ElemKind = Literal["bool", "int", "uint", "float", "complex", "string"]
+
 
 @dataclass(frozen=True)
 class ElemType:
     name: str  # spec spelling inside tensor(...)
-    kind: str  # bool | int | uint | float | complex | string
+    kind: ElemKind
     bits: int
     c_type: str  # storage type in C
     c_compute: str  # type C arithmetic is done in
 
     @property
-    def numpy(self) -> np.dtype:
+    def numpy(self) -> np.dtype[Any]:
         import numpy as np
 
         return np.dtype(_numpy_types()[self.name])
@@ -36,7 +38,7 @@ class ElemType:
 
 
 @lru_cache(maxsize=None)
-def _numpy_types() -> dict[str, Any]:
+def _numpy_types() -> dict[str, type[Any]]:
     import ml_dtypes
     import numpy as np
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+Severity = Literal["error", "warning"]
 
 
 class Location(NamedTuple):
@@ -30,7 +32,7 @@ class SpecError:
     message: str
     op: str = ""  # "domain.Op@version" or "domain.Op"
     field: str = ""  # dotted field path, e.g. versions[1].attributes.alpha.default
-    severity: str = "error"  # "error" or "warning"
+    severity: Severity = "error"
 
     def __str__(self) -> str:
         parts = [str(self.location)]
@@ -52,10 +54,10 @@ class OpgenError(Exception):
 class SpecErrors(OpgenError):
     """Raised with every error of a run, so all of them are reported together."""
 
-    def __init__(self, errors: list[SpecError]):
+    def __init__(self, errors: list[SpecError]) -> None:
         self.errors = sorted(errors, key=_sort_key)
         super().__init__("\n".join(str(e) for e in self.errors))
 
 
-def _sort_key(e: SpecError) -> tuple:
+def _sort_key(e: SpecError) -> tuple[str, int, int, str]:
     return (e.location.file, e.location.line, e.location.column, e.message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, cast
 
 from .errors import OpgenError
 
@@ -162,6 +163,12 @@ def parse(text: str) -> ast.Expression:
 
 
 @lru_cache(maxsize=8192)
+def _name(node: ast.AST) -> str:
+    """The name a vetted tree holds here (a called function, a shape function's argument): `_vet` and
+    the checks only let names through at these places."""
+    return cast(ast.Name, node).id
+
+
 def _tree(text: str) -> ast.Expression:
     """The vetted tree, shared: only for readers that never change it (the emitters, the checks);
     a transformer (check_to_python) takes its own copy from parse()."""
@@ -267,19 +274,19 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
     problems = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            fname = node.func.id
+            fname = _name(node.func)
             if fname in SHAPE_FUNCTIONS:
                 if len(node.args) != 1 or not isinstance(node.args[0], ast.Name):
                     problems.append(f"{fname}() takes one parameter name")
-                elif node.args[0].id not in parameters | attributes or (
-                        fname != "has" and node.args[0].id not in parameters):
-                    problems.append(f"{fname}({node.args[0].id}): no input or output named {node.args[0].id!r}")
+                elif _name(node.args[0]) not in parameters | attributes or (
+                        fname != "has" and _name(node.args[0]) not in parameters):
+                    problems.append(f"{fname}({_name(node.args[0])}): no input or output named {_name(node.args[0])!r}")
             elif fname in MULTI_SHAPE_FUNCTIONS:
                 if not node.args or not all(isinstance(a, ast.Name) for a in node.args):
                     problems.append(f"{fname}() takes parameter names")
                 else:
-                    problems += [f"{fname}({a.id}): no input or output named {a.id!r}" for a in node.args
-                                 if a.id not in parameters]
+                    problems += [f"{fname}({_name(a)}): no input or output named {_name(a)!r}" for a in node.args
+                                 if _name(a) not in parameters]
             elif fname not in CHECK_BUILTINS:
                 allowed = ", ".join(sorted(SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS))
                 problems.append(f"unknown function {fname}(); allowed: {allowed}")
@@ -291,9 +298,9 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
             problems.append("repeating a list or string with * is not allowed in checks")
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     shape_args = {id(n.args[0]) for n in ast.walk(tree)
-                  if isinstance(n, ast.Call) and n.func.id in SHAPE_FUNCTIONS and n.args}
+                  if isinstance(n, ast.Call) and _name(n.func) in SHAPE_FUNCTIONS and n.args}
     shape_args |= {id(a) for n in ast.walk(tree)
-                   if isinstance(n, ast.Call) and n.func.id in MULTI_SHAPE_FUNCTIONS for a in n.args}
+                   if isinstance(n, ast.Call) and _name(n.func) in MULTI_SHAPE_FUNCTIONS for a in n.args}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and id(node) not in called and id(node) not in shape_args:
             if node.id not in attributes and node.id not in local and node.id not in ("True", "False", "None"):
@@ -309,15 +316,15 @@ class _CheckToPython(ast.NodeTransformer):
         self.local = local
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        fname = node.func.id
+        fname = _name(node.func)
         if fname in SHAPE_FUNCTIONS:
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
-                            [ast.Constant(node.args[0].id)], [])
+                            [ast.Constant(_name(node.args[0]))], [])
         if fname in MULTI_SHAPE_FUNCTIONS:
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
-                            [ast.Constant(a.id) for a in node.args], [])
+                            [ast.Constant(_name(a)) for a in node.args], [])
         if fname in ("unique", "range", "prod"):  # bounded (or NumPy-free) versions on the context
-            node = self.generic_visit(node)
+            node = cast(ast.Call, self.generic_visit(node))
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()), node.args, [])
         node.args = [self.visit(a) for a in node.args]
         return node
@@ -361,11 +368,12 @@ def _check_formula(text: str, names: frozenset[str]) -> tuple[str, ...]:
     problems = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            fn = FORMULA_FUNCTIONS.get(node.func.id)
+            fn = FORMULA_FUNCTIONS.get(_name(node.func))
             if fn is None:
-                problems.append(f"unknown function {node.func.id}(); allowed: {', '.join(sorted(FORMULA_FUNCTIONS))}")
+                problems.append(f"unknown function {_name(node.func)}(); "
+                                f"allowed: {', '.join(sorted(FORMULA_FUNCTIONS))}")
             elif len(node.args) != fn.arity:
-                problems.append(f"{node.func.id}() takes {fn.arity} arguments, got {len(node.args)}")
+                problems.append(f"{_name(node.func)}() takes {fn.arity} arguments, got {len(node.args)}")
         elif isinstance(node, (ast.BoolOp, ast.GeneratorExp, ast.ListComp, ast.Subscript, ast.IfExp,
                                ast.Tuple, ast.List)):
             problems.append(f"{type(node).__name__} is not allowed in element-wise formulas (use where())")
@@ -392,7 +400,7 @@ def float_attributes_outside_mul_trunc(text: str, float_attributes: frozenset[st
     """
     tree = _tree(text)
     allowed = {id(node.args[0]) for node in ast.walk(tree)
-               if isinstance(node, ast.Call) and node.func.id == "mul_trunc" and node.args}
+               if isinstance(node, ast.Call) and _name(node.func) == "mul_trunc" and node.args}
     return frozenset(n.id for n in ast.walk(tree)
                      if isinstance(n, ast.Name) and n.id in float_attributes and id(n) not in allowed)
 
@@ -402,6 +410,21 @@ class _Emitter:
 
     def __init__(self, rename: dict[str, str]):
         self.rename = rename
+
+    def constant(self, value: Any) -> str:
+        raise NotImplementedError
+
+    def unary(self, op: ast.unaryop, operand: str) -> str:
+        raise NotImplementedError
+
+    def binary(self, op: str, left: str, right: str) -> str:
+        raise NotImplementedError
+
+    def compare(self, op: str, left: str, right: str) -> str:
+        raise NotImplementedError
+
+    def call(self, name: str, args: list[str]) -> str:
+        raise NotImplementedError
 
     def emit(self, node: ast.AST) -> str:
         if isinstance(node, ast.Expression):
@@ -419,12 +442,12 @@ class _Emitter:
         if isinstance(node, ast.Compare):
             return self.compare(_CMPOPS[type(node.ops[0])], self.emit(node.left), self.emit(node.comparators[0]))
         if isinstance(node, ast.Call):
-            return self.call(node.func.id, [self.emit(a) for a in node.args])
+            return self.call(_name(node.func), [self.emit(a) for a in node.args])
         raise ExprError(f"cannot emit {type(node).__name__}")
 
 
 class _NumpyEmitter(_Emitter):
-    def constant(self, value) -> str:
+    def constant(self, value: Any) -> str:
         return repr(value)
 
     def unary(self, op: ast.unaryop, operand: str) -> str:
@@ -451,7 +474,7 @@ class _CEmitter(_Emitter):
         super().__init__(rename)
         self.compute, self.kind = compute, kind
 
-    def constant(self, value) -> str:
+    def constant(self, value: Any) -> str:
         if self.kind == "float":
             return f"(({self.compute}){float(value)!r})"
         return f"(({self.compute}){int(value)})"
@@ -503,10 +526,10 @@ def c_supported(text: str, kind: str) -> bool:
     if kind not in ("float", "int", "uint", "bool"):
         return False
     for node in ast.walk(_tree(text)):
-        if isinstance(node, ast.Call) and FORMULA_FUNCTIONS[node.func.id].c_spelling("double", kind) is None:
+        if isinstance(node, ast.Call) and FORMULA_FUNCTIONS[_name(node.func)].c_spelling("double", kind) is None:
             return False
         if kind != "float" and isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Div)):
             return False
-        if kind != "float" and isinstance(node, ast.Constant) and not float(node.value).is_integer():
+        if kind != "float" and isinstance(node, ast.Constant) and not float(cast(float, node.value)).is_integer():
             return False
     return True

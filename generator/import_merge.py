@@ -28,15 +28,17 @@ ENTRY_FACTS = {"attributes": ("name", "type", "required", "default", "tensor_typ
                "outputs": ("name", "type", "option", "homogeneous", "min_arity", "description"),
                "type_constraints": ("name", "types", "description")}
 SIDES = tuple(ENTRY_FACTS)
+# An op's texts: (slot, version; None for every version) -> {"en": ..., "zh": ...}.
+Texts = dict[tuple[str, int | None], dict[str, Any]]
 
 
 class TextsError(OpgenError):
     """A texts file that cannot be used (not YAML, wrong shape, a slot or version that does not exist)."""
 
 
-def slot_texts(doc: dict, where: str) -> dict[tuple[str, int], dict]:
+def slot_texts(doc: dict[str, Any], where: str) -> Texts:
     """A texts file's content as {(slot, since_version): {en, zh}}."""
-    out: dict[tuple[str, int], dict] = {}
+    out: Texts = {}
     for slot, entries in doc.items():
         if slot == "category":
             continue
@@ -53,7 +55,7 @@ def slot_texts(doc: dict, where: str) -> dict[tuple[str, int], dict]:
     return out
 
 
-def read_texts(folder: Path | None, name: str) -> tuple[dict[tuple[str, int | None], dict], str | None]:
+def read_texts(folder: Path | None, name: str) -> tuple[Texts, str | None]:
     """The texts (and category) a texts folder holds for an op; empty when it has no file."""
     if folder is None:
         return {}, None
@@ -69,9 +71,9 @@ def read_texts(folder: Path | None, name: str) -> tuple[dict[tuple[str, int | No
     return slot_texts(doc, str(path)), doc.get("category")
 
 
-def existing_texts(old: dict | None) -> dict[tuple[str, int | None], dict]:
+def existing_texts(old: dict[str, Any] | None) -> Texts:
     """The texts of a spec written before, by slot and version (to keep them on a new import)."""
-    out: dict[tuple[str, int | None], dict] = {}
+    out: Texts = {}
     for v in (old or {}).get("versions", []):
         since = v.get("since_version")
         if isinstance(v.get("summary"), dict):
@@ -83,7 +85,7 @@ def existing_texts(old: dict | None) -> dict[tuple[str, int | None], dict]:
     return out
 
 
-def pick_text(slot: str, since: int, onnx_text: str, *sources: dict) -> dict:
+def pick_text(slot: str, since: int, onnx_text: str, *sources: Texts) -> dict[str, Any]:
     """The first source's text for a slot at a version (a version-less entry covers every version);
     ONNX's English text when no source has one."""
     for source in sources:
@@ -93,7 +95,7 @@ def pick_text(slot: str, since: int, onnx_text: str, *sources: dict) -> dict:
     return {"en": onnx_text}
 
 
-def keep_curated(new: dict, old: dict | None) -> dict:
+def keep_curated(new: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
     """New facts, with everything else an earlier spec of the same version held (see FACT_KEYS)."""
     if not old:
         return new
@@ -114,7 +116,7 @@ def keep_curated(new: dict, old: dict | None) -> dict:
 
 # ---- sharing and writing -------------------------------------------------------------------------
 
-def share(versions: list[dict]) -> None:
+def share(versions: list[dict[str, Any]]) -> None:
     """Make equal texts and entries across versions one object each (one YAML anchor each)."""
     seen: dict[str, Any] = {}
 
@@ -157,7 +159,7 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)
 
 
-def _list(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
+def _list(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.Node:
     # Lists of plain values (type lists, defaults) on one line; lists of entries as blocks.
     flow = all(isinstance(x, (str, int, float, bool)) and not (isinstance(x, str) and "\n" in x) for x in value)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)

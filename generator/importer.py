@@ -26,7 +26,7 @@ import yaml
 
 from .dtypes import parse_type
 from .errors import OpgenError
-from .import_merge import (TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
+from .import_merge import (Texts, TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
 
 MARK = "# opgen-import: onnx"
 DOMAIN = "onnx"
@@ -58,11 +58,11 @@ def categories(schema_dir: Path) -> list[str]:
     return list(schema["properties"]["category"]["enum"])
 
 
-def onnx_history() -> dict[str, list]:
+def onnx_history() -> dict[str, list[Any]]:
     """Every schema of the default domain by op name, newest version first."""
     import onnx.defs
 
-    history: dict[str, list] = {}
+    history: dict[str, list[Any]] = {}
     for s in onnx.defs.get_all_schemas_with_history():
         if s.domain in ("", "ai.onnx"):
             history.setdefault(s.name, []).append(s)
@@ -85,7 +85,7 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
         raise ImportFailed(f"texts folder not found: {texts_dir}")
     history = onnx_history()
     folder = specs_dir / DOMAIN
-    planned: list[tuple[str, Path, str, list, dict | None, dict]] = []
+    planned: list[tuple[str, Path, str, list[Any], dict[str, Any] | None, Texts]] = []
     for name in (sorted(history) if all_ops else names):
         if name not in history:
             close = difflib.get_close_matches(name, list(history), n=3)
@@ -164,14 +164,14 @@ def _types(key: str, var: str, allowed: list[str]) -> list[str]:
     return sorted(allowed)
 
 
-def _version(name: str, s: Any, result: ImportResult, texts: tuple[dict, ...]) -> dict:
+def _version(name: str, s: Any, result: ImportResult, texts: tuple[Texts, ...]) -> dict[str, Any]:
     import onnx
     from onnx import helper
 
     key = f"{name}@{s.since_version}"
     since = s.since_version
 
-    def text(slot: str, onnx_text: str | None) -> dict:
+    def text(slot: str, onnx_text: str | None) -> dict[str, Any]:
         return pick_text(slot, since, (onnx_text or "").strip(), *texts)
 
     v: dict[str, Any] = {"since_version": since, "support_level": s.support_level.name}
@@ -236,8 +236,8 @@ def _version(name: str, s: Any, result: ImportResult, texts: tuple[dict, ...]) -
     return v
 
 
-def _op_yaml(name: str, category: str, schemas: list, onnx_version: str, result: ImportResult,
-             old: dict | None, given: dict) -> str:
+def _op_yaml(name: str, category: str, schemas: list[Any], onnx_version: str, result: ImportResult,
+             old: dict[str, Any] | None, given: Texts) -> str:
     kept = existing_texts(old)
     old_versions = {v.get("since_version"): v for v in (old or {}).get("versions", []) if isinstance(v, dict)}
     versions = [keep_curated(_version(name, s, result, (given, kept)), old_versions.get(s.since_version))
@@ -258,7 +258,7 @@ def _op_yaml(name: str, category: str, schemas: list, onnx_version: str, result:
             "# yaml-language-server: $schema=../schema/op.schema.json\n" + dump(doc))
 
 
-def _dots_note(side: str, name: str, spelled: str) -> dict:
+def _dots_note(side: str, name: str, spelled: str) -> dict[str, Any]:
     return {"id": f"{name}_spelling", "kind": "decision", "field": f"{side}.{name}", "document_says": spelled,
             "text": {"en": f"onnx.defs names this variadic {side[:-1]} {spelled!r}; the dots are the variadic mark "
                            f"of ONNX's documentation, not part of a name, so the spec names it {name!r}.",
@@ -266,7 +266,7 @@ def _dots_note(side: str, name: str, spelled: str) -> dict:
                            f"其中的点号是 ONNX 文档中表示可变数量的记号,并非名称的一部分,因此规格将其命名为 {name!r}。"}}
 
 
-def _imported_note(onnx_version: str, own_texts: bool) -> dict:
+def _imported_note(onnx_version: str, own_texts: bool) -> dict[str, Any]:
     if own_texts:
         return {"id": "imported", "kind": "info", "text": {
             "en": f"Facts (names, types, defaults, versions) are imported by `opgen import onnx` from the "

@@ -36,7 +36,7 @@ def missing_translations(specs: SpecSet) -> list[SpecError]:
         for g in d.type_groups:
             problems += _missing(d.name, f"type_groups.{g.name}.description", g.description, d.location)
         for op in d.ops:
-            seen: set[tuple[str, str]] = set()
+            seen: set[tuple[str, int]] = set()
             for key, field, text, loc in _texts(op):
                 if (field, id(text)) in seen:  # the same text shared by several versions (YAML anchors)
                     continue

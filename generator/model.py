@@ -6,9 +6,17 @@ check or renderer can report a precise place.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .errors import Location
+
+# The closed sets of the spec format (the JSON Schema's enums), named once for the dataclasses below.
+AttributeType = Literal["int", "float", "string", "bool", "ints", "floats", "strings", "tensor", "sparse_tensor",
+                        "type_proto", "graph", "enum"]
+ParameterOption = Literal["single", "optional", "variadic"]
+BroadcastMode = Literal["none", "unidirectional", "multidirectional", "xla", "onednn_prelu", "onnx_prelu_legacy"]
+NoteKind = Literal["erratum", "decision", "reference_difference", "info"]
+SupportLevel = Literal["COMMON", "EXPERIMENTAL"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +35,7 @@ class Note:
     text: Text
     location: Location
     id: str = ""
-    kind: str = "info"
+    kind: NoteKind = "info"
     field: str = ""
     document_says: str = ""
 
@@ -35,14 +43,14 @@ class Note:
 @dataclass(frozen=True)
 class Attribute:
     name: str
-    type: str  # int float string bool ints floats strings tensor sparse_tensor type_proto graph enum
+    type: AttributeType
     description: Text
     location: Location
     required: bool = False
     has_default: bool = False
     default: Any = None
     default_each: float | int | None = None
-    values: tuple = ()
+    values: tuple[Any, ...] = ()
     tensor_type: str | None = None
     written_as: str | None = None
 
@@ -55,7 +63,7 @@ class Parameter:
     type: str  # a type variable, or a fixed type: tensor(<elem>), seq(tensor(<elem>)), optional(...)
     description: Text
     location: Location
-    option: str = "single"  # single | optional | variadic
+    option: ParameterOption = "single"
     homogeneous: bool = True
     min_arity: int = 1
     written_as: str | None = None
@@ -91,14 +99,15 @@ class Constraint:
 class Elementwise:
     formula: str
     output: str
-    broadcast: str  # none | unidirectional | multidirectional | onednn_prelu | onnx_prelu_legacy | xla
+    broadcast: BroadcastMode
     location: Location
 
 
 # The broadcasting modes that align one input (`source`) to another (`target`) take the two from the
 # shape rule that checks them; this names that rule (check.py requires exactly one such constraint).
-BROADCAST_RULES = {"unidirectional": "unidirectional_broadcast", "onnx_prelu_legacy": "onnx_prelu_legacy_slope",
-                   "onednn_prelu": "onednn_prelu_slope"}
+BROADCAST_RULES: dict[BroadcastMode, str] = {
+    "unidirectional": "unidirectional_broadcast", "onnx_prelu_legacy": "onnx_prelu_legacy_slope",
+    "onednn_prelu": "onednn_prelu_slope"}
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,7 @@ class OpVersion:
     outputs: tuple[Parameter, ...]
     type_constraints: tuple[TypeConstraint, ...]
     location: Location
-    support_level: str | None = None
+    support_level: SupportLevel | None = None
     function: bool | None = None
     function_body: str | None = None
     function_opset: int | None = None

@@ -11,7 +11,7 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .errors import Location, SpecError, SpecErrors
 from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Parameter,
@@ -118,23 +118,28 @@ def _dotted(path: list[Any]) -> str:
     return out
 
 
-def _text(raw: dict | None) -> Text | None:
+def _text(raw: dict[str, Any] | None) -> Text | None:
     return Text(en=raw.get("en"), zh=raw.get("zh")) if raw else None
+
+
+def _required_text(raw: dict[str, Any]) -> Text:
+    """A text the schema requires (never empty: it has at least one language)."""
+    return Text(en=raw.get("en"), zh=raw.get("zh"))
 
 
 def _loc(raw: Any, fallback: Location) -> Location:
     return getattr(raw, "loc", fallback)
 
 
-def _notes(raw: list | None, fallback: Location) -> tuple[Note, ...]:
+def _notes(raw: list[Any] | None, fallback: Location) -> tuple[Note, ...]:
     return tuple(
-        Note(text=_text(n["text"]), location=_loc(n, fallback), id=n.get("id", ""), kind=n.get("kind", "info"),
+        Note(text=_required_text(n["text"]), location=_loc(n, fallback), id=n.get("id", ""), kind=n.get("kind", "info"),
              field=n.get("field", ""), document_says=n.get("document_says", ""))
         for n in raw or ()
     )
 
 
-def _items(raw: dict | None) -> tuple[tuple[str, Any], ...]:
+def _items(raw: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple((k, _plain(v)) for k, v in (raw or {}).items())
 
 
@@ -150,10 +155,10 @@ def _plain(value: Any) -> Any:
 def build_domain(raw: LocDict, filename: str) -> Domain:
     loc = raw.loc
     groups = tuple(
-        TypeGroup(name, tuple(g["types"]), _text(g["description"])) for name, g in raw["type_groups"].items()
+        TypeGroup(name, tuple(g["types"]), _required_text(g["description"])) for name, g in raw["type_groups"].items()
     )
     return Domain(
-        name=raw["name"], description=_text(raw["description"]), opset_versions=tuple(raw["opset_versions"]),
+        name=raw["name"], description=_required_text(raw["description"]), opset_versions=tuple(raw["opset_versions"]),
         type_groups=groups, location=loc, versioning=_text(raw.get("versioning")),
         dtype_names=tuple(raw.get("dtype_names", {}).items()), notes=_notes(raw.get("notes"), loc),
     )
@@ -184,12 +189,13 @@ def expand_types(written: list[str], groups: dict[str, tuple[str, ...]]) -> tupl
     return tuple(out)
 
 
-def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: Location) -> OpVersion:
+def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[str, ...]],
+                   fallback: Location) -> OpVersion:
     loc = _loc(raw, fallback)
 
     def attr(a: LocDict) -> Attribute:
         return Attribute(
-            name=a["name"], type=a["type"], description=_text(a["description"]), location=_loc(a, loc),
+            name=a["name"], type=a["type"], description=_required_text(a["description"]), location=_loc(a, loc),
             required=bool(a.get("required", False)), has_default="default" in a, default=_plain(a.get("default")),
             default_each=a.get("default_each"), values=tuple(a.get("values", ())),
             tensor_type=a.get("tensor_type"), written_as=a.get("written_as"),
@@ -197,7 +203,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
 
     def param(p: LocDict) -> Parameter:
         return Parameter(
-            name=p["name"], type=p["type"], description=_text(p["description"]), location=_loc(p, loc),
+            name=p["name"], type=p["type"], description=_required_text(p["description"]), location=_loc(p, loc),
             option=p.get("option", "single"), homogeneous=p.get("homogeneous", True),
             min_arity=p.get("min_arity", 1 if p.get("option") == "variadic" else 0),
             written_as=p.get("written_as"), shape=p.get("shape"),
@@ -206,12 +212,12 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
     ew = raw.get("elementwise")
     outputs = tuple(param(p) for p in raw["outputs"])
     return OpVersion(
-        domain=domain, op=op, since_version=raw["since_version"], summary=_text(raw["summary"]),
+        domain=domain, op=op, since_version=raw["since_version"], summary=_required_text(raw["summary"]),
         attributes=tuple(attr(a) for a in raw.get("attributes", ())),
         inputs=tuple(param(p) for p in raw["inputs"]), outputs=outputs,
         type_constraints=tuple(
-            TypeConstraint(t["name"], expand_types(t["types"], groups), tuple(t["types"]), _text(t["description"]),
-                           _loc(t, loc), t.get("written_as"))
+            TypeConstraint(t["name"], expand_types(t["types"], groups), tuple(t["types"]),
+                           _required_text(t["description"]), _loc(t, loc), t.get("written_as"))
             for t in raw["type_constraints"]),
         location=loc, support_level=raw.get("support_level"), function=raw.get("function"),
         function_body=raw.get("function_body"), function_opset=raw.get("function_opset"),
@@ -221,7 +227,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict, fallback: L
         kernel=raw["kernel"]["function"] if "kernel" in raw else None,
         shape_from_node=tuple(raw["kernel"].get("shape_from_node", ())) if "kernel" in raw else (),
         constraints=tuple(
-            Constraint(c["id"], _text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
+            Constraint(c["id"], _required_text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
                        _items(c.get("args")), c.get("when"))
             for c in raw.get("constraints", ())),
         examples=tuple(
@@ -322,7 +328,7 @@ def _load_file(path: Path, root: Path, schema: str, op: str) -> tuple[LocDict | 
         return None, [SpecError(Location(shown, 1, 1), f"expected a mapping at the top, found {type(data).__name__}",
                                 op)]
     errors = _schema_errors(data, schema, root, shown, op)
-    return (None if errors else data), errors
+    return (None if errors else cast(LocDict, data)), errors  # load_yaml builds every mapping as a LocDict
 
 
 def load_or_raise(specs_root: Path | str) -> SpecSet:

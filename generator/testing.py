@@ -1,12 +1,12 @@
 """Assertions the generated test modules call; the tests stay data, the logic lives here."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from .dtypes import ELEM_TYPES, parse_type, type_key
-from .runtime.validation import Problem, Signature, TensorInfo
+from .runtime.validation import ParamSig, Problem, Signature, TensorInfo
 
 # Comparison tolerances per element type, stated once (rtol, atol).
 TOLERANCES: dict[str, tuple[float, float]] = {
@@ -23,7 +23,7 @@ def placeholder_attributes(sig: Signature) -> dict[str, Any]:
     return {a.name: (a.values[0] if a.values else _PLACEHOLDER[a.type]) for a in sig.attributes if a.required}
 
 
-def _infos(sig: Signature, params, binding: Mapping[str, str]) -> list[TensorInfo]:
+def _infos(sig: Signature, params: Sequence[ParamSig], binding: Mapping[str, str]) -> list[TensorInfo]:
     out = []
     for p in params:
         dtype = binding[p.type] if p.type in binding else type_key(p.type)
@@ -36,13 +36,13 @@ def type_problems(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.where.startswith(("input", "output"))]
 
 
-def assert_accepts_dtypes(validate: Callable, sig: Signature, binding: Mapping[str, str]) -> None:
+def assert_accepts_dtypes(validate: Callable[..., Any], sig: Signature, binding: Mapping[str, str]) -> None:
     problems = validate(_infos(sig, sig.inputs, binding), placeholder_attributes(sig),
                         _infos(sig, sig.outputs, binding))
     assert type_problems(problems) == [], f"{binding} rejected: {[str(p) for p in problems]}"
 
 
-def assert_rejects_dtype(validate: Callable, sig: Signature, binding: Mapping[str, str], param: str,
+def assert_rejects_dtype(validate: Callable[..., Any], sig: Signature, binding: Mapping[str, str], param: str,
                          dtype: str) -> None:
     inputs = _infos(sig, sig.inputs, binding)
     names = [p.name for p in sig.inputs]
@@ -51,13 +51,13 @@ def assert_rejects_dtype(validate: Callable, sig: Signature, binding: Mapping[st
     assert any(param in p.where and dtype in p.message for p in problems), [str(p) for p in problems]
 
 
-def assert_rejects_unknown_attribute(validate: Callable, sig: Signature, binding: Mapping[str, str]) -> None:
+def assert_rejects_unknown_attribute(validate: Callable[..., Any], sig: Signature, binding: Mapping[str, str]) -> None:
     attrs = {**placeholder_attributes(sig), "opgen_no_such_attribute": 1}
     problems = validate(_infos(sig, sig.inputs, binding), attrs)
     assert any("opgen_no_such_attribute" in p.where for p in problems), [str(p) for p in problems]
 
 
-def assert_rejects_missing_attribute(validate: Callable, sig: Signature, binding: Mapping[str, str],
+def assert_rejects_missing_attribute(validate: Callable[..., Any], sig: Signature, binding: Mapping[str, str],
                                      name: str) -> None:
     attrs = placeholder_attributes(sig)
     del attrs[name]
@@ -65,7 +65,7 @@ def assert_rejects_missing_attribute(validate: Callable, sig: Signature, binding
     assert any(name in p.where and "required" in p.message for p in problems), [str(p) for p in problems]
 
 
-def assert_rejects_too_few_inputs(validate: Callable, sig: Signature, binding: Mapping[str, str]) -> None:
+def assert_rejects_too_few_inputs(validate: Callable[..., Any], sig: Signature, binding: Mapping[str, str]) -> None:
     required = sum(1 for p in sig.inputs if p.option == "single")
     inputs = _infos(sig, sig.inputs, binding)[:required - 1]
     problems = validate(inputs, placeholder_attributes(sig))
@@ -99,10 +99,11 @@ def _elem_of(param: Any, example: Mapping[str, Any]) -> str:
     """A parameter's element type in an example: its own fixed type, else `dtypes`, else `dtype`."""
     if parse_type(param.type) is not None:  # a fixed type, not a type variable
         return type_key(param.type)
-    return example.get("dtypes", {}).get(param.name, example["dtype"])
+    elem: str = example.get("dtypes", {}).get(param.name, example["dtype"])
+    return elem
 
 
-def check_example(kernel: Callable, validate: Callable, sig: Signature, example: Mapping[str, Any],
+def check_example(kernel: Callable[..., Any], validate: Callable[..., Any], sig: Signature, example: Mapping[str, Any],
                   free_outputs: tuple[str, ...] = (), shape_from_node: tuple[str, ...] = ()) -> None:
     """Run a spec example: the validator accepts it and the kernel reproduces every output it lists
     (and it lists every non-optional output, so no output goes unchecked)."""
@@ -159,7 +160,7 @@ def _compare(label: str, got: np.ndarray, want: np.ndarray) -> None:
                                equal_nan=True, err_msg=f"output {label}")
 
 
-def check_kernel_dtype(kernel: Callable, example: Mapping[str, Any], input_names: list[str], dtype: str,
+def check_kernel_dtype(kernel: Callable[..., Any], example: Mapping[str, Any], input_names: list[str], dtype: str,
                        expected_dtypes: list[str | None], sig: Signature | None = None,
                        free_outputs: tuple[str, ...] = ()) -> None:
     """Run the kernel on an example cast to `dtype`: outputs have the spec's dtype and the example's shape.

@@ -7,26 +7,29 @@ and the location of each of its values, so any later check can point at
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
 from .errors import Location, SpecError
 
 
-class LocDict(dict):
+class LocDict(dict[str, Any]):
     loc: Location
     value_locs: dict[str, Location]
     key_locs: dict[str, Location]
 
 
-class LocList(list):
+class LocList(list[Any]):
     loc: Location
     value_locs: list[Location]
 
 
 # libyaml's parser when PyYAML has it (5-10x faster); the constructors below are the same.
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _BaseLoader = yaml.SafeLoader
+else:
+    _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # What a spec may be. Deeper nesting, or more values once aliases are expanded (a "billion laughs"
 # document is a few lines long), is refused before anything is built from it.
@@ -109,20 +112,21 @@ class _Builder:
                 raise self.fail(node, f"nested more than {MAX_DEPTH} levels deep; specs are not that deep")
             self.building.add(key)
             value = self.mapping(node, depth + 1) if isinstance(node, yaml.MappingNode) else \
-                self.sequence(node, depth + 1)
+                self.sequence(cast(yaml.SequenceNode, node), depth + 1)
             self.building.discard(key)
         self.built[key] = value
         return value
 
     def scalar(self, node: yaml.ScalarNode, tag: str) -> Any:
         if self.check_tags:
-            implicit = _STR if node.style else self.loader.resolve(yaml.ScalarNode, node.value, (True, False))
+            # Resolver.resolve is unannotated in types-PyYAML.
+            implicit = _STR if node.style else self.loader.resolve(yaml.ScalarNode, node.value, (True, False))  # type: ignore[no-untyped-call]
             if tag != implicit:  # an explicit tag (`!!null x`): the spec format writes none
                 raise self.fail(node, f"the tag {tag} is not part of the spec format (write the value plainly)")
         if tag == _STR:
             value = node.value
-            if (self.check_all_text or node.style == '"') and _CONTROL.search(value):
-                bad = _CONTROL.search(value).group()
+            if (self.check_all_text or node.style == '"') and (found := _CONTROL.search(value)):
+                bad = found.group()
                 raise self.fail(node, f"control character U+{ord(bad):04X} in a text value; specs hold printable "
                                       "text, tabs and newlines only")
             if len(value) > MAX_SCALAR_CHARS:

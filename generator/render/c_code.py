@@ -4,11 +4,12 @@ or a type-erased stub returning OPGEN_ERR_NOT_IMPLEMENTED."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence, cast
 
 from .. import expr
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..names import C_KEYWORDS
-from ..model import Domain, OpSpec, OpVersion, SpecSet
+from ..model import Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, render as render_template
 
 _ATTR_C = {"int": "int64_t {n}", "float": "double {n}", "bool": "bool {n}", "string": "const char *{n}",
@@ -61,7 +62,9 @@ def prototype(result: str, function: str, params: list[str] | list[list[str]], e
     aligned = _fill([head], " " * len(head), pieces, split=False)
     if aligned is not None:
         return "\n".join(aligned)
-    return "\n".join(_fill([head.rstrip(), ""], " " * (indent + 4), pieces, split=True))
+    lines = _fill([head.rstrip(), ""], " " * (indent + 4), pieces, split=True)
+    assert lines is not None  # split=True always fits
+    return "\n".join(lines)
 
 
 def _fill(lines: list[str], margin: str, pieces: list[list[str]], split: bool) -> list[str] | None:
@@ -113,6 +116,7 @@ def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
     allowed type (or the input's when allowed). Floating results compute in the output's
     precision, the others in the input's."""
     ew = v.elementwise
+    assert ew is not None  # called for element-wise ops only
     var = v.inputs[0].type
     if any(p.type != var for p in v.inputs) or v.inputs[0].is_fixed:
         return []
@@ -120,13 +124,13 @@ def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
     out_allowed = [tensor_elem(t) for t in v.allowed_types(out)]
     plan = []
     for t in v.allowed_types(v.inputs[0]):
-        if tensor_elem(t) not in ELEM_TYPES:  # sequences and optionals have no C kernel
+        if (e := tensor_elem(t)) not in ELEM_TYPES:  # sequences and optionals have no C kernel
             continue
-        elem_in = ELEM_TYPES[tensor_elem(t)]
+        elem_in = ELEM_TYPES[e]
         if out.type == var:
             elem_out = elem_in
         elif len(out_allowed) == 1:
-            elem_out = ELEM_TYPES[out_allowed[0]]
+            elem_out = ELEM_TYPES[cast(str, out_allowed[0])]  # a tensor type: element-wise outputs are tensors
         elif elem_in.name in out_allowed:
             elem_out = elem_in
         else:
@@ -145,7 +149,7 @@ def _load(elem: ElemType, compute: ElemType, x: str) -> str:
     return x if elem.c_type == compute.c_compute else f"({compute.c_compute})({x})"
 
 
-def kernel_views(v: OpVersion) -> list[dict]:
+def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     ew = v.elementwise
     if ew is None or any(p.option != "single" for p in v.inputs):
         return []
@@ -211,14 +215,14 @@ def kernel_views(v: OpVersion) -> list[dict]:
     return views
 
 
-def stub_view(v: OpVersion) -> dict:
+def stub_view(v: OpVersion) -> dict[str, Any]:
     fields = []
     for a in v.attributes:
         fields += [f.format(n=c_name(a.name)) for f in _ATTR_FIELDS[a.type]]
         if not a.required and not a.has_default and a.default_each is None:
             fields.append(f"bool has_{a.name}")
 
-    def describe(params) -> str:
+    def describe(params: Sequence[Parameter]) -> str:
         return ", ".join(p.name + {"optional": "?", "variadic": "..."}.get(p.option, "") for p in params) or "none"
 
     prefix = function_prefix(v)

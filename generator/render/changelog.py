@@ -68,8 +68,8 @@ def diff(old: OpVersion, new: OpVersion) -> list[Change]:
         if (a.has_default, a.default) != (b.has_default, b.default):
             out.append(_c("attr_default", name=name, old=a.default if a.has_default else "-",
                           new=b.default if b.has_default else "-"))
-    for side, before, after in (("input", old.inputs, new.inputs), ("output", old.outputs, new.outputs)):
-        b_map, a_map = {p.name: p for p in before}, {p.name: p for p in after}
+    for side, params_before, params_after in (("input", old.inputs, new.inputs), ("output", old.outputs, new.outputs)):
+        b_map, a_map = {p.name: p for p in params_before}, {p.name: p for p in params_after}
         out += [_c("param_added", side=side, name=n) for n in a_map if n not in b_map]
         out += [_c("param_removed", side=side, name=n) for n in b_map if n not in a_map]
         for n in [n for n in a_map if n in b_map]:  # spec order (see the attributes above)

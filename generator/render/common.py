@@ -114,7 +114,7 @@ def py_str(text: str, start: int, indent: int, width: int = 120) -> str:
     return ("\n" + " " * indent).join(repr(p) for p in pieces)
 
 
-def py_call(name: str, args: list[str], indent: int, width: int = 120) -> str:
+def py_call(name: str, args: list[str | tuple[str, str]], indent: int, width: int = 120) -> str:
     """`name(arg, ...)` on one line at `indent` when it fits (with a trailing comma), else one
     argument a line. Arguments are code; a string argument is given as ('str', text) and split by
     py_str when its line would be too long."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import expr
 from ..dtypes import type_key
-from ..model import Attribute, Domain, OpSpec, OpVersion, SpecSet
+from ..model import Attribute, Domain, Note, OpSpec, OpVersion, Parameter, SpecSet
 from .changelog import changelog
 from .common import render as render_template
 
@@ -78,7 +78,7 @@ def fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def default_text(a: Attribute, L: dict) -> str:
+def default_text(a: Attribute, L: dict[str, str]) -> str:
     if a.required:
         return L["required"]
     if a.has_default:
@@ -89,16 +89,16 @@ def default_text(a: Attribute, L: dict) -> str:
     return L["optional"]
 
 
-def param_option(p, L: dict) -> str:
+def param_option(p: Parameter, L: dict[str, str]) -> str:
     text = L[p.option] if p.option in L else p.option
     if p.option == "variadic":
         text += f", {L['homogeneous'] if p.homogeneous else L['heterogeneous']}"
     return text
 
 
-def version_view(v: OpVersion, lang: str) -> dict:
+def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
     L = LABELS[lang]
-    meta = [(L["since"], v.since_version)]
+    meta: list[tuple[str, Any]] = [(L["since"], v.since_version)]
     if v.support_level:
         meta.append((L["support"], v.support_level))
     if v.function is not None:
@@ -138,7 +138,7 @@ def tensor_text(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def example_view(v: OpVersion, e: Any) -> dict:
+def example_view(v: OpVersion, e: Any) -> dict[str, Any]:
     """An example as rows `name = value (element type)`; the element type as the test reads it."""
     dtypes = dict(e.dtypes)
 
@@ -152,7 +152,7 @@ def example_view(v: OpVersion, e: Any) -> dict:
                 outputs=[(name, tensor_text(value), elem(params[name])) for name, value in e.outputs])
 
 
-def note_view(n, lang: str) -> dict:
+def note_view(n: Note, lang: str) -> dict[str, Any]:
     return dict(id=n.id, kind=n.kind, field=n.field, document_says=n.document_says, text=n.text.get(lang))
 
 
@@ -194,7 +194,7 @@ def errata_page(domain: Domain, lang: str) -> bytes:
     return render_template("docs/errata.md.j2", domain=domain, L=LABELS[lang], rows=rows)
 
 
-def _version_of(op: OpSpec, note) -> str:
+def _version_of(op: OpSpec, note: Note) -> str:
     """The versions a note concerns: those that hold it; for an op-level note whose field names a
     version (versions.<since_version>.…), that version; otherwise every version."""
     owners = [v.since_version for v in op.versions if note in v.notes]

@@ -9,6 +9,7 @@ import ast
 import io
 import re
 import tokenize
+from typing import cast
 
 WIDTH = 120
 INDENT = 4
@@ -69,7 +70,7 @@ def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
         return " " * indent + prefix + Layout(width).expr(node, indent + len(prefix), indent, 1) + ","
     if body.startswith("def ") and body.endswith(":"):
         try:
-            fn = ast.parse(body + "\n    pass").body[0]
+            fn = cast(ast.FunctionDef, ast.parse(body + "\n    pass").body[0])  # a def, by the test above
         except SyntaxError:
             return None
         return " " * indent + _def_header(fn, indent, width)
@@ -221,7 +222,7 @@ class Layout:
         return self.block("(\n" + "".join(lines) + " " * indent + ")")
 
     def comprehension(self, node: ast.GeneratorExp | ast.ListComp | ast.SetComp, indent: int) -> str:
-        opening, closing = {ast.GeneratorExp: "()", ast.ListComp: "[]", ast.SetComp: "{}"}[type(node)]
+        opening, closing = {ast.GeneratorExp: ("(", ")"), ast.ListComp: ("[", "]"), ast.SetComp: ("{", "}")}[type(node)]
         inner = indent + INDENT
         lines = [" " * inner + self.expr(node.elt, inner, inner, 0) + "\n"]
         for gen in node.generators:
@@ -256,7 +257,7 @@ class Layout:
         return f"{ast.unparse(node.func)}(\n" + self._items(items, indent) + ")"
 
     def display(self, node: ast.Tuple | ast.List | ast.Set, indent: int) -> str:
-        opening, closing = {ast.Tuple: "()", ast.List: "[]", ast.Set: "{}"}[type(node)]
+        opening, closing = {ast.Tuple: ("(", ")"), ast.List: ("[", "]"), ast.Set: ("{", "}")}[type(node)]
         if node.elts and all(_atomic(e) for e in node.elts):  # plain values: as many to a line as fit
             inner, lines, current = indent + INDENT, [], ""
             for e in node.elts:
@@ -267,7 +268,8 @@ class Layout:
                 current = f"{current} {word}" if current else word
             lines.append(current)
             return opening + "\n" + "".join(" " * inner + line + "\n" for line in lines) + " " * indent + closing
-        items = [("*", e.value) if isinstance(e, ast.Starred) else ("", e) for e in node.elts]
+        items: list[tuple[str, ast.expr | None]] = [("*", e.value) if isinstance(e, ast.Starred) else ("", e)
+                                                    for e in node.elts]
         return opening + "\n" + self._items(items, indent) + closing
 
     def dict(self, node: ast.Dict, indent: int) -> str:

@@ -6,10 +6,11 @@ import builtins
 import keyword
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .. import expr
 from ..dtypes import tensor_elem, type_key
-from ..model import Domain, OpSpec, OpVersion, SpecSet
+from ..model import Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, py_call, render_python
 
 PACKAGE = "python/opgen_ops"
@@ -23,7 +24,7 @@ class KernelView:
     convert: list[str]  # statements turning arguments into arrays
     validate_inputs: str  # expression: the tuple of inputs given to the validator
     attributes: str  # expression: the dict of attributes (defaults applied by the signature)
-    free_outputs: list[tuple[str, str, tuple]]  # (output name, dtype keyword, allowed element types)
+    free_outputs: list[tuple[str, str, tuple[Any, ...]]]  # (output name, dtype keyword, allowed element types)
     validate_outputs: str  # expression: the outputs given to the validator ("None" when none is known)
     first_input: str
     body: list[str]  # statements after validation
@@ -34,7 +35,7 @@ def py_name(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
 
-def signature_literal(v: OpVersion) -> dict:
+def signature_literal(v: OpVersion) -> dict[str, Any]:
     """Plain data for the Signature the generated module builds."""
     return {
         "attributes": [
@@ -51,35 +52,37 @@ def signature_literal(v: OpVersion) -> dict:
     }
 
 
-def checks(v: OpVersion) -> list[dict]:
+def checks(v: OpVersion) -> list[dict[str, Any]]:
     out = []
     for c in v.constraints:
         if not c.check:
             continue
-        args = [repr(c.id), f"lambda c: {expr.check_to_python(c.check)}", ("str", c.description.get("en"))]
+        args: list[str | tuple[str, str]] = [repr(c.id), f"lambda c: {expr.check_to_python(c.check)}",
+                                             ("str", c.description.get("en") or "")]
         if c.when:
             args.append(f"when=lambda c: {expr.check_to_python(c.when)}")
         out.append(dict(id=c.id, code=py_call("Check", args, 8)))
     return out
 
 
-def output_shapes(v: OpVersion) -> list[dict]:
+def output_shapes(v: OpVersion) -> list[dict[str, Any]]:
     """Each output's shape function (spec `shape`, or the element-wise broadcasting's), with its text."""
     out = []
     for p in v.outputs:
         text = v.output_shape(p)
         if text is not None:
-            args = [repr(p.name), f"lambda c: {expr.check_to_python(text)}", ("str", expr.canonical(text))]
+            args: list[str | tuple[str, str]] = [repr(p.name), f"lambda c: {expr.check_to_python(text)}",
+                                                 ("str", expr.canonical(text))]
             out.append(dict(name=p.name, code=py_call("OutputShape", args, 8)))
     return out
 
 
-def rule_calls(v: OpVersion) -> list[dict]:
+def rule_calls(v: OpVersion) -> list[dict[str, Any]]:
     out = []
     for c in v.constraints:
         if c.rule:
             args = {k: list(a) if isinstance(a, tuple) else a for k, a in c.args}
-            code = py_call("RuleCall", [repr(c.id), repr(c.rule), repr(args), ("str", c.description.get("en"))], 8)
+            code = py_call("RuleCall", [repr(c.id), repr(c.rule), repr(args), ("str", c.description.get("en") or "")], 8)
             out.append(dict(id=c.id, code=code))
     return out
 
@@ -181,7 +184,7 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
             for p in v.free_outputs()]
     free_names = {p.name for p in v.free_outputs()}
 
-    def output_info(p) -> str:
+    def output_info(p: Parameter) -> str:
         dtype = f"_ew.elem({py_name(p.name)}_out)" if p.name in free_names else "None"
         shape = f"tuple({py_name(p.name)}_shape)" if p.name in v.shape_from_node else "None"
         return f"({dtype}, {shape})"  # (None, None): an output given, of a dtype and shape not known here
@@ -209,13 +212,15 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
 
 
 def kernel_imports_of(v: OpVersion) -> dict[str, tuple[str, str, str]]:
+    assert v.kernel is not None  # asked only for ops with a kernel function
     module, function = kernel_function(v.kernel)
     return {v.kernel: (module, function, function)}
 
 
-def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, free, validate_outputs,
-                  first_input) -> KernelView:
+def _formula_view(v: OpVersion, params: str, convert: list[str], validate_inputs: str, attributes: str,
+                  free: list[tuple[str, str, tuple[Any, ...]]], validate_outputs: str, first_input: str) -> KernelView:
     ew = v.elementwise
+    assert ew is not None  # called for element-wise ops only
     inputs = list(v.inputs)
     rename = {p.name: py_name(p.name) + "_" for p in inputs}
     scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string")]
@@ -256,7 +261,7 @@ def _uses(kernels: list[KernelView], name: str) -> bool:
     return any(pattern.search(t) for t in texts)
 
 
-def import_view(op: OpSpec, versions: list[dict], imports: dict[str, tuple[str, str, str]]) -> dict:
+def import_view(op: OpSpec, versions: list[dict[str, Any]], imports: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
     """The imports of the op's module, each only where the module uses it."""
     kernels = [item["kernel"] for item in versions if item["kernel"]]
     used = {"Signature": True, "AttrSig": any(item["v"].attributes for item in versions),

@@ -1,12 +1,14 @@
 """Generated pytest modules: one per op version, data only; the assertions live in opgen.testing."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..dtypes import ELEM_TYPES, tensor_elem, type_key
 from ..model import Domain, OpSpec, OpVersion, SpecSet
 from .common import HEADER, module_name, render_python
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
@@ -20,7 +22,7 @@ def bindings(v: OpVersion) -> tuple[dict[str, str], list[dict[str, str]]]:
     return base, out
 
 
-def rejected_dtype(v: OpVersion) -> dict | None:
+def rejected_dtype(v: OpVersion) -> dict[str, Any] | None:
     """An input and a dtype its type constraint does not allow."""
     for p in v.inputs:
         allowed = {type_key(t) for t in v.allowed_types(p)}

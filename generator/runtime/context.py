@@ -7,7 +7,7 @@ They live apart from both so that neither imports the other for them: `validatio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 import numpy as np
 
@@ -87,7 +87,7 @@ class CheckContext:
         info = self.info(name)
         if info is None or info.shape is None or any(d is None for d in info.shape):
             raise Unknown(name)
-        return tuple(info.shape)
+        return tuple(cast("tuple[int, ...]", info.shape))  # no None: checked above
 
     def broadcast_shape(self, *names: str) -> tuple[int, ...]:
         """The shape NumPy/ONNX multidirectional broadcasting gives these parameters."""
@@ -111,7 +111,7 @@ class CheckContext:
         known = [i for i in self.infos(name) if i is not None and i.shape is not None]
         if not known:
             raise Unknown(name)
-        return len(known[0].shape)
+        return len(known[0].shape or ())  # known shapes only
 
     def numel(self, name: str) -> int:
         return int(np.prod(self.shape(name), dtype=np.int64))
@@ -131,7 +131,7 @@ class CheckContext:
             raise Unknown(name)
         return np.asarray(info.value)
 
-    def values(self, name: str) -> tuple:
+    def values(self, name: str) -> tuple[Any, ...]:
         """A constant input's values, flattened, as Python numbers (what checks compare and sum);
         Unknown when the file gives no value (readers keep only small constants)."""
         return tuple(self.value(name).ravel().tolist())

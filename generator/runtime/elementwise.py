@@ -3,14 +3,18 @@ from __future__ import annotations
 
 import functools
 
-from typing import Sequence
+from typing import Any, Callable, ParamSpec, Sequence, TypeVar
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from . import broadcast
 from ..dtypes import ELEM_TYPES
 from ..dtypes import elem_of_numpy as elem  # noqa: F401  (used by generated kernels)
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
@@ -25,11 +29,11 @@ def numpy_dtype(elem: str) -> np.dtype:
     return ELEM_TYPES[elem].numpy
 
 
-def ieee_results(fn):
+def ieee_results(fn: Callable[P, R]) -> Callable[P, R]:
     """Decorator for kernels: infinities, NaN and overflow when rounding to the output type are
     results there, not warnings."""
     @functools.wraps(fn)
-    def quiet(*args, **kwargs):
+    def quiet(*args: P.args, **kwargs: P.kwargs) -> R:
         with np.errstate(all="ignore"):
             return fn(*args, **kwargs)
     return quiet
@@ -80,7 +84,7 @@ def compute_dtype_for(out: np.dtype, first_input: np.dtype) -> np.dtype:
     return compute_dtype(first_input)
 
 
-def align_xla(lhs: np.ndarray, rhs: np.ndarray, dims) -> tuple[np.ndarray, np.ndarray]:
+def align_xla(lhs: np.ndarray, rhs: np.ndarray, dims: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
     """XLA broadcast_dimensions: place the lower-rank operand's dimensions at `dims` of the other."""
     if dims is None or lhs.ndim == rhs.ndim:
         return lhs, rhs
@@ -113,7 +117,7 @@ def erfc(x: np.ndarray) -> np.ndarray:
     return _erfc(x)
 
 
-def mul_trunc(a, x: np.ndarray) -> np.ndarray:
+def mul_trunc(a: float, x: np.ndarray) -> np.ndarray:
     """a * x. For integer x the product is taken in double, converted toward zero and saturated to
     x's type (NaN -> 0): a float factor applied to integers (LeakyRelu's alpha)."""
     x = np.asarray(x)
@@ -143,7 +147,7 @@ def rsqrt(x: np.ndarray) -> np.ndarray:
 
 # ---- XLA binary arithmetic (hlir Div, Rem, Max, Min, Clamp and the shifts) ----------------------
 
-def _int_div_parts(a: np.ndarray, b: np.ndarray):
+def _int_div_parts(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Broadcast integer operands, the masks of XLA's special cases and a divisor safe to use."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
     zero = b == 0
@@ -154,7 +158,7 @@ def _int_div_parts(a: np.ndarray, b: np.ndarray):
     return a, b, zero, overflow, safe
 
 
-def xla_div(a, b) -> np.ndarray:
+def xla_div(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """XLA Div. Floats: IEEE a / b. Integers: the quotient truncated toward zero (C, not Python's
     floor); x / 0 = -1 (all bits set, the maximum for unsigned types) and INT_MIN / -1 = INT_MIN."""
     a, b = np.asarray(a), np.asarray(b)
@@ -167,7 +171,7 @@ def xla_div(a, b) -> np.ndarray:
     return np.where(zero, all_ones, np.where(overflow, a, quotient)).astype(a.dtype)
 
 
-def xla_rem(a, b) -> np.ndarray:
+def xla_rem(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """XLA Rem: the remainder with the sign of the dividend (C fmod / %). Integers: x % 0 = x and
     INT_MIN % -1 = 0."""
     a, b = np.asarray(a), np.asarray(b)
@@ -201,7 +205,7 @@ def _against_scalar(a: np.ndarray, b: np.ndarray, largest: bool) -> np.ndarray |
     return np.clip(array, scalar, inf) if largest else np.clip(array, -inf, scalar)
 
 
-def ieee_maximum(a, b) -> np.ndarray:
+def ieee_maximum(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """IEEE 754-2019 maximum (XLA Max): NaN if either is NaN, and max(-0.0, +0.0) = +0.0."""
     a, b = np.asarray(a), np.asarray(b)
     out = _against_scalar(a, b, largest=True)
@@ -212,7 +216,7 @@ def ieee_maximum(a, b) -> np.ndarray:
     return _signed_zero_fix(a, b, out, take_negative=False)
 
 
-def ieee_minimum(a, b) -> np.ndarray:
+def ieee_minimum(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """IEEE 754-2019 minimum (XLA Min): NaN if either is NaN, and min(-0.0, +0.0) = -0.0."""
     a, b = np.asarray(a), np.asarray(b)
     out = _against_scalar(a, b, largest=False)
@@ -223,10 +227,11 @@ def ieee_minimum(a, b) -> np.ndarray:
     return _signed_zero_fix(a, b, out, take_negative=True)
 
 
-_UNSIGNED_OF_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_UNSIGNED_OF_SIZE: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+                                                8: np.dtype(np.uint64)}
 
 
-def select(condition, on_true, on_false) -> np.ndarray:
+def select(condition: npt.ArrayLike, on_true: npt.ArrayLike, on_false: npt.ArrayLike) -> np.ndarray:
     """np.where(condition, on_true, on_false), bit for bit, without branches: NumPy's where branches per
     element and runs about 5x slower on unpredictable conditions. The operands' bits are blended with
     an all-ones/all-zeros mask made from the condition (types of 1, 2, 4 or 8 bytes; others use where)."""
@@ -241,7 +246,7 @@ def select(condition, on_true, on_false) -> np.ndarray:
     return np.broadcast_to(bits, shape).view(dtype) if bits.shape != shape else bits.view(dtype)
 
 
-def _shift_parts(x, amount):
+def _shift_parts(x: npt.ArrayLike, amount: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]:
     """x's bits as unsigned 64-bit values, its width, and which amounts lie outside [0, width)."""
     x, amount = np.broadcast_arrays(np.asarray(x), np.asarray(amount))
     if x.dtype.kind not in "iu" or amount.dtype.kind not in "iu":
@@ -253,14 +258,14 @@ def _shift_parts(x, amount):
     return x, x.view(unsigned).astype(np.uint64), bits, outside, count
 
 
-def shift_left(x, amount) -> np.ndarray:
+def shift_left(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarray:
     """XLA ShiftLeft: x << amount in x's width; 0 when the amount is negative or >= the width."""
     x, u, bits, outside, count = _shift_parts(x, amount)
     out = np.where(outside, np.uint64(0), u << count)
     return out.astype(f"u{x.dtype.itemsize}").view(x.dtype)
 
 
-def shift_right_logical(x, amount) -> np.ndarray:
+def shift_right_logical(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarray:
     """XLA ShiftRightLogical: x's bits shifted right, filled with 0; 0 when the amount is negative
     or >= the width."""
     x, u, bits, outside, count = _shift_parts(x, amount)
@@ -268,7 +273,7 @@ def shift_right_logical(x, amount) -> np.ndarray:
     return out.astype(f"u{x.dtype.itemsize}").view(x.dtype)
 
 
-def shift_right_arithmetic(x, amount) -> np.ndarray:
+def shift_right_arithmetic(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarray:
     """XLA ShiftRightArithmetic: x's bits, read as signed, shifted right and filled with the sign
     bit; all sign bits when the amount is negative or >= the width. Unsigned x is read as signed."""
     x, u, bits, outside, count = _shift_parts(x, amount)

@@ -26,7 +26,7 @@ Semantics of a run:
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, cast
 
 import numpy as np
 
@@ -49,9 +49,9 @@ class KernelResolver(Protocol):
     def get_signature(self, domain: str, op: str, opset: int | None = None) -> Any: ...
 
 
-def _declared(graph: Mapping) -> dict[str, dict]:
+def _declared(graph: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """What the graph declares about each named value (inputs, values, outputs)."""
-    found: dict[str, dict] = {}
+    found: dict[str, dict[str, Any]] = {}
     for key in ("inputs", "values", "outputs"):
         for decl in graph.get(key, []) or []:
             entry = found.setdefault(decl["name"], {})
@@ -61,7 +61,7 @@ def _declared(graph: Mapping) -> dict[str, dict]:
     return found
 
 
-def _keywords(kernel: Callable) -> set[str]:
+def _keywords(kernel: Callable[..., Any]) -> set[str]:
     try:
         return set(inspect.signature(kernel).parameters)
     except (TypeError, ValueError):
@@ -71,7 +71,7 @@ def _keywords(kernel: Callable) -> set[str]:
 class GraphFunction:
     """A graph as a callable: `fn(*arrays) -> tuple of arrays` (the graph's outputs, in order)."""
 
-    def __init__(self, graph: Mapping, resolver: KernelResolver, *, domain: str | None = None,
+    def __init__(self, graph: Mapping[str, Any], resolver: KernelResolver, *, domain: str | None = None,
                  opset: int | None = None, outer: Mapping[str, np.ndarray] | None = None, elementwise: bool = False):
         if not isinstance(graph, Mapping) or not isinstance(graph.get("nodes"), list):
             raise GraphError(f"not an hlir graph: expected a mapping with a 'nodes' list, found {type(graph).__name__}")
@@ -88,14 +88,14 @@ class GraphFunction:
         self.output_names = [d["name"] for d in graph.get("outputs", []) or []]
 
     @property
-    def nodes(self) -> list:
+    def nodes(self) -> list[Any]:
         return self.graph["nodes"]
 
     def __repr__(self) -> str:
         name = self.graph.get("name") or "graph"
         return f"GraphFunction({name}: ({', '.join(self.input_names)}) -> ({', '.join(self.output_names)}))"
 
-    def __call__(self, *args) -> tuple[np.ndarray, ...]:
+    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
         if len(args) != len(self.input_names):
             raise GraphError(f"{self!r} takes {len(self.input_names)} arguments, {len(args)} given")
         env: dict[str, np.ndarray] = dict(self.outer)
@@ -121,14 +121,14 @@ class GraphFunction:
             raise GraphError(f"argument {name!r} has shape {list(value.shape)}, the graph declares {shape}")
         return value
 
-    def _run(self, index: int, node: Mapping, env: dict[str, np.ndarray]) -> None:
+    def _run(self, index: int, node: Mapping[str, Any], env: dict[str, np.ndarray]) -> None:
         op = node["op"]
         label = f"node {node.get('name') or '#' + str(index)} ({self.domain}.{op})"
         try:
             kernel = self.resolver.get_kernel(self.domain, op, self.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
-        args = []
+        args: list[np.ndarray | None] = []
         for name in node["inputs"]:
             if name == "":
                 args.append(None)
@@ -173,7 +173,7 @@ def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = F
             raise TypeError(f"{what}: a graph needs a kernel resolver to run its nodes")
         if not hasattr(resolver, "get_kernel"):
             resolver = resolver()
-        return GraphFunction(value, resolver, elementwise=elementwise)
+        return GraphFunction(value, cast(KernelResolver, resolver), elementwise=elementwise)
     if callable(value):
         return value
     raise TypeError(f"{what}: expected {GRAPH_ATTRIBUTE_HINT}, found {type(value).__name__}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import typing
 from dataclasses import dataclass
-from typing import Callable, NewType
+from typing import Any, Callable, NewType, cast
 
 from . import broadcast
 import numpy as np
@@ -21,7 +21,7 @@ from .context import CheckContext, Unknown
 # spec checker (which rejects names the op lacks) and the runtime (which calls the function) both read
 # the one declaration, so they cannot drift apart.
 Param = NewType("Param", str)  # an input or output of the op
-Params = NewType("Params", list)  # a list of inputs/outputs
+Params = NewType("Params", list[str])  # a list of inputs/outputs
 Attr = NewType("Attr", str)  # an attribute of the op
 _KINDS = {Param: "param", Params: "params", Attr: "attr"}
 
@@ -134,11 +134,11 @@ def _shapes(c: CheckContext, name: str) -> list[tuple[int, ...]]:
             continue
         if info.shape is None or any(d is None for d in info.shape):
             raise Unknown(name)
-        out.append(tuple(info.shape))
+        out.append(tuple(cast("tuple[int, ...]", info.shape)))  # no None: checked above
     return out
 
 
-def _optional_attr(c: CheckContext, name: str):
+def _optional_attr(c: CheckContext, name: str) -> Any:
     try:
         return c.attr(name)
     except Unknown:
@@ -288,7 +288,7 @@ def bitcast_convert(c: CheckContext, operand: Param, output: Param) -> str:
     return "" if t == expected else f"{output} shape {list(t)} should be {list(expected)}"
 
 
-def _same_and_scalars(c: CheckContext, inputs: str, init_values: str) -> tuple[list, str]:
+def _same_and_scalars(c: CheckContext, inputs: str, init_values: str) -> tuple[list[tuple[int, ...]], str]:
     shapes = _shapes(c, inputs)
     if len(set(shapes)) > 1:
         return shapes, f"{inputs} shapes differ: {[list(s) for s in shapes]}"

@@ -16,7 +16,8 @@ from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-ex
 
 # The context types live in their own module (shape_rules needs them, and this module runs the rules);
 # they are re-exported here, where generated validators, the readers and user code import them from.
-from .context import Bound, CheckContext, TensorInfo, Unknown  # noqa: F401  (re-exported)
+from .context import Bound, CheckContext, Unknown  # noqa: F401  (re-exported)
+from .context import TensorInfo as TensorInfo  # re-exported (validators and readers import it from here)
 from .shape_rules import RULES
 from ..dtypes import type_key
 from ..errors import OpgenError
@@ -30,7 +31,7 @@ class AttrSig:
     has_default: bool = False
     default: Any = None
     default_each: float | int | None = None
-    values: tuple = ()
+    values: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ def check_attributes(sig: Signature, attributes: Mapping[str, Any], problems: li
     return effective
 
 
-def _unlisted(value: Any, allowed: tuple) -> bool:
+def _unlisted(value: Any, allowed: tuple[Any, ...]) -> bool:
     if isinstance(value, (list, tuple)):
         return any(v not in allowed for v in value)
     return value not in allowed
@@ -332,7 +333,7 @@ def check_output_shapes(sig: Signature, ctx: CheckContext, outs: Bound, problems
                                     f"{list(want)} (shape = {entry.text})", got, want))
 
 
-_CACHE: dict[tuple, tuple[Signature, tuple[Problem, ...]]] = {}
+_CACHE: dict[tuple[Any, ...], tuple[Signature, tuple[Problem, ...]]] = {}
 _CACHE_SIZE = 4096
 
 
@@ -359,7 +360,7 @@ def _info_key(value: Any) -> Any:
 
 
 def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any] | None,
-               outputs: Sequence[Any] | None) -> tuple | None:
+               outputs: Sequence[Any] | None) -> tuple[Any, ...] | None:
     try:
         # id(sig), not sig: a Signature holds dicts and callables, so it cannot be hashed (and hashing
         # it would cost more than the validation). The cache entry keeps sig alive (see validate).

@@ -25,7 +25,7 @@ KINDS = ("onnx", "onednn", "hlir")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | os.PathLike | None = None,
+def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | os.PathLike[str] | None = None,
                    kind: str | None = None, limits: Limits = DEFAULT_LIMITS,
                    registry: Registry | None = None) -> Report:
     """Check every node of a model against its spec, and the graph itself.
@@ -165,11 +165,13 @@ def _scan_yaml(text: str, max_depth: int) -> None:
             depth += 1
             if depth > max_depth:
                 mark = event.start_mark
+                assert mark is not None  # the parser marks every event
                 raise ModelReadError(f"the YAML document nests more than {max_depth} levels deep (line "
                                      f"{mark.line + 1}, column {mark.column + 1})")
         elif isinstance(event, ends):
             depth -= 1
         elif isinstance(event, yaml.AliasEvent):
             mark = event.start_mark
+            assert mark is not None  # the parser marks every event
             raise ModelReadError(f"YAML aliases (*name) are not allowed in graph files (line {mark.line + 1}, "
                                  f"column {mark.column + 1})")

@@ -40,8 +40,8 @@ class Checker:
         self.nodes = 0
         self.unchecked: dict[str, int] = {}  # nodes whose op has no spec, by op (they are not checked)
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
-        self._cache: dict[tuple, tuple] = {}
-        self._shapes: dict[tuple, TensorInfo] = {}
+        self._cache: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._shapes: dict[tuple[Any, ...], TensorInfo] = {}
 
     # ---- entry points ------------------------------------------------------------------------------
 
@@ -129,7 +129,7 @@ class Checker:
 
     # ---- one node ------------------------------------------------------------------------------------
 
-    def _check_node(self, node: Node, infos: list, outs: list) -> tuple[Any, tuple]:
+    def _check_node(self, node: Node, infos: list[Any], outs: list[Any]) -> tuple[Any, tuple[Any, ...]]:
         """(problems, or the UnknownOp when the op has no spec; the infos of the node's outputs)."""
         key = (node.domain, node.op, node.opset)
         entry = self._entries.get(key)
@@ -161,7 +161,7 @@ class Checker:
             self.records.append(Record("error", p.op, p.where, p.message, node.name, node.index, path, p.found,
                                        p.expected))
 
-    def _validate(self, entry: Entry, node: Node, infos: list, outs: list) -> tuple[Problem, ...]:
+    def _validate(self, entry: Entry, node: Node, infos: list[Any], outs: list[Any]) -> tuple[Problem, ...]:
         sig = entry.signature
         problems: list[Problem] = []
         attributes = node.attributes
@@ -186,7 +186,7 @@ class Checker:
         problems += found
         return tuple(problems)
 
-    def _infer(self, entry: Entry, node: Node, infos: list, outs: list) -> tuple:
+    def _infer(self, entry: Entry, node: Node, infos: list[Any], outs: list[Any]) -> tuple[Any, ...]:
         sig = entry.signature
         in_params = positions(sig.inputs, len(infos))
         out_params = positions(sig.outputs, len(outs))
@@ -201,7 +201,7 @@ class Checker:
         for var, allowed in sig.type_constraints.items():
             if len(allowed) == 1:
                 bound.setdefault(var, allowed[0])
-        inferred: dict[str, tuple] = {}
+        inferred: dict[str, tuple[Any, ...]] = {}
         if sig.output_shapes and any(out is not None and out.shape is None for out in outs):
             try:
                 inferred = output_shapes_of(sig, infos, node.attributes)
@@ -223,7 +223,7 @@ class Checker:
                 results.append(self._intern(dtype, shape))
         return tuple(results)
 
-    def _intern(self, dtype: str | None, shape: tuple | None) -> TensorInfo:
+    def _intern(self, dtype: str | None, shape: tuple[Any, ...] | None) -> TensorInfo:
         key = (dtype, shape)
         info = self._shapes.get(key)
         if info is None:
@@ -253,18 +253,18 @@ class Checker:
                                        found=[n.index for n in cycle]))
 
 
-def positions(params: tuple, count: int) -> list:
+def positions(params: tuple[Any, ...], count: int) -> list[Any]:
     """The parameter each of `count` values binds to, as `validation.bind` binds them (None: surplus)."""
     n_fixed = sum(1 for p in params if p.option != "variadic")
     variadics = sum(1 for p in params if p.option == "variadic")
     share = max(count - n_fixed, 0) // variadics if variadics else 0
-    out: list = []
+    out: list[Any] = []
     for p in params:
         out.extend([p] * share if p.option == "variadic" else [p])
     return out[:count] + [None] * (count - len(out))
 
 
-def _same_shape(sig: Any, name: str, in_params: list, infos: list) -> tuple | None:
+def _same_shape(sig: Any, name: str, in_params: list[Any], infos: list[Any]) -> tuple[Any, ...] | None:
     """The shape a same_shape rule gives output `name`: that of an input in the same rule, when known."""
     for call in sig.rules:
         if call.rule != "same_shape" or name not in call.args.get("params", ()):
@@ -273,7 +273,8 @@ def _same_shape(sig: Any, name: str, in_params: list, infos: list) -> tuple | No
         for p, info in zip(in_params, infos):
             if p is not None and p.name in group and info is not None and info.shape is not None \
                     and None not in info.shape:
-                return info.shape
+                shape: tuple[Any, ...] = info.shape
+                return shape
     return None
 
 

@@ -50,7 +50,7 @@ def check_structure(doc: Any, limits: Limits) -> None:
     while level:
         if depth > limits.max_json_depth:
             raise ModelReadError(f"the document nests more than {limits.max_json_depth} levels deep")
-        below: list = []
+        below: list[Any] = []
         for item in level:
             if isinstance(item, dict):
                 if not _STR.issuperset(map(type, item)):
@@ -77,7 +77,7 @@ def _path(parts: Any) -> str:
     return out or "the document"
 
 
-def check_schema(doc: Any, schema: dict) -> None:
+def check_schema(doc: Any, schema: dict[str, Any]) -> None:
     import jsonschema
 
     from .resources import published_hlir_graph_schema
@@ -94,7 +94,7 @@ def check_schema(doc: Any, schema: dict) -> None:
         raise ModelReadError(f"not a valid hlir graph ({path}): {message}")
 
 
-def read_hlir(doc: Any, limits: Limits, schema: dict) -> tuple[Graph, str, list[Record]]:
+def read_hlir(doc: Any, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, str, list[Record]]:
     check_structure(doc, limits)
     try:
         check_schema(doc, schema)
@@ -113,10 +113,10 @@ class _Reader:
         self.domain, self.opset, self.limits = domain, opset, limits
         self.records: list[Record] = []
         self.nodes = 0
-        self.infos: dict[tuple, TensorInfo] = {}
+        self.infos: dict[tuple[Any, ...], TensorInfo] = {}
         self.budget = AttributeBudget(limits)
 
-    def info(self, decl: dict, what: str) -> TensorInfo:
+    def info(self, decl: dict[str, Any], what: str) -> TensorInfo:
         shape = decl.get("shape")
         shape = None if shape is None else tuple(shape)
         check_shape(shape, self.limits, what)
@@ -126,7 +126,7 @@ class _Reader:
             info = self.infos[key] = TensorInfo(*key)
         return info
 
-    def constant(self, decl: dict, what: str, path: str) -> TensorInfo:
+    def constant(self, decl: dict[str, Any], what: str, path: str) -> TensorInfo:
         dtype = decl["dtype"]
         try:
             array = np.array(decl["value"], dtype=ELEM_TYPES[dtype].numpy)
@@ -141,7 +141,7 @@ class _Reader:
         value = array if array.size <= self.limits.max_constant_elements else None
         return TensorInfo(dtype, tuple(array.shape), value)
 
-    def graph(self, raw: dict, depth: int, path: str) -> Graph:
+    def graph(self, raw: dict[str, Any], depth: int, path: str) -> Graph:
         if depth > self.limits.max_graph_depth:
             raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
         values: dict[str, TensorInfo] = {}
@@ -200,7 +200,7 @@ class _Reader:
         return Graph(raw.get("name", ""), inputs, constants, outputs, values, nodes)
 
 
-def _freeze(attributes: dict) -> str | None:
+def _freeze(attributes: dict[str, Any]) -> str | None:
     """A cache key for JSON attribute values (None when they are not plain JSON, e.g. YAML dates)."""
     try:
         return json.dumps(attributes, sort_keys=True, allow_nan=True)

@@ -27,7 +27,7 @@ _STR = frozenset((str,))
 class PlainItems:
     """The predicates for one schema: the dtype names come from its own enum."""
 
-    def __init__(self, schema: dict):
+    def __init__(self, schema: dict[str, Any]):
         self.dtypes = frozenset(d for d in schema["$defs"]["dtype"]["enum"] if type(d) is str)
 
     def value(self, item: Any) -> bool:
@@ -82,7 +82,7 @@ def _reduce(doc: Any, plain: PlainItems) -> tuple[Any, dict[str, list[int]]]:
     return reduced, kept
 
 
-def first_errors(doc: Any, schema: dict, published: bool) -> tuple[list, Callable[[Any], list]]:
+def first_errors(doc: Any, schema: dict[str, Any], published: bool) -> tuple[list[Any], Callable[[Any], list[Any]]]:
     """Up to 50 schema errors in jsonschema's order, and the function that gives an error's path in
     the original document (for these errors and any error in their context)."""
     import jsonschema
@@ -90,7 +90,7 @@ def first_errors(doc: Any, schema: dict, published: bool) -> tuple[list, Callabl
     validator = jsonschema.Draft202012Validator(schema)
     target, kept = _reduce(doc, PlainItems(schema)) if published else (doc, {})
 
-    def locate(error: Any) -> list:
+    def locate(error: Any) -> list[Any]:
         parts = list(error.absolute_path)
         if len(parts) >= 2 and parts[0] in kept and isinstance(parts[1], int):
             parts[1] = kept[parts[0]][parts[1]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 MAX_ONNX_FILE_BYTES = 2**31 - 1  # protobuf's own limit for one message
 # JSON and YAML documents grow ~10x as Python objects; 256 MiB of text is far above any real graph
@@ -51,7 +51,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def check_shape(shape, limits: Limits, what: str) -> None:
+def check_shape(shape: Sequence[int | None] | None, limits: Limits, what: str) -> None:
     """Raise ModelReadError for a shape no real tensor has (None entries are unknown dimensions)."""
     if shape is None:
         return
@@ -72,7 +72,7 @@ class AttributeBudget:
         self.limits = limits
         self.total = 0
 
-    def take(self, count: int, what: str | Callable[[], str]) -> None:
+    def take(self, count: int, what: str | Callable[..., str]) -> None:
         """One list of `count` elements; `what` locates it in errors (a callable: built only then)."""
         if count > self.limits.max_attribute_elements:
             raise ModelReadError(f"{_text(what)}: {count} elements exceed the limit of "

@@ -59,7 +59,7 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
     budget = AttributeBudget(limits)
     # Ops repeat the same attributes: each distinct "attrs" object (keyed by its repr, which tells 1,
     # 1.0 and true apart) is converted once; its element count still goes to the budget at every use.
-    attr_cache: dict[str, tuple[dict, dict, int]] = {}
+    attr_cache: dict[str, tuple[dict[str, Any], dict[str, Any], int]] = {}
     nodes: list[Node] = []
     pending: set[str] = set()  # inputs no earlier op produced: the file may not be in dependency order
     produced: set[str] = set()
@@ -114,7 +114,7 @@ def _show(info: TensorInfo) -> str:
     return f"{info.dtype or '?'} {shape}"
 
 
-def _label(ops: list, k: int) -> str:
+def _label(ops: list[Any], k: int) -> str:
     name = ops[k].get("name", "")
     return f"op {name!r} (#{k})" if name else f"op #{k}"
 
@@ -130,7 +130,7 @@ class _TensorReader:
 
     def __init__(self, names: dict[str, str], limits: Limits):
         self.names, self.limits = names, limits
-        self.infos: dict[tuple, TensorInfo] = {}
+        self.infos: dict[tuple[Any, ...], TensorInfo] = {}
 
     def __call__(self, lt: Any, k: int, side: str, j: int) -> tuple[str, TensorInfo]:
         tid = lt.get("id") if isinstance(lt, dict) else None
@@ -150,7 +150,7 @@ class _TensorReader:
             info = self.infos[key] = self._new(dtype, shape, f"graph[{k}].{side}[{j}].shape")
         return str(tid), info
 
-    def _new(self, dtype: str | None, shape: tuple | None, where: str) -> TensorInfo:
+    def _new(self, dtype: str | None, shape: tuple[Any, ...] | None, where: str) -> TensorInfo:
         dtype = None if dtype in (None, "undef") else self.names.get(dtype, dtype)
         if shape is not None:
             shape = tuple(None if d in UNKNOWN_DIMS else d for d in shape)
@@ -161,7 +161,7 @@ class _TensorReader:
 _INTS = frozenset((int,))
 
 
-def _attributes(raw: Any, where: str, budget: AttributeBudget) -> tuple[dict, dict, int]:
+def _attributes(raw: Any, where: str, budget: AttributeBudget) -> tuple[dict[str, Any], dict[str, Any], int]:
     """(values, declared kinds, elements in list values) of an op's "attrs"."""
     if not isinstance(raw, dict):
         raise ModelReadError(f"{where}.attrs: expected an object")

@@ -43,7 +43,7 @@ ELEM = _elem_names()
 def type_string(tp: onnx.TypeProto) -> str | None:
     """ONNX's spelling of a value type (tensor(float), seq(tensor(int64)), optional(...), map(...));
     None when the type is not given."""
-    which = tp.WhichOneof("value")
+    which: str | None = tp.WhichOneof("value")
     if which in ("tensor_type", "sparse_tensor_type"):
         tt = getattr(tp, which)
         return f"tensor({ELEM.get(tt.elem_type, tt.elem_type)})" if tt.elem_type else None
@@ -150,7 +150,7 @@ class _Converter:
         self.records = records
         self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
         self.types: dict[bytes, TensorInfo] = {}
-        self.attr_cache: dict[tuple, tuple] = {}
+        self.attr_cache: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
@@ -217,9 +217,9 @@ class _Converter:
         for t in g.initializer:
             name = to_str(t.name)
             initializers.append(name)
-            info = self.tensor_info(t, _where("initializer", name, path), constant=name not in input_names)
+            init = self.tensor_info(t, _where("initializer", name, path), constant=name not in input_names)
             if name not in values or values[name].dtype is None:
-                values[name] = info
+                values[name] = init
         for st in g.sparse_initializer:
             name = to_str(st.values.name)
             initializers.append(name)
@@ -341,7 +341,8 @@ class _Converter:
             node.attributes, node.attr_kinds, node.graphs = self._convert(attrs, node, depth, path)
             node.attr_key = None
 
-    def _convert(self, attrs: Any, node: Node, depth: int, path: str) -> tuple[dict, dict, dict]:
+    def _convert(self, attrs: Any, node: Node, depth: int,
+                 path: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
         values: dict[str, Any] = {}
         kinds: dict[str, tuple[str, str]] = {}
         graphs: dict[str, Graph] = {}

@@ -3,6 +3,7 @@ op modules are rendered by opgen's own Python renderer and run in memory (`--spe
 from __future__ import annotations
 
 import difflib
+import os
 import types
 from pathlib import Path
 from typing import Any, Callable
@@ -21,7 +22,7 @@ class Entry:
 
     __slots__ = ("key", "signature", "validator", "uses_values")
 
-    def __init__(self, signature: Signature, validator: Callable):
+    def __init__(self, signature: Signature, validator: Callable[..., Any]):
         self.key = signature.key  # domain.Op@since_version
         self.signature = signature
         self.validator = validator
@@ -146,6 +147,7 @@ class SpecRegistry(Registry):
             from ..render.python_ops import render_op
 
             op = self.specs.find(domain, name)
+            assert op is not None  # _resolve found the spec before asking for its module
             source = render_op(op).decode("utf-8")
             namespace: dict[str, Any] = {"__name__": f"opgen_specs_{domain}_{name}"}
             exec(compile(source, f"<{domain}/{name}.yaml rendered>", "exec"), namespace)  # noqa: S102
@@ -175,7 +177,7 @@ class SpecRegistry(Registry):
         return dict(d.dtype_names) if d else {}
 
 
-def make_registry(specs_dir: Path | str | None = None) -> Registry:
+def make_registry(specs_dir: Path | str | os.PathLike[str] | None = None) -> Registry:
     if specs_dir is None:
         return GeneratedRegistry()
     path = Path(specs_dir)

@@ -14,7 +14,7 @@ import numpy as np
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def _escape(match: re.Match) -> str:
+def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 

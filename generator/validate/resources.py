@@ -34,11 +34,12 @@ def find_file(relative: str, specs_dir: Path | None = None) -> Path | None:
 
 
 @lru_cache(maxsize=None)
-def _load_json(path: str) -> Any:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+def _load_json(path: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    return doc
 
 
-def hlir_graph_schema(specs_dir: Path | None = None) -> dict:
+def hlir_graph_schema(specs_dir: Path | None = None) -> dict[str, Any]:
     path = find_file(f"schema/{HLIR_GRAPH_SCHEMA}", specs_dir)
     if path is None:
         raise ModelReadError(f"cannot find the hlir graph schema (specs/schema/{HLIR_GRAPH_SCHEMA}) in "
@@ -46,7 +47,7 @@ def hlir_graph_schema(specs_dir: Path | None = None) -> dict:
     return _load_json(str(path))
 
 
-def published_hlir_graph_schema() -> dict | None:
+def published_hlir_graph_schema() -> dict[str, Any] | None:
     """opgen's own hlir graph schema (None when it is not installed)."""
     path = PACKAGE_SPECS / "schema" / HLIR_GRAPH_SCHEMA
     return _load_json(str(path)) if path.is_file() else None

@@ -24,7 +24,7 @@ def generated_ops() -> Any:
     return importlib.import_module("opgen_ops")
 
 
-def resolve(name: str) -> Callable:
+def resolve(name: str) -> Callable[..., Any]:
     """The function `<module>.<function>` of this package; LookupError with the reason if absent."""
     module_name, _, function = name.partition(".")
     try:
@@ -67,12 +67,12 @@ def as_outputs(result: Any) -> tuple[np.ndarray, ...]:
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
-def call(name: str, args: tuple, kwargs: dict[str, Any]) -> tuple[np.ndarray, ...]:
+def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[np.ndarray, ...]:
     """Call the function `<module>.<function>` by name (the generated kernels import theirs instead)."""
     return as_outputs(resolve(name)(*args, **kwargs))
 
 
-def split_variadic(args: tuple, n_fixed_before: int, n_variadic: int) -> list:
+def split_variadic(args: tuple[Any, ...], n_fixed_before: int, n_variadic: int) -> list[Any]:
     """Split positional arguments among fixed inputs and n equally sized variadic lists."""
     head, rest = list(args[:n_fixed_before]), list(args[n_fixed_before:])
     if n_variadic == 0:

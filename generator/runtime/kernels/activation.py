@@ -37,7 +37,7 @@ def gelu(x: np.ndarray, approximate: bool) -> np.ndarray:
         return 0.5 * x * _ew.erfc(-_SQRT1_2 * x)
 
 
-def glu(input, *, dim):
+def glu(input: np.ndarray, *, dim: int) -> np.ndarray:
     """GLU(a, b) = a * sigmoid(b)."""
     x = np.asarray(input)
     a, b = _halves(x, dim)
@@ -45,7 +45,7 @@ def glu(input, *, dim):
         return _ew.finish(a * _sigmoid(b), x.dtype)
 
 
-def geglu(input, *, approximate, dim):
+def geglu(input: np.ndarray, *, approximate: str, dim: int) -> np.ndarray:
     """GEGLU(a, b) = a * gelu(b)."""
     x = np.asarray(input)
     a, b = _halves(x, dim)
@@ -53,7 +53,7 @@ def geglu(input, *, approximate, dim):
         return _ew.finish(a * gelu(b, bool(approximate)), x.dtype)
 
 
-def gtu(input, *, dim):
+def gtu(input: np.ndarray, *, dim: int) -> np.ndarray:
     """Gtu(a, b) = tanh(a) * sigmoid(b) (Dauphin et al. 2016, the gated tanh unit)."""
     x = np.asarray(input)
     a, b = _halves(x, dim)
@@ -63,7 +63,7 @@ def gtu(input, *, dim):
 
 # ---- softmax ------------------------------------------------------------------------------------
 
-def softmax(input, *, axis, accurate, logarithmic, epsilon):
+def softmax(input: np.ndarray, *, axis: int, accurate: bool, logarithmic: bool, epsilon: float) -> np.ndarray:
     """e = exp(x - m) with m = max(x) along axis when accurate, else m = 0 (exp may overflow, as the
     text implies); D = max(sum(e), epsilon) (NaN propagates); output e / D, or, when logarithmic,
     log(e / D) evaluated as (x - m) - log(D) (see the spec's notes)."""
@@ -81,7 +81,8 @@ def softmax(input, *, axis, accurate, logarithmic, epsilon):
 
 # ---- dropout ------------------------------------------------------------------------------------
 
-def dropout(data, ratio=None, training_mode=None, *, seed):
+def dropout(data: np.ndarray, ratio: float | None = None, training_mode: bool | None = None, *,
+            seed: int | None) -> tuple[np.ndarray, ...]:
     """ONNX Dropout-13. Inference (training_mode absent or false): output = data, mask all true.
     Training: mask = U >= ratio with U uniform in [0, 1) drawn as onnx.reference draws it
     (numpy.random.RandomState(seed).uniform(0, 1, shape)); output = scale * data * mask with

@@ -6,6 +6,8 @@ operands of another type).
 The generated kernel has validated the arguments (types and shapes) before calling these."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import elementwise as _ew
@@ -16,7 +18,8 @@ from .conversion import _float_to_int
 _ORDERED = {"GE": np.greater_equal, "GT": np.greater, "LE": np.less_equal, "LT": np.less}
 
 
-def compare(lhs, rhs, *, comparison_direction, output_dtype=None):
+def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
+            output_dtype: np.dtype[Any] | None = None) -> np.ndarray:
     """XLA Compare with the default comparison type of each element type.
 
     Floats compare as IEEE-754 quiet comparisons (NaN is unordered: only NE is true; -0.0 == +0.0),
@@ -54,7 +57,7 @@ def _compare_complex(lhs: np.ndarray, rhs: np.ndarray, direction: str) -> np.nda
 
 # ---- Complex ---------------------------------------------------------------------------------
 
-def complex(lhs, rhs, *, output_dtype=None):
+def complex(lhs: np.ndarray, rhs: np.ndarray, *, output_dtype: np.dtype[Any] | None = None) -> np.ndarray:
     """Complex(lhs, rhs) = lhs + i*rhs, each part taken exactly as given (an infinite or NaN part
     stays in its place; no complex multiplication is involved). The result is complex64 (note
     complex_type): float16 parts are exact in it, double parts are rounded to float once."""
@@ -94,7 +97,7 @@ def _int_power(base: np.ndarray, exponent: np.ndarray, dtype: np.dtype) -> np.nd
     return np.where(negative, reciprocal, positive).astype(dtype)
 
 
-def pow(lhs, rhs):
+def pow(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Pow(lhs, rhs) = lhs ** rhs, with ONNX Pow's typing (base T, exponent T1, result T) and
     multidirectional broadcasting.
 
@@ -123,7 +126,7 @@ def pow(lhs, rhs):
 
 # ---- ShiftLeft -------------------------------------------------------------------------------
 
-def shift_left(lhs, rhs):
+def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """ShiftLeft(lhs, rhs): lhs << rhs in lhs's width (XLA); the int64 shift amount is used as a
     number, so an amount that is negative or not below the width gives 0 (note shift_amount)."""
     return _ew.shift_left(np.asarray(lhs), np.asarray(rhs))
@@ -131,7 +134,7 @@ def shift_left(lhs, rhs):
 
 # ---- Select ----------------------------------------------------------------------------------
 
-def select(pred, on_true, on_false):
+def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     """Select: on_true where pred is true, else on_false; a scalar pred picks a whole operand."""
     pred, on_true, on_false = np.asarray(pred), np.asarray(on_true), np.asarray(on_false)
     return np.where(pred, on_true, on_false).astype(on_true.dtype, copy=False)

@@ -4,16 +4,19 @@ A complex64 element yields float32 parts, complex128 float64 parts; a floating-p
 own real part and has imaginary part 0 (of its own type)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-_COMPONENT = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+_COMPONENT: dict[np.dtype[Any], np.dtype[Any]] = {np.dtype(np.complex64): np.dtype(np.float32),
+                                                  np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def _component(dtype: np.dtype) -> np.dtype:
     return _COMPONENT.get(np.dtype(dtype), np.dtype(dtype))
 
 
-def real(input, *, output_dtype):
+def real(input: np.ndarray, *, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """The real part of every element; `output_dtype` must be the input's component type."""
     x = np.asarray(input)
     want = _component(x.dtype)
@@ -22,7 +25,7 @@ def real(input, *, output_dtype):
     return np.array(np.real(x), dtype=want, copy=True)
 
 
-def imag(input):
+def imag(input: np.ndarray) -> np.ndarray:
     """The imaginary part of every element (0 of the input's type for a floating-point input)."""
     x = np.asarray(input)
     if x.dtype.kind == "c":

@@ -6,6 +6,8 @@ return one array or a tuple/list of arrays (a graph returns the tuple of its out
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from ...dtypes import elem_of_numpy
@@ -20,14 +22,14 @@ def map_output_types() -> tuple[str, ...]:
     return sig.allowed(sig.outputs[0])
 
 
-def _single(value, what: str) -> np.ndarray:
+def _single(value: Any, what: str) -> np.ndarray:
     out = results(value, what)
     if len(out) != 1:
         raise ValueError(f"{what} returned {len(out)} values; it must return one")
     return out[0]
 
 
-def _declared_output_dtype(fn) -> np.dtype | None:
+def _declared_output_dtype(fn: object) -> np.dtype | None:
     """The dtype a graph declares for its (single) output, when it declares one."""
     if isinstance(fn, GraphFunction) and len(fn.output_names) == 1:
         from ...dtypes import ELEM_TYPES
@@ -37,7 +39,7 @@ def _declared_output_dtype(fn) -> np.dtype | None:
     return None
 
 
-def map_(input, *, dimensions, computation):
+def map_(input: np.ndarray, *, dimensions: Sequence[int], computation: Callable[..., Any]) -> np.ndarray:
     """XLA Map. The computation runs once for every index of the mapped `dimensions`, on the inputs'
     sub-arrays at that index (over the other dimensions; scalars, as rank-0 arrays, when `dimensions`
     lists every dimension, XLA's only form) and returns a sub-array of the same shape; the output holds
@@ -75,7 +77,8 @@ def map_(input, *, dimensions, computation):
     return np.moveaxis(out, list(range(len(dims))), dims)
 
 
-def if_(pred, true_operand, false_operand, *, true_computation, false_computation):
+def if_(pred: np.ndarray, true_operand: Sequence[np.ndarray], false_operand: Sequence[np.ndarray], *,
+        true_computation: Callable[..., Any], false_computation: Callable[..., Any]) -> tuple[np.ndarray, ...]:
     """XLA Conditional: true_computation(true_operand) when pred is true, else
     false_computation(false_operand); only the chosen branch runs. The outputs are the branch's results
     with their own types."""
@@ -89,7 +92,8 @@ def if_(pred, true_operand, false_operand, *, true_computation, false_computatio
     return results(branch(false_operand), "false_computation")
 
 
-def while_(init, *, condition, body):
+def while_(init: Sequence[np.ndarray], *, condition: Callable[..., Any], body: Callable[..., Any]) -> tuple[np.ndarray,
+           ...]:
     """XLA While: state = init; while condition(*state): state = body(*state). The state is the list of
     init tensors; body must return the same number of tensors with the same dtypes and shapes."""
     cond = as_callable(condition, "While condition", resolver=generated_ops)

@@ -16,6 +16,7 @@ Convert's rules (specs/hlir/Convert.yaml notes say why):
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -24,14 +25,15 @@ from ...dtypes import ELEM_TYPES, elem_of_numpy
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _F16 = np.dtype(np.float16)
-_COMPONENT = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+_COMPONENT: dict[np.dtype[Any], np.dtype[Any]] = {np.dtype(np.complex64): np.dtype(np.float32),
+                                                  np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def _is_float(dtype: np.dtype) -> bool:
     return dtype.kind == "f" or dtype == _BF16
 
 
-def _contiguous(a) -> np.ndarray:
+def _contiguous(a: np.ndarray) -> np.ndarray:
     """A C-contiguous array of a's shape (np.ascontiguousarray turns rank 0 into rank 1)."""
     a = np.asarray(a)
     return np.ascontiguousarray(a).reshape(a.shape)
@@ -133,7 +135,7 @@ def _to_real(x: np.ndarray, dst: np.dtype) -> np.ndarray:
     return _int_to_int(x, dst) if dst.kind in "iu" else _int_to_float(x, dst)
 
 
-def convert(input, *, output_dtype):
+def convert(input: np.ndarray, *, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """hlir Convert: every element of `input` converted to `output_dtype` by the rules above."""
     x = np.asarray(input)
     dst = np.dtype(output_dtype)
@@ -159,7 +161,7 @@ def _bits(dtype: np.dtype) -> int:
     return ELEM_TYPES[elem_of_numpy(dtype)].bits
 
 
-def bitcast_convert(input, *, output_dtype):
+def bitcast_convert(input: np.ndarray, *, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """hlir BitcastConvert (XLA BitcastConvertType): the bits of each element read as `output_dtype`.
 
     Same width: same shape. Narrower target: a trailing dimension of width ratio, least significant

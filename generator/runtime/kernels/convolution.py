@@ -12,13 +12,16 @@ into batch_group_count consecutive blocks, block j feeding the j-th block of out
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from ..elementwise import compute_dtype
 from .window import Axis, same_padding, window_view
 
 
-def _axes(sizes, window, strides, padding, lhs_dilation, rhs_dilation, auto_pad) -> list[Axis]:
+def _axes(sizes: Sequence[int], window: Sequence[int], strides: Sequence[int], padding: Sequence[int],
+          lhs_dilation: Sequence[int], rhs_dilation: Sequence[int], auto_pad: str) -> list[Axis]:
     n = len(sizes)
     if len(padding) != 2 * n:
         raise ValueError(f"padding has {len(padding)} values; {2 * n} (low and high of {n} axes) needed")
@@ -36,10 +39,13 @@ def _axes(sizes, window, strides, padding, lhs_dilation, rhs_dilation, auto_pad)
     return axes
 
 
-def _convolve(lhs, rhs, *, input_batch_dimension, input_feature_dimension, input_spatial_dimensions,
-              kernel_input_feature_dimension, kernel_output_feature_dimension, kernel_spatial_dimensions,
-              output_batch_dimension, output_feature_dimension, output_spatial_dimensions, window_strides,
-              padding, lhs_dilation, rhs_dilation, feature_group_count, batch_group_count, auto_pad):
+def _convolve(lhs: np.ndarray, rhs: np.ndarray, *, input_batch_dimension: int, input_feature_dimension: int,
+              input_spatial_dimensions: Sequence[int], kernel_input_feature_dimension: int,
+              kernel_output_feature_dimension: int, kernel_spatial_dimensions: Sequence[int],
+              output_batch_dimension: int, output_feature_dimension: int, output_spatial_dimensions: Sequence[int],
+              window_strides: Sequence[int], padding: Sequence[int], lhs_dilation: Sequence[int],
+              rhs_dilation: Sequence[int], feature_group_count: int, batch_group_count: int,
+              auto_pad: str) -> np.ndarray:
     """The convolution in the compute dtype, laid out as (batch, feature, spatial...)."""
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     compute = compute_dtype(lhs.dtype)
@@ -71,13 +77,15 @@ def _convolve(lhs, rhs, *, input_batch_dimension, input_feature_dimension, input
     return result.reshape(groups, Nb, *out, Og).transpose(1, 0, n + 2, *range(2, 2 + n)).reshape(Nb, O, *out)
 
 
-def _to_output_layout(y: np.ndarray, output_batch_dimension, output_feature_dimension, output_spatial_dimensions):
+def _to_output_layout(y: np.ndarray, output_batch_dimension: int, output_feature_dimension: int,
+                      output_spatial_dimensions: Sequence[int]) -> np.ndarray:
     order = [output_batch_dimension, output_feature_dimension, *output_spatial_dimensions]
     return np.transpose(y, np.argsort(order))
 
 
-def conv(lhs, rhs, *, output_batch_dimension, output_feature_dimension, output_spatial_dimensions,
-         auto_pad="", **dimension_numbers_and_window):
+def conv(lhs: np.ndarray, rhs: np.ndarray, *, output_batch_dimension: int, output_feature_dimension: int,
+         output_spatial_dimensions: Sequence[int], auto_pad: str = "",
+         **dimension_numbers_and_window: Any) -> np.ndarray:
     """hlir.Conv: XLA's convolution with general dimension numbers (every attribute of the spec)."""
     return conv_bias(lhs, rhs, None, output_batch_dimension=output_batch_dimension,
                      output_feature_dimension=output_feature_dimension,
@@ -85,12 +93,14 @@ def conv(lhs, rhs, *, output_batch_dimension, output_feature_dimension, output_s
                      **dimension_numbers_and_window)
 
 
-def conv_bias(lhs, rhs, bias, *, output_batch_dimension, output_feature_dimension, output_spatial_dimensions,
-              auto_pad="", **dimension_numbers_and_window):
+def conv_bias(lhs: np.ndarray, rhs: np.ndarray, bias: np.ndarray | None, *, output_batch_dimension: int,
+              output_feature_dimension: int, output_spatial_dimensions: Sequence[int], auto_pad: str = "",
+              **dimension_numbers_and_window: Any) -> np.ndarray:
     """hlir.ConvBias: Conv, then bias[o] added to every element of output feature o (note
     bias_feature_dimension), in the same compute dtype, rounded once. A bias of None is Conv."""
-    dims = dict(output_batch_dimension=output_batch_dimension, output_feature_dimension=output_feature_dimension,
-                output_spatial_dimensions=output_spatial_dimensions)
+    dims: dict[str, Any] = dict(output_batch_dimension=output_batch_dimension,
+                                output_feature_dimension=output_feature_dimension,
+                                output_spatial_dimensions=output_spatial_dimensions)
     y = _convolve(lhs, rhs, auto_pad=auto_pad, **dims, **dimension_numbers_and_window)
     if bias is not None:
         b = np.asarray(bias)

@@ -22,7 +22,7 @@ whole arrays in the same way (its nodes must be element-wise, as Compare, Select
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -51,13 +51,14 @@ def registered_targets() -> list[str]:
     return sorted(_TARGETS)
 
 
-def _read_only(x) -> np.ndarray:
+def _read_only(x: np.ndarray) -> np.ndarray:
     view = np.asarray(x).view()
     view.flags.writeable = False
     return view
 
 
-def custom_call(args, *, target_name, shape, output_dtype):
+def custom_call(args: Sequence[np.ndarray], *, target_name: str, shape: Any,
+                output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """Calls the registered target `target_name` on args; its result must have `shape` and output_dtype."""
     fn = _TARGETS.get(target_name)
     if fn is None:
@@ -85,7 +86,9 @@ def output_size(n: int, rank: int, log2_reduction: int) -> int:
     return -(-tiles // (1 << log2_reduction)) * tiling
 
 
-def partial_reduce(inputs, init_values, *, comparator, top_k, reduction_dim, recall_target=0.9, log2_reduction):
+def partial_reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, comparator: Callable[..., Any],
+                   top_k: int, reduction_dim: int, recall_target: float = 0.9, log2_reduction: int) -> tuple[np.ndarray,
+                   ...]:
     """Top-1 of every window {i, i + L, i + 2L, ...} along reduction_dim (see the module docstring).
     top_k and recall_target choose log2_reduction upstream and do not change the result."""
     xs = [np.asarray(x) for x in inputs]

@@ -13,19 +13,19 @@ Conventions of this module (each decision the text leaves open is recorded in th
 from __future__ import annotations
 
 import builtins
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 # ---- helpers -------------------------------------------------------------------------------------
 
 
-def _fresh(value) -> np.ndarray:
+def _fresh(value: Any) -> np.ndarray:
     """An array that owns its data (a 0-d array for a scalar), never a view of the argument."""
     return np.array(value, copy=True)
 
 
-def _ints(values) -> list[int]:
+def _ints(values: Any) -> list[int]:
     """The values of an integer tensor or list as Python ints (row-major)."""
     return [int(v) for v in np.asarray(values).reshape(-1).tolist()]
 
@@ -44,7 +44,7 @@ def _zero(dtype: np.dtype) -> np.ndarray:
 # ---- Broadcast, BroadcastInDim, DynamicBroadcastInDim --------------------------------------------
 
 
-def broadcast(input, *, broadcast_sizes):
+def broadcast(input: np.ndarray, *, broadcast_sizes: Sequence[int]) -> np.ndarray:
     """XLA Broadcast: new leading dimensions of the given sizes; output[i..., j...] = input[j...]."""
     x = np.asarray(input)
     return _fresh(np.broadcast_to(x, tuple(broadcast_sizes) + x.shape))
@@ -74,12 +74,13 @@ def _broadcast_in_dim(x: np.ndarray, dims: Sequence[int], shape: Sequence[int]) 
     return _fresh(np.broadcast_to(np.transpose(x, order).reshape(view), shape))
 
 
-def broadcast_in_dim(input, *, broadcast_dimensions, output_shape):
+def broadcast_in_dim(input: np.ndarray, *, broadcast_dimensions: Sequence[int],
+                     output_shape: Sequence[int]) -> np.ndarray:
     """XLA BroadcastInDim; the target shape is the output's (spec note target_shape)."""
     return _broadcast_in_dim(np.asarray(input), list(broadcast_dimensions), output_shape)
 
 
-def dynamic_broadcast_in_dim(input, shape, *, broadcast_dimensions):
+def dynamic_broadcast_in_dim(input: np.ndarray, shape: Any, *, broadcast_dimensions: Sequence[int]) -> np.ndarray:
     """BroadcastInDim whose target shape is the contents of the 1-D tensor `shape`."""
     return _broadcast_in_dim(np.asarray(input), list(broadcast_dimensions), _ints(shape))
 
@@ -87,12 +88,12 @@ def dynamic_broadcast_in_dim(input, shape, *, broadcast_dimensions):
 # ---- Concatenate, Constant, Tuple, GetTupleElement -----------------------------------------------
 
 
-def concatenate(inputs, *, dimension):
+def concatenate(inputs: Sequence[np.ndarray], *, dimension: int) -> np.ndarray:
     arrays = [np.asarray(a) for a in inputs]
     return np.concatenate(arrays, axis=_axis(dimension, arrays[0].ndim, "dimension"))
 
 
-def constant(*, value, output_dtype):
+def constant(*, value: Any, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """The tensor `value`. An array keeps its element type, which must be the output's; a Python
     number or list is converted to output_dtype and must be exactly representable there."""
     value = getattr(value, "value", value)  # a TensorInfo carries the array as .value
@@ -111,19 +112,19 @@ def constant(*, value, output_dtype):
     return converted
 
 
-def tuple_(elements):
+def tuple_(elements: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
     """XLA Tuple: the elements themselves, in order (spec note tuple_as_list)."""
     return tuple(_fresh(e) for e in elements)
 
 
-def get_tuple_element(tuple_data, *, index):
+def get_tuple_element(tuple_data: Sequence[np.ndarray], *, index: int) -> np.ndarray:
     return _fresh(tuple_data[index])
 
 
 # ---- Reshape, DynamicReshape, Squeeze, Unsqueeze, Transpose ---------------------------------------
 
 
-def reshape(input, *, output_shape):
+def reshape(input: np.ndarray, *, output_shape: Sequence[int]) -> np.ndarray:
     """XLA Reshape: the row-major sequence of elements, read into the output's shape."""
     x = np.asarray(input)
     shape = tuple(int(d) for d in output_shape)
@@ -133,7 +134,7 @@ def reshape(input, *, output_shape):
     return _fresh(x.reshape(shape))
 
 
-def dynamic_reshape(input, shape, *, allowzero):
+def dynamic_reshape(input: np.ndarray, shape: Any, *, allowzero: bool) -> np.ndarray:
     """ONNX Reshape: 0 copies the input's dimension (allowzero=0) or is a zero size (allowzero=1);
     one -1 is inferred from the element count."""
     x = np.asarray(input)
@@ -160,7 +161,7 @@ def dynamic_reshape(input, shape, *, allowzero):
     return _fresh(x.reshape(dims))
 
 
-def squeeze(input, axes=None):
+def squeeze(input: np.ndarray, axes: Any = None) -> np.ndarray:
     """ONNX Squeeze. Absent or empty axes remove every dimension of size 1 (spec note empty_axes)."""
     x = np.asarray(input)
     if axes is None or np.asarray(axes).size == 0:
@@ -173,7 +174,7 @@ def squeeze(input, axes=None):
     return _fresh(x.reshape([d for k, d in enumerate(x.shape) if k not in drop]))
 
 
-def unsqueeze(input, axes):
+def unsqueeze(input: np.ndarray, axes: Any) -> np.ndarray:
     """ONNX Unsqueeze: axes are positions in the output (rank = rank(input) + len(axes))."""
     x = np.asarray(input)
     values = _ints(axes)
@@ -185,7 +186,7 @@ def unsqueeze(input, axes):
     return _fresh(x.reshape([1 if k in ones else next(sizes) for k in range(rank)]))
 
 
-def transpose(input, *, permutation):
+def transpose(input: np.ndarray, *, permutation: Sequence[int]) -> np.ndarray:
     """output dimension i is input dimension permutation[i] (numpy.transpose)."""
     return _fresh(np.transpose(np.asarray(input), list(permutation)))
 
@@ -193,13 +194,13 @@ def transpose(input, *, permutation):
 # ---- Reverse, ReverseSequence, Tile, Trilu -------------------------------------------------------
 
 
-def reverse(input, *, dimensions):
+def reverse(input: np.ndarray, *, dimensions: Sequence[int]) -> np.ndarray:
     """XLA Rev: index i of a reversed dimension of size N moves to N - 1 - i."""
     x = np.asarray(input)
     return _fresh(np.flip(x, axis=tuple(dimensions)) if len(dimensions) else x)
 
 
-def reverse_sequence(input, sequence_lens, *, batch_axis, time_axis):
+def reverse_sequence(input: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: int, time_axis: int) -> np.ndarray:
     """ONNX ReverseSequence: for batch entry b, time steps [0, len[b]) are reversed, the rest copied.
     Every length lies in [0, time size] (spec note sequence_lens_range)."""
     x = np.asarray(input)
@@ -217,7 +218,7 @@ def reverse_sequence(input, sequence_lens, *, batch_axis, time_axis):
     return _fresh(np.take_along_axis(x, np.broadcast_to(source, x.shape), axis=time_axis))
 
 
-def tile(input, repeats):
+def tile(input: np.ndarray, repeats: np.ndarray) -> np.ndarray:
     """ONNX Tile: dimension d repeated repeats[d] times (0 gives an empty dimension)."""
     x = np.asarray(input)
     reps = _ints(repeats)
@@ -229,7 +230,7 @@ def tile(input, repeats):
     return _fresh(x[np.ix_(*index)]) if x.ndim else _fresh(x)
 
 
-def trilu(input, *, upper, k):
+def trilu(input: np.ndarray, *, upper: bool, k: int) -> np.ndarray:
     """ONNX Trilu on the last two dimensions: keep j - i >= k (upper) or j - i <= k (lower), zero elsewhere."""
     x = np.asarray(input)
     rows = np.arange(x.shape[-2], dtype=np.int64)[:, None]
@@ -241,7 +242,7 @@ def trilu(input, *, upper, k):
 # ---- Slice, SliceInDim, DynamicSlice, DynamicUpdateSlice, RealDynamicSlice ------------------------
 
 
-def _check_box(shape, starts, limits, strides) -> None:
+def _check_box(shape: Any, starts: Sequence[int], limits: Sequence[int], strides: Sequence[int]) -> None:
     """XLA Slice's bounds: 0 <= start <= limit <= size and stride > 0 in every dimension."""
     for d, (n, s, l, st) in enumerate(zip(shape, starts, limits, strides)):
         if st <= 0:
@@ -250,17 +251,18 @@ def _check_box(shape, starts, limits, strides) -> None:
             raise ValueError(f"dimension {d}: the slice [{s}, {l}) does not satisfy 0 <= start <= limit <= {n}")
 
 
-def _box(x: np.ndarray, starts, limits, strides) -> np.ndarray:
+def _box(x: np.ndarray, starts: Sequence[int], limits: Sequence[int], strides: Sequence[int]) -> np.ndarray:
     _check_box(x.shape, starts, limits, strides)
     return _fresh(x[tuple(builtins.slice(s, l, st) for s, l, st in zip(starts, limits, strides))])
 
 
-def slice_(input, *, start_indices, limit_indices, strides):
+def slice_(input: np.ndarray, *, start_indices: Sequence[int], limit_indices: Sequence[int],
+           strides: Sequence[int]) -> np.ndarray:
     """XLA Slice: elements start, start + stride, ... below limit in every dimension."""
     return _box(np.asarray(input), list(start_indices), list(limit_indices), list(strides))
 
 
-def slice_in_dim(input, *, start_index, limit_index, stride, dimno):
+def slice_in_dim(input: np.ndarray, *, start_index: int, limit_index: int, stride: int, dimno: int) -> np.ndarray:
     """XLA SliceInDim: Slice in dimension dimno, the other dimensions whole."""
     x = np.asarray(input)
     starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
@@ -268,12 +270,12 @@ def slice_in_dim(input, *, start_index, limit_index, stride, dimno):
     return _box(x, starts, limits, strides)
 
 
-def _clamped_starts(shape, starts, sizes) -> list[int]:
+def _clamped_starts(shape: Any, starts: Sequence[int], sizes: Sequence[int]) -> list[int]:
     """XLA's clamping of dynamic start indices: start -> min(max(start, 0), size of dim - slice size)."""
     return [min(max(s, 0), n - k) for s, n, k in zip(starts, shape, sizes)]
 
 
-def dynamic_slice(input, start_indices, *, slice_sizes):
+def dynamic_slice(input: np.ndarray, start_indices: Sequence[int], *, slice_sizes: Sequence[int]) -> np.ndarray:
     """XLA DynamicSlice; start indices are clamped so the slice lies inside the input (negative
     indices are clamped to 0, not counted from the back)."""
     x = np.asarray(input)
@@ -282,7 +284,7 @@ def dynamic_slice(input, start_indices, *, slice_sizes):
     return _fresh(x[tuple(builtins.slice(s, s + k) for s, k in zip(starts, sizes))])
 
 
-def dynamic_update_slice(input, update, start_indices):
+def dynamic_update_slice(input: np.ndarray, update: np.ndarray, start_indices: Sequence[int]) -> np.ndarray:
     """XLA DynamicUpdateSlice: a copy of input with update written at the (clamped) start indices."""
     x, u = np.asarray(input), np.asarray(update)
     starts = _clamped_starts(x.shape, _ints(start_indices), u.shape)
@@ -291,7 +293,8 @@ def dynamic_update_slice(input, update, start_indices):
     return out
 
 
-def real_dynamic_slice(input, start_indices, limit_indices, strides, axes=None):
+def real_dynamic_slice(input: np.ndarray, start_indices: Sequence[int], limit_indices: Sequence[int],
+                       strides: Sequence[int], axes: Any = None) -> np.ndarray:
     """Slice with the box given by tensors; `axes` (absent or empty: every dimension, in order)
     names the dimensions sliced, the others are taken whole. Bounds as XLA Slice (spec note
     slice_bounds): no negative indices, no clamping."""
@@ -353,7 +356,8 @@ def _pad_dimension(n: int, low: int, high: int, interior: int, mode: str, d: int
     return q.size, np.arange(q.size, dtype=np.int64), cut_low + q
 
 
-def _pad(x: np.ndarray, value: np.ndarray, mode: str, lows, highs, interiors) -> np.ndarray:
+def _pad(x: np.ndarray, value: np.ndarray, mode: str, lows: Sequence[int], highs: Sequence[int],
+         interiors: Sequence[int]) -> np.ndarray:
     """Pad dimension by dimension: out = value everywhere, then the input elements put in place."""
     sizes, positions, sources = [], [], []
     for d, (n, lo, hi, it) in enumerate(zip(x.shape, lows, highs, interiors)):
@@ -366,13 +370,15 @@ def _pad(x: np.ndarray, value: np.ndarray, mode: str, lows, highs, interiors) ->
     return out
 
 
-def pad(input, padding_value, *, mode, edge_padding_low, edge_padding_high, interior_padding):
+def pad(input: np.ndarray, padding_value: np.ndarray, *, mode: str, edge_padding_low: Sequence[int],
+        edge_padding_high: Sequence[int], interior_padding: Sequence[int]) -> np.ndarray:
     x = np.asarray(input)
     value = np.asarray(padding_value).reshape(())
     return _pad(x, value, mode, list(edge_padding_low), list(edge_padding_high), list(interior_padding))
 
 
-def dynamic_pad(input, pads, padding_value=None, *, mode):
+def dynamic_pad(input: np.ndarray, pads: np.ndarray, padding_value: np.ndarray | None = None, *,
+                mode: str) -> np.ndarray:
     """Pad with ONNX-ordered amounts [x1_begin, x2_begin, ..., x1_end, x2_end, ...] and no interior
     padding. An absent mode is PAD_VALUE and an absent padding_value is 0 (spec note pad_defaults)."""
     x = np.asarray(input)
@@ -386,7 +392,7 @@ def dynamic_pad(input, pads, padding_value=None, *, mode):
 # ---- DepthToSpace, SpaceToDepth ------------------------------------------------------------------
 
 
-def _to_chw(x: np.ndarray, depth_dim: int, space_dims) -> tuple[np.ndarray, list[int]]:
+def _to_chw(x: np.ndarray, depth_dim: int, space_dims: Sequence[int]) -> tuple[np.ndarray, list[int]]:
     """x with its other dimensions first (in order), then depth, height, width; and that order."""
     height, width = space_dims
     order = [k for k in range(x.ndim) if k not in (depth_dim, height, width)] + [depth_dim, height, width]
@@ -397,7 +403,8 @@ def _from_chw(y: np.ndarray, order: list[int]) -> np.ndarray:
     return _fresh(np.transpose(y, np.argsort(order)))
 
 
-def depth_to_space(input, *, space_dims, blocksize, depth_dim, mode):
+def depth_to_space(input: np.ndarray, *, space_dims: Sequence[int], blocksize: int, depth_dim: int,
+                   mode: str) -> np.ndarray:
     """ONNX DepthToSpace on the named dimensions (space_dims = [height, width]); other dimensions keep
     their order. DCR reads depth as (row, column, channel), CRD as (channel, row, column)."""
     x, order = _to_chw(np.asarray(input), depth_dim, space_dims)
@@ -412,7 +419,7 @@ def depth_to_space(input, *, space_dims, blocksize, depth_dim, mode):
     return _from_chw(t.reshape(*rest, c // (b * b), h * b, w * b), order)
 
 
-def space_to_depth(input, *, space_dims, blocksize, depth_dim):
+def space_to_depth(input: np.ndarray, *, space_dims: Sequence[int], blocksize: int, depth_dim: int) -> np.ndarray:
     """ONNX SpaceToDepth on the named dimensions: output channel (row * blocksize + column) * C + c
     holds element (h * blocksize + row, w * blocksize + column) of input channel c."""
     x, order = _to_chw(np.asarray(input), depth_dim, space_dims)
@@ -426,7 +433,7 @@ def space_to_depth(input, *, space_dims, blocksize, depth_dim):
 # ---- Iota, DynamicIota ---------------------------------------------------------------------------
 
 
-def iota(*, iota_dimension, output_dtype, output_shape):
+def iota(*, iota_dimension: int, output_dtype: np.dtype[Any] | None, output_shape: Sequence[int]) -> np.ndarray:
     """XLA Iota: 0, 1, 2, ... along `iota_dimension`, broadcast over the other dimensions."""
     shape = tuple(output_shape)
     ramp = np.arange(shape[iota_dimension], dtype=np.int64).astype(output_dtype)
@@ -435,7 +442,7 @@ def iota(*, iota_dimension, output_dtype, output_shape):
     return np.broadcast_to(ramp.reshape(view), shape).copy()
 
 
-def dynamic_iota(shape, *, iota_dimension, output_dtype):
+def dynamic_iota(shape: Any, *, iota_dimension: int, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """Iota whose shape is the contents of the 1-D tensor `shape`."""
     dims = _ints(shape)
     if any(d < 0 for d in dims):
@@ -446,7 +453,7 @@ def dynamic_iota(shape, *, iota_dimension, output_dtype):
 # ---- Shape, Size, SetDimensionSize, NonZero, GeneralSplit -----------------------------------------
 
 
-def shape_of(input, *, start, end, output_dtype):
+def shape_of(input: np.ndarray, *, start: int, end: int, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """ONNX Shape: dimensions [start, end) of the input's shape; negative values count from the back,
     then both are clamped to [0, rank]."""
     rank = np.ndim(input)
@@ -455,12 +462,12 @@ def shape_of(input, *, start, end, output_dtype):
     return np.array(np.shape(input)[lo:hi], dtype=output_dtype).reshape(-1)
 
 
-def size(input, *, output_dtype):
+def size(input: np.ndarray, *, output_dtype: np.dtype[Any] | None) -> np.ndarray:
     """ONNX Size: the number of elements, as a scalar (spec note scalar_output)."""
     return np.array(np.size(input), dtype=output_dtype)
 
 
-def set_dimension_size(input, size, *, dimension):
+def set_dimension_size(input: np.ndarray, size: int, *, dimension: int) -> np.ndarray:
     """XLA SetDimensionSize: the result's dimension `dimension` has the dynamic size `size`; the
     kernel returns that dynamic-shaped value, the first `size` elements along the dimension (spec
     note dynamic_result)."""
@@ -471,7 +478,7 @@ def set_dimension_size(input, size, *, dimension):
     return _fresh(np.take(x, np.arange(n), axis=dimension))
 
 
-def nonzero(input):
+def nonzero(input: np.ndarray) -> np.ndarray:
     """torch.nonzero: the index of every element that is not zero, one row each, in row-major order
     (NaN is not zero, -0.0 is; a complex number is zero when both parts are)."""
     x = np.asarray(input)
@@ -481,7 +488,8 @@ def nonzero(input):
     return np.stack(np.nonzero(found), axis=1).astype(np.int64)
 
 
-def general_split(input, split=None, *, axis, num_outputs):
+def general_split(input: np.ndarray, split: np.ndarray | None = None, *, axis: int,
+                  num_outputs: int | None) -> tuple[np.ndarray, ...]:
     """ONNX Split-18. With num_outputs every part has ceil(size / num_outputs) elements but the last,
     which has the rest (spec note uneven_split); with split, the parts have the given sizes."""
     x = np.asarray(input)
@@ -494,6 +502,7 @@ def general_split(input, split=None, *, axis, num_outputs):
         if any(s < 0 for s in sizes) or sum(sizes) != total:
             raise ValueError(f"split {sizes} must be non-negative sizes summing to {total}, the size of axis {a}")
     else:
+        assert num_outputs is not None  # exactly one of the two is given (checked above)
         chunk = -(-total // num_outputs)
         sizes = [chunk] * (num_outputs - 1) + [total - chunk * (num_outputs - 1)]
         if sizes[-1] < 0:

@@ -19,13 +19,14 @@ reference does not rely on them and gives the same result whatever their value.
 from __future__ import annotations
 
 import math
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..elementwise import compute_dtype, ieee_maximum, ieee_minimum, xla_div
 
 
-def _index_vectors_last(indices, index_vector_dim: int) -> np.ndarray:
+def _index_vectors_last(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:
     """The index tensor as batch dimensions + one last dimension holding the index vectors.
 
     Indices of any integer type are read by value: an unsigned index above the int64 range becomes
@@ -40,14 +41,14 @@ def _index_vectors_last(indices, index_vector_dim: int) -> np.ndarray:
     return np.moveaxis(indices, index_vector_dim, -1)
 
 
-def _full_starts(vectors: np.ndarray, index_map, rank: int) -> np.ndarray:
+def _full_starts(vectors: np.ndarray, index_map: Sequence[int], rank: int) -> np.ndarray:
     """batch + (rank,): each index vector's k-th component placed at dimension index_map[k], 0 elsewhere."""
     starts = np.zeros(vectors.shape[:-1] + (rank,), np.int64)
     starts[..., list(index_map)] = vectors
     return starts
 
 
-def _window_offsets(starts: np.ndarray, window_shape, shape) -> np.ndarray:
+def _window_offsets(starts: np.ndarray, window_shape: Sequence[int], shape: Any) -> np.ndarray:
     """batch + window_shape: the row-major offset into an array of `shape` of every element of every
     window (each window starting at its row of `starts`, which must lie inside the array).
 
@@ -62,8 +63,9 @@ def _window_offsets(starts: np.ndarray, window_shape, shape) -> np.ndarray:
 # ---- Gather --------------------------------------------------------------------------------------
 
 
-def gather(input, start_indices, *, index_vector_dim, start_index_map, collapsed_slice_dims, offset_dims,
-           slice_sizes, indices_are_sorted=False):
+def gather(input: np.ndarray, start_indices: np.ndarray, *, index_vector_dim: int, start_index_map: Sequence[int],
+           collapsed_slice_dims: Sequence[int], offset_dims: Sequence[int], slice_sizes: Sequence[int],
+           indices_are_sorted: bool = False) -> np.ndarray:
     """hlir.Gather (XLA Gather): one slice of size `slice_sizes` per index vector.
 
     The output's dimensions are the batch dimensions of `start_indices` (in order) and the slice
@@ -120,13 +122,13 @@ def _l2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _combiner(computation: str, dtype: np.dtype):
+def _combiner(computation: str, dtype: np.dtype) -> Callable[..., Any]:
     """The scatter computation as a function (current value, update) -> new value, in `dtype`."""
     if computation in _BITWISE:
         if dtype.kind not in "iu":
             raise ValueError(f"computation {computation} is bitwise and needs an integer type, got {dtype}")
         return _BITWISE[computation]
-    return {
+    table: dict[str, Callable[..., Any]] = {
         "UPDATE": lambda a, b: b,
         "ADD": np.add,
         "SUB": np.subtract,
@@ -136,7 +138,8 @@ def _combiner(computation: str, dtype: np.dtype):
         "MAX": ieee_maximum, "ARGMAX": ieee_maximum,
         "L2": _l2,
         "COUNT": lambda a, b: a + np.ones((), a.dtype),
-    }[computation]
+    }
+    return table[computation]
 
 
 def _all_distinct(targets: np.ndarray, size: int) -> bool:
@@ -159,9 +162,10 @@ def _occurrence(targets: np.ndarray) -> np.ndarray:
     return occurrence
 
 
-def scatter_nd(input, scatter_indices, updates, *, computation, index_vector_dim, update_window_dims,
-               inserted_window_dims, scatter_dims_to_operand_dims, indices_are_sorted=False,
-               unique_indices=False):
+def scatter_nd(input: np.ndarray, scatter_indices: np.ndarray, updates: np.ndarray, *, computation: str,
+               index_vector_dim: int, update_window_dims: Sequence[int], inserted_window_dims: Sequence[int],
+               scatter_dims_to_operand_dims: Sequence[int], indices_are_sorted: bool = False,
+               unique_indices: bool = False) -> np.ndarray:
     """hlir.ScatterND (XLA Scatter, one operand): output = input, then for every update window in
     row-major order of its batch index, output[start + w] = computation(output[start + w], update[w])
     for each element w of the window, unless the window does not fit in `input` (it is skipped).

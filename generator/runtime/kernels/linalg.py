@@ -11,6 +11,7 @@ Numerics (each recorded in the op's spec notes):
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def _round(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
 # ---- Dot / DotGeneral / DotGeneralBias -----------------------------------------------------------
 
 
-def dot(lhs, rhs):
+def dot(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """hlir.Dot (XLA Dot): the sum of products over the last dimension of lhs and the first of rhs.
     [n]·[n] -> [], [m, k]·[k] -> [m], [k]·[k, n] -> [n], [m, k]·[k, n] -> [m, n]."""
     a, b = np.asarray(lhs), np.asarray(rhs)
@@ -40,7 +41,8 @@ def dot(lhs, rhs):
     return _round(_matmul(a.astype(work), b.astype(work)), a.dtype)
 
 
-def _dot_general(a: np.ndarray, b: np.ndarray, lhs_batch, rhs_batch, lhs_contract, rhs_contract) -> np.ndarray:
+def _dot_general(a: np.ndarray, b: np.ndarray, lhs_batch: Sequence[int], rhs_batch: Sequence[int],
+                 lhs_contract: Sequence[int], rhs_contract: Sequence[int]) -> np.ndarray:
     """XLA DotGeneral in the arrays' own dtype: output = batch dims, lhs free dims, rhs free dims."""
     lb, rb = [int(d) for d in lhs_batch], [int(d) for d in rhs_batch]
     lc, rc = [int(d) for d in lhs_contract], [int(d) for d in rhs_contract]
@@ -55,8 +57,9 @@ def _dot_general(a: np.ndarray, b: np.ndarray, lhs_batch, rhs_batch, lhs_contrac
     return _matmul(a3, b3).reshape(batch + lhs_free + rhs_free)
 
 
-def dot_general(lhs, rhs, *, lhs_batching_dimensions, rhs_batching_dimensions, lhs_contracting_dimensions,
-                rhs_contracting_dimensions):
+def dot_general(lhs: np.ndarray, rhs: np.ndarray, *, lhs_batching_dimensions: Sequence[int],
+                rhs_batching_dimensions: Sequence[int], lhs_contracting_dimensions: Sequence[int],
+                rhs_contracting_dimensions: Sequence[int]) -> np.ndarray:
     """hlir.DotGeneral (XLA DotGeneral): products summed over the contracting dimension pairs, for each
     index of the batch dimension pairs; the output is batch dims + lhs free dims + rhs free dims, each
     group in the operand's dimension order."""
@@ -66,8 +69,9 @@ def dot_general(lhs, rhs, *, lhs_batching_dimensions, rhs_batching_dimensions, l
                                lhs_contracting_dimensions, rhs_contracting_dimensions), a.dtype)
 
 
-def dot_general_bias(lhs, rhs, bias, *, lhs_batching_dimensions, rhs_batching_dimensions,
-                     lhs_contracting_dimensions, rhs_contracting_dimensions):
+def dot_general_bias(lhs: np.ndarray, rhs: np.ndarray, bias: np.ndarray, *, lhs_batching_dimensions: Sequence[int],
+                     rhs_batching_dimensions: Sequence[int], lhs_contracting_dimensions: Sequence[int],
+                     rhs_contracting_dimensions: Sequence[int]) -> np.ndarray:
     """hlir.DotGeneralBias: DotGeneral plus `bias` along the output's last dimension.
 
     The bias (of its own type T1) is converted to the computation type as Convert converts (for an
@@ -90,7 +94,8 @@ def dot_general_bias(lhs, rhs, bias, *, lhs_batching_dimensions, rhs_batching_di
 # ---- Gemm ----------------------------------------------------------------------------------------
 
 
-def gemm(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
+def gemm(A: np.ndarray, B: np.ndarray, C: np.ndarray | None = None, *, alpha: float = 1.0, beta: float = 1.0,
+         transA: int = 0, transB: int = 0) -> np.ndarray:
     """hlir.Gemm (ONNX Gemm): Y = alpha * A' B' + beta * C, A' = A^T if transA, B' = B^T if transB;
     C (absent: 0) is broadcast unidirectionally to (M, N). With beta == 0, C is not read (so its inf or
     NaN does not turn into NaN), as in onnx.reference and BLAS."""
@@ -119,7 +124,7 @@ def gemm(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
 # ---- Cholesky ------------------------------------------------------------------------------------
 
 
-def cholesky(input, *, lower):
+def cholesky(input: np.ndarray, *, lower: bool) -> np.ndarray:
     """hlir.Cholesky (XLA Cholesky) of every matrix in the last two dimensions.
 
     lower: L with a = L L^T, read from the lower triangle of a; otherwise U with a = U^T U, read from

@@ -10,7 +10,7 @@ from ..elementwise import compute_dtype, ieee_results
 
 
 @ieee_results
-def bce_loss(input, target, weight, *, reduction):
+def bce_loss(input: np.ndarray, target: np.ndarray, weight: np.ndarray | None, *, reduction: str) -> np.ndarray:
     """loss = (target - 1) * max(log1p(-input), -100) - target * max(log(input), -100), times weight,
     then none / sum / mean (mean divides by the number of elements; none of them gives NaN).
 
@@ -47,7 +47,8 @@ def _logsumexp(*terms: np.ndarray) -> np.ndarray:
 
 
 @ieee_results
-def ctc_loss(input, targets, input_lengths, target_lengths, *, blank):
+def ctc_loss(input: np.ndarray, targets: np.ndarray, input_lengths: np.ndarray, target_lengths: np.ndarray, *,
+             blank: int) -> tuple[np.ndarray, ...]:
     """Negative log-likelihood of each target under CTC (reduction "none") and the forward variables.
 
     input: log-probabilities (T, N, C) or (T, C). Returns (loss, alpha): loss (N,) or (); alpha

@@ -6,6 +6,8 @@ Variances are population variances (divided by the number of reduced elements), 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..elementwise import compute_dtype, ieee_results
@@ -30,7 +32,7 @@ def _moments(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarr
     return mean, _mean(deviation * deviation, axes)
 
 
-def _computed(*arrays) -> tuple[np.dtype, list[np.ndarray]]:
+def _computed(*arrays: np.ndarray) -> tuple[np.dtype, list[np.ndarray]]:
     dtype = np.asarray(arrays[0]).dtype
     compute = compute_dtype(dtype)
     return dtype, [np.asarray(a).astype(compute) for a in arrays]
@@ -40,7 +42,8 @@ def _computed(*arrays) -> tuple[np.dtype, list[np.ndarray]]:
 
 
 @ieee_results
-def batch_norm_inference(input, scale, bias, mean, variance, *, epsilon, feature_index):
+def batch_norm_inference(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, mean: np.ndarray, variance: np.ndarray,
+                         *, epsilon: float, feature_index: int) -> np.ndarray:
     """output = (input - mean) / sqrt(variance + epsilon) * scale + bias, per feature along feature_index."""
     dtype, (x, s, b, m, v) = _computed(input, scale, bias, mean, variance)
     rank, eps = x.ndim, x.dtype.type(epsilon)
@@ -51,7 +54,8 @@ def batch_norm_inference(input, scale, bias, mean, variance, *, epsilon, feature
 
 
 @ieee_results
-def batch_norm_training(input, scale, bias, *, epsilon, feature_index):
+def batch_norm_training(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsilon: float,
+                        feature_index: int) -> tuple[np.ndarray, ...]:
     """Per feature: mean and population variance over every other dimension, then normalise with them.
 
     Returns (output, mean, variance); mean and variance have shape [C]."""
@@ -65,7 +69,8 @@ def batch_norm_training(input, scale, bias, *, epsilon, feature_index):
 
 
 @ieee_results
-def batch_norm_grad(input, scale, mean, variance, grad_output, *, epsilon, feature_index):
+def batch_norm_grad(input: np.ndarray, scale: np.ndarray, mean: np.ndarray, variance: np.ndarray,
+                    grad_output: np.ndarray, *, epsilon: float, feature_index: int) -> tuple[np.ndarray, ...]:
     """XLA BatchNormGrad with the given (saved) mean and variance, m = number of elements per feature:
 
     grad_input = scale * rsqrt(var + eps)
@@ -88,13 +93,13 @@ def batch_norm_grad(input, scale, mean, variance, grad_output, *, epsilon, featu
 # ---- ONNX-style normalisations --------------------------------------------------------------------
 
 
-def _normalise(x, axes, eps):
+def _normalise(x: np.ndarray, axes: Any, eps: float) -> tuple[np.ndarray, ...]:
     mean, var = _moments(x, axes)
     return (x - mean) / np.sqrt(var + eps), mean, var
 
 
 @ieee_results
-def instance_norm(input, scale, bias, *, epsilon):
+def instance_norm(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsilon: float) -> np.ndarray:
     """Per instance and channel, normalise over the spatial dimensions. The channel dimension is 1
     (N, C, D1, ...) when scale's size equals it, else the last one (N, D1, ..., C); see note layout_choice."""
     dtype, (x, s, b) = _computed(input, scale, bias)
@@ -108,7 +113,8 @@ def instance_norm(input, scale, bias, *, epsilon):
 
 
 @ieee_results
-def layer_norm(input, scale, bias, *, axis, epsilon):
+def layer_norm(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, axis: int,
+               epsilon: float) -> tuple[np.ndarray, ...]:
     """Standardise over dimensions [axis, rank) and apply scale and bias (broadcast to input).
 
     Returns (output, mean, rstd); mean and rstd have input's shape with the dimensions from axis on set
@@ -125,7 +131,8 @@ def layer_norm(input, scale, bias, *, axis, epsilon):
 
 
 @ieee_results
-def group_norm(input, scale, bias, *, epsilon, num_groups):
+def group_norm(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsilon: float,
+               num_groups: int) -> np.ndarray:
     """ONNX GroupNormalization-21: statistics per instance over each group of C / num_groups channels
     and all spatial dimensions; scale and bias per channel."""
     dtype, (x, s, b) = _computed(input, scale, bias)

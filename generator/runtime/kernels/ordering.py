@@ -9,6 +9,8 @@ comparing), torch.sort(stable=True)'s and onnx.reference's TopK order.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import ml_dtypes
 import numpy as np
 
@@ -38,7 +40,7 @@ def _stable_order(keys: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(ascending_of_reversed, axis=axis)
 
 
-def sort(inputs, *, dimension, descending, is_stable):
+def sort(inputs: Sequence[np.ndarray], *, dimension: int, descending: bool, is_stable: bool) -> tuple[np.ndarray, ...]:
     """hlir.Sort: orders the first tensor along `dimension` and permutes every tensor the same way.
     The sort is always stable (a stable result is a valid unstable one too), so is_stable changes
     nothing."""
@@ -57,7 +59,7 @@ def sort(inputs, *, dimension, descending, is_stable):
     return tuple(np.take_along_axis(x, order, axis=int(dimension)) for x in tensors)
 
 
-def topk(input, k, *, axis, sorted=True, largest=True):
+def topk(input: np.ndarray, k: int, *, axis: int, sorted: bool = True, largest: bool = True) -> tuple[np.ndarray, ...]:
     """hlir.Topk (ONNX TopK): the k largest (or smallest) elements along `axis` and their indices,
     largest first (smallest first); equal elements in the order of their indices. `sorted` = False
     leaves the order open in ONNX; the reference returns the same sorted result."""

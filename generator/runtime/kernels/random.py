@@ -18,6 +18,8 @@ two's-complement bits as an int64 attribute).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -26,7 +28,7 @@ def generator(seed: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(int(seed) % 2**64))
 
 
-def _shape(shape) -> tuple[int, ...]:
+def _shape(shape: Any) -> tuple[int, ...]:
     dims = np.asarray(shape)
     if dims.ndim != 1:
         raise ValueError(f"shape must be a 1-D tensor, found rank {dims.ndim}")
@@ -36,14 +38,14 @@ def _shape(shape) -> tuple[int, ...]:
     return sizes
 
 
-def _scalar(value, name: str) -> np.ndarray:
+def _scalar(value: Any, name: str) -> np.ndarray:
     value = np.asarray(value)
     if value.ndim != 0:
         raise ValueError(f"{name} must be a scalar, found shape {value.shape}")
     return value
 
 
-def rng_normal(mu, sigma, shape, *, seed=1):
+def rng_normal(mu: np.ndarray, sigma: np.ndarray, shape: Any, *, seed: int = 1) -> np.ndarray:
     """N(mu, sigma) samples of the given shape, in the type of mu (spec note generator)."""
     mu, sigma = _scalar(mu, "mu"), _scalar(sigma, "sigma")
     z = generator(seed).standard_normal(_shape(shape), dtype=np.float64)
@@ -52,7 +54,7 @@ def rng_normal(mu, sigma, shape, *, seed=1):
         return value.astype(mu.dtype)
 
 
-def rng_uniform(a, b, shape, *, seed=1):
+def rng_uniform(a: np.ndarray, b: np.ndarray, shape: Any, *, seed: int = 1) -> np.ndarray:
     """Uniform samples over [a, b) of the given shape, in the type of a (spec note generator)."""
     a, b = _scalar(a, "a"), _scalar(b, "b")
     dtype = a.dtype

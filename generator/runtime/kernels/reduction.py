@@ -8,6 +8,7 @@ Conventions shared by these kernels (each recorded in the op's spec notes):
 from __future__ import annotations
 
 import math
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -17,7 +18,8 @@ from ..elementwise import compute_dtype, ieee_results
 # ---- ArgMax / ArgMin (ONNX-style: first or last index, NaN counts as the extreme) ----------------
 
 
-def _arg_extreme(x: np.ndarray, axis: int, keepdims: bool, select_last_index: bool, pick) -> np.ndarray:
+def _arg_extreme(x: np.ndarray, axis: int, keepdims: bool, select_last_index: bool, pick: Callable[...,
+                 Any]) -> np.ndarray:
     """Index of the first (or last) extreme along `axis`; NaN counts as the extreme, as in ONNX/NumPy."""
     if x.shape[axis] == 0:
         raise ValueError(f"axis {axis} is empty: the index of an extreme of no elements does not exist")
@@ -30,11 +32,11 @@ def _arg_extreme(x: np.ndarray, axis: int, keepdims: bool, select_last_index: bo
     return np.expand_dims(index, axis) if keepdims else index
 
 
-def argmax(input, *, axis, keepdims, select_last_index):
+def argmax(input: np.ndarray, *, axis: int, keepdims: bool, select_last_index: bool) -> np.ndarray:
     return _arg_extreme(np.asarray(input), axis, keepdims, select_last_index, np.argmax)
 
 
-def argmin(input, *, axis, keepdims, select_last_index):
+def argmin(input: np.ndarray, *, axis: int, keepdims: bool, select_last_index: bool) -> np.ndarray:
     return _arg_extreme(np.asarray(input), axis, keepdims, select_last_index, np.argmin)
 
 
@@ -203,7 +205,8 @@ def _fold(computation: str, columns: np.ndarray) -> np.ndarray:
 
 
 @ieee_results
-def reduce(inputs, init_values, *, dimensions, type=None, computation):
+def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, dimensions: Sequence[int],
+           type: str | None = None, computation: str) -> tuple[np.ndarray, ...]:
     """XLA Reduce with the spec's left fold from the initial value; `type` has no effect (note type_ignored)."""
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
@@ -234,14 +237,14 @@ def reduce(inputs, init_values, *, dimensions, type=None, computation):
 # ---- GlobalAveragePool / GlobalMaxPool -----------------------------------------------------------
 
 
-def _pooled_last(x: np.ndarray, dims) -> tuple[np.ndarray, tuple[int, ...]]:
+def _pooled_last(x: np.ndarray, dims: Sequence[int]) -> tuple[np.ndarray, tuple[int, ...]]:
     dims = sorted(int(d) for d in dims)
     out_shape = tuple(1 if k in dims else n for k, n in enumerate(x.shape))
     return _reduced_last(x, dims), out_shape
 
 
 @ieee_results
-def global_average_pool(input, *, dims):
+def global_average_pool(input: np.ndarray, *, dims: Sequence[int]) -> np.ndarray:
     """Mean over the spatial dimensions `dims`, kept as size 1; no elements give NaN (0/0)."""
     x = np.asarray(input)
     rows, out_shape = _pooled_last(x.astype(compute_dtype(x.dtype)), dims)
@@ -251,7 +254,7 @@ def global_average_pool(input, *, dims):
 
 
 @ieee_results
-def global_max_pool(input, *, dims):
+def global_max_pool(input: np.ndarray, *, dims: Sequence[int]) -> np.ndarray:
     """Max over the spatial dimensions `dims`, kept as size 1: NaN propagates, -0.0 < +0.0; no elements
     give -inf (the identity of max)."""
     x = np.asarray(input)

@@ -14,6 +14,8 @@ hlir.Resize):
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from ..elementwise import compute_dtype
@@ -34,10 +36,10 @@ def linear_weights(t: np.ndarray) -> np.ndarray:
 
 def cubic_weights(t: np.ndarray, a: float) -> np.ndarray:
     """Keys' cubic convolution weights of the taps floor(x)-1 .. floor(x)+2 (distances 1+t, t, 1-t, 2-t)."""
-    def near(d):  # |d| <= 1
+    def near(d: np.ndarray) -> np.ndarray:  # |d| <= 1
         return ((a + 2) * d - (a + 3)) * d * d + 1
 
-    def far(d):  # 1 < |d| < 2
+    def far(d: np.ndarray) -> np.ndarray:  # 1 < |d| < 2
         return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
 
     return np.stack([far(1 + t), near(t), near(1 - t), far(2 - t)], axis=-1)
@@ -98,7 +100,8 @@ def _source_coordinates(ctm: str, out_len: int, in_len: int, start: float, end: 
     raise ValueError(f"unknown coordinate_transformation_mode {ctm!r}")
 
 
-def _output_shape(shape, roi_start, roi_end, scales, sizes) -> list[int]:
+def _output_shape(shape: Any, roi_start: np.ndarray, roi_end: np.ndarray, scales: Any,
+                  sizes: Sequence[int]) -> list[int]:
     if sizes is not None:
         out = [int(s) for s in np.asarray(sizes).reshape(-1)]
         if any(s < 0 for s in out):
@@ -123,8 +126,9 @@ def _resize_axis(data: np.ndarray, axis: int, index: np.ndarray, weights: np.nda
     return (gathered * w).sum(axis=axis + 1)
 
 
-def resize(input, roi, scales, sizes, *, mode, coordinate_transformation_mode, exclude_outside, nearest_mode,
-           extrapolation_value, cubic_coeff_a):
+def resize(input: np.ndarray, roi: np.ndarray | None, scales: Any, sizes: Sequence[int], *, mode: str,
+           coordinate_transformation_mode: str, exclude_outside: bool, nearest_mode: str, extrapolation_value: float,
+           cubic_coeff_a: float) -> np.ndarray:
     x = np.asarray(input)
     rank = x.ndim
     crop = coordinate_transformation_mode == "TF_CROP_AND_RESIZE"

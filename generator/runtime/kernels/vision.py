@@ -10,6 +10,8 @@ Conventions (each recorded in the op's spec notes):
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from ..elementwise import compute_dtype
@@ -34,8 +36,9 @@ def _roi_align_weights(coords: np.ndarray, length: int, dtype: np.dtype) -> np.n
     return matrix
 
 
-def roi_align(input, rois, batch_indices, *, mode, coordinate_transformation_mode, output_height, output_width,
-              sampling_ratio, spatial_scale):
+def roi_align(input: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *, mode: str,
+              coordinate_transformation_mode: str, output_height: int, output_width: int, sampling_ratio: int,
+              spatial_scale: float) -> np.ndarray:
     x = np.asarray(input)
     work = x.astype(compute_dtype(x.dtype), copy=False)
     boxes = np.asarray(rois, dtype=np.float64)
@@ -76,7 +79,8 @@ def _round_half_away(v: np.ndarray) -> np.ndarray:
     return np.sign(v) * np.floor(np.abs(v) + 0.5)
 
 
-def max_roi_pool(input, rois, *, layout, pooled_shape, spatial_scale):
+def max_roi_pool(input: np.ndarray, rois: np.ndarray, *, layout: str, pooled_shape: Sequence[int],
+                 spatial_scale: float) -> np.ndarray:
     x = np.asarray(input)
     if layout == "NHWC":  # pool in NCHW; the output is [num_rois, channels, pooled_h, pooled_w] either way
         x = np.moveaxis(x, 3, 1)
@@ -114,7 +118,8 @@ def _corners(boxes: np.ndarray, center_point_box: int) -> tuple[np.ndarray, ...]
     return yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2
 
 
-def _suppresses(box: int, others: np.ndarray, corners, areas, iou_threshold: np.float32) -> np.ndarray:
+def _suppresses(box: int, others: np.ndarray, corners: Sequence[np.ndarray], areas: np.ndarray,
+                iou_threshold: np.float32) -> np.ndarray:
     """Which of `others` overlap `box` with IoU > iou_threshold (boxes of no area never overlap)."""
     y0, x0, y1, x1 = corners
     ih = np.minimum(y1[box], y1[others]) - np.maximum(y0[box], y0[others])
@@ -127,7 +132,8 @@ def _suppresses(box: int, others: np.ndarray, corners, areas, iou_threshold: np.
     return overlap & (union > 0) & (iou > iou_threshold)
 
 
-def nms(boxes, scores, *, max_output_boxes_per_class, iou_threshold, score_threshold, center_point_box):
+def nms(boxes: np.ndarray, scores: np.ndarray, *, max_output_boxes_per_class: Any, iou_threshold: Any,
+        score_threshold: Any, center_point_box: int) -> np.ndarray:
     boxes = np.asarray(boxes, dtype=np.float32)
     scores = np.asarray(scores, dtype=np.float32)
     if center_point_box not in (0, 1):
@@ -178,7 +184,8 @@ def pad_index(index: np.ndarray, length: int, padding_mode: str) -> tuple[np.nda
     return source, np.ones(index.shape, dtype=bool)
 
 
-def grid_sample(input, grid, *, mode, align_corners, padding_mode):
+def grid_sample(input: np.ndarray, grid: np.ndarray, *, mode: int, align_corners: bool,
+                padding_mode: str) -> np.ndarray:
     if mode not in GRID_SAMPLE_MODES:
         raise ValueError(f"mode must be 0 (NEAREST) or 1 (LINEAR), got {mode}")
     x = np.asarray(input)
@@ -191,7 +198,8 @@ def grid_sample(input, grid, *, mode, align_corners, padding_mode):
             raise ValueError("an empty input has no pixels to pad with")
         return np.zeros((n, c, out_h, out_w), dtype=x.dtype)
 
-    def pixel(normalized, length):  # [-1, 1] -> pixel coordinates; far-off positions are capped
+    # [-1, 1] -> pixel coordinates; far-off positions are capped
+    def pixel(normalized: np.ndarray, length: int) -> np.ndarray:
         if align_corners:
             p = (normalized + 1) / 2 * (length - 1)
         else:
@@ -203,7 +211,8 @@ def grid_sample(input, grid, *, mode, align_corners, padding_mode):
     px, py = np.where(nan, 0.0, px), np.where(nan, 0.0, py)
     batch = np.arange(n)[:, None, None]
 
-    def fetch(iy, ix):  # values at integer pixels (N, Hout, Wout, C), 0 where PAD_VALUE pads
+    # values at integer pixels (N, Hout, Wout, C), 0 where PAD_VALUE pads
+    def fetch(iy: np.ndarray, ix: np.ndarray) -> np.ndarray:
         sy, vy = pad_index(iy, height, padding_mode)
         sx, vx = pad_index(ix, width, padding_mode)
         values = work[batch, :, sy, sx]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -125,7 +125,7 @@ def pool_axes(sizes: Sequence[int], window: Sequence[int], strides: Sequence[int
     return axes
 
 
-def window_view(x: np.ndarray, dims: Sequence[int], axes: Sequence[Axis], fill) -> np.ndarray:
+def window_view(x: np.ndarray, dims: Sequence[int], axes: Sequence[Axis], fill: Any) -> np.ndarray:
     """The windows of x over the axes `dims`: x's shape with each dims[i] replaced by axes[i].out,
     followed by one trailing axis per window tap (axes[i].window each). Holes, padding and ceil_mode
     positions read `fill`; a negative padding removes elements first."""
@@ -153,7 +153,7 @@ def window_view(x: np.ndarray, dims: Sequence[int], axes: Sequence[Axis], fill) 
     x = x[tuple(crop)]
     if any(w != (0, 0) for w in widths):
         x = np.pad(x, widths, constant_values=fill)
-    view = sliding_window_view(x, [a.span for a in axes], axis=list(dims))
+    view = sliding_window_view(x, [a.span for a in axes], axis=tuple(dims))
     index = [slice(None)] * x.ndim + [slice(None, None, a.dilation) for a in axes]
     for d, a in zip(dims, axes):
         index[d] = slice(None, (a.out - 1) * a.stride + 1, a.stride)
@@ -206,8 +206,9 @@ def _beats(x: np.ndarray, acc: np.ndarray, largest: bool) -> np.ndarray:
 
 
 @ieee_results
-def average_pool(input, *, dims, kernel_shape, ceil_mode=False, count_include_pad=False, strides=None,
-                 padding=None, auto_pad=None):
+def average_pool(input: np.ndarray, *, dims: Sequence[int], kernel_shape: Sequence[int], ceil_mode: bool = False,
+                 count_include_pad: bool = False, strides: Sequence[int] | None = None,
+                 padding: Sequence[int] | None = None, auto_pad: str | None = None) -> np.ndarray:
     """Mean of each window over the axes `dims` (kernel_shape, strides and the padding pairs follow the
     order of dims). Padding and ceil_mode positions hold no value; count_include_pad counts the padding
     positions (explicit or SAME_*) in the divisor but never the positions ceil_mode adds past the padded
@@ -235,8 +236,10 @@ def average_pool(input, *, dims, kernel_shape, ceil_mode=False, count_include_pa
 
 
 @ieee_results
-def max_pool(input, *, kernel_shape, strides=None, padding=None, dilations=None, auto_pad="NOTSET",
-             ceil_mode=False, return_indices=False, storage_order=0, Indices_dtype="int64"):
+def max_pool(input: np.ndarray, *, kernel_shape: Sequence[int], strides: Sequence[int] | None = None,
+             padding: Sequence[int] | None = None, dilations: Sequence[int] | None = None, auto_pad: str = "NOTSET",
+             ceil_mode: bool = False, return_indices: bool = False, storage_order: int = 0,
+             Indices_dtype: str | np.dtype[Any] = "int64") -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Max of each window over the spatial axes of an (N, C, D1, ..., Dn) input. Padding and ceil_mode
     positions are skipped. Max is XLA's (NaN propagates, +0.0 > -0.0, as GlobalMaxPool and Reduce);
     Indices (with return_indices) is the flat index into the input of the first tap holding the max, in
@@ -276,7 +279,7 @@ def max_pool(input, *, kernel_shape, strides=None, padding=None, dilations=None,
     return value, index
 
 
-def _tap_flat_index(shape, dims, axes, tap: np.ndarray, storage_order: int) -> np.ndarray:
+def _tap_flat_index(shape: Any, dims: Sequence[int], axes: Any, tap: np.ndarray, storage_order: int) -> np.ndarray:
     """Flat input index of tap number `tap` (row-major over the window) of every window."""
     coords = [np.arange(n).reshape([-1 if k == d else 1 for k in range(len(shape))]) for d, n in enumerate(shape)]
     remaining = tap
@@ -299,7 +302,7 @@ _BITWISE = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}
 _EXTREMES = {"MAX": True, "ARGMAX": True, "MIN": False, "ARGMIN": False}
 
 
-def _combine(computation: str, dtype: np.dtype):
+def _combine(computation: str, dtype: np.dtype) -> Callable[..., Any]:
     """f(acc, x) of one computation (Reduce notes fold_left, max_min_order, l2_and_count), on arrays of
     the compute dtype. Integer L2 and the multi-input extremes are handled by the callers."""
     integer = dtype.kind in "iu"
@@ -310,7 +313,7 @@ def _combine(computation: str, dtype: np.dtype):
     if computation in _EXTREMES:
         largest = _EXTREMES[computation]
         return lambda acc, x: np.where(_beats(x, acc, largest), x, acc)
-    table = {
+    table: dict[str, Callable[..., Any]] = {
         "UPDATE": lambda acc, x: x,
         "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply,
         "DIV": _int_div if integer else np.divide,
@@ -329,8 +332,10 @@ def _int_l2(init: int, squares_sum: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 @ieee_results
-def reduce_window(inputs, init_values, *, computation, window_dimensions, window_strides=None,
-                  base_dilations=None, window_dilations=None, auto_pad="NOTSET", ceil_mode=False):
+def reduce_window(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, computation: str,
+                  window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
+                  base_dilations: Sequence[int] | None = None, window_dilations: Sequence[int] | None = None,
+                  auto_pad: str = "NOTSET", ceil_mode: bool = False) -> tuple[np.ndarray, ...]:
     """hlir.ReduceWindow: every window is folded from its initial value on the left, over the input
     elements it covers in row-major order of the window (Reduce note fold_left); padding, base-dilation
     holes and ceil_mode positions are skipped, as XLA's CPU backend does. The padding comes from auto_pad
@@ -382,8 +387,9 @@ _SELECT = {"GE": np.greater_equal, "GT": np.greater, "LE": np.less_equal, "LT": 
 
 
 @ieee_results
-def select_and_scatter(input, source, init_value, *, select_type, computation, window_dimensions,
-                       window_strides, padding):
+def select_and_scatter(input: np.ndarray, source: np.ndarray, init_value: np.ndarray, *, select_type: str,
+                       computation: str, window_dimensions: Sequence[int], window_strides: Sequence[int],
+                       padding: Sequence[int]) -> np.ndarray:
     """hlir.SelectAndScatter (XLA): in every window the selected tap is found by XLA's sequential select
     over the input elements in row-major order of the window (padding is never selected): the current
     choice c stays while select_type(c, x) holds, otherwise x becomes the choice (GE: first max, GT: last
@@ -431,14 +437,15 @@ def select_and_scatter(input, source, init_value, *, select_type, computation, w
     return out.astype(x.dtype).reshape(x.shape)
 
 
-def _rounds(target: np.ndarray, values: np.ndarray):
+def _rounds(target: np.ndarray, values: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Split (target, value) pairs into rounds in which every target occurs at most once, keeping the
     order of the pairs per target: round r holds the r-th pair of every target."""
     keep = target >= 0
     target, values = target[keep], values[keep]
     order = np.argsort(target, kind="stable")
     sorted_targets = target[order]
-    starts = np.flatnonzero(np.r_[True, sorted_targets[1:] != sorted_targets[:-1]]) if target.size else []
+    starts: np.ndarray | list[int] = \
+        np.flatnonzero(np.r_[True, sorted_targets[1:] != sorted_targets[:-1]]) if target.size else []
     rank = np.arange(target.size) - np.repeat(starts, np.diff(np.r_[starts, target.size])) if target.size else target
     for r in range(int(rank.max()) + 1 if target.size else 0):
         pick = order[rank == r]
