@@ -134,7 +134,7 @@ SIGNATURE_V22 = Signature(
                 and (c.shape('offset')[1] == c.attr('offset_group') * (c.rank('X') - 2) * c.prod(c.shape('W')[2:]))
             ),
             'offset has the rank and batch size of X and offset_group * n * prod(kernel) channels (n spatial axes).',
-            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X'),
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('offset_group') >= 1),
         ),
         Check(
             'C18',
@@ -144,7 +144,12 @@ SIGNATURE_V22 = Signature(
                 and (c.shape('mask')[1] == c.attr('offset_group') * c.prod(c.shape('W')[2:]))
             ),
             'mask, when given, has the rank and batch size of X and offset_group * prod(kernel) channels.',
-            when=lambda c: c.has('mask') and c.rank('X') >= 3 and (c.rank('W') == c.rank('X')),
+            when=lambda c: (
+                c.has('mask')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (c.attr('offset_group') >= 1)
+            ),
         ),
     ),
     rules=(
@@ -299,7 +304,7 @@ SIGNATURE_V19 = Signature(
                 and (c.shape('offset')[1] == c.attr('offset_group') * (c.rank('X') - 2) * c.prod(c.shape('W')[2:]))
             ),
             'offset has the rank and batch size of X and offset_group * n * prod(kernel) channels (n spatial axes).',
-            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X'),
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('offset_group') >= 1),
         ),
         Check(
             'C18',
@@ -309,7 +314,12 @@ SIGNATURE_V19 = Signature(
                 and (c.shape('mask')[1] == c.attr('offset_group') * c.prod(c.shape('W')[2:]))
             ),
             'mask, when given, has the rank and batch size of X and offset_group * prod(kernel) channels.',
-            when=lambda c: c.has('mask') and c.rank('X') >= 3 and (c.rank('W') == c.rank('X')),
+            when=lambda c: (
+                c.has('mask')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (c.attr('offset_group') >= 1)
+            ),
         ),
     ),
     rules=(

@@ -47,7 +47,7 @@ SIGNATURE_V28 = Signature(
                 and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')]
             ),
             'sequence_lens is 1-D with one length per batch entry.',
-            when=lambda c: c.rank('input') >= 2,
+            when=lambda c: c.rank('input') >= 2 and c.attr('batch_axis') in (0, 1),
         ),
     ),
     rules=(
@@ -101,7 +101,7 @@ SIGNATURE_V10 = Signature(
                 and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')]
             ),
             'sequence_lens is 1-D with one length per batch entry.',
-            when=lambda c: c.rank('input') >= 2,
+            when=lambda c: c.rank('input') >= 2 and c.attr('batch_axis') in (0, 1),
         ),
     ),
     rules=(
