@@ -172,6 +172,8 @@ BASE = {
 BASE_V = {
     ("QuantizeLinear", 10): ({"x": [2, 3, 4], "y_scale": f32(0.5), "y_zero_point": u8(1)}, {}, {"y": U8}),
     ("DequantizeLinear", 10): ({"x": ([2, 3, 4], U8), "x_scale": f32(0.5), "x_zero_point": u8(1)}, {}, {"y": F}),
+    **{("Slice", v): ({"data": [5, 6], "starts": arr([1, -1]), "ends": arr([4, -7]), "axes": arr([0, 1]),
+                       "steps": arr([2, -2])}, {}, {"output": F}) for v in (10, 11, 13)},
     ("Upsample", 7): ({"X": [1, 1, 2, 3]}, {"scales": [1.0, 1.0, 2.0, 3.0]}, {"Y": F}),
     ("Upsample", 1): ({"X": [1, 1, 2, 3]}, {"height_scale": 2.0, "width_scale": 3.0}, {"Y": F}),
     **{(op, v): ({"data": [2, 3, 4]}, {"axes": [1, -1]}, {"reduced": F})
@@ -185,7 +187,7 @@ OPSETS = {
     "QLinearMatMul": (10, 21), "QuantizeLinear": (10, 13, 19, 21, 23, 24, 25, 28),
     "DequantizeLinear": (10, 13, 19, 21, 23, 24, 25, 28),
     "DynamicQuantizeLinear": (11,), "Upsample": (1, 7, 9), "Compress": (9, 11, 28), "ReverseSequence": (10, 28),
-    "Unique": (11, 28), "Slice": (1,),
+    "Unique": (11, 28), "Slice": (1, 10, 11, 13),
 }
 # Upsample 10 is left out: the op is deprecated there and onnx's checker refuses it.
 
@@ -384,6 +386,7 @@ CASES = [
     ("ReverseSequence", (10, 28), {}, {"time_axis": 2}, "attribute 'time_axis'", "ort"),
     ("Unique", (11, 28), {}, {"axis": 2}, C + "C1", "onnx"),
     ("Unique", (11, 28), {}, {"sorted": 2}, "attribute 'sorted'", None),
+    ("Slice", (10, 11, 13), {"axes": arr([0, 2])}, {}, C + "C1", "onnx"),
     ("Slice", (1,), {}, {"ends": [2]}, C + "C1", "onnx"),
     ("Slice", (1,), {}, {"axes": [0]}, C + "C2", "onnx"),
     ("Slice", (1,), {}, {"axes": [0, 2]}, C + "C3", "ort"),
@@ -413,6 +416,11 @@ def test_violation_is_reported_once_at_its_place(op, opset, ins, attrs, expected
 SHAPE_CASES = [
     *[(op, tuple(v for v in REDUCE_V[op] if v < REDUCE_IN[op]), {}, a)
       for op in REDUCE for a in ({}, {"keepdims": 0}, {"axes": None}, {"axes": None, "keepdims": 0})],
+    # versions with the axes input: the shape from the constant axes
+    *[(op, tuple(v for v in REDUCE_V[op] if v >= REDUCE_IN[op]), ins, a) for op in REDUCE for ins, a in (
+        ({}, {}), ({}, {"keepdims": 0}), ({"axes": arr([0])}, {"keepdims": 0}), ({"axes": ""}, {}),
+        ({"axes": ""}, {"keepdims": 0}), ({"axes": arr([], np.int64)}, {"noop_with_empty_axes": 1}),
+        ({"axes": ""}, {"noop_with_empty_axes": 1, "keepdims": 0}))],
     ("GlobalLpPool", (2, 22), {}, {}),
     ("LpPool", (2, 11), {}, {}),
     ("LpPool", (2, 11, 18, 22), {}, {"pads": None, "auto_pad": "SAME_UPPER"}),
@@ -443,6 +451,12 @@ SHAPE_CASES = [
     ("Slice", (1,), {}, {}),
     ("Slice", (1,), {"data": [5, 6, 7]}, {"starts": [-3, 1], "ends": [-1, 100], "axes": [-1, 0]}),
     ("Slice", (1,), {}, {"axes": None, "starts": [1], "ends": [-5]}),
+    ("Slice", (10, 11, 13), {}, {}),
+    ("Slice", (10, 11, 13), {"data": [4, 5, 6], "starts": arr([-100, 2]), "ends": arr([100, 3]), "axes": arr([-1, 0]),
+                             "steps": ""}, {}),
+    ("Slice", (10, 11, 13), {"data": [4, 5, 6], "starts": arr([10]), "ends": arr([-100]), "axes": "", "steps": arr([-3])},
+     {}),
+    ("Slice", (10, 11, 13), {"starts": arr([3]), "ends": arr([1]), "axes": arr([1]), "steps": ""}, {}),
 ]
 # version 1 of GlobalLpPool / LpPool and Upsample have no shape inference in onnx: by hand
 BY_HAND = {("GlobalLpPool", 1): {"Y": [2, 3, 1, 1]}, ("LpPool", 1): {"Y": [1, 2, 3, 3]},

@@ -46,6 +46,42 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 else 0
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.values('starts'))))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for s in [(c.values('steps')[j] if c.has('steps') else 1) if j >= 0 else 1]
+                for b1 in [
+                    (
+                        (c.values('starts')[j] + d if c.values('starts')[j] < 0 else c.values('starts')[j])
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e1 in [
+                    (c.values('ends')[j] + d if c.values('ends')[j] < 0 else c.values('ends')[j]) if j >= 0 else 0,
+                ]
+                for b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)]
+                for e in [min(max(e1, 0), d) if s > 0 else min(max(e1, -1), d - 1)]
+            ],
+            '[d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 '
+            'else 0 for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) else '
+            'list(range(len(values(starts))))] for i, d in enumerate(shape(data)) for j in [([k for k, a in '
+            'enumerate(ax) if a == i] + [-1])[0]] for s in [(values(steps)[j] if has(steps) else 1) if j >= 0 else '
+            '1] for b1 in [(values(starts)[j] + d if values(starts)[j] < 0 else values(starts)[j]) if j >= 0 else '
+            '0] for e1 in [(values(ends)[j] + d if values(ends)[j] < 0 else values(ends)[j]) if j >= 0 else 0] for '
+            'b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)] for e in [min(max(e1, 0), d) if s > 0 '
+            'else min(max(e1, -1), d - 1)]]',
+        ),
     ),
 )
 
@@ -92,6 +128,42 @@ SIGNATURE_V11 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 else 0
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.values('starts'))))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for s in [(c.values('steps')[j] if c.has('steps') else 1) if j >= 0 else 1]
+                for b1 in [
+                    (
+                        (c.values('starts')[j] + d if c.values('starts')[j] < 0 else c.values('starts')[j])
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e1 in [
+                    (c.values('ends')[j] + d if c.values('ends')[j] < 0 else c.values('ends')[j]) if j >= 0 else 0,
+                ]
+                for b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)]
+                for e in [min(max(e1, 0), d) if s > 0 else min(max(e1, -1), d - 1)]
+            ],
+            '[d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 '
+            'else 0 for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) else '
+            'list(range(len(values(starts))))] for i, d in enumerate(shape(data)) for j in [([k for k, a in '
+            'enumerate(ax) if a == i] + [-1])[0]] for s in [(values(steps)[j] if has(steps) else 1) if j >= 0 else '
+            '1] for b1 in [(values(starts)[j] + d if values(starts)[j] < 0 else values(starts)[j]) if j >= 0 else '
+            '0] for e1 in [(values(ends)[j] + d if values(ends)[j] < 0 else values(ends)[j]) if j >= 0 else 0] for '
+            'b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)] for e in [min(max(e1, 0), d) if s > 0 '
+            'else min(max(e1, -1), d - 1)]]',
+        ),
     ),
 )
 
@@ -138,6 +210,42 @@ SIGNATURE_V10 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 else 0
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.values('starts'))))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for s in [(c.values('steps')[j] if c.has('steps') else 1) if j >= 0 else 1]
+                for b1 in [
+                    (
+                        (c.values('starts')[j] + d if c.values('starts')[j] < 0 else c.values('starts')[j])
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e1 in [
+                    (c.values('ends')[j] + d if c.values('ends')[j] < 0 else c.values('ends')[j]) if j >= 0 else 0,
+                ]
+                for b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)]
+                for e in [min(max(e1, 0), d) if s > 0 else min(max(e1, -1), d - 1)]
+            ],
+            '[d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 '
+            'else 0 for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) else '
+            'list(range(len(values(starts))))] for i, d in enumerate(shape(data)) for j in [([k for k, a in '
+            'enumerate(ax) if a == i] + [-1])[0]] for s in [(values(steps)[j] if has(steps) else 1) if j >= 0 else '
+            '1] for b1 in [(values(starts)[j] + d if values(starts)[j] < 0 else values(starts)[j]) if j >= 0 else '
+            '0] for e1 in [(values(ends)[j] + d if values(ends)[j] < 0 else values(ends)[j]) if j >= 0 else 0] for '
+            'b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)] for e in [min(max(e1, 0), d) if s > 0 '
+            'else min(max(e1, -1), d - 1)]]',
+        ),
     ),
 )
 
