@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.AffineGrid'
@@ -17,7 +17,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('align_corners', 'int', has_default=True, default=0),
+        AttrSig('align_corners', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('theta', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -28,10 +28,35 @@ SIGNATURE_V20 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('size') == 1 and c.shape('size')[0] in (4, 5),
+            'size is 1-D with 4 values (N, C, H, W) or 5 values (N, C, D, H, W).',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.rank('theta') == 3
+                and list(c.shape('theta')[1:]) == ([2, 3] if c.shape('size')[0] == 4 else [3, 4])
+            ),
+            'theta is (N, 2, 3) for 2-D grids and (N, 3, 4) for 3-D grids.',
+            when=lambda c: c.rank('size') == 1 and c.shape('size')[0] in (4, 5),
+        ),
+        Check(
+            'C3',
+            lambda c: c.values('size')[0] == c.shape('theta')[0],
+            'The batch size in size equals the batch size of theta.',
+            when=lambda c: c.rank('theta') == 3 and c.rank('size') == 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'grid',
+            lambda c: [c.values('size')[0]] + list(c.values('size')[2:]) + [len(c.values('size')) - 2],
+            '[values(size)[0]] + list(values(size)[2:]) + [len(values(size)) - 2]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Col2Im'
@@ -36,10 +36,52 @@ SIGNATURE_V18 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 3, 'input is 3-D (N, C * prod(block_shape), L).'),
+        Check(
+            'C2',
+            lambda c: (
+                c.rank('image_shape') == 1
+                and c.rank('block_shape') == 1
+                and (c.shape('image_shape')[0] == c.shape('block_shape')[0])
+            ),
+            'image_shape and block_shape are 1-D with one value per spatial axis each.',
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('strides')) == c.shape('image_shape')[0],
+            'strides, when given, has one entry per spatial axis.',
+            when=lambda c: c.has('strides') and c.rank('image_shape') == 1,
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('dilations')) == c.shape('image_shape')[0],
+            'dilations, when given, has one entry per spatial axis.',
+            when=lambda c: c.has('dilations') and c.rank('image_shape') == 1,
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('pads')) == 2 * c.shape('image_shape')[0],
+            'pads, when given, has two entries (begin and end) per spatial axis.',
+            when=lambda c: c.has('pads') and c.rank('image_shape') == 1,
+        ),
+        Check('C6', lambda c: all((b > 0 for b in c.values('block_shape'))), 'Every block size is positive.'),
+        Check(
+            'C7',
+            lambda c: c.shape('input')[1] % c.prod(c.values('block_shape')) == 0,
+            'The second size of input is a multiple of the block volume prod(block_shape).',
+            when=lambda c: c.rank('input') == 3 and all((b > 0 for b in c.values('block_shape'))),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[0], c.shape('input')[1] // c.prod(c.values('block_shape'))
+            ] + list(c.values('image_shape')),
+            '[shape(input)[0], shape(input)[1] // prod(values(block_shape))] + list(values(image_shape))',
+        ),
     ),
 )
 

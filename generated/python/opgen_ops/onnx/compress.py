@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Compress'
@@ -34,6 +34,13 @@ SIGNATURE_V28 = Signature(
         'T1': ('bool',),
     },
     checks=(
+        Check('C1', lambda c: c.rank('condition') == 1, 'condition is 1-D.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis, when given, lies in [-r, r-1], r being the rank of input.',
+            when=lambda c: c.has('axis'),
+        ),
     ),
     rules=(
     ),
@@ -72,6 +79,13 @@ SIGNATURE_V11 = Signature(
         'T1': ('bool',),
     },
     checks=(
+        Check('C1', lambda c: c.rank('condition') == 1, 'condition is 1-D.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis, when given, lies in [-r, r-1], r being the rank of input.',
+            when=lambda c: c.has('axis'),
+        ),
     ),
     rules=(
     ),
@@ -110,6 +124,13 @@ SIGNATURE_V9 = Signature(
         'T1': ('bool',),
     },
     checks=(
+        Check('C1', lambda c: c.rank('condition') == 1, 'condition is 1-D.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis, when given, lies in [-r, r-1], r being the rank of input.',
+            when=lambda c: c.has('axis'),
+        ),
     ),
     rules=(
     ),

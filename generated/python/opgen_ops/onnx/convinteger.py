@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ConvInteger'
@@ -17,7 +17,13 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('dilations', 'ints'),
         AttrSig('group', 'int', has_default=True, default=1),
         AttrSig('kernel_shape', 'ints'),
@@ -35,10 +41,134 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T1': ('int8', 'uint8'), 'T2': ('int8', 'uint8'), 'T3': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('x') >= 3,
+            'x has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('w') == c.rank('x'),
+            'w has the same rank as x (two leading axes, then one per spatial axis).',
+            when=lambda c: c.rank('x') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('x') - 2,
+            'kernel_shape gives one size per spatial axis of x.',
+            when=lambda c: c.has('kernel_shape') and c.rank('x') >= 3,
+        ),
+        Check(
+            'C4',
+            lambda c: all((c.attr('kernel_shape')[i] == c.shape('w')[i + 2] for i in c.range(c.rank('x') - 2))),
+            'kernel_shape, when given, equals the spatial sizes of w.',
+            when=lambda c: (
+                c.has('kernel_shape')
+                and c.rank('x') >= 3
+                and (c.rank('w') == c.rank('x'))
+                and (len(c.attr('kernel_shape')) == c.rank('x') - 2)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('strides')) == c.rank('x') - 2,
+            'strides, when given, has one entry per spatial axis of x.',
+            when=lambda c: c.has('strides') and c.rank('x') >= 3,
+        ),
+        Check(
+            'C6',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == c.rank('x') - 2,
+            'dilations, when given, has one entry per spatial axis of x.',
+            when=lambda c: c.has('dilations') and c.rank('x') >= 3,
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('x') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of x.',
+            when=lambda c: c.has('pads') and c.rank('x') >= 3,
+        ),
+        Check(
+            'C10',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C11',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C12', lambda c: c.attr('group') >= 1, 'group is a positive integer.'),
+        Check(
+            'C13',
+            lambda c: c.shape('x')[1] == c.shape('w')[1] * c.attr('group'),
+            'The channel count of x equals w.shape[1] times group.',
+            when=lambda c: c.rank('x') >= 3 and c.rank('w') == c.rank('x') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('w')[0] % c.attr('group') == 0,
+            'The number of output channels w.shape[0] is a multiple of group.',
+            when=lambda c: c.rank('x') >= 3 and c.rank('w') == c.rank('x') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C15',
+            lambda c: c.numel('x_zero_point') == 1,
+            'x_zero_point, when given, is a single value (per-tensor).',
+            when=lambda c: c.has('x_zero_point'),
+        ),
+        Check(
+            'C16',
+            lambda c: (
+                c.rank('w_zero_point') == 0
+                or (c.rank('w_zero_point') == 1 and c.shape('w_zero_point')[0] in (1, c.shape('w')[0]))
+            ),
+            'w_zero_point, when given, is a scalar or 1-D with one value or one per output channel.',
+            when=lambda c: c.has('w_zero_point') and c.rank('w') >= 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'y',
+            lambda c: [c.shape('x')[0], c.shape('w')[0]] + [
+                (
+                    (c.shape('x')[i + 2] + s - 1) // s
+                    if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                    else (c.shape('x')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                )
+                for i in c.range(c.rank('x') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('w')[i + 2]]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('x') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+            ],
+            "[shape(x)[0], shape(w)[0]] + [(shape(x)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else (shape(x)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(x) - 2) for s "
+            'in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] for k in '
+            '[kernel_shape[i] if has(kernel_shape) else shape(w)[i + 2]] for p in [pads[i] + pads[i + rank(x) - 2] '
+            "if has(pads) and auto_pad == 'NOTSET' else 0]]",
+        ),
     ),
 )
 

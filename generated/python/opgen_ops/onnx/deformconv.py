@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DeformConv'
@@ -36,10 +36,140 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('W') == c.rank('X'),
+            'W has the same rank as X (two leading axes, then one per spatial axis).',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.has('kernel_shape') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C4',
+            lambda c: all((c.attr('kernel_shape')[i] == c.shape('W')[i + 2] for i in c.range(c.rank('X') - 2))),
+            'kernel_shape, when given, equals the spatial sizes of W.',
+            when=lambda c: (
+                c.has('kernel_shape')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (len(c.attr('kernel_shape')) == c.rank('X') - 2)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C6',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C10',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C11', lambda c: c.attr('group') >= 1, 'group is a positive integer.'),
+        Check(
+            'C12',
+            lambda c: c.shape('X')[1] == c.shape('W')[1] * c.attr('group'),
+            'The channel count of X equals W.shape[1] times group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C13',
+            lambda c: c.shape('W')[0] % c.attr('group') == 0,
+            'The number of output channels W.shape[0] is a multiple of group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C14',
+            lambda c: c.rank('B') == 1 and c.shape('B')[0] == c.shape('W')[0],
+            'B, when given, is 1-D with W.shape[0] elements (one per output channel).',
+            when=lambda c: c.has('B') and c.rank('W') >= 1,
+        ),
+        Check('C15', lambda c: c.attr('offset_group') >= 1, 'offset_group is a positive integer.'),
+        Check(
+            'C16',
+            lambda c: c.shape('X')[1] % c.attr('offset_group') == 0,
+            'The channel count of X is a multiple of offset_group.',
+            when=lambda c: c.rank('X') >= 3 and c.attr('offset_group') >= 1,
+        ),
+        Check(
+            'C17',
+            lambda c: (
+                c.rank('offset') == c.rank('X')
+                and c.shape('offset')[0] == c.shape('X')[0]
+                and (c.shape('offset')[1] == c.attr('offset_group') * (c.rank('X') - 2) * c.prod(c.shape('W')[2:]))
+            ),
+            'offset has the rank and batch size of X and offset_group * n * prod(kernel) channels (n spatial axes).',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('offset_group') >= 1),
+        ),
+        Check(
+            'C18',
+            lambda c: (
+                c.rank('mask') == c.rank('X')
+                and c.shape('mask')[0] == c.shape('X')[0]
+                and (c.shape('mask')[1] == c.attr('offset_group') * c.prod(c.shape('W')[2:]))
+            ),
+            'mask, when given, has the rank and batch size of X and offset_group * prod(kernel) channels.',
+            when=lambda c: (
+                c.has('mask')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (c.attr('offset_group') >= 1)
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('W')[0]] + [
+                (c.shape('X')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('W')[i + 2]]
+                for p in [c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2] if c.has('pads') else 0]
+            ],
+            '[shape(X)[0], shape(W)[0]] + [(shape(X)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(X) '
+            '- 2) for s in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] '
+            'for k in [kernel_shape[i] if has(kernel_shape) else shape(W)[i + 2]] for p in [pads[i] + pads[i + '
+            'rank(X) - 2] if has(pads) else 0]]',
+        ),
     ),
 )
 
@@ -76,10 +206,140 @@ SIGNATURE_V19 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('W') == c.rank('X'),
+            'W has the same rank as X (two leading axes, then one per spatial axis).',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.has('kernel_shape') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C4',
+            lambda c: all((c.attr('kernel_shape')[i] == c.shape('W')[i + 2] for i in c.range(c.rank('X') - 2))),
+            'kernel_shape, when given, equals the spatial sizes of W.',
+            when=lambda c: (
+                c.has('kernel_shape')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (len(c.attr('kernel_shape')) == c.rank('X') - 2)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C6',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C8',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C10',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check('C11', lambda c: c.attr('group') >= 1, 'group is a positive integer.'),
+        Check(
+            'C12',
+            lambda c: c.shape('X')[1] == c.shape('W')[1] * c.attr('group'),
+            'The channel count of X equals W.shape[1] times group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C13',
+            lambda c: c.shape('W')[0] % c.attr('group') == 0,
+            'The number of output channels W.shape[0] is a multiple of group.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('group') >= 1),
+        ),
+        Check(
+            'C14',
+            lambda c: c.rank('B') == 1 and c.shape('B')[0] == c.shape('W')[0],
+            'B, when given, is 1-D with W.shape[0] elements (one per output channel).',
+            when=lambda c: c.has('B') and c.rank('W') >= 1,
+        ),
+        Check('C15', lambda c: c.attr('offset_group') >= 1, 'offset_group is a positive integer.'),
+        Check(
+            'C16',
+            lambda c: c.shape('X')[1] % c.attr('offset_group') == 0,
+            'The channel count of X is a multiple of offset_group.',
+            when=lambda c: c.rank('X') >= 3 and c.attr('offset_group') >= 1,
+        ),
+        Check(
+            'C17',
+            lambda c: (
+                c.rank('offset') == c.rank('X')
+                and c.shape('offset')[0] == c.shape('X')[0]
+                and (c.shape('offset')[1] == c.attr('offset_group') * (c.rank('X') - 2) * c.prod(c.shape('W')[2:]))
+            ),
+            'offset has the rank and batch size of X and offset_group * n * prod(kernel) channels (n spatial axes).',
+            when=lambda c: c.rank('X') >= 3 and c.rank('W') == c.rank('X') and (c.attr('offset_group') >= 1),
+        ),
+        Check(
+            'C18',
+            lambda c: (
+                c.rank('mask') == c.rank('X')
+                and c.shape('mask')[0] == c.shape('X')[0]
+                and (c.shape('mask')[1] == c.attr('offset_group') * c.prod(c.shape('W')[2:]))
+            ),
+            'mask, when given, has the rank and batch size of X and offset_group * prod(kernel) channels.',
+            when=lambda c: (
+                c.has('mask')
+                and c.rank('X') >= 3
+                and (c.rank('W') == c.rank('X'))
+                and (c.attr('offset_group') >= 1)
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('W')[0]] + [
+                (c.shape('X')[i + 2] + p - d * (k - 1) - 1) // s + 1
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for k in [c.attr('kernel_shape')[i] if c.has('kernel_shape') else c.shape('W')[i + 2]]
+                for p in [c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2] if c.has('pads') else 0]
+            ],
+            '[shape(X)[0], shape(W)[0]] + [(shape(X)[i + 2] + p - d * (k - 1) - 1) // s + 1 for i in range(rank(X) '
+            '- 2) for s in [strides[i] if has(strides) else 1] for d in [dilations[i] if has(dilations) else 1] '
+            'for k in [kernel_shape[i] if has(kernel_shape) else shape(W)[i + 2]] for p in [pads[i] + pads[i + '
+            'rank(X) - 2] if has(pads) else 0]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DequantizeLinear'
@@ -38,10 +38,61 @@ SIGNATURE_V28 = Signature(
         'T3': ('bfloat16', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('x_scale') <= 1,
+            'Without blocking, x_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('x_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('x_scale') == c.rank('x')
+                and all(
+                    c.shape('x_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, x_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -80,10 +131,61 @@ SIGNATURE_V25 = Signature(
         'T3': ('bfloat16', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('x_scale') <= 1,
+            'Without blocking, x_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('x_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('x_scale') == c.rank('x')
+                and all(
+                    c.shape('x_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, x_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -122,10 +224,61 @@ SIGNATURE_V24 = Signature(
         'T3': ('bfloat16', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('x_scale') <= 1,
+            'Without blocking, x_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('x_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('x_scale') == c.rank('x')
+                and all(
+                    c.shape('x_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, x_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -164,10 +317,61 @@ SIGNATURE_V23 = Signature(
         'T3': ('bfloat16', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('x_scale') <= 1,
+            'Without blocking, x_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('x_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('x_scale') == c.rank('x')
+                and all(
+                    c.shape('x_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, x_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -204,10 +408,61 @@ SIGNATURE_V21 = Signature(
         'T2': ('bfloat16', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('x_scale') <= 1,
+            'Without blocking, x_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('x_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('x_scale') == c.rank('x')
+                and all(
+                    c.shape('x_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, x_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -240,10 +495,34 @@ SIGNATURE_V19 = Signature(
         'T2': ('bfloat16', 'float', 'float16'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.rank('x_scale') <= 1, 'x_scale is a scalar (per-tensor) or 1-D (per-axis).'),
+        Check(
+            'C3',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: c.rank('x_scale') == 1 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -273,10 +552,34 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('int32', 'int8', 'uint8')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('x_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.rank('x_scale') <= 1, 'x_scale is a scalar (per-tensor) or 1-D (per-axis).'),
+        Check(
+            'C3',
+            lambda c: c.shape('x_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D x_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: c.rank('x_scale') == 1 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -305,10 +608,22 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T': ('int32', 'int8', 'uint8')},
     checks=(
+        Check('C1', lambda c: c.numel('x_scale') == 1, 'x_scale is a single value (per-tensor) in this version.'),
+        Check(
+            'C2',
+            lambda c: (
+                list(c.shape('x_zero_point')) == list(c.shape('x_scale'))
+                or c.numel('x_zero_point') == c.numel('x_scale') == 1
+            ),
+            'x_zero_point, when given, has the shape of x_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('x_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DynamicQuantizeLinear'
@@ -32,6 +32,9 @@ SIGNATURE_V11 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
+        OutputShape('y_scale', lambda c: [], '[]'),
+        OutputShape('y_zero_point', lambda c: [], '[]'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GlobalLpPool'
@@ -27,10 +27,20 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[i] if i < 2 else 1 for i in c.range(c.rank('X'))],
+            '[shape(X)[i] if i < 2 else 1 for i in range(rank(X))]',
+        ),
     ),
 )
 
@@ -58,10 +68,20 @@ SIGNATURE_V2 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[i] if i < 2 else 1 for i in c.range(c.rank('X'))],
+            '[shape(X)[i] if i < 2 else 1 for i in range(rank(X))]',
+        ),
     ),
 )
 
@@ -89,10 +109,20 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[i] if i < 2 else 1 for i in c.range(c.rank('X'))],
+            '[shape(X)[i] if i < 2 else 1 for i in range(rank(X))]',
+        ),
     ),
 )
 

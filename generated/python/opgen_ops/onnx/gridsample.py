@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GridSample'
@@ -17,9 +17,9 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('align_corners', 'int', has_default=True, default=0),
-        AttrSig('mode', 'string', has_default=True, default='linear'),
-        AttrSig('padding_mode', 'string', has_default=True, default='zeros'),
+        AttrSig('align_corners', 'int', has_default=True, default=0, values=(0, 1)),
+        AttrSig('mode', 'string', has_default=True, default='linear', values=('linear', 'nearest', 'cubic')),
+        AttrSig('padding_mode', 'string', has_default=True, default='zeros', values=('zeros', 'border', 'reflection')),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -36,10 +36,28 @@ SIGNATURE_V22 = Signature(
         'T2': ('bfloat16', 'double', 'float', 'float16'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('X') >= 3, 'X has a batch axis, a channel axis and at least one spatial axis.'),
+        Check(
+            'C2',
+            lambda c: c.rank('grid') == c.rank('X') and c.shape('grid')[-1] == c.rank('X') - 2,
+            'grid has the rank of X and its last size is the number of spatial axes of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('grid')[0] == c.shape('X')[0],
+            'grid and X have the same batch size.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('grid') == c.rank('X'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + list(c.shape('grid')[1:-1]),
+            '[shape(X)[0], shape(X)[1]] + list(shape(grid)[1:-1])',
+        ),
     ),
 )
 
@@ -57,9 +75,9 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('align_corners', 'int', has_default=True, default=0),
-        AttrSig('mode', 'string', has_default=True, default='linear'),
-        AttrSig('padding_mode', 'string', has_default=True, default='zeros'),
+        AttrSig('align_corners', 'int', has_default=True, default=0, values=(0, 1)),
+        AttrSig('mode', 'string', has_default=True, default='linear', values=('linear', 'nearest', 'cubic')),
+        AttrSig('padding_mode', 'string', has_default=True, default='zeros', values=('zeros', 'border', 'reflection')),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -76,10 +94,28 @@ SIGNATURE_V20 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('X') >= 3, 'X has a batch axis, a channel axis and at least one spatial axis.'),
+        Check(
+            'C2',
+            lambda c: c.rank('grid') == c.rank('X') and c.shape('grid')[-1] == c.rank('X') - 2,
+            'grid has the rank of X and its last size is the number of spatial axes of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('grid')[0] == c.shape('X')[0],
+            'grid and X have the same batch size.',
+            when=lambda c: c.rank('X') >= 3 and c.rank('grid') == c.rank('X'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + list(c.shape('grid')[1:-1]),
+            '[shape(X)[0], shape(X)[1]] + list(shape(grid)[1:-1])',
+        ),
     ),
 )
 
@@ -97,9 +133,9 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('align_corners', 'int', has_default=True, default=0),
-        AttrSig('mode', 'string', has_default=True, default='bilinear'),
-        AttrSig('padding_mode', 'string', has_default=True, default='zeros'),
+        AttrSig('align_corners', 'int', has_default=True, default=0, values=(0, 1)),
+        AttrSig('mode', 'string', has_default=True, default='bilinear', values=('bilinear', 'nearest', 'bicubic')),
+        AttrSig('padding_mode', 'string', has_default=True, default='zeros', values=('zeros', 'border', 'reflection')),
     ),
     inputs=(
         ParamSig('X', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -116,10 +152,27 @@ SIGNATURE_V16 = Signature(
         'T2': ('double', 'float', 'float16'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is a 4-D input (N, C, H, W) in this version.'),
+        Check(
+            'C2',
+            lambda c: c.rank('grid') == 4 and c.shape('grid')[3] == 2,
+            'grid is a 4-D tensor (N, H_out, W_out, 2).',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('grid')[0] == c.shape('X')[0],
+            'grid and X have the same batch size.',
+            when=lambda c: c.rank('X') == 4 and c.rank('grid') == 4,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1], c.shape('grid')[1], c.shape('grid')[2]],
+            '[shape(X)[0], shape(X)[1], shape(grid)[1], shape(grid)[2]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LpPool'
@@ -17,8 +17,14 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
-        AttrSig('ceil_mode', 'int', has_default=True, default=0),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
+        AttrSig('ceil_mode', 'int', has_default=True, default=0, values=(0, 1)),
         AttrSig('dilations', 'ints'),
         AttrSig('kernel_shape', 'ints', required=True),
         AttrSig('p', 'int', has_default=True, default=2),
@@ -33,10 +39,89 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C9',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
     ),
 )
 
@@ -54,8 +139,14 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
-        AttrSig('ceil_mode', 'int', has_default=True, default=0),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
+        AttrSig('ceil_mode', 'int', has_default=True, default=0, values=(0, 1)),
         AttrSig('dilations', 'ints'),
         AttrSig('kernel_shape', 'ints', required=True),
         AttrSig('p', 'int', has_default=True, default=2),
@@ -70,10 +161,89 @@ SIGNATURE_V18 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('dilations')) == c.rank('X') - 2,
+            'dilations, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('dilations') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((d > 0 for d in c.attr('dilations'))),
+            'Every dilation is positive.',
+            when=lambda c: c.has('dilations'),
+        ),
+        Check(
+            'C8',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C9',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [c.attr('dilations')[i] if c.has('dilations') else 1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [(e + s - 1) // s + 1 if c.attr('ceil_mode') else e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            'in [dilations[i] if has(dilations) else 1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and '
+            "auto_pad == 'NOTSET' else 0] for pb in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e "
+            'in [shape(X)[i + 2] + p - (kernel_shape[i] - 1) * d - 1] for o in [(e + s - 1) // s + 1 if ceil_mode '
+            'else e // s + 1]]',
+        ),
     ),
 )
 
@@ -91,7 +261,13 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('kernel_shape', 'ints', required=True),
         AttrSig('p', 'int', has_default=True, default=2),
         AttrSig('pads', 'ints'),
@@ -105,10 +281,76 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C8',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            "in [1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == 'NOTSET' else 0] for pb "
+            "in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in [shape(X)[i + 2] + p - "
+            '(kernel_shape[i] - 1) * d - 1] for o in [e // s + 1]]',
+        ),
     ),
 )
 
@@ -126,7 +368,13 @@ SIGNATURE_V2 = Signature(
     op=OP,
     version=2,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('kernel_shape', 'ints', required=True),
         AttrSig('p', 'int', has_default=True, default=2),
         AttrSig('pads', 'ints'),
@@ -140,10 +388,76 @@ SIGNATURE_V2 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C8',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            "in [1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == 'NOTSET' else 0] for pb "
+            "in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in [shape(X)[i + 2] + p - "
+            '(kernel_shape[i] - 1) * d - 1] for o in [e // s + 1]]',
+        ),
     ),
 )
 
@@ -161,7 +475,13 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('auto_pad', 'string', has_default=True, default='NOTSET'),
+        AttrSig(
+            'auto_pad',
+            'string',
+            has_default=True,
+            default='NOTSET',
+            values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
+        ),
         AttrSig('kernel_shape', 'ints'),
         AttrSig('p', 'float', has_default=True, default=2.0),
         AttrSig('pads', 'ints'),
@@ -175,10 +495,76 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') >= 3,
+            'X has a batch axis, a channel axis and at least one spatial axis (rank 3 or more).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape gives one size per spatial axis of X.',
+            when=lambda c: c.rank('X') >= 3,
+        ),
+        Check('C3', lambda c: all((k > 0 for k in c.attr('kernel_shape'))), 'Every kernel size is positive.'),
+        Check(
+            'C4',
+            lambda c: len(c.attr('strides')) == c.rank('X') - 2,
+            'strides, when given, has one entry per spatial axis of X.',
+            when=lambda c: c.has('strides') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C5',
+            lambda c: all((s > 0 for s in c.attr('strides'))),
+            'Every stride is positive.',
+            when=lambda c: c.has('strides'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('pads')) == 2 * (c.rank('X') - 2),
+            'pads, when given, has two entries (begin and end) per spatial axis of X.',
+            when=lambda c: c.has('pads') and c.rank('X') >= 3,
+        ),
+        Check(
+            'C7',
+            lambda c: all((p >= 0 for p in c.attr('pads'))),
+            'Every padding amount is non-negative.',
+            when=lambda c: c.has('pads'),
+        ),
+        Check(
+            'C8',
+            lambda c: c.attr('auto_pad') == 'NOTSET',
+            'Explicit pads are only allowed with auto_pad NOTSET.',
+            when=lambda c: c.has('pads'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('X')[0], c.shape('X')[1]] + [
+                (c.shape('X')[i + 2] + s - 1) // s if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER') else o
+                for i in c.range(c.rank('X') - 2)
+                for s in [c.attr('strides')[i] if c.has('strides') else 1]
+                for d in [1]
+                for p in [
+                    (
+                        c.attr('pads')[i] + c.attr('pads')[i + c.rank('X') - 2]
+                        if c.has('pads') and c.attr('auto_pad') == 'NOTSET'
+                        else 0
+                    ),
+                ]
+                for pb in [c.attr('pads')[i] if c.has('pads') and c.attr('auto_pad') == 'NOTSET' else 0]
+                for e in [c.shape('X')[i + 2] + p - (c.attr('kernel_shape')[i] - 1) * d - 1]
+                for o in [e // s + 1]
+            ],
+            "[shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else o for i in range(rank(X) - 2) for s in [strides[i] if has(strides) else 1] for d "
+            "in [1] for p in [pads[i] + pads[i + rank(X) - 2] if has(pads) and auto_pad == 'NOTSET' else 0] for pb "
+            "in [pads[i] if has(pads) and auto_pad == 'NOTSET' else 0] for e in [shape(X)[i + 2] + p - "
+            '(kernel_shape[i] - 1) * d - 1] for o in [e // s + 1]]',
+        ),
     ),
 )
 

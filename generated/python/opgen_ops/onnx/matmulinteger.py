@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MatMulInteger'
@@ -29,10 +29,66 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T1': ('int8', 'uint8'), 'T2': ('int8', 'uint8'), 'T3': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.shape('A')[-1] == (c.shape('B')[0] if c.rank('B') == 1 else c.shape('B')[-2]),
+            'The last size of A equals the contracted size of B (its second-to-last, or only, size).',
+            when=lambda c: c.rank('A') >= 1 and c.rank('B') >= 1,
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.numel('a_zero_point') == 1
+                or (c.rank('a_zero_point') == 1 and c.shape('a_zero_point')[0] == c.shape('A')[-2])
+            ),
+            'a_zero_point, when given, is a single value or 1-D with one value per row of A.',
+            when=lambda c: c.has('a_zero_point') and c.rank('A') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.numel('b_zero_point') == 1
+                or (c.rank('b_zero_point') == 1 and c.shape('b_zero_point')[0] == c.shape('B')[-1])
+            ),
+            'b_zero_point, when given, is a single value or 1-D with one value per column of B.',
+            when=lambda c: c.has('b_zero_point') and c.rank('B') >= 2,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                []
+                if c.rank('A') == 1 and c.rank('B') == 1
+                else (
+                    list(c.shape('B')[:-2]) + [c.shape('B')[-1]]
+                    if c.rank('A') == 1
+                    else (
+                        list(c.shape('A')[:-1])
+                        if c.rank('B') == 1
+                        else [
+                            a if b == 1 else b
+                            for (a, b) in zip(
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('A'))
+                                ] + list(c.shape('A')[:-2]),
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('A'), c.rank('B')) - c.rank('B'))
+                                ] + list(c.shape('B')[:-2]),
+                            )
+                        ] + [c.shape('A')[-2], c.shape('B')[-1]]
+                    )
+                )
+            ),
+            '[] if rank(A) == 1 and rank(B) == 1 else list(shape(B)[:-2]) + [shape(B)[-1]] if rank(A) == 1 else '
+            'list(shape(A)[:-1]) if rank(B) == 1 else [a if b == 1 else b for a, b in zip([1 for _ in '
+            'range(max(rank(A), rank(B)) - rank(A))] + list(shape(A)[:-2]), [1 for _ in range(max(rank(A), '
+            'rank(B)) - rank(B))] + list(shape(B)[:-2]))] + [shape(A)[-2], shape(B)[-1]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxRoiPool'
@@ -29,10 +29,32 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is a 4-D feature map (N, C, H, W).'),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 5,
+            'rois is a 2-D tensor (num_rois, 5): a batch index and four box corners per row.',
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('pooled_shape')) == 2,
+            'pooled_shape gives the output height and width (two values).',
+        ),
+        Check(
+            'C4',
+            lambda c: all((p > 0 for p in c.attr('pooled_shape'))),
+            'Both pooled sizes are positive.',
+            when=lambda c: len(c.attr('pooled_shape')) == 2,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('rois')[0], c.shape('X')[1], c.attr('pooled_shape')[0], c.attr('pooled_shape')[1]],
+            '[shape(rois)[0], shape(X)[1], pooled_shape[0], pooled_shape[1]]',
+        ),
     ),
 )
 
@@ -62,10 +84,32 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is a 4-D feature map (N, C, H, W).'),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 5,
+            'rois is a 2-D tensor (num_rois, 5): a batch index and four box corners per row.',
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('pooled_shape')) == 2,
+            'pooled_shape gives the output height and width (two values).',
+        ),
+        Check(
+            'C4',
+            lambda c: all((p > 0 for p in c.attr('pooled_shape'))),
+            'Both pooled sizes are positive.',
+            when=lambda c: len(c.attr('pooled_shape')) == 2,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('rois')[0], c.shape('X')[1], c.attr('pooled_shape')[0], c.attr('pooled_shape')[1]],
+            '[shape(rois)[0], shape(X)[1], pooled_shape[0], pooled_shape[1]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.NonMaxSuppression'
@@ -17,7 +17,7 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('center_point_box', 'int', has_default=True, default=0),
+        AttrSig('center_point_box', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('boxes', 'tensor(float)', 'single', homogeneous=True, min_arity=0),
@@ -31,6 +31,22 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('boxes') == 3 and c.shape('boxes')[2] == 4,
+            'boxes is a 3-D tensor (num_batches, spatial_dimension, 4).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scores') == 3,
+            'scores is a 3-D tensor (num_batches, num_classes, spatial_dimension).',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('scores')[0] == c.shape('boxes')[0] and c.shape('scores')[2] == c.shape('boxes')[1],
+            'scores has the batch count of boxes and one score per box (its last size is the box count).',
+            when=lambda c: c.rank('boxes') == 3 and c.rank('scores') == 3,
+        ),
     ),
     rules=(
     ),
@@ -52,7 +68,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('center_point_box', 'int', has_default=True, default=0),
+        AttrSig('center_point_box', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('boxes', 'tensor(float)', 'single', homogeneous=True, min_arity=0),
@@ -66,6 +82,22 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('boxes') == 3 and c.shape('boxes')[2] == 4,
+            'boxes is a 3-D tensor (num_batches, spatial_dimension, 4).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('scores') == 3,
+            'scores is a 3-D tensor (num_batches, num_classes, spatial_dimension).',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('scores')[0] == c.shape('boxes')[0] and c.shape('scores')[2] == c.shape('boxes')[1],
+            'scores has the batch count of boxes and one score per box (its last size is the box count).',
+            when=lambda c: c.rank('boxes') == 3 and c.rank('scores') == 3,
+        ),
     ),
     rules=(
     ),

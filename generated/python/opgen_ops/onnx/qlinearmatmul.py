@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.QLinearMatMul'
@@ -38,10 +38,69 @@ SIGNATURE_V21 = Signature(
         'T3': ('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int8', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.shape('a')[-1] == (c.shape('b')[0] if c.rank('b') == 1 else c.shape('b')[-2]),
+            'The last size of a equals the contracted size of b (its second-to-last, or only, size).',
+            when=lambda c: c.rank('a') >= 1 and c.rank('b') >= 1,
+        ),
+        Check(
+            'C2',
+            lambda c: c.numel('a_scale') == 1 and c.numel('a_zero_point') == 1,
+            'a_scale and a_zero_point are single values (per-tensor).',
+        ),
+        Check(
+            'C3',
+            lambda c: c.numel('b_scale') == 1 or (c.rank('b_scale') == 1 and c.shape('b_scale')[0] == c.shape('b')[-1]),
+            'b_scale is a single value or 1-D with one value per column of b.',
+            when=lambda c: c.rank('b') >= 2,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('b_zero_point')) == list(c.shape('b_scale')),
+            'b_zero_point has the shape of b_scale.',
+        ),
+        Check(
+            'C5',
+            lambda c: c.numel('y_scale') == 1 and c.numel('y_zero_point') == 1,
+            'y_scale and y_zero_point are single values (per-tensor).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'y',
+            lambda c: (
+                []
+                if c.rank('a') == 1 and c.rank('b') == 1
+                else (
+                    list(c.shape('b')[:-2]) + [c.shape('b')[-1]]
+                    if c.rank('a') == 1
+                    else (
+                        list(c.shape('a')[:-1])
+                        if c.rank('b') == 1
+                        else [
+                            a if b == 1 else b
+                            for (a, b) in zip(
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('a'), c.rank('b')) - c.rank('a'))
+                                ] + list(c.shape('a')[:-2]),
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('a'), c.rank('b')) - c.rank('b'))
+                                ] + list(c.shape('b')[:-2]),
+                            )
+                        ] + [c.shape('a')[-2], c.shape('b')[-1]]
+                    )
+                )
+            ),
+            '[] if rank(a) == 1 and rank(b) == 1 else list(shape(b)[:-2]) + [shape(b)[-1]] if rank(a) == 1 else '
+            'list(shape(a)[:-1]) if rank(b) == 1 else [a if b == 1 else b for a, b in zip([1 for _ in '
+            'range(max(rank(a), rank(b)) - rank(a))] + list(shape(a)[:-2]), [1 for _ in range(max(rank(a), '
+            'rank(b)) - rank(b))] + list(shape(b)[:-2]))] + [shape(a)[-2], shape(b)[-1]]',
+        ),
     ),
 )
 
@@ -75,10 +134,69 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T1': ('int8', 'uint8'), 'T2': ('int8', 'uint8'), 'T3': ('int8', 'uint8')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.shape('a')[-1] == (c.shape('b')[0] if c.rank('b') == 1 else c.shape('b')[-2]),
+            'The last size of a equals the contracted size of b (its second-to-last, or only, size).',
+            when=lambda c: c.rank('a') >= 1 and c.rank('b') >= 1,
+        ),
+        Check(
+            'C2',
+            lambda c: c.numel('a_scale') == 1 and c.numel('a_zero_point') == 1,
+            'a_scale and a_zero_point are single values (per-tensor).',
+        ),
+        Check(
+            'C3',
+            lambda c: c.numel('b_scale') == 1 or (c.rank('b_scale') == 1 and c.shape('b_scale')[0] == c.shape('b')[-1]),
+            'b_scale is a single value or 1-D with one value per column of b.',
+            when=lambda c: c.rank('b') >= 2,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('b_zero_point')) == list(c.shape('b_scale')),
+            'b_zero_point has the shape of b_scale.',
+        ),
+        Check(
+            'C5',
+            lambda c: c.numel('y_scale') == 1 and c.numel('y_zero_point') == 1,
+            'y_scale and y_zero_point are single values (per-tensor).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'y',
+            lambda c: (
+                []
+                if c.rank('a') == 1 and c.rank('b') == 1
+                else (
+                    list(c.shape('b')[:-2]) + [c.shape('b')[-1]]
+                    if c.rank('a') == 1
+                    else (
+                        list(c.shape('a')[:-1])
+                        if c.rank('b') == 1
+                        else [
+                            a if b == 1 else b
+                            for (a, b) in zip(
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('a'), c.rank('b')) - c.rank('a'))
+                                ] + list(c.shape('a')[:-2]),
+                                [
+                                    1
+                                    for _ in c.range(max(c.rank('a'), c.rank('b')) - c.rank('b'))
+                                ] + list(c.shape('b')[:-2]),
+                            )
+                        ] + [c.shape('a')[-2], c.shape('b')[-1]]
+                    )
+                )
+            ),
+            '[] if rank(a) == 1 and rank(b) == 1 else list(shape(b)[:-2]) + [shape(b)[-1]] if rank(a) == 1 else '
+            'list(shape(a)[:-1]) if rank(b) == 1 else [a if b == 1 else b for a, b in zip([1 for _ in '
+            'range(max(rank(a), rank(b)) - rank(a))] + list(shape(a)[:-2]), [1 for _ in range(max(rank(a), '
+            'rank(b)) - rank(b))] + list(shape(b)[:-2]))] + [shape(a)[-2], shape(b)[-1]]',
+        ),
     ),
 )
 

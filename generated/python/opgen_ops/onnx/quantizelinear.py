@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.QuantizeLinear'
@@ -21,7 +21,7 @@ SIGNATURE_V28 = Signature(
         AttrSig('block_size', 'int', has_default=True, default=0),
         AttrSig('output_dtype', 'int', has_default=True, default=0),
         AttrSig('precision', 'int', has_default=True, default=0),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -40,10 +40,61 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('y_scale') <= 1,
+            'Without blocking, y_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('y_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('y_scale') == c.rank('x')
+                and all(
+                    c.shape('y_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, y_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -65,7 +116,7 @@ SIGNATURE_V25 = Signature(
         AttrSig('block_size', 'int', has_default=True, default=0),
         AttrSig('output_dtype', 'int', has_default=True, default=0),
         AttrSig('precision', 'int', has_default=True, default=0),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -84,10 +135,61 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('y_scale') <= 1,
+            'Without blocking, y_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('y_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('y_scale') == c.rank('x')
+                and all(
+                    c.shape('y_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, y_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -109,7 +211,7 @@ SIGNATURE_V24 = Signature(
         AttrSig('block_size', 'int', has_default=True, default=0),
         AttrSig('output_dtype', 'int', has_default=True, default=0),
         AttrSig('precision', 'int', has_default=True, default=0),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -128,10 +230,61 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('y_scale') <= 1,
+            'Without blocking, y_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('y_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('y_scale') == c.rank('x')
+                and all(
+                    c.shape('y_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, y_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -153,7 +306,7 @@ SIGNATURE_V23 = Signature(
         AttrSig('block_size', 'int', has_default=True, default=0),
         AttrSig('output_dtype', 'int', has_default=True, default=0),
         AttrSig('precision', 'int', has_default=True, default=0),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -172,10 +325,61 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('y_scale') <= 1,
+            'Without blocking, y_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('y_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('y_scale') == c.rank('x')
+                and all(
+                    c.shape('y_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, y_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -196,7 +400,7 @@ SIGNATURE_V21 = Signature(
         AttrSig('axis', 'int', has_default=True, default=1),
         AttrSig('block_size', 'int', has_default=True, default=0),
         AttrSig('output_dtype', 'int', has_default=True, default=0),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -214,10 +418,61 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.attr('block_size') >= 0, 'block_size is not negative (0 means no blocking).'),
+        Check(
+            'C3',
+            lambda c: c.rank('y_scale') <= 1,
+            'Without blocking, y_scale is a scalar (per-tensor) or 1-D (per-axis).',
+            when=lambda c: c.attr('block_size') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: (
+                c.rank('y_scale') == 1
+                and -c.rank('x') <= c.attr('axis') < c.rank('x')
+                and (c.attr('block_size') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: (
+                c.rank('y_scale') == c.rank('x')
+                and all(
+                    c.shape('y_scale')[i] == (
+                        (c.shape('x')[i] + c.attr('block_size') - 1) // c.attr('block_size')
+                        if i == c.attr('axis') % c.rank('x')
+                        else c.shape('x')[i]
+                    )
+                    for i in c.range(c.rank('x'))
+                )
+            ),
+            'With blocking, y_scale has the rank of x, ceil(size / block_size) values along axis and the sizes of '
+            'x elsewhere.',
+            when=lambda c: c.attr('block_size') > 0 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C6',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -236,7 +491,7 @@ SIGNATURE_V19 = Signature(
     version=19,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=1),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -251,10 +506,34 @@ SIGNATURE_V19 = Signature(
         'T2': ('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int8', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.rank('y_scale') <= 1, 'y_scale is a scalar (per-tensor) or 1-D (per-axis).'),
+        Check(
+            'C3',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: c.rank('y_scale') == 1 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -284,10 +563,34 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T1': ('float', 'int32'), 'T2': ('int8', 'uint8')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('x') <= c.attr('axis') < c.rank('x'),
+            'axis lies in [-r, r-1], r being the rank of x (it matters for per-axis and blocked scales).',
+            when=lambda c: c.rank('y_scale') >= 1,
+        ),
+        Check('C2', lambda c: c.rank('y_scale') <= 1, 'y_scale is a scalar (per-tensor) or 1-D (per-axis).'),
+        Check(
+            'C3',
+            lambda c: c.shape('y_scale')[0] == c.shape('x')[c.attr('axis')],
+            'A 1-D y_scale (per-axis) has one value per index of x along axis.',
+            when=lambda c: c.rank('y_scale') == 1 and -c.rank('x') <= c.attr('axis') < c.rank('x'),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 
@@ -316,10 +619,22 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T1': ('float', 'int32'), 'T2': ('int8', 'uint8')},
     checks=(
+        Check('C1', lambda c: c.numel('y_scale') == 1, 'y_scale is a single value (per-tensor) in this version.'),
+        Check(
+            'C2',
+            lambda c: (
+                list(c.shape('y_zero_point')) == list(c.shape('y_scale'))
+                or c.numel('y_zero_point') == c.numel('y_scale') == 1
+            ),
+            'y_zero_point, when given, has the shape of y_scale (a one-element zero point may go with a scalar '
+            "scale, as ONNX's own node tests write it).",
+            when=lambda c: c.has('y_zero_point'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: list(c.shape('x')), 'list(shape(x))'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ReduceL2'
@@ -17,8 +17,8 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('keepdims', 'int', has_default=True, default=1),
-        AttrSig('noop_with_empty_axes', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig('noop_with_empty_axes', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -31,8 +31,33 @@ SIGNATURE_V18 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'axis_values_in_range',
+            {'param': 'axes', 'data': 'data'},
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+        ),
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                y
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes') and len(c.values('axes')) > 0
+                        else [] if c.attr('noop_with_empty_axes') else list(c.range(c.rank('data')))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or i not in ax
+                for y in [1 if i in ax else d]
+            ],
+            '[y for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) and len(values(axes)) > 0 '
+            'else [] if noop_with_empty_axes else list(range(rank(data)))] for i, d in enumerate(shape(data)) if '
+            'keepdims or i not in ax for y in [1 if i in ax else d]]',
+        ),
     ),
 )
 
@@ -51,7 +76,7 @@ SIGNATURE_V13 = Signature(
     version=13,
     attributes=(
         AttrSig('axes', 'ints'),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -61,10 +86,26 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.attr('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if not c.has('axes') or i in [a % c.rank('data') for a in c.attr('axes')] else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or (c.has('axes') and i not in [a % c.rank('data') for a in c.attr('axes')])
+            ],
+            '[1 if not has(axes) or i in [a % rank(data) for a in axes] else d for i, d in enumerate(shape(data)) '
+            'if keepdims or (has(axes) and i not in [a % rank(data) for a in axes])]',
+        ),
     ),
 )
 
@@ -83,7 +124,7 @@ SIGNATURE_V11 = Signature(
     version=11,
     attributes=(
         AttrSig('axes', 'ints'),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -93,10 +134,26 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.attr('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if not c.has('axes') or i in [a % c.rank('data') for a in c.attr('axes')] else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or (c.has('axes') and i not in [a % c.rank('data') for a in c.attr('axes')])
+            ],
+            '[1 if not has(axes) or i in [a % rank(data) for a in axes] else d for i, d in enumerate(shape(data)) '
+            'if keepdims or (has(axes) and i not in [a % rank(data) for a in axes])]',
+        ),
     ),
 )
 
@@ -115,7 +172,7 @@ SIGNATURE_V1 = Signature(
     version=1,
     attributes=(
         AttrSig('axes', 'ints'),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -125,10 +182,26 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.attr('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if not c.has('axes') or i in [a % c.rank('data') for a in c.attr('axes')] else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or (c.has('axes') and i not in [a % c.rank('data') for a in c.attr('axes')])
+            ],
+            '[1 if not has(axes) or i in [a % rank(data) for a in axes] else d for i, d in enumerate(shape(data)) '
+            'if keepdims or (has(axes) and i not in [a % rank(data) for a in axes])]',
+        ),
     ),
 )
 

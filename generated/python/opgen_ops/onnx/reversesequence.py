@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ReverseSequence'
@@ -17,8 +17,8 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('batch_axis', 'int', has_default=True, default=1),
-        AttrSig('time_axis', 'int', has_default=True, default=0),
+        AttrSig('batch_axis', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig('time_axis', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -34,10 +34,26 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('batch_axis') != c.attr('time_axis'),
+            'batch_axis and time_axis are different axes.',
+        ),
+        Check('C2', lambda c: c.rank('input') >= 2, 'input has rank 2 or more.'),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('sequence_lens') == 1
+                and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')]
+            ),
+            'sequence_lens is 1-D with one length per batch entry.',
+            when=lambda c: c.rank('input') >= 2 and c.attr('batch_axis') in (0, 1),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: list(c.shape('input')), 'list(shape(input))'),
     ),
 )
 
@@ -55,8 +71,8 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('batch_axis', 'int', has_default=True, default=1),
-        AttrSig('time_axis', 'int', has_default=True, default=0),
+        AttrSig('batch_axis', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig('time_axis', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -72,10 +88,26 @@ SIGNATURE_V10 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('batch_axis') != c.attr('time_axis'),
+            'batch_axis and time_axis are different axes.',
+        ),
+        Check('C2', lambda c: c.rank('input') >= 2, 'input has rank 2 or more.'),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('sequence_lens') == 1
+                and c.shape('sequence_lens')[0] == c.shape('input')[c.attr('batch_axis')]
+            ),
+            'sequence_lens is 1-D with one length per batch entry.',
+            when=lambda c: c.rank('input') >= 2 and c.attr('batch_axis') in (0, 1),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: list(c.shape('input')), 'list(shape(input))'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RoiAlign'
@@ -17,8 +17,14 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
-        AttrSig('mode', 'string', has_default=True, default='avg'),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'string',
+            has_default=True,
+            default='half_pixel',
+            values=('half_pixel', 'output_half_pixel'),
+        ),
+        AttrSig('mode', 'string', has_default=True, default='avg', values=('avg', 'max')),
         AttrSig('output_height', 'int', has_default=True, default=1),
         AttrSig('output_width', 'int', has_default=True, default=1),
         AttrSig('sampling_ratio', 'int', has_default=True, default=0),
@@ -34,10 +40,33 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is a 4-D feature map (N, C, H, W).'),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 4,
+            'rois is a 2-D tensor (num_rois, 4) of box corners.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('batch_indices') == 1 and c.shape('batch_indices')[0] == c.shape('rois')[0],
+            'batch_indices is 1-D with one entry per region of interest.',
+            when=lambda c: c.rank('rois') >= 1,
+        ),
+        Check(
+            'C4',
+            lambda c: c.attr('output_height') > 0 and c.attr('output_width') > 0,
+            'output_height and output_width are positive.',
+        ),
+        Check('C5', lambda c: c.attr('sampling_ratio') >= 0, 'sampling_ratio is not negative (0 means adaptive).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('rois')[0], c.shape('X')[1], c.attr('output_height'), c.attr('output_width')],
+            '[shape(rois)[0], shape(X)[1], output_height, output_width]',
+        ),
     ),
 )
 
@@ -55,8 +84,14 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('coordinate_transformation_mode', 'string', has_default=True, default='half_pixel'),
-        AttrSig('mode', 'string', has_default=True, default='avg'),
+        AttrSig(
+            'coordinate_transformation_mode',
+            'string',
+            has_default=True,
+            default='half_pixel',
+            values=('half_pixel', 'output_half_pixel'),
+        ),
+        AttrSig('mode', 'string', has_default=True, default='avg', values=('avg', 'max')),
         AttrSig('output_height', 'int', has_default=True, default=1),
         AttrSig('output_width', 'int', has_default=True, default=1),
         AttrSig('sampling_ratio', 'int', has_default=True, default=0),
@@ -72,10 +107,33 @@ SIGNATURE_V16 = Signature(
     ),
     type_constraints={'T1': ('double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is a 4-D feature map (N, C, H, W).'),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 4,
+            'rois is a 2-D tensor (num_rois, 4) of box corners.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('batch_indices') == 1 and c.shape('batch_indices')[0] == c.shape('rois')[0],
+            'batch_indices is 1-D with one entry per region of interest.',
+            when=lambda c: c.rank('rois') >= 1,
+        ),
+        Check(
+            'C4',
+            lambda c: c.attr('output_height') > 0 and c.attr('output_width') > 0,
+            'output_height and output_width are positive.',
+        ),
+        Check('C5', lambda c: c.attr('sampling_ratio') >= 0, 'sampling_ratio is not negative (0 means adaptive).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('rois')[0], c.shape('X')[1], c.attr('output_height'), c.attr('output_width')],
+            '[shape(rois)[0], shape(X)[1], output_height, output_width]',
+        ),
     ),
 )
 
@@ -93,7 +151,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='avg'),
+        AttrSig('mode', 'string', has_default=True, default='avg', values=('avg', 'max')),
         AttrSig('output_height', 'int', has_default=True, default=1),
         AttrSig('output_width', 'int', has_default=True, default=1),
         AttrSig('sampling_ratio', 'int', has_default=True, default=0),
@@ -109,10 +167,33 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T1': ('double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is a 4-D feature map (N, C, H, W).'),
+        Check(
+            'C2',
+            lambda c: c.rank('rois') == 2 and c.shape('rois')[1] == 4,
+            'rois is a 2-D tensor (num_rois, 4) of box corners.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('batch_indices') == 1 and c.shape('batch_indices')[0] == c.shape('rois')[0],
+            'batch_indices is 1-D with one entry per region of interest.',
+            when=lambda c: c.rank('rois') >= 1,
+        ),
+        Check(
+            'C4',
+            lambda c: c.attr('output_height') > 0 and c.attr('output_width') > 0,
+            'output_height and output_width are positive.',
+        ),
+        Check('C5', lambda c: c.attr('sampling_ratio') >= 0, 'sampling_ratio is not negative (0 means adaptive).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [c.shape('rois')[0], c.shape('X')[1], c.attr('output_height'), c.attr('output_width')],
+            '[shape(rois)[0], shape(X)[1], output_height, output_width]',
+        ),
     ),
 )
 

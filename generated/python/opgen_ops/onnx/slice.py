@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Slice'
@@ -46,6 +46,42 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 else 0
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.values('starts'))))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for s in [(c.values('steps')[j] if c.has('steps') else 1) if j >= 0 else 1]
+                for b1 in [
+                    (
+                        (c.values('starts')[j] + d if c.values('starts')[j] < 0 else c.values('starts')[j])
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e1 in [
+                    (c.values('ends')[j] + d if c.values('ends')[j] < 0 else c.values('ends')[j]) if j >= 0 else 0,
+                ]
+                for b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)]
+                for e in [min(max(e1, 0), d) if s > 0 else min(max(e1, -1), d - 1)]
+            ],
+            '[d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 '
+            'else 0 for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) else '
+            'list(range(len(values(starts))))] for i, d in enumerate(shape(data)) for j in [([k for k, a in '
+            'enumerate(ax) if a == i] + [-1])[0]] for s in [(values(steps)[j] if has(steps) else 1) if j >= 0 else '
+            '1] for b1 in [(values(starts)[j] + d if values(starts)[j] < 0 else values(starts)[j]) if j >= 0 else '
+            '0] for e1 in [(values(ends)[j] + d if values(ends)[j] < 0 else values(ends)[j]) if j >= 0 else 0] for '
+            'b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)] for e in [min(max(e1, 0), d) if s > 0 '
+            'else min(max(e1, -1), d - 1)]]',
+        ),
     ),
 )
 
@@ -92,6 +128,42 @@ SIGNATURE_V11 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 else 0
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.values('starts'))))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for s in [(c.values('steps')[j] if c.has('steps') else 1) if j >= 0 else 1]
+                for b1 in [
+                    (
+                        (c.values('starts')[j] + d if c.values('starts')[j] < 0 else c.values('starts')[j])
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e1 in [
+                    (c.values('ends')[j] + d if c.values('ends')[j] < 0 else c.values('ends')[j]) if j >= 0 else 0,
+                ]
+                for b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)]
+                for e in [min(max(e1, 0), d) if s > 0 else min(max(e1, -1), d - 1)]
+            ],
+            '[d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 '
+            'else 0 for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) else '
+            'list(range(len(values(starts))))] for i, d in enumerate(shape(data)) for j in [([k for k, a in '
+            'enumerate(ax) if a == i] + [-1])[0]] for s in [(values(steps)[j] if has(steps) else 1) if j >= 0 else '
+            '1] for b1 in [(values(starts)[j] + d if values(starts)[j] < 0 else values(starts)[j]) if j >= 0 else '
+            '0] for e1 in [(values(ends)[j] + d if values(ends)[j] < 0 else values(ends)[j]) if j >= 0 else 0] for '
+            'b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)] for e in [min(max(e1, 0), d) if s > 0 '
+            'else min(max(e1, -1), d - 1)]]',
+        ),
     ),
 )
 
@@ -138,6 +210,42 @@ SIGNATURE_V10 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 else 0
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.values('starts'))))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for s in [(c.values('steps')[j] if c.has('steps') else 1) if j >= 0 else 1]
+                for b1 in [
+                    (
+                        (c.values('starts')[j] + d if c.values('starts')[j] < 0 else c.values('starts')[j])
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e1 in [
+                    (c.values('ends')[j] + d if c.values('ends')[j] < 0 else c.values('ends')[j]) if j >= 0 else 0,
+                ]
+                for b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)]
+                for e in [min(max(e1, 0), d) if s > 0 else min(max(e1, -1), d - 1)]
+            ],
+            '[d if j < 0 else max(0, (e - b + s - 1) // s) if s > 0 else max(0, (b - e - s - 1) // -s) if s < 0 '
+            'else 0 for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) else '
+            'list(range(len(values(starts))))] for i, d in enumerate(shape(data)) for j in [([k for k, a in '
+            'enumerate(ax) if a == i] + [-1])[0]] for s in [(values(steps)[j] if has(steps) else 1) if j >= 0 else '
+            '1] for b1 in [(values(starts)[j] + d if values(starts)[j] < 0 else values(starts)[j]) if j >= 0 else '
+            '0] for e1 in [(values(ends)[j] + d if values(ends)[j] < 0 else values(ends)[j]) if j >= 0 else 0] for '
+            'b in [min(max(b1, 0), d) if s > 0 else min(max(b1, 0), d - 1)] for e in [min(max(e1, 0), d) if s > 0 '
+            'else min(max(e1, -1), d - 1)]]',
+        ),
     ),
 )
 
@@ -172,10 +280,62 @@ SIGNATURE_V1 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: len(c.attr('ends')) == len(c.attr('starts')), 'starts and ends have the same length.'),
+        Check(
+            'C2',
+            lambda c: len(c.attr('axes')) == len(c.attr('starts')),
+            'axes, when given, has one entry per value of starts.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.attr('axes'))),
+            'Every value of axes lies in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(set((a % c.rank('data') for a in c.attr('axes')))) == len(c.attr('axes')),
+            'axes does not name an axis twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.attr('axes'))),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                max(0, e - b) if j >= 0 else d
+                for (i, d) in enumerate(c.shape('data'))
+                for ax in [
+                    (
+                        [a % c.rank('data') for a in c.attr('axes')]
+                        if c.has('axes')
+                        else list(c.range(len(c.attr('starts'))))
+                    ),
+                ]
+                for j in [([k for k, a in enumerate(ax) if a == i] + [-1])[0]]
+                for b in [
+                    (
+                        min(max(c.attr('starts')[j] + d if c.attr('starts')[j] < 0 else c.attr('starts')[j], 0), d)
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+                for e in [
+                    (
+                        min(max(c.attr('ends')[j] + d if c.attr('ends')[j] < 0 else c.attr('ends')[j], 0), d)
+                        if j >= 0
+                        else 0
+                    ),
+                ]
+            ],
+            '[max(0, e - b) if j >= 0 else d for i, d in enumerate(shape(data)) for ax in [[a % rank(data) for a '
+            'in axes] if has(axes) else list(range(len(starts)))] for j in [([k for k, a in enumerate(ax) if a == '
+            'i] + [-1])[0]] for b in [min(max(starts[j] + d if starts[j] < 0 else starts[j], 0), d) if j >= 0 else '
+            '0] for e in [min(max(ends[j] + d if ends[j] < 0 else ends[j], 0), d) if j >= 0 else 0]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Unique'
@@ -18,7 +18,7 @@ SIGNATURE_V28 = Signature(
     version=28,
     attributes=(
         AttrSig('axis', 'int'),
-        AttrSig('sorted', 'int', has_default=True, default=1),
+        AttrSig('sorted', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -36,10 +36,21 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('X') <= c.attr('axis') < c.rank('X'),
+            'axis, when given, lies in [-r, r-1], r being the rank of X.',
+            when=lambda c: c.has('axis'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'inverse_indices',
+            lambda c: [c.shape('X')[c.attr('axis')]] if c.has('axis') else [c.numel('X')],
+            '[shape(X)[axis]] if has(axis) else [numel(X)]',
+        ),
     ),
 )
 
@@ -58,7 +69,7 @@ SIGNATURE_V11 = Signature(
     version=11,
     attributes=(
         AttrSig('axis', 'int'),
-        AttrSig('sorted', 'int', has_default=True, default=1),
+        AttrSig('sorted', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -76,10 +87,21 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('X') <= c.attr('axis') < c.rank('X'),
+            'axis, when given, lies in [-r, r-1], r being the rank of X.',
+            when=lambda c: c.has('axis'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'inverse_indices',
+            lambda c: [c.shape('X')[c.attr('axis')]] if c.has('axis') else [c.numel('X')],
+            '[shape(X)[axis]] if has(axis) else [numel(X)]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Upsample'
@@ -17,7 +17,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear')),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -34,10 +34,25 @@ SIGNATURE_V10 = Signature(
     },
     deprecated=True,
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales is 1-D with one value per axis of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: all((s >= 1 for s in c.values('scales'))),
+            'Every scale is at least 1 (upsampling only).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [int(d * s) for d, s in zip(c.shape('X'), c.values('scales'))],
+            '[int(d * s) for d, s in zip(shape(X), values(scales))]',
+        ),
     ),
 )
 
@@ -55,7 +70,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear')),
     ),
     inputs=(
         ParamSig('X', 'T', 'single', homogeneous=True, min_arity=0),
@@ -71,10 +86,25 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('scales') == 1 and c.shape('scales')[0] == c.rank('X'),
+            'scales is 1-D with one value per axis of X.',
+        ),
+        Check(
+            'C2',
+            lambda c: all((s >= 1 for s in c.values('scales'))),
+            'Every scale is at least 1 (upsampling only).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [int(d * s) for d, s in zip(c.shape('X'), c.values('scales'))],
+            '[int(d * s) for d, s in zip(shape(X), values(scales))]',
+        ),
     ),
 )
 
@@ -92,7 +122,7 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'linear')),
         AttrSig('scales', 'floats', required=True),
     ),
     inputs=(
@@ -108,10 +138,17 @@ SIGNATURE_V7 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: len(c.attr('scales')) == c.rank('X'), 'scales has one value per axis of X.'),
+        Check('C2', lambda c: all((s >= 1 for s in c.attr('scales'))), 'Every scale is at least 1 (upsampling only).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [int(d * s) for d, s in zip(c.shape('X'), c.attr('scales'))],
+            '[int(d * s) for d, s in zip(shape(X), scales)]',
+        ),
     ),
 )
 
@@ -130,7 +167,7 @@ SIGNATURE_V1 = Signature(
     version=1,
     attributes=(
         AttrSig('height_scale', 'float', required=True),
-        AttrSig('mode', 'string', has_default=True, default='nearest'),
+        AttrSig('mode', 'string', has_default=True, default='nearest', values=('nearest', 'bilinear')),
         AttrSig('width_scale', 'float', required=True),
     ),
     inputs=(
@@ -141,10 +178,26 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('bool', 'double', 'float', 'float16', 'int32', 'int64')},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 4, 'X is 4-D (N, C, H, W) in this version.'),
+        Check(
+            'C2',
+            lambda c: c.attr('height_scale') >= 1 and c.attr('width_scale') >= 1,
+            'Both scales are at least 1 (upsampling only).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('X')[0],
+                c.shape('X')[1],
+                int(c.shape('X')[2] * c.attr('height_scale')),
+                int(c.shape('X')[3] * c.attr('width_scale')),
+            ],
+            '[shape(X)[0], shape(X)[1], int(shape(X)[2] * height_scale), int(shape(X)[3] * width_scale)]',
+        ),
     ),
 )
 
