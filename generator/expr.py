@@ -53,12 +53,12 @@ def _libm(name: str, arity: int = 1) -> MathFunction:
 
 
 _NUMPY_NAMES = {"asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan", "atan2": "np.arctan2",
-                "asinh": "np.arcsinh", "atanh": "np.arctanh", "pow": "np.power", "erf": "_ew.erf"}
+                "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh", "pow": "np.power", "erf": "_ew.erf"}
 
 FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     **{name: _libm(name) for name in ("exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "asin",
-                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "floor", "ceil",
-                                      "erf")},
+                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor",
+                                      "ceil", "erf")},
     "atan2": _libm("atan2", 2),
     "pow": _libm("pow", 2),
     "where": MathFunction("_ew.select({0}, {1}, {2})", {k: "(({0}) ? ({1}) : ({2}))" for k in
