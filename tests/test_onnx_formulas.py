@@ -91,6 +91,8 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "Tan": "7:double 22:bfloat16 22:double",
     "Tanh": "1:double 1:float 1:float16 13:bfloat16",
     "ThresholdedRelu": "10:double 22:bfloat16 22:double",
+    "Where": "9:bool 9:complex128 9:complex64 9:int16 9:uint16 9:uint64 16:bfloat16 16:bool 16:complex128 "
+             "16:complex64 16:int16 16:uint16 16:uint64",
 }
 ORT_GAPS = {(op, int(v), t) for op, items in _ORT_GAPS.items() for v, t in (i.split(":") for i in items.split())}
 
@@ -293,14 +295,14 @@ def elem_of(array: np.ndarray) -> str:
 
 def load_ort(model):
     """An onnxruntime session, or None where onnxruntime cannot load the model: no kernel for the type
-    or opset, an opset newer than it knows, or (opset 1 float16 models) the Cast it inserts itself is
+    or opset, an element type it does not support at all (complex), an opset newer than it knows, or (opset 1 float16 models) the Cast it inserts itself is
     invalid in that opset."""
     try:
         return ort_session(model)
     except Exception as exc:
         text = str(exc)
         if any(s in text for s in ("NOT_IMPLEMENTED", "Type Error", "InsertedPrecisionFreeCast",
-                                    "ValidateOpsetForDomain")):
+                                    "ValidateOpsetForDomain", "is not currently registered or supported")):
             return None
         raise
 

@@ -210,8 +210,9 @@ def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, fr
     rename = {p.name: py_name(p.name) + "_" for p in inputs}
     scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string")]
     rename.update({a.name: py_name(a.name) for a in scalar_attrs})
-    first = py_name(inputs[0].name)
     out = next(p for p in v.outputs if p.name == ew.output)
+    # The compute type follows the input whose type the output has (Where's X, not its boolean condition).
+    first = py_name(next((p for p in inputs if not out.is_fixed and p.type == out.type), inputs[0]).name)
     if out.is_fixed:
         out_dtype = f"_ew.numpy_dtype({tensor_elem(out.type)!r})"
     elif out in v.free_outputs():

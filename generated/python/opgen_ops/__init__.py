@@ -360,7 +360,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Unique'): ('opgen_ops.onnx.unique', (28, 11), ()),
     ('onnx', 'Unsqueeze'): ('opgen_ops.onnx.unsqueeze', (25, 24, 23, 21, 13, 11, 1), ()),
     ('onnx', 'Upsample'): ('opgen_ops.onnx.upsample', (10, 9, 7, 1), ()),
-    ('onnx', 'Where'): ('opgen_ops.onnx.where', (16, 9), ()),
+    ('onnx', 'Where'): ('opgen_ops.onnx.where', (16, 9), (16, 9)),
     ('onnx', 'Xor'): ('opgen_ops.onnx.xor', (7, 1), (7,)),
 }
 DOMAINS = ('hlir', 'onednn', 'onnx')
