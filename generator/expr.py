@@ -53,7 +53,8 @@ def _libm(name: str, arity: int = 1) -> MathFunction:
 
 
 _NUMPY_NAMES = {"asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan", "atan2": "np.arctan2",
-                "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh", "pow": "np.power", "erf": "_ew.erf"}
+                "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh", "pow": "_ew.power",
+                "erf": "_ew.erf"}
 
 FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     **{name: _libm(name) for name in ("exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "asin",

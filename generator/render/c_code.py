@@ -119,7 +119,7 @@ def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
     out = next(p for p in v.outputs if p.name == ew.output)
     out_allowed = [tensor_elem(t) for t in v.allowed_types(out)]
     plan = []
-    for t in v.allowed_types(v.inputs[0]):
+    for t in v.formula_types():
         if tensor_elem(t) not in ELEM_TYPES:  # sequences and optionals have no C kernel
             continue
         elem_in = ELEM_TYPES[tensor_elem(t)]

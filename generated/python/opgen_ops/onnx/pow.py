@@ -40,6 +40,7 @@ SIGNATURE_V15 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -50,6 +51,23 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
     inputs/outputs: arrays, TensorInfo, (dtype, shape) pairs, or None for an absent optional.
     """
     return _validate(SIGNATURE_V15, inputs, attributes, outputs)
+
+
+def kernel_v15(X, Y):
+    'Reference kernel of onnx.Pow@15: pow(X, Y).'
+    X = np.asarray(X)
+    Y = np.asarray(Y)
+    problems = validate_v15((X, Y,), {}, None)
+    if problems:
+        raise ValidationError(problems)
+    if _ew.elem(X.dtype) not in ('bfloat16', 'double', 'float', 'float16'):
+        raise NotImplementedError(f'onnx.Pow@15 has no formula for {_ew.elem(X.dtype)} (see its notes)')
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
+    X_ = X.astype(compute, copy=False)
+    Y_ = Y.astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        result = _ew.power(X_, Y_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 13 ----
 
@@ -74,6 +92,7 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -84,6 +103,23 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
     inputs/outputs: arrays, TensorInfo, (dtype, shape) pairs, or None for an absent optional.
     """
     return _validate(SIGNATURE_V13, inputs, attributes, outputs)
+
+
+def kernel_v13(X, Y):
+    'Reference kernel of onnx.Pow@13: pow(X, Y).'
+    X = np.asarray(X)
+    Y = np.asarray(Y)
+    problems = validate_v13((X, Y,), {}, None)
+    if problems:
+        raise ValidationError(problems)
+    if _ew.elem(X.dtype) not in ('bfloat16', 'double', 'float', 'float16'):
+        raise NotImplementedError(f'onnx.Pow@13 has no formula for {_ew.elem(X.dtype)} (see its notes)')
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
+    X_ = X.astype(compute, copy=False)
+    Y_ = Y.astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        result = _ew.power(X_, Y_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 12 ----
 
@@ -108,6 +144,7 @@ SIGNATURE_V12 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -118,6 +155,23 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
     inputs/outputs: arrays, TensorInfo, (dtype, shape) pairs, or None for an absent optional.
     """
     return _validate(SIGNATURE_V12, inputs, attributes, outputs)
+
+
+def kernel_v12(X, Y):
+    'Reference kernel of onnx.Pow@12: pow(X, Y).'
+    X = np.asarray(X)
+    Y = np.asarray(Y)
+    problems = validate_v12((X, Y,), {}, None)
+    if problems:
+        raise ValidationError(problems)
+    if _ew.elem(X.dtype) not in ('double', 'float', 'float16'):
+        raise NotImplementedError(f'onnx.Pow@12 has no formula for {_ew.elem(X.dtype)} (see its notes)')
+    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
+    X_ = X.astype(compute, copy=False)
+    Y_ = Y.astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        result = _ew.power(X_, Y_)
+    return (_ew.finish(result, X.dtype),)
 
 # ---- version 7 ----
 
@@ -163,7 +217,7 @@ def kernel_v7(X, Y):
     X_ = X.astype(compute, copy=False)
     Y_ = Y.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.power(X_, Y_)
+        result = _ew.power(X_, Y_)
     return (_ew.finish(result, X.dtype),)
 
 # ---- version 1 ----
@@ -203,4 +257,4 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 VALIDATORS = {15: validate_v15, 13: validate_v13, 12: validate_v12, 7: validate_v7, 1: validate_v1}
 SIGNATURES = {15: SIGNATURE_V15, 13: SIGNATURE_V13, 12: SIGNATURE_V12, 7: SIGNATURE_V7, 1: SIGNATURE_V1}
-KERNELS = {7: kernel_v7}
+KERNELS = {15: kernel_v15, 13: kernel_v13, 12: kernel_v12, 7: kernel_v7}
