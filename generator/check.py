@@ -283,9 +283,10 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple]:
     ew = v.elementwise
     if ew is None:
         return
-    names = {p.name for p in v.inputs} | {a.name for a in v.attributes if a.type in ("int", "float", "bool")}
+    strings = {a.name for a in v.attributes if a.type in ("string", "enum")}
+    names = {p.name for p in v.inputs} | {a.name for a in v.attributes if a.type in ("int", "float", "bool")} | strings
     try:
-        for problem in expr.check_formula(ew.formula, names):
+        for problem in expr.check_formula(ew.formula, names, strings):
             yield ew.location, "elementwise.formula", problem
     except expr.ExprError as exc:
         yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"

@@ -65,6 +65,7 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "Erf": "9:double 9:int16 9:int32 9:int64 9:int8 9:uint16 9:uint32 9:uint64 9:uint8 13:bfloat16 13:double",
     "Exp": "1:double 1:float 1:float16 13:bfloat16",
     "Floor": "1:double 1:float 1:float16 13:bfloat16",
+    "Gelu": "20:bfloat16 20:double",
     "Greater": "13:bfloat16",
     "GreaterOrEqual": "16:bfloat16",
     "HardSigmoid": "1:double 1:float 1:float16 6:double 22:bfloat16 22:double",
@@ -165,6 +166,8 @@ def numpy_power_shortcut(got, want, feeds, dtype) -> bool:
     return feeds["Y"].size == 1 and bool(np.all((y[bad] == 0.5) & (x[bad] == -np.inf) & np.isnan(w[bad])))
 
 
+for _ref in ("onnx.reference", "onnxruntime"):  # erf in float32; the tanh form's constants as float32
+    EXPLAINED[("Gelu", 20, "double", _ref)] = ("float32 erf or constants for double", within_float32)
 EXPLAINED[("Shrink", 9, "double", "onnxruntime")] = ("computes double Shrink in float32", within_float32)
 for _t in ("double-double", "float-float16", "float16-float"):
     EXPLAINED[("Pow", 15, _t, "onnx.reference")] = ("np.power's sqrt shortcut", numpy_power_shortcut)
@@ -441,3 +444,33 @@ def test_types_the_formula_leaves_out_have_no_kernel(v, dtype):
         opgen_ops.get_kernel("onnx", v.op, v.since_version)(*inputs)
     assert dtype.split("-")[0] not in {view["elem"] for view in kernel_views(v)}
     assert any(n.field == "elementwise.types" and n.kind == "decision" for n in v.notes)
+
+
+def test_formulas_compare_string_attributes_with_words_only():
+    """Gelu's formula reads its string attribute approximate as approximate == 'tanh'; the checker refuses
+    other uses of strings (the C kernel compares with strcmp, the NumPy kernel with ==)."""
+    from opgen import expr
+
+    names, strings = {"X", "alpha", "approximate"}, {"approximate"}
+    assert expr.check_formula("where(approximate == 'tanh', X, 0)", names, strings) == []
+    assert expr.check_formula("where('tanh' != approximate, X, 0)", names, strings) == []
+    assert any("can only be compared" in p for p in expr.check_formula("where(approximate, X, 0)", names, strings))
+    assert any("not a string attribute" in p for p in expr.check_formula("where(alpha == 'a', X, 0)", names, strings))
+    assert any("plain words" in p for p in expr.check_formula("where(approximate == 'a b', X, 0)", names, strings))
+    assert any("not a number" in p for p in expr.check_formula("X + 'a'", names, strings))
+    c = expr.formula_to_c("where(approximate == 'tanh', X, 0)", {"X": "x", "approximate": "approximate"},
+                          "float", "float")
+    assert 'strcmp(approximate, "tanh") == 0' in c and "approximate != NULL" in c
+
+
+def test_gelu_approximate_takes_two_values():
+    validate = opgen_ops.get_validator("onnx", "Gelu", 20)
+    x = np.zeros((2, 3), np.float32)
+    assert validate([x], {"approximate": "tanh"}) == []
+    problems = validate([x], {"approximate": "erf"})
+    assert [p.where for p in problems] == ["attribute 'approximate'"], problems
+    # onnxruntime refuses the value at run time (independent check of the enumeration); onnx.reference
+    # does not check it (any value but "tanh" gives the exact form) and neither does onnx.checker.
+    model = make_model(ONNX.op("Gelu").resolve(20), "float", {"approximate": "erf"})
+    with pytest.raises(Exception, match="Unsupported approximation_algorithm"):
+        ort_session(model).run(None, {"X": x})

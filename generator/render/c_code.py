@@ -156,7 +156,9 @@ def kernel_views(v: OpVersion) -> list[dict]:
         rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
         setup = []
         for a in v.attributes:
-            if a.name in expr.formula_names(ew.formula):
+            if a.name in expr.formula_names(ew.formula) and a.type in ("string", "enum"):
+                rename[a.name] = c_name(a.name)  # only compared with words (strcmp), as given
+            elif a.name in expr.formula_names(ew.formula):
                 rename[a.name] = f"{c_name(a.name)}_a"
                 setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
         groups = []  # the parameters, an operand's (or a list attribute's) together

@@ -208,7 +208,7 @@ def _formula_view(v: OpVersion, params, convert, validate_inputs, attributes, fr
     ew = v.elementwise
     inputs = list(v.inputs)
     rename = {p.name: py_name(p.name) + "_" for p in inputs}
-    scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string")]
+    scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string", "enum")]
     rename.update({a.name: py_name(a.name) for a in scalar_attrs})
     out = next(p for p in v.outputs if p.name == ew.output)
     # The compute type follows the input whose type the output has (Where's X, not its boolean condition).

@@ -223,7 +223,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Gather'): ('opgen_ops.onnx.gather', (13, 11, 1), ()),
     ('onnx', 'GatherElements'): ('opgen_ops.onnx.gatherelements', (13, 11), ()),
     ('onnx', 'GatherND'): ('opgen_ops.onnx.gathernd', (13, 12, 11), ()),
-    ('onnx', 'Gelu'): ('opgen_ops.onnx.gelu', (20,), ()),
+    ('onnx', 'Gelu'): ('opgen_ops.onnx.gelu', (20,), (20,)),
     ('onnx', 'Gemm'): ('opgen_ops.onnx.gemm', (13, 11, 9, 7, 6, 1), ()),
     ('onnx', 'GlobalAveragePool'): ('opgen_ops.onnx.globalaveragepool', (22, 1), ()),
     ('onnx', 'GlobalLpPool'): ('opgen_ops.onnx.globallppool', (22, 2, 1), ()),
