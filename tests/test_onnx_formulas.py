@@ -193,7 +193,7 @@ def varying_types(v) -> list[str]:
     """The type variables the cases run over: the one of the input the formula computes in (the output's,
     else the first input's), then any other input's with a choice of types (Pow's exponent type T1).
     A case names its element types joined by "-" in this order (e.g. "float-int32")."""
-    main = v.formula_input().type
+    main = v.formula_input().type if v.elementwise is not None else v.inputs[0].type
     others = [p.type for p in v.inputs if p.type != main and len(dtypes_of(v, p)) > 1]
     return [main] + list(dict.fromkeys(others))
 
@@ -474,3 +474,82 @@ def test_gelu_approximate_takes_two_values():
     model = make_model(ONNX.op("Gelu").resolve(20), "float", {"approximate": "erf"})
     with pytest.raises(Exception, match="Unsupported approximation_algorithm"):
         ort_session(model).run(None, {"X": x})
+
+
+@pytest.mark.parametrize("op,version,attrs", [
+    ("LeakyRelu", 16, {"alpha": 0.0}), ("ThresholdedRelu", 22, {"alpha": 0.0}), ("Celu", 12, {"alpha": 1e-3}),
+    ("HardSigmoid", 22, {"alpha": 0.0, "beta": 0.25}), ("HardSigmoid", 22, {"alpha": 0.5, "beta": 0.0}),
+    ("Selu", 22, {"alpha": 0.0, "gamma": 2.0}), ("Shrink", 9, {"bias": 0.0, "lambd": 0.0}),
+])
+def test_explicit_zero_attributes(op, version, attrs):
+    """An explicit 0.0 (or a tiny alpha) is the value, not replaced by the default: the kernel, onnxruntime
+    and onnx.reference agree."""
+    v = ONNX.op(op).resolve(version)
+    x = np.array([-3.0, -0.5, -0.0, 0.0, 0.25, 0.5, 2.0, 7.0], np.float32)
+    (got,) = opgen_ops.get_kernel("onnx", op, version)(x, **attrs)
+    model = make_model(v, "float", attrs)
+    feeds = {v.inputs[0].name: x}
+    np.testing.assert_allclose(got, ort_session(model).run(None, feeds)[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, feeds)[0], rtol=1e-6, atol=1e-7)
+    (default,) = opgen_ops.get_kernel("onnx", op, version)(x)
+    assert not np.allclose(got, default)
+
+
+def test_selu_1_defaults_are_its_own():
+    """Selu-1's defaults are alpha 1.6732 and gamma 1.0507 (onnx.defs); onnx.reference applies the later
+    versions' 1.6732632 and 1.050701 to a Selu-1 node without attributes."""
+    v = ONNX.op("Selu").resolve(1)
+    assert {a.name: a.default for a in v.attributes if a.type == "float"} == {"alpha": 1.6732, "gamma": 1.0507}
+    x = np.array([-2.0, -0.5, 1.0, 3.0], np.float64)
+    (got,) = opgen_ops.get_kernel("onnx", "Selu", 1)(x)
+    reference = ReferenceEvaluator(make_model(v, "double", {})).run(None, {"X": x})[0]
+    (later,) = opgen_ops.get_kernel("onnx", "Selu", 6)(x)
+    np.testing.assert_allclose(reference, later, rtol=1e-6)
+    assert not np.allclose(got, reference, rtol=1e-6)
+
+
+def test_float_attribute_defaults_are_decimal():
+    """A model's float attributes are float32, so onnxruntime computes a double LeakyRelu with
+    float32(0.01) when alpha is not given; the kernel's default is the spec's 0.01 itself. For float
+    inputs the two are the same value; for double they differ in the ninth digit."""
+    x = np.array([-3.0, -1.0, 2.0])
+    v = ONNX.op("LeakyRelu").resolve(16)
+    kernel = opgen_ops.get_kernel("onnx", "LeakyRelu", 16)
+    (default,) = kernel(x)
+    np.testing.assert_array_equal(default, np.where(x < 0, 0.01 * x, x))
+    (as_float32,) = kernel(x, alpha=float(np.float32(0.01)))
+    assert not np.array_equal(default, as_float32)
+    ort = ort_session(make_model(v, "double", {})).run(None, {"X": x})[0]
+    np.testing.assert_allclose(ort, as_float32, rtol=1e-15)
+    single = x.astype(np.float32)
+    (got,) = kernel(single)
+    np.testing.assert_array_equal(got, ort_session(make_model(v, "float", {})).run(None, {"X": single})[0])
+
+
+def legacy_versions():
+    for op in ONNX.ops:
+        for v in op.versions:
+            if any(a.name == "broadcast" for a in v.attributes) and v.elementwise is None and v.outputs[0].shape:
+                yield pytest.param(v, id=v.key)
+
+
+@pytest.mark.parametrize("v", list(legacy_versions()))
+def test_legacy_broadcast_versions_state_the_first_inputs_shape(v):
+    """Versions with the legacy broadcast/axis attributes have no formula; their output has A's shape
+    (B is broadcast to A), which onnx's shape inference agrees with where it has one (versions 6 and 7)."""
+    a_name, b_name = (p.name for p in v.inputs)
+    dtype = dtypes_of(v, v.inputs[0])[0]
+    attrs = {"broadcast": 1}
+    a, b = np.zeros((2, 3, 4), ELEM_TYPES[dtype].numpy), np.zeros((3, 4), ELEM_TYPES[dtype].numpy)
+    out_elem = dtypes_of(v, v.outputs[0])[0]
+    validate = opgen_ops.get_validator("onnx", v.op, v.since_version)
+    assert validate([a, b], attrs, [(out_elem, (2, 3, 4))]) == []
+    problems = validate([a, b], attrs, [(out_elem, (3, 4))])
+    assert [p.where for p in problems] == [f"output '{v.outputs[0].name}'"], problems
+    if v.shape_inference:
+        model = make_model(v, dtype, attrs)
+        graph = model.graph
+        for value, shape in zip(graph.input, (a.shape, b.shape)):
+            value.CopyFrom(helper.make_tensor_value_info(value.name, value.type.tensor_type.elem_type, shape))
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output[0]
+        assert [d.dim_value for d in inferred.type.tensor_type.shape.dim] == [2, 3, 4]
