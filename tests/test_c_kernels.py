@@ -12,7 +12,7 @@ from onnx_refs import random_input
 import opgen_ops
 from opgen.dtypes import ELEM_TYPES
 from opgen.parse import load_or_raise
-from opgen.render.c_code import kernel_views
+from opgen.render.c_code import fixed_inputs, kernel_views
 
 
 def kernel_cases(specs):
@@ -30,10 +30,12 @@ def test_every_domain_gets_c_kernels(specs):
 
 
 # Element-wise formula ops not listed in SHAPES take these, by input count: one input of several ranks
-# (and empty), or two inputs broadcasting both ways (multidirectional), a scalar, and an empty result.
+# (and empty), or two or three inputs broadcasting both ways (multidirectional), a scalar, and an empty
+# result. An input of a single allowed type (Where's condition) takes that type.
 GENERIC_SHAPES = {
     1: [((2, 3, 4),), ((),), ((0,),)],
     2: [((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)), ((2, 3, 4), (2, 3, 4)), ((0, 3), (3,)), ((5,), ())],
+    3: [((2, 3, 4),) * 3, ((2, 1, 4), (3, 1), (4,)), ((), (2, 3), (1, 3)), ((0, 3), (3,), ())],
 }
 
 # Attribute sets the onnx kernels run with (besides the defaults where {} is listed).
@@ -63,7 +65,8 @@ def test_c_matches_numpy(c_library, v, elem):
         given = next((s for s in case if isinstance(s, dict)), {})
         for extra in (ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onnx" else [{}]):
             attrs = {**given, **extra}
-            inputs = [random_input(rng, s, elem) for s in shapes]
+            inputs = [random_input(rng, s, fixed_inputs(v).get(p.name, ELEM_TYPES[elem]).name)
+                      for p, s in zip(v.inputs, shapes)]
             (want,) = kernel(*inputs, **attrs)
             out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
             status, got = call_c(c_library, v, elem, inputs, attrs, want.shape, out_elem)
@@ -93,6 +96,8 @@ def test_c_matches_numpy_on_edge_values(c_library, v, elem):
     kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
     x = edge_values(elem)
     inputs = [x] if len(v.inputs) == 1 else [x[:, None], x[None, :]]
+    if v.op == "Where":
+        inputs = [(np.arange(x.size)[:, None] + np.arange(x.size)[None, :]) % 3 == 0] + inputs
     for attrs in ATTRIBUTE_SETS.get(v.op, [{}]):
         (want,) = kernel(*inputs, **attrs)
         out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
