@@ -283,9 +283,10 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     ew = v.elementwise
     if ew is None:
         return
-    names = {p.name for p in v.inputs} | {a.name for a in v.attributes if a.type in ("int", "float", "bool")}
+    strings = {a.name for a in v.attributes if a.type in ("string", "enum")}
+    names = {p.name for p in v.inputs} | {a.name for a in v.attributes if a.type in ("int", "float", "bool")} | strings
     try:
-        for problem in expr.check_formula(ew.formula, names):
+        for problem in expr.check_formula(ew.formula, names, strings):
             yield ew.location, "elementwise.formula", problem
     except expr.ExprError as exc:
         yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"
@@ -300,6 +301,14 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
                 f"{wanted}; the version has {count} such constraints, it needs exactly one")
     if ew.output not in {p.name for p in v.outputs}:
         yield ew.location, "elementwise.output", f"no output named {ew.output!r}"
+    elif v.inputs and ew.types:
+        allowed = v.allowed_types(v.formula_input())
+        for t in ew.types:
+            if t not in allowed:
+                yield ew.location, "elementwise.types", (
+                    f"{t} is not a type of input {v.formula_input().name} ({', '.join(allowed) or 'none'})")
+        if len(set(ew.types)) != len(ew.types):
+            yield ew.location, "elementwise.types", "a type is listed more than once"
     if any(p.option == "variadic" for p in v.inputs):
         yield ew.location, "elementwise", "an element-wise formula cannot take variadic inputs; use kernel"
     needs = {"onednn_prelu": {"data_format", "per_channel_broadcast"},
@@ -317,13 +326,16 @@ def _check_formula_typing(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     used = expr.float_attributes_outside_mul_trunc(ew.formula, floats) if floats and v.inputs else frozenset()
     if not used:
         return
-    integer = [t for t in v.allowed_types(v.inputs[0])
+    if ew.output not in {p.name for p in v.outputs}:
+        return  # reported by _check_elementwise
+    integer = [t for t in v.formula_types()
                if (e := tensor_elem(t)) in ELEM_TYPES and ELEM_TYPES[e].kind in ("int", "uint", "bool")]
     if integer:
         yield ew.location, "elementwise.formula", (
             f"float attribute(s) {', '.join(sorted(used))} meet integer element types ({', '.join(integer)}): the "
             "formula computes in the input's element type, so the attribute would be truncated; restrict the "
-            "type constraint to float types, or write mul_trunc(attribute, x) for a product truncated toward zero")
+            "type constraint (or the formula's types) to float types, or write mul_trunc(attribute, x) for a "
+            "product truncated toward zero")
 
 
 def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:

@@ -8,6 +8,7 @@ One parser serves two uses:
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
@@ -54,12 +55,13 @@ def _libm(name: str, arity: int = 1) -> MathFunction:
 
 
 _NUMPY_NAMES = {"asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan", "atan2": "np.arctan2",
-                "asinh": "np.arcsinh", "atanh": "np.arctanh", "pow": "np.power", "erf": "_ew.erf"}
+                "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh", "pow": "_ew.power",
+                "erf": "_ew.erf"}
 
 FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     **{name: _libm(name) for name in ("exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "asin",
-                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "floor", "ceil",
-                                      "erf")},
+                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor",
+                                      "ceil", "erf")},
     "atan2": _libm("atan2", 2),
     "pow": _libm("pow", 2),
     "where": MathFunction("_ew.select({0}, {1}, {2})", {k: "(({0}) ? ({1}) : ({2}))" for k in
@@ -357,16 +359,47 @@ def formula_names(text: str) -> frozenset[str]:
     return frozenset({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(FORMULA_FUNCTIONS))
 
 
-def check_formula(text: str, names: set[str]) -> list[str]:
-    """Problems with an element-wise formula (empty when fine)."""
-    return list(_check_formula(text, frozenset(names)))
+# A string constant of a formula (compared with a string attribute): a plain word, so that the C
+# literal needs no escaping.
+_FORMULA_STRING = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def _string_comparison(node: ast.AST) -> tuple[ast.Name, str] | None:
+    """(attribute name, literal) for `name == 'word'` / `name != 'word'` (either side), else None."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
+        return None
+    left, right = node.left, node.comparators[0]
+    if isinstance(left, ast.Constant) and isinstance(left.value, str):
+        left, right = right, left
+    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+        return left, right.value
+    return None
+
+
+def check_formula(text: str, names: set[str], strings: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Problems with an element-wise formula (empty when fine). `strings` are the names (among `names`) of
+    string attributes: a formula may only compare them with a word (approximate == 'tanh')."""
+    return list(_check_formula(text, frozenset(names), frozenset(strings)))
 
 
 @lru_cache(maxsize=8192)
-def _check_formula(text: str, names: frozenset[str]) -> tuple[str, ...]:
+def _check_formula(text: str, names: frozenset[str], strings: frozenset[str] = frozenset()) -> tuple[str, ...]:
     tree = _tree(text)
     problems = []
+    compared = {}  # id of a string comparison's Name / Constant -> the comparison
     for node in ast.walk(tree):
+        pair = _string_comparison(node)
+        if pair is not None:
+            name, word = pair
+            assert isinstance(node, ast.Compare)  # _string_comparison matched a comparison
+            compared[id(name)] = compared[id(node.comparators[0])] = compared[id(node.left)] = node
+            if name.id not in strings:
+                problems.append(f"{name.id!r} is compared with the string {word!r}, but is not a string attribute")
+            if not _FORMULA_STRING.fullmatch(word):
+                problems.append(f"string {word!r}: a formula compares with plain words (letters, digits, _)")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in strings and id(node) not in compared:
+            problems.append(f"string attribute {node.id!r} can only be compared with a word (== or !=)")
         if isinstance(node, ast.Call):
             fn = FORMULA_FUNCTIONS.get(_name(node.func))
             if fn is None:
@@ -379,7 +412,7 @@ def _check_formula(text: str, names: frozenset[str]) -> tuple[str, ...]:
             problems.append(f"{type(node).__name__} is not allowed in element-wise formulas (use where())")
         elif isinstance(node, ast.Compare) and len(node.ops) != 1:
             problems.append("chained comparisons are not allowed in element-wise formulas")
-        elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)):
+        elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)) and id(node) not in compared:
             problems.append(f"constant {node.value!r} is not a number")
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
@@ -423,6 +456,9 @@ class _Emitter:
     def compare(self, op: str, left: str, right: str) -> str:
         raise NotImplementedError
 
+    def string_compare(self, op: str, name: str, word: str) -> str:
+        raise NotImplementedError
+
     def call(self, name: str, args: list[str]) -> str:
         raise NotImplementedError
 
@@ -440,6 +476,9 @@ class _Emitter:
                 return self.call("pow", [self.emit(node.left), self.emit(node.right)])
             return self.binary(_BINOPS[type(node.op)], self.emit(node.left), self.emit(node.right))
         if isinstance(node, ast.Compare):
+            pair = _string_comparison(node)
+            if pair is not None:
+                return self.string_compare(_CMPOPS[type(node.ops[0])], self.emit(pair[0]), pair[1])
             return self.compare(_CMPOPS[type(node.ops[0])], self.emit(node.left), self.emit(node.comparators[0]))
         if isinstance(node, ast.Call):
             return self.call(_name(node.func), [self.emit(a) for a in node.args])
@@ -461,6 +500,9 @@ class _NumpyEmitter(_Emitter):
 
     def call(self, name: str, args: list[str]) -> str:
         return FORMULA_FUNCTIONS[name].numpy.format(*args)
+
+    def string_compare(self, op: str, name: str, word: str) -> str:
+        return f"({name} {op} {word!r})"
 
 
 class _CEmitter(_Emitter):
@@ -492,6 +534,12 @@ class _CEmitter(_Emitter):
         if self.kind == "uint":
             return f"opgen_cmp_{_CMP_HELPERS[op]}_u64((uint64_t)({left}), (uint64_t)({right}))"
         return f"({left} {op} {right})"
+
+    def string_compare(self, op: str, name: str, word: str) -> str:
+        # A NULL string (an attribute the caller did not give) equals no word.
+        if op == "==":
+            return f"({name} != NULL && strcmp({name}, \"{word}\") == 0)"
+        return f"({name} == NULL || strcmp({name}, \"{word}\") != 0)"
 
     def call(self, name: str, args: list[str]) -> str:
         spelling = FORMULA_FUNCTIONS[name].c_spelling(self.compute, self.kind)
@@ -530,6 +578,7 @@ def c_supported(text: str, kind: str) -> bool:
             return False
         if kind != "float" and isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Div)):
             return False
-        if kind != "float" and isinstance(node, ast.Constant) and not float(cast(float, node.value)).is_integer():
+        if kind != "float" and isinstance(node, ast.Constant) and not isinstance(node.value, str) \
+                and not float(cast(float, node.value)).is_integer():
             return False
     return True

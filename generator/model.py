@@ -101,6 +101,9 @@ class Elementwise:
     output: str
     broadcast: BroadcastMode
     location: Location
+    # The tensor types (of the input the output's type follows, else the first) the formula is given for;
+    # empty: every allowed type. The others have no kernel.
+    types: tuple[str, ...] = ()
 
 
 # The broadcasting modes that align one input (`source`) to another (`target`) take the two from the
@@ -173,6 +176,22 @@ class OpVersion:
         if ew.broadcast == "multidirectional":
             return f"broadcast_shape({', '.join(names)})"
         return None
+
+    def formula_input(self) -> Parameter:
+        """The input whose element type a formula computes in: the one the output's type variable binds
+        (Where's X rather than its boolean condition), else the first input."""
+        ew = self.elementwise
+        assert ew is not None and self.inputs
+        out = next((p for p in self.outputs if p.name == ew.output), None)
+        if out is not None and not out.is_fixed:
+            return next((p for p in self.inputs if p.type == out.type), self.inputs[0])
+        return self.inputs[0]
+
+    def formula_types(self) -> tuple[str, ...]:
+        """The tensor types of formula_input() the formula covers (its `types`, else every allowed one)."""
+        ew = self.elementwise
+        assert ew is not None
+        return ew.types or self.allowed_types(self.formula_input())
 
     def broadcast_rule(self) -> Constraint | None:
         """The constraint whose rule states the element-wise formula's broadcasting (see BROADCAST_RULES)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from opgen.dtypes import ELEM_TYPES
+from opgen.dtypes import ELEM_TYPES, elem_of_numpy
 from opgen.model import OpVersion
 from opgen.render.c_code import OPTIMISATION_FLAGS
 
@@ -56,7 +56,7 @@ def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray
     fn.restype = ctypes.c_int
     args, keep = [], []
     for array in inputs:
-        data = np.ascontiguousarray(array).view(_storage(elem))
+        data = np.ascontiguousarray(array).view(_storage(elem_of_numpy(array.dtype)))  # Where's condition: bool
         shape = np.asarray(array.shape, np.int64)
         keep += [data, shape]
         args += [data.ctypes.data_as(ctypes.c_void_p), shape.ctypes.data_as(ctypes.c_void_p),

@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 import ctypes
+
 import numpy as np
 import pytest
-
-import opgen_ops
-from onnx_refs import random_input
-from opgen.dtypes import ELEM_TYPES
-from opgen.render.c_code import kernel_views
-
 from c_harness import OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
 from conftest import SPECS
-from opgen.parse import load_or_raise
+from onnx_refs import random_input
 
+import opgen_ops
+from opgen.dtypes import ELEM_TYPES
+from opgen.parse import load_or_raise
+from opgen.render.c_code import fixed_inputs, kernel_views
 
 
 def kernel_cases(specs):
@@ -30,6 +29,23 @@ def test_every_domain_gets_c_kernels(specs):
     assert ("onnx.Elu@22", "float16") in elems and ("onnx.Elu@1", "double") in elems
 
 
+# Element-wise formula ops not listed in SHAPES take these, by input count: one input of several ranks
+# (and empty), or two or three inputs broadcasting both ways (multidirectional), a scalar, and an empty
+# result. An input of a single allowed type (Where's condition) takes that type.
+GENERIC_SHAPES = {
+    1: [((2, 3, 4),), ((),), ((0,),)],
+    2: [((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)), ((2, 3, 4), (2, 3, 4)), ((0, 3), (3,)), ((5,), ())],
+    3: [((2, 3, 4),) * 3, ((2, 1, 4), (3, 1), (4,)), ((), (2, 3), (1, 3)), ((0, 3), (3,), ())],
+}
+
+# Attribute sets the onnx kernels run with (besides the defaults where {} is listed).
+ATTRIBUTE_SETS = {
+    "Elu": [{"alpha": 0.0}, {"alpha": 1.7}], "Gelu": [{}, {"approximate": "tanh"}], "Celu": [{}, {"alpha": 0.7}],
+    "HardSigmoid": [{}, {"alpha": 0.5, "beta": 0.3}], "LeakyRelu": [{}, {"alpha": 0.3}],
+    "Selu": [{}, {"alpha": 1.2, "gamma": 0.8}], "ThresholdedRelu": [{}, {"alpha": -1.0}], "Swish": [{}, {"alpha": 0.5}],
+    "Shrink": [{}, {"bias": 0.25, "lambd": 1.0}],
+}
+
 SHAPES = {
     "onnx.PRelu": [((2, 3, 4), (4,)), ((2, 3, 4), (3, 1)), ((2, 3, 4), (2, 3, 4)), ((5,), ()), ((0, 3), (3,))],
     "onnx.PRelu.legacy": [((2, 3, 4), (1,)), ((2, 3, 4), (3,)), ((2, 3, 4), (4,))],
@@ -44,22 +60,56 @@ def test_c_matches_numpy(c_library, v, elem):
     key = f"{v.domain}.{v.op}" + (".legacy" if v.op == "PRelu" and v.since_version < 7 else "")
     kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
     rng = np.random.default_rng(7)
-    for case in SHAPES[key]:
+    for case in SHAPES.get(key) or GENERIC_SHAPES[len(v.inputs)]:
         shapes = [s for s in case if isinstance(s, tuple)]
-        attrs = next((s for s in case if isinstance(s, dict)), {})
-        for alpha in ([0.0, 1.7] if v.op == "Elu" else [None]):
-            if alpha is not None:
-                attrs = {"alpha": alpha}
-            inputs = [random_input(rng, s, elem) for s in shapes]
+        given = next((s for s in case if isinstance(s, dict)), {})
+        for extra in (ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onnx" else [{}]):
+            attrs = {**given, **extra}
+            inputs = [random_input(rng, s, fixed_inputs(v).get(p.name, ELEM_TYPES[elem]).name)
+                      for p, s in zip(v.inputs, shapes)]
             (want,) = kernel(*inputs, **attrs)
-            status, got = call_c(c_library, v, elem, inputs, attrs, inputs[0].shape)
+            out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
+            status, got = call_c(c_library, v, elem, inputs, attrs, want.shape, out_elem)
             assert status == OPGEN_OK, f"{v.key} {elem} {shapes}: status {status}"
-            if ELEM_TYPES[elem].kind == "float":
+            if ELEM_TYPES[out_elem].kind == "float":
                 # Same formula, same single rounding; libm and NumPy may differ by an ulp of float.
-                tol = {"float": 2e-7, "double": 1e-15, "float16": 1e-3, "bfloat16": 8e-3}[elem]
+                tol = {"float": 2e-7, "double": 1e-15, "float16": 1e-3, "bfloat16": 8e-3}[out_elem]
                 np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
             else:
                 np.testing.assert_array_equal(got, want)
+
+
+def edge_cases(specs):
+    for op in specs.domain("onnx").ops:
+        for v in op.versions:
+            for view in kernel_views(v):
+                if ELEM_TYPES[view["elem"]].kind == "float" and op.name != "PRelu":
+                    yield pytest.param(v, view["elem"], id=f"{v.key}-{view['elem']}")
+
+
+@pytest.mark.parametrize("v,elem", list(edge_cases(load_or_raise(SPECS))))
+def test_c_matches_numpy_on_edge_values(c_library, v, elem):
+    """Signed zeros, infinities, NaN, the extremes and halves, each against each for binary ops: the C
+    kernel computes what the NumPy kernel does, NaN where it gives NaN."""
+    from kernel_refs import edge_values
+
+    kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
+    x = edge_values(elem)
+    inputs = [x] if len(v.inputs) == 1 else [x[:, None], x[None, :]]
+    if v.op == "Where":
+        inputs = [(np.arange(x.size)[:, None] + np.arange(x.size)[None, :]) % 3 == 0] + inputs
+    for attrs in ATTRIBUTE_SETS.get(v.op, [{}]):
+        (want,) = kernel(*inputs, **attrs)
+        out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
+        status, got = call_c(c_library, v, elem, inputs, attrs, want.shape, out_elem)
+        assert status == OPGEN_OK
+        if ELEM_TYPES[out_elem].kind == "float":
+            g, w = got.astype(np.float64), want.astype(np.float64)
+            np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{v.key} {elem} {attrs}: NaN positions")
+            tol = {"float": 2e-7, "double": 1e-15, "float16": 1e-3, "bfloat16": 8e-3}[out_elem]
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"{v.key} {elem} {attrs}")
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{v.key} {elem} {attrs}")
 
 
 def test_c_reports_shape_errors(c_library, specs):

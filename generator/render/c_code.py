@@ -112,18 +112,19 @@ def _kind(elem: ElemType) -> str:
 def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
     """(input, output, compute) element types for which C kernels are generated.
 
-    Inputs share one type variable; the output is bound to it, fixed, or free with a single
+    Inputs share one type variable (the formula input's), except inputs of a single allowed type
+    (Where's boolean condition: fixed_inputs); the output is bound to it, fixed, or free with a single
     allowed type (or the input's when allowed). Floating results compute in the output's
     precision, the others in the input's."""
     ew = v.elementwise
     assert ew is not None  # called for element-wise ops only
-    var = v.inputs[0].type
-    if any(p.type != var for p in v.inputs) or v.inputs[0].is_fixed:
+    var = v.formula_input().type
+    if v.formula_input().is_fixed or any(p.type != var and p.name not in fixed_inputs(v) for p in v.inputs):
         return []
     out = next(p for p in v.outputs if p.name == ew.output)
     out_allowed = [tensor_elem(t) for t in v.allowed_types(out)]
     plan = []
-    for t in v.allowed_types(v.inputs[0]):
+    for t in v.formula_types():
         if (e := tensor_elem(t)) not in ELEM_TYPES:  # sequences and optionals have no C kernel
             continue
         elem_in = ELEM_TYPES[e]
@@ -143,6 +144,18 @@ def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
     return plan
 
 
+def fixed_inputs(v: OpVersion) -> dict[str, ElemType]:
+    """Inputs other than the formula input's type variable whose type allows one element type with a C
+    type (Where's condition, bool): the kernel takes them in that type and converts each value."""
+    var = v.formula_input().type
+    out = {}
+    for p in v.inputs:
+        allowed = [tensor_elem(t) for t in v.allowed_types(p)]
+        if p.type != var and len(allowed) == 1 and allowed[0] in ELEM_TYPES and ELEM_TYPES[allowed[0]].c_type:
+            out[p.name] = ELEM_TYPES[allowed[0]]
+    return out
+
+
 def _load(elem: ElemType, compute: ElemType, x: str) -> str:
     if elem.name in _LOAD:
         return _LOAD[elem.name].format(x=x)
@@ -160,14 +173,17 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
         rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
         setup = []
         for a in v.attributes:
-            if a.name in expr.formula_names(ew.formula):
+            if a.name in expr.formula_names(ew.formula) and a.type in ("string", "enum"):
+                rename[a.name] = c_name(a.name)  # only compared with words (strcmp), as given
+            elif a.name in expr.formula_names(ew.formula):
                 rename[a.name] = f"{c_name(a.name)}_a"
                 setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
         groups = []  # the parameters, an operand's (or a list attribute's) together
+        elems = {p.name: fixed_inputs(v).get(p.name, elem_in) for p in v.inputs}
         for p in v.inputs:
             n = c_name(p.name)
             # OPGEN_RESTRICT (runtime.h): C's restrict, which C++ spells __restrict; the headers serve both.
-            groups.append([f"const {elem_in.c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape",
+            groups.append([f"const {elems[p.name].c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape",
                            f"size_t {n}_rank"])
         for a in v.attributes:
             if a.type in _ATTR_C:
@@ -178,8 +194,8 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
         groups.append([f"{elem_out.c_type} *OPGEN_RESTRICT {out}"])  # restrict: no aliasing, so loops vectorise
         params = [p for g in groups for p in g]
         operands = [Operand(c_name(p.name), rename[p.name],
-                            _load(elem_in, compute, f"{c_name(p.name)}[it.offset[{k}]]"),
-                            _load(elem_in, compute, f"{c_name(p.name)}[i]"))
+                            _load(elems[p.name], compute, f"{c_name(p.name)}[it.offset[{k}]]"),
+                            _load(elems[p.name], compute, f"{c_name(p.name)}[i]"))
                     for k, p in enumerate(v.inputs)]
         body = expr.formula_to_c(ew.formula, rename, compute.c_compute, kind)
         target_index, align, source_index, target = -1, "", 0, ""

@@ -223,17 +223,23 @@ def _formula_view(v: OpVersion, params: str, convert: list[str], validate_inputs
     assert ew is not None  # called for element-wise ops only
     inputs = list(v.inputs)
     rename = {p.name: py_name(p.name) + "_" for p in inputs}
-    scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string")]
+    scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string", "enum")]
     rename.update({a.name: py_name(a.name) for a in scalar_attrs})
-    first = py_name(inputs[0].name)
     out = next(p for p in v.outputs if p.name == ew.output)
+    # The compute type follows the input whose type the output has (Where's X, not its boolean condition).
+    first = py_name(v.formula_input().name)
     if out.is_fixed:
         out_dtype = f"_ew.numpy_dtype({tensor_elem(out.type)!r})"
     elif out in v.free_outputs():
         out_dtype = f"{py_name(out.name)}_out"
     else:
         out_dtype = f"{py_name(next(p for p in inputs if p.type == out.type).name)}.dtype"
-    body = [f"{py_name(a.name)} = float({py_name(a.name)})" for a in scalar_attrs if a.type == "float"]
+    body = []
+    if ew.types:
+        covered = tuple(tensor_elem(t) for t in ew.types)
+        refusal = f"f'{v.key} has no formula for {{_ew.elem({first}.dtype)}} (see its notes)'"
+        body += [f"if _ew.elem({first}.dtype) not in {covered!r}:", f"    raise NotImplementedError({refusal})"]
+    body += [f"{py_name(a.name)} = float({py_name(a.name)})" for a in scalar_attrs if a.type == "float"]
     body.append(f"compute = _ew.compute_dtype_for({out_dtype}, {first}.dtype)")
     body += [f"{rename[p.name]} = None if {py_name(p.name)} is None else {py_name(p.name)}.astype(compute, copy=False)"
              if p.option == "optional" else f"{rename[p.name]} = {py_name(p.name)}.astype(compute, copy=False)"

@@ -105,6 +105,15 @@ def round_half_away(x: np.ndarray) -> np.ndarray:
     return np.where(np.abs(x - whole) >= 0.5, whole + np.copysign(np.ones_like(whole), x), whole)
 
 
+def power(a: Any, b: Any) -> np.ndarray:
+    """C's pow (IEEE 754 pow) element by element. np.power takes shortcuts when the exponent is a single
+    value (0.5 as sqrt, so (-inf) ** 0.5 gives NaN and (-0.0) ** 0.5 gives -0.0 where pow gives inf and
+    +0.0); it is called here on operands broadcast to the result's shape, where it does not."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    shape = a.shape
+    return np.power(np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1)).reshape(shape)
+
+
 def erf(x: np.ndarray) -> np.ndarray:
     from scipy.special import erf as _erf
 
