@@ -184,8 +184,8 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check(
             'C1',
-            lambda c: 0 <= c.attr('axis') < c.rank('data'),
-            'axis lies in [0, r-1], r being the rank of data (no negative axes before version 11).',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
         ),
     ),
     rules=(

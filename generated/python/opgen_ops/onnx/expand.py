@@ -43,6 +43,7 @@ SIGNATURE_V13 = Signature(
             ),
             'input and the value of shape broadcast together (multidirectional broadcasting: aligned from the last '
             'dimension, each pair equal or one of them 1); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
         ),
     ),
     rules=(
@@ -103,6 +104,7 @@ SIGNATURE_V8 = Signature(
             ),
             'input and the value of shape broadcast together (multidirectional broadcasting: aligned from the last '
             'dimension, each pair equal or one of them 1); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
         ),
     ),
     rules=(

@@ -43,11 +43,13 @@ SIGNATURE_V13 = Signature(
             'C2',
             lambda c: list(c.shape('data')[:c.attr('batch_dims')]) == list(c.shape('indices')[:c.attr('batch_dims')]),
             'The first batch_dims dimensions of data and indices are equal.',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
         ),
         Check(
             'C3',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data') - c.attr('batch_dims'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r - batch_dims].',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
         ),
     ),
     rules=(
@@ -103,11 +105,13 @@ SIGNATURE_V12 = Signature(
             'C2',
             lambda c: list(c.shape('data')[:c.attr('batch_dims')]) == list(c.shape('indices')[:c.attr('batch_dims')]),
             'The first batch_dims dimensions of data and indices are equal.',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
         ),
         Check(
             'C3',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data') - c.attr('batch_dims'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r - batch_dims].',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
         ),
     ),
     rules=(
@@ -161,6 +165,7 @@ SIGNATURE_V11 = Signature(
             'C2',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
         ),
     ),
     rules=(

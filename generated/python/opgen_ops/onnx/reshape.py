@@ -408,17 +408,20 @@ SIGNATURE_V13 = Signature(
             'C2',
             lambda c: all((v >= -1 for v in c.values('shape'))),
             'No value of shape is below -1 (checked when shape is a constant).',
+            when=lambda c: c.rank('shape') == 1,
         ),
         Check(
             'C3',
             lambda c: len([v for v in c.values('shape') if v == -1]) <= 1,
             'shape holds at most one -1 (the one dimension inferred); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
         ),
         Check(
             'C4',
             lambda c: all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0)),
             'A 0 in shape (copy the input dimension) appears only at a position data has; checked when shape is a '
             'constant.',
+            when=lambda c: c.rank('shape') == 1,
         ),
         Check(
             'C5',
@@ -429,6 +432,12 @@ SIGNATURE_V13 = Signature(
             ),
             "The new shape holds as many elements as data (with a -1, the other dimensions' product divides data's "
             'element count); checked when shape is a constant.',
+            when=lambda c: (
+                c.rank('shape') == 1
+                and all((v >= -1 for v in c.values('shape')))
+                and (len([v for v in c.values('shape') if v == -1]) <= 1)
+                and all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0))
+            ),
         ),
     ),
     rules=(
@@ -482,17 +491,20 @@ SIGNATURE_V5 = Signature(
             'C2',
             lambda c: all((v >= -1 for v in c.values('shape'))),
             'No value of shape is below -1 (checked when shape is a constant).',
+            when=lambda c: c.rank('shape') == 1,
         ),
         Check(
             'C3',
             lambda c: len([v for v in c.values('shape') if v == -1]) <= 1,
             'shape holds at most one -1 (the one dimension inferred); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
         ),
         Check(
             'C4',
             lambda c: all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0)),
             'A 0 in shape (copy the input dimension) appears only at a position data has; checked when shape is a '
             'constant.',
+            when=lambda c: c.rank('shape') == 1,
         ),
         Check(
             'C5',
@@ -503,6 +515,12 @@ SIGNATURE_V5 = Signature(
             ),
             "The new shape holds as many elements as data (with a -1, the other dimensions' product divides data's "
             'element count); checked when shape is a constant.',
+            when=lambda c: (
+                c.rank('shape') == 1
+                and all((v >= -1 for v in c.values('shape')))
+                and (len([v for v in c.values('shape') if v == -1]) <= 1)
+                and all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0))
+            ),
         ),
     ),
     rules=(

@@ -36,15 +36,14 @@ SIGNATURE_V18 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
-        Check('C1', lambda c: c.rank('data') >= 1, 'data has rank at least 1.'),
-        Check('C2', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
         Check(
-            'C3',
+            'C2',
             lambda c: list(c.shape('updates')) == list(c.shape('indices')),
             'updates has the shape of indices.',
         ),
         Check(
-            'C4',
+            'C3',
             lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
             'axis lies in [-r, r-1], r being the rank of data.',
         ),
@@ -89,15 +88,14 @@ SIGNATURE_V16 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
-        Check('C1', lambda c: c.rank('data') >= 1, 'data has rank at least 1.'),
-        Check('C2', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
         Check(
-            'C3',
+            'C2',
             lambda c: list(c.shape('updates')) == list(c.shape('indices')),
             'updates has the shape of indices.',
         ),
         Check(
-            'C4',
+            'C3',
             lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
             'axis lies in [-r, r-1], r being the rank of data.',
         ),
@@ -141,15 +139,14 @@ SIGNATURE_V13 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
-        Check('C1', lambda c: c.rank('data') >= 1, 'data has rank at least 1.'),
-        Check('C2', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
         Check(
-            'C3',
+            'C2',
             lambda c: list(c.shape('updates')) == list(c.shape('indices')),
             'updates has the shape of indices.',
         ),
         Check(
-            'C4',
+            'C3',
             lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
             'axis lies in [-r, r-1], r being the rank of data.',
         ),
@@ -193,15 +190,14 @@ SIGNATURE_V11 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
-        Check('C1', lambda c: c.rank('data') >= 1, 'data has rank at least 1.'),
-        Check('C2', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
         Check(
-            'C3',
+            'C2',
             lambda c: list(c.shape('updates')) == list(c.shape('indices')),
             'updates has the shape of indices.',
         ),
         Check(
-            'C4',
+            'C3',
             lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
             'axis lies in [-r, r-1], r being the rank of data.',
         ),

@@ -43,6 +43,7 @@ SIGNATURE_V18 = Signature(
             'C2',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
         ),
         Check(
             'C3',
@@ -50,6 +51,11 @@ SIGNATURE_V18 = Signature(
                 c.shape('data')[c.shape('indices')[-1]:],
             ),
             'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
         ),
     ),
     rules=(
@@ -99,6 +105,7 @@ SIGNATURE_V16 = Signature(
             'C2',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
         ),
         Check(
             'C3',
@@ -106,6 +113,11 @@ SIGNATURE_V16 = Signature(
                 c.shape('data')[c.shape('indices')[-1]:],
             ),
             'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
         ),
     ),
     rules=(
@@ -154,6 +166,7 @@ SIGNATURE_V13 = Signature(
             'C2',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
         ),
         Check(
             'C3',
@@ -161,6 +174,11 @@ SIGNATURE_V13 = Signature(
                 c.shape('data')[c.shape('indices')[-1]:],
             ),
             'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
         ),
     ),
     rules=(
@@ -209,6 +227,7 @@ SIGNATURE_V11 = Signature(
             'C2',
             lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
             'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
         ),
         Check(
             'C3',
@@ -216,6 +235,11 @@ SIGNATURE_V11 = Signature(
                 c.shape('data')[c.shape('indices')[-1]:],
             ),
             'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
         ),
     ),
     rules=(
