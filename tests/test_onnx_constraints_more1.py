@@ -415,6 +415,8 @@ VALID = [
     ("dropout10", "Dropout", 10, {"data": [3, 4]}, {"ratio": 0.1}, {"output": [3, 4], "mask": (B, [3, 4])}, None),
     ("mod13_int", "Mod", 13, {"A": I(2, 1), "B": None}, {}, {"C": (I64, [2, 3])}, {"B": A([1, 2, 3])}),
     ("mod10_float", "Mod", 10, {"A": [2, 3], "B": [3]}, {"fmod": 1}, {"C": [2, 3]}, None),
+    # version 28 defines the floored remainder for floating-point inputs too
+    ("mod28_float_floor", "Mod", 28, {"A": [2, 3], "B": [3]}, {}, {"C": [2, 3]}, None),
     ("groupnorm21", "GroupNormalization", 21, {"X": [2, 4, 3], "scale": [4], "bias": [4]}, {"num_groups": 2},
      {"Y": [2, 4, 3]}, None),
     ("rmsnorm23", "RMSNormalization", 23, {"X": [2, 3, 4], "scale": [3, 1]}, {"axis": 1}, {"Y": [2, 3, 4]}, None),

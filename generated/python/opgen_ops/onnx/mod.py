@@ -33,11 +33,6 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
-        Check(
-            'C2',
-            lambda c: c.attr('fmod') == 1 or c.dtype('A') not in ('float', 'double', 'float16', 'bfloat16'),
-            'For floating-point inputs fmod is 1 (the integer-style remainder is defined for integers only).',
-        ),
     ),
     rules=(
         RuleCall(
