@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ArgMin'
@@ -18,8 +18,8 @@ SIGNATURE_V13 = Signature(
     version=13,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=0),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
-        AttrSig('select_last_index', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig('select_last_index', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -34,10 +34,25 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if i == c.attr('axis') % c.rank('data') else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or i != c.attr('axis') % c.rank('data')
+            ],
+            '[1 if i == axis % rank(data) else d for i, d in enumerate(shape(data)) if keepdims or i != axis % '
+            'rank(data)]',
+        ),
     ),
 )
 
@@ -56,8 +71,8 @@ SIGNATURE_V12 = Signature(
     version=12,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=0),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
-        AttrSig('select_last_index', 'int', has_default=True, default=0),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
+        AttrSig('select_last_index', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -69,10 +84,25 @@ SIGNATURE_V12 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if i == c.attr('axis') % c.rank('data') else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or i != c.attr('axis') % c.rank('data')
+            ],
+            '[1 if i == axis % rank(data) else d for i, d in enumerate(shape(data)) if keepdims or i != axis % '
+            'rank(data)]',
+        ),
     ),
 )
 
@@ -91,7 +121,7 @@ SIGNATURE_V11 = Signature(
     version=11,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=0),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -103,10 +133,25 @@ SIGNATURE_V11 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if i == c.attr('axis') % c.rank('data') else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or i != c.attr('axis') % c.rank('data')
+            ],
+            '[1 if i == axis % rank(data) else d for i, d in enumerate(shape(data)) if keepdims or i != axis % '
+            'rank(data)]',
+        ),
     ),
 )
 
@@ -125,7 +170,7 @@ SIGNATURE_V1 = Signature(
     version=1,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=0),
-        AttrSig('keepdims', 'int', has_default=True, default=1),
+        AttrSig('keepdims', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -137,10 +182,25 @@ SIGNATURE_V1 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if i == c.attr('axis') % c.rank('data') else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or i != c.attr('axis') % c.rank('data')
+            ],
+            '[1 if i == axis % rank(data) else d for i, d in enumerate(shape(data)) if keepdims or i != axis % '
+            'rank(data)]',
+        ),
     ),
 )
 

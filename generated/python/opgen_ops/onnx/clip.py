@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Clip'
@@ -33,10 +33,13 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('min') == 0, 'min, when given, is a scalar.', when=lambda c: c.has('min')),
+        Check('C2', lambda c: c.rank('max') == 0, 'max, when given, is a scalar.', when=lambda c: c.has('max')),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -67,10 +70,13 @@ SIGNATURE_V12 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('min') == 0, 'min, when given, is a scalar.', when=lambda c: c.has('min')),
+        Check('C2', lambda c: c.rank('max') == 0, 'max, when given, is a scalar.', when=lambda c: c.has('max')),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -99,10 +105,13 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('min') == 0, 'min, when given, is a scalar.', when=lambda c: c.has('min')),
+        Check('C2', lambda c: c.rank('max') == 0, 'max, when given, is a scalar.', when=lambda c: c.has('max')),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -135,6 +144,7 @@ SIGNATURE_V6 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -168,6 +178,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

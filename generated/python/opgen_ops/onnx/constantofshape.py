@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ConstantOfShape'
@@ -34,10 +34,17 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 1, 'input is a 1-D tensor (the output shape).'),
+        Check(
+            'C2',
+            lambda c: all((d >= 0 for d in c.values('input'))),
+            'Every requested dimension is non-negative (checked when input is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('input')), 'list(values(input))'),
     ),
 )
 
@@ -72,10 +79,17 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 1, 'input is a 1-D tensor (the output shape).'),
+        Check(
+            'C2',
+            lambda c: all((d >= 0 for d in c.values('input'))),
+            'Every requested dimension is non-negative (checked when input is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('input')), 'list(values(input))'),
     ),
 )
 
@@ -110,10 +124,17 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 1, 'input is a 1-D tensor (the output shape).'),
+        Check(
+            'C2',
+            lambda c: all((d >= 0 for d in c.values('input'))),
+            'Every requested dimension is non-negative (checked when input is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('input')), 'list(values(input))'),
     ),
 )
 
@@ -147,10 +168,17 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 1, 'input is a 1-D tensor (the output shape).'),
+        Check(
+            'C2',
+            lambda c: all((d >= 0 for d in c.values('input'))),
+            'Every requested dimension is non-negative (checked when input is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('input')), 'list(values(input))'),
     ),
 )
 
@@ -184,10 +212,17 @@ SIGNATURE_V20 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 1, 'input is a 1-D tensor (the output shape).'),
+        Check(
+            'C2',
+            lambda c: all((d >= 0 for d in c.values('input'))),
+            'Every requested dimension is non-negative (checked when input is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('input')), 'list(values(input))'),
     ),
 )
 
@@ -221,10 +256,17 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 1, 'input is a 1-D tensor (the output shape).'),
+        Check(
+            'C2',
+            lambda c: all((d >= 0 for d in c.values('input'))),
+            'Every requested dimension is non-negative (checked when input is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('input')), 'list(values(input))'),
     ),
 )
 

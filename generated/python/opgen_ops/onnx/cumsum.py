@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CumSum'
@@ -17,8 +17,8 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('exclusive', 'int', has_default=True, default=0),
-        AttrSig('reverse', 'int', has_default=True, default=0),
+        AttrSig('exclusive', 'int', has_default=True, default=0, values=(0, 1)),
+        AttrSig('reverse', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T', 'single', homogeneous=True, min_arity=0),
@@ -32,10 +32,17 @@ SIGNATURE_V14 = Signature(
         'T2': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('axis') == 0, 'axis is a scalar (0-D tensor).'),
+        Check(
+            'C2',
+            lambda c: all((-c.rank('x') <= a < c.rank('x') for a in c.values('axis'))),
+            'The value of axis lies in [-r, r-1], r being the rank of x (checked when axis is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: c.shape('x'), 'shape(x)'),
     ),
 )
 
@@ -53,8 +60,8 @@ SIGNATURE_V11 = Signature(
     op=OP,
     version=11,
     attributes=(
-        AttrSig('exclusive', 'int', has_default=True, default=0),
-        AttrSig('reverse', 'int', has_default=True, default=0),
+        AttrSig('exclusive', 'int', has_default=True, default=0, values=(0, 1)),
+        AttrSig('reverse', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('x', 'T', 'single', homogeneous=True, min_arity=0),
@@ -65,10 +72,17 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'int32', 'int64', 'uint32', 'uint64'), 'T2': ('int32', 'int64')},
     checks=(
+        Check('C1', lambda c: c.rank('axis') == 0, 'axis is a scalar (0-D tensor).'),
+        Check(
+            'C2',
+            lambda c: all((-c.rank('x') <= a < c.rank('x') for a in c.values('axis'))),
+            'The value of axis lies in [-r, r-1], r being the rank of x (checked when axis is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('y', lambda c: c.shape('x'), 'shape(x)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DepthToSpace'
@@ -18,7 +18,7 @@ SIGNATURE_V28 = Signature(
     version=28,
     attributes=(
         AttrSig('blocksize', 'int', required=True),
-        AttrSig('mode', 'string', has_default=True, default='DCR'),
+        AttrSig('mode', 'string', has_default=True, default='DCR', values=('DCR', 'CRD')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -33,10 +33,28 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 4, 'input is 4-D (N, C, H, W).'),
+        Check('C2', lambda c: c.attr('blocksize') >= 1, 'blocksize is at least 1.'),
+        Check(
+            'C3',
+            lambda c: c.shape('input')[1] % (c.attr('blocksize') * c.attr('blocksize')) == 0,
+            'The channel count C is divisible by blocksize * blocksize.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[0],
+                c.shape('input')[1] // (c.attr('blocksize') * c.attr('blocksize')),
+                c.shape('input')[2] * c.attr('blocksize'),
+                c.shape('input')[3] * c.attr('blocksize'),
+            ],
+            '[shape(input)[0], shape(input)[1] // (blocksize * blocksize), shape(input)[2] * blocksize, '
+            'shape(input)[3] * blocksize]',
+        ),
     ),
 )
 
@@ -55,7 +73,7 @@ SIGNATURE_V13 = Signature(
     version=13,
     attributes=(
         AttrSig('blocksize', 'int', required=True),
-        AttrSig('mode', 'string', has_default=True, default='DCR'),
+        AttrSig('mode', 'string', has_default=True, default='DCR', values=('DCR', 'CRD')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -70,10 +88,28 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 4, 'input is 4-D (N, C, H, W).'),
+        Check('C2', lambda c: c.attr('blocksize') >= 1, 'blocksize is at least 1.'),
+        Check(
+            'C3',
+            lambda c: c.shape('input')[1] % (c.attr('blocksize') * c.attr('blocksize')) == 0,
+            'The channel count C is divisible by blocksize * blocksize.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[0],
+                c.shape('input')[1] // (c.attr('blocksize') * c.attr('blocksize')),
+                c.shape('input')[2] * c.attr('blocksize'),
+                c.shape('input')[3] * c.attr('blocksize'),
+            ],
+            '[shape(input)[0], shape(input)[1] // (blocksize * blocksize), shape(input)[2] * blocksize, '
+            'shape(input)[3] * blocksize]',
+        ),
     ),
 )
 
@@ -92,7 +128,7 @@ SIGNATURE_V11 = Signature(
     version=11,
     attributes=(
         AttrSig('blocksize', 'int', required=True),
-        AttrSig('mode', 'string', has_default=True, default='DCR'),
+        AttrSig('mode', 'string', has_default=True, default='DCR', values=('DCR', 'CRD')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -107,10 +143,28 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 4, 'input is 4-D (N, C, H, W).'),
+        Check('C2', lambda c: c.attr('blocksize') >= 1, 'blocksize is at least 1.'),
+        Check(
+            'C3',
+            lambda c: c.shape('input')[1] % (c.attr('blocksize') * c.attr('blocksize')) == 0,
+            'The channel count C is divisible by blocksize * blocksize.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[0],
+                c.shape('input')[1] // (c.attr('blocksize') * c.attr('blocksize')),
+                c.shape('input')[2] * c.attr('blocksize'),
+                c.shape('input')[3] * c.attr('blocksize'),
+            ],
+            '[shape(input)[0], shape(input)[1] // (blocksize * blocksize), shape(input)[2] * blocksize, '
+            'shape(input)[3] * blocksize]',
+        ),
     ),
 )
 
@@ -143,10 +197,28 @@ SIGNATURE_V1 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 4, 'input is 4-D (N, C, H, W).'),
+        Check('C2', lambda c: c.attr('blocksize') >= 1, 'blocksize is at least 1.'),
+        Check(
+            'C3',
+            lambda c: c.shape('input')[1] % (c.attr('blocksize') * c.attr('blocksize')) == 0,
+            'The channel count C is divisible by blocksize * blocksize.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('input')[0],
+                c.shape('input')[1] // (c.attr('blocksize') * c.attr('blocksize')),
+                c.shape('input')[2] * c.attr('blocksize'),
+                c.shape('input')[3] * c.attr('blocksize'),
+            ],
+            '[shape(input)[0], shape(input)[1] // (blocksize * blocksize), shape(input)[2] * blocksize, '
+            'shape(input)[3] * blocksize]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Dropout'
@@ -38,10 +38,25 @@ SIGNATURE_V22 = Signature(
         'T2': ('bool',),
     },
     checks=(
+        Check('C1', lambda c: c.rank('ratio') == 0, 'ratio, when given, is a scalar.', when=lambda c: c.has('ratio')),
+        Check(
+            'C2',
+            lambda c: c.rank('training_mode') == 0,
+            'training_mode, when given, is a scalar.',
+            when=lambda c: c.has('training_mode'),
+        ),
+        Check(
+            'C3',
+            lambda c: all((0 <= r < 1 for r in c.values('ratio'))),
+            'ratio lies in [0, 1) (checked when ratio is a constant).',
+            when=lambda c: c.has('ratio'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -76,10 +91,25 @@ SIGNATURE_V13 = Signature(
         'T2': ('bool',),
     },
     checks=(
+        Check('C1', lambda c: c.rank('ratio') == 0, 'ratio, when given, is a scalar.', when=lambda c: c.has('ratio')),
+        Check(
+            'C2',
+            lambda c: c.rank('training_mode') == 0,
+            'training_mode, when given, is a scalar.',
+            when=lambda c: c.has('training_mode'),
+        ),
+        Check(
+            'C3',
+            lambda c: all((0 <= r < 1 for r in c.values('ratio'))),
+            'ratio lies in [0, 1) (checked when ratio is a constant).',
+            when=lambda c: c.has('ratio'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -110,10 +140,25 @@ SIGNATURE_V12 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('double', 'float', 'float16'), 'T2': ('bool',)},
     checks=(
+        Check('C1', lambda c: c.rank('ratio') == 0, 'ratio, when given, is a scalar.', when=lambda c: c.has('ratio')),
+        Check(
+            'C2',
+            lambda c: c.rank('training_mode') == 0,
+            'training_mode, when given, is a scalar.',
+            when=lambda c: c.has('training_mode'),
+        ),
+        Check(
+            'C3',
+            lambda c: all((0 <= r < 1 for r in c.values('ratio'))),
+            'ratio lies in [0, 1) (checked when ratio is a constant).',
+            when=lambda c: c.has('ratio'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -142,10 +187,13 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('bool',)},
     checks=(
+        Check('C1', lambda c: 0 <= c.attr('ratio') < 1, 'ratio lies in [0, 1).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -174,10 +222,13 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: 0 <= c.attr('ratio') < 1, 'ratio lies in [0, 1).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -195,7 +246,7 @@ SIGNATURE_V6 = Signature(
     op=OP,
     version=6,
     attributes=(
-        AttrSig('is_test', 'int', has_default=True, default=0),
+        AttrSig('is_test', 'int', has_default=True, default=0, values=(0, 1)),
         AttrSig('ratio', 'float', has_default=True, default=0.5),
     ),
     inputs=(
@@ -207,10 +258,13 @@ SIGNATURE_V6 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: 0 <= c.attr('ratio') < 1, 'ratio lies in [0, 1).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -229,7 +283,7 @@ SIGNATURE_V1 = Signature(
     version=1,
     attributes=(
         AttrSig('consumed_inputs', 'ints'),
-        AttrSig('is_test', 'int', has_default=True, default=0),
+        AttrSig('is_test', 'int', has_default=True, default=0, values=(0, 1)),
         AttrSig('ratio', 'float', has_default=True, default=0.5),
     ),
     inputs=(
@@ -241,10 +295,13 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: 0 <= c.attr('ratio') < 1, 'ratio lies in [0, 1).'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
+        OutputShape('mask', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 

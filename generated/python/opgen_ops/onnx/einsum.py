@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Einsum'
@@ -32,6 +32,11 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: len([ch for ch in c.attr('equation') if ch == ',']) + 1 == c.count('Inputs'),
+            'The equation names one operand (comma-separated terms before ->) per input.',
+        ),
     ),
     rules=(
     ),
@@ -65,6 +70,11 @@ SIGNATURE_V12 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: len([ch for ch in c.attr('equation') if ch == ',']) + 1 == c.count('Inputs'),
+            'The equation names one operand (comma-separated terms before ->) per input.',
+        ),
     ),
     rules=(
     ),

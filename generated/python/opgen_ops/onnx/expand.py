@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Expand'
@@ -32,10 +32,35 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor.'),
+        Check(
+            'C2',
+            lambda c: all(
+                A == B or A == 1 or B == 1
+                for j in c.range(1, min(c.rank('input'), len(c.values('shape'))) + 1)
+                for A in [c.shape('input')[-j]]
+                for B in [c.values('shape')[-j]]
+            ),
+            'input and the value of shape broadcast together (multidirectional broadcasting: aligned from the last '
+            'dimension, each pair equal or one of them 1); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                A if B == 1 else B
+                for j in c.range(max(c.rank('input'), len(c.values('shape'))), 0, -1)
+                for A in [c.shape('input')[-j] if j <= c.rank('input') else 1]
+                for B in [c.values('shape')[-j] if j <= len(c.values('shape')) else 1]
+            ],
+            '[A if B == 1 else B for j in range(max(rank(input), len(values(shape))), 0, -1) for A in '
+            '[shape(input)[-j] if j <= rank(input) else 1] for B in [values(shape)[-j] if j <= len(values(shape)) '
+            'else 1]]',
+        ),
     ),
 )
 
@@ -68,10 +93,35 @@ SIGNATURE_V8 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor.'),
+        Check(
+            'C2',
+            lambda c: all(
+                A == B or A == 1 or B == 1
+                for j in c.range(1, min(c.rank('input'), len(c.values('shape'))) + 1)
+                for A in [c.shape('input')[-j]]
+                for B in [c.values('shape')[-j]]
+            ),
+            'input and the value of shape broadcast together (multidirectional broadcasting: aligned from the last '
+            'dimension, each pair equal or one of them 1); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                A if B == 1 else B
+                for j in c.range(max(c.rank('input'), len(c.values('shape'))), 0, -1)
+                for A in [c.shape('input')[-j] if j <= c.rank('input') else 1]
+                for B in [c.values('shape')[-j] if j <= len(c.values('shape')) else 1]
+            ],
+            '[A if B == 1 else B for j in range(max(rank(input), len(values(shape))), 0, -1) for A in '
+            '[shape(input)[-j] if j <= rank(input) else 1] for B in [values(shape)[-j] if j <= len(values(shape)) '
+            'else 1]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GatherElements'
@@ -34,10 +34,17 @@ SIGNATURE_V13 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('indices'), 'shape(indices)'),
     ),
 )
 
@@ -72,10 +79,17 @@ SIGNATURE_V11 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('indices'), 'shape(indices)'),
     ),
 )
 

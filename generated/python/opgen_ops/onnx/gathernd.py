@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GatherND'
@@ -33,10 +33,35 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
+            'batch_dims lies in [0, min(q, r) - 1], q and r being the ranks of indices and data (both are then at '
+            'least 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('data')[:c.attr('batch_dims')]) == list(c.shape('indices')[:c.attr('batch_dims')]),
+            'The first batch_dims dimensions of data and indices are equal.',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
+        ),
+        Check(
+            'C3',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data') - c.attr('batch_dims'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r - batch_dims].',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('indices')[:-1]) + list(
+                c.shape('data')[c.attr('batch_dims') + c.shape('indices')[-1]:],
+            ),
+            'list(shape(indices)[:-1]) + list(shape(data)[batch_dims + shape(indices)[-1]:])',
+        ),
     ),
 )
 
@@ -70,10 +95,35 @@ SIGNATURE_V12 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
+            'batch_dims lies in [0, min(q, r) - 1], q and r being the ranks of indices and data (both are then at '
+            'least 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('data')[:c.attr('batch_dims')]) == list(c.shape('indices')[:c.attr('batch_dims')]),
+            'The first batch_dims dimensions of data and indices are equal.',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
+        ),
+        Check(
+            'C3',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data') - c.attr('batch_dims'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r - batch_dims].',
+            when=lambda c: 0 <= c.attr('batch_dims') < min(c.rank('data'), c.rank('indices')),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('indices')[:-1]) + list(
+                c.shape('data')[c.attr('batch_dims') + c.shape('indices')[-1]:],
+            ),
+            'list(shape(indices)[:-1]) + list(shape(data)[batch_dims + shape(indices)[-1]:])',
+        ),
     ),
 )
 
@@ -106,10 +156,26 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+            'data and indices both have rank at least 1.',
+        ),
+        Check(
+            'C2',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('indices')[:-1]) + list(c.shape('data')[c.shape('indices')[-1]:]),
+            'list(shape(indices)[:-1]) + list(shape(data)[shape(indices)[-1]:])',
+        ),
     ),
 )
 

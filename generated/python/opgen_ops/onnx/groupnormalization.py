@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GroupNormalization'
@@ -31,10 +31,27 @@ SIGNATURE_V21 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('X') >= 2, 'X has rank at least 2 (N, C, ...).'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_groups') >= 1 and c.shape('X')[1] % c.attr('num_groups') == 0,
+            'num_groups is positive and divides the channel count C.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('scale')) == [c.shape('X')[1]],
+            'scale is 1-D of length C (one scale per channel).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('bias')) == [c.shape('X')[1]],
+            'bias is 1-D of length C (one bias per channel).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -66,10 +83,27 @@ SIGNATURE_V18 = Signature(
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     deprecated=True,
     checks=(
+        Check('C1', lambda c: c.rank('X') >= 2, 'X has rank at least 2 (N, C, ...).'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_groups') >= 1 and c.shape('X')[1] % c.attr('num_groups') == 0,
+            'num_groups is positive and divides the channel count C.',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('scale')) == [c.attr('num_groups')],
+            'scale is 1-D of length num_groups (one scale per group).',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('bias')) == [c.attr('num_groups')],
+            'bias is 1-D of length num_groups (one bias per group).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 

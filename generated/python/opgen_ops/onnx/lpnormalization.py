@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LpNormalization'
@@ -18,7 +18,7 @@ SIGNATURE_V22 = Signature(
     version=22,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=-1),
-        AttrSig('p', 'int', has_default=True, default=2),
+        AttrSig('p', 'int', has_default=True, default=2, values=(1, 2)),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -28,10 +28,16 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis lies in [-r, r-1], r being the rank of input.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -50,7 +56,7 @@ SIGNATURE_V1 = Signature(
     version=1,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=-1),
-        AttrSig('p', 'int', has_default=True, default=2),
+        AttrSig('p', 'int', has_default=True, default=2, values=(1, 2)),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -60,10 +66,16 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis lies in [-r, r-1], r being the rank of input.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LRN'
@@ -30,10 +30,12 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.attr('size') >= 1, 'size, the number of channels summed over, is at least 1.'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 
@@ -64,10 +66,12 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.attr('size') >= 1, 'size, the number of channels summed over, is at least 1.'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Mod'
@@ -17,7 +17,7 @@ SIGNATURE_V28 = Signature(
     op=OP,
     version=28,
     attributes=(
-        AttrSig('fmod', 'int', has_default=True, default=0),
+        AttrSig('fmod', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -35,8 +35,15 @@ SIGNATURE_V28 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B must broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
     ),
 )
 
@@ -54,7 +61,7 @@ SIGNATURE_V13 = Signature(
     op=OP,
     version=13,
     attributes=(
-        AttrSig('fmod', 'int', has_default=True, default=0),
+        AttrSig('fmod', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -70,10 +77,22 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C2',
+            lambda c: c.attr('fmod') == 1 or c.dtype('A') not in ('float', 'double', 'float16', 'bfloat16'),
+            'For floating-point inputs fmod is 1 (the integer-style remainder is defined for integers only).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B must broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
     ),
 )
 
@@ -91,7 +110,7 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('fmod', 'int', has_default=True, default=0),
+        AttrSig('fmod', 'int', has_default=True, default=0, values=(0, 1)),
     ),
     inputs=(
         ParamSig('A', 'T', 'single', homogeneous=True, min_arity=0),
@@ -104,10 +123,22 @@ SIGNATURE_V10 = Signature(
         'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'),
     },
     checks=(
+        Check(
+            'C2',
+            lambda c: c.attr('fmod') == 1 or c.dtype('A') not in ('float', 'double', 'float16', 'bfloat16'),
+            'For floating-point inputs fmod is 1 (the integer-style remainder is defined for integers only).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B must broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
     ),
 )
 

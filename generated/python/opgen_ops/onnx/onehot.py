@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.OneHot'
@@ -36,10 +36,46 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('indices') - 1 <= c.attr('axis') <= c.rank('indices'),
+            'axis lies in [-(q+1), q], q being the rank of indices (the output has rank q + 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('depth') <= 1 and c.numel('depth') == 1,
+            'depth holds exactly one value (a scalar or a one-element 1-D tensor).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('values')) == [2],
+            'values is 1-D with two elements, [off_value, on_value].',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(
+                    c.shape('indices')[:(
+                        c.attr('axis')
+                        if c.attr('axis') >= 0
+                        else c.attr('axis') + c.rank('indices') + 1
+                    )],
+                ) + [int(c.values('depth')[0])]
+                + list(
+                    c.shape('indices')[(
+                        c.attr('axis')
+                        if c.attr('axis') >= 0
+                        else c.attr('axis') + c.rank('indices') + 1
+                    ):],
+                )
+            ),
+            'list(shape(indices)[:axis if axis >= 0 else axis + rank(indices) + 1]) + [int(values(depth)[0])] + '
+            'list(shape(indices)[axis if axis >= 0 else axis + rank(indices) + 1:])',
+        ),
     ),
 )
 
@@ -76,10 +112,46 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('indices') - 1 <= c.attr('axis') <= c.rank('indices'),
+            'axis lies in [-(q+1), q], q being the rank of indices (the output has rank q + 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('depth') <= 1 and c.numel('depth') == 1,
+            'depth holds exactly one value (a scalar or a one-element 1-D tensor).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('values')) == [2],
+            'values is 1-D with two elements, [off_value, on_value].',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(
+                    c.shape('indices')[:(
+                        c.attr('axis')
+                        if c.attr('axis') >= 0
+                        else c.attr('axis') + c.rank('indices') + 1
+                    )],
+                ) + [int(c.values('depth')[0])]
+                + list(
+                    c.shape('indices')[(
+                        c.attr('axis')
+                        if c.attr('axis') >= 0
+                        else c.attr('axis') + c.rank('indices') + 1
+                    ):],
+                )
+            ),
+            'list(shape(indices)[:axis if axis >= 0 else axis + rank(indices) + 1]) + [int(values(depth)[0])] + '
+            'list(shape(indices)[axis if axis >= 0 else axis + rank(indices) + 1:])',
+        ),
     ),
 )
 
@@ -116,10 +188,46 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('indices') - 1 <= c.attr('axis') <= c.rank('indices'),
+            'axis lies in [-(q+1), q], q being the rank of indices (the output has rank q + 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('depth') <= 1 and c.numel('depth') == 1,
+            'depth holds exactly one value (a scalar or a one-element 1-D tensor).',
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('values')) == [2],
+            'values is 1-D with two elements, [off_value, on_value].',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(
+                    c.shape('indices')[:(
+                        c.attr('axis')
+                        if c.attr('axis') >= 0
+                        else c.attr('axis') + c.rank('indices') + 1
+                    )],
+                ) + [int(c.values('depth')[0])]
+                + list(
+                    c.shape('indices')[(
+                        c.attr('axis')
+                        if c.attr('axis') >= 0
+                        else c.attr('axis') + c.rank('indices') + 1
+                    ):],
+                )
+            ),
+            'list(shape(indices)[:axis if axis >= 0 else axis + rank(indices) + 1]) + [int(values(depth)[0])] + '
+            'list(shape(indices)[axis if axis >= 0 else axis + rank(indices) + 1:])',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Range'
@@ -29,10 +29,39 @@ SIGNATURE_V27 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('start') <= 1 and c.numel('start') == 1,
+            "start holds one value: a scalar (or a one-element 1-D tensor, which onnx's own models also use).",
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('limit') <= 1 and c.numel('limit') == 1,
+            "limit holds one value: a scalar (or a one-element 1-D tensor, which onnx's own models also use).",
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('delta') <= 1 and c.numel('delta') == 1,
+            "delta holds one value: a scalar (or a one-element 1-D tensor, which onnx's own models also use).",
+        ),
+        Check(
+            'C4',
+            lambda c: all((d != 0 for d in c.values('delta'))),
+            'delta is not zero (checked when delta is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                max(0, int(n) + (1 if int(n) < n else 0))
+                for n in [(c.values('limit')[0] - c.values('start')[0]) / c.values('delta')[0]]
+            ],
+            '[max(0, int(n) + (1 if int(n) < n else 0)) for n in [(values(limit)[0] - values(start)[0]) / '
+            'values(delta)[0]]]',
+        ),
     ),
 )
 
@@ -61,10 +90,39 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'int16', 'int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('start') <= 1 and c.numel('start') == 1,
+            "start holds one value: a scalar (or a one-element 1-D tensor, which onnx's own models also use).",
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('limit') <= 1 and c.numel('limit') == 1,
+            "limit holds one value: a scalar (or a one-element 1-D tensor, which onnx's own models also use).",
+        ),
+        Check(
+            'C3',
+            lambda c: c.rank('delta') <= 1 and c.numel('delta') == 1,
+            "delta holds one value: a scalar (or a one-element 1-D tensor, which onnx's own models also use).",
+        ),
+        Check(
+            'C4',
+            lambda c: all((d != 0 for d in c.values('delta'))),
+            'delta is not zero (checked when delta is a constant).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                max(0, int(n) + (1 if int(n) < n else 0))
+                for n in [(c.values('limit')[0] - c.values('start')[0]) / c.values('delta')[0]]
+            ],
+            '[max(0, int(n) + (1 if int(n) < n else 0)) for n in [(values(limit)[0] - values(start)[0]) / '
+            'values(delta)[0]]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Reshape'
@@ -46,6 +46,22 @@ SIGNATURE_V25 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('data')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -92,6 +108,22 @@ SIGNATURE_V24 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('data')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -138,6 +170,22 @@ SIGNATURE_V23 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('data')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -184,6 +232,22 @@ SIGNATURE_V21 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('data')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -230,6 +294,22 @@ SIGNATURE_V19 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('data')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -275,6 +355,22 @@ SIGNATURE_V14 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('data')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -307,10 +403,57 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor.'),
+        Check(
+            'C2',
+            lambda c: all((v >= -1 for v in c.values('shape'))),
+            'No value of shape is below -1 (checked when shape is a constant).',
+            when=lambda c: c.rank('shape') == 1,
+        ),
+        Check(
+            'C3',
+            lambda c: len([v for v in c.values('shape') if v == -1]) <= 1,
+            'shape holds at most one -1 (the one dimension inferred); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
+        ),
+        Check(
+            'C4',
+            lambda c: all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0)),
+            'A 0 in shape (copy the input dimension) appears only at a position data has; checked when shape is a '
+            'constant.',
+            when=lambda c: c.rank('shape') == 1,
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                P != 0 and c.prod(c.shape('data')) % P == 0 if -1 in D else P == c.prod(c.shape('data'))
+                for D in [[c.shape('data')[k] if v == 0 else v for k, v in enumerate(c.values('shape'))]]
+                for P in [c.prod((e for e in D if e != -1))]
+            ),
+            "The new shape holds as many elements as data (with a -1, the other dimensions' product divides data's "
+            'element count); checked when shape is a constant.',
+            when=lambda c: (
+                c.rank('shape') == 1
+                and all((v >= -1 for v in c.values('shape')))
+                and (len([v for v in c.values('shape') if v == -1]) <= 1)
+                and all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0))
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [[c.shape('data')[k] if v == 0 else v for k, v in enumerate(c.values('shape'))]]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 else v for k, v in '
+            'enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 
@@ -343,10 +486,57 @@ SIGNATURE_V5 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('shape') == 1, 'shape is a 1-D tensor.'),
+        Check(
+            'C2',
+            lambda c: all((v >= -1 for v in c.values('shape'))),
+            'No value of shape is below -1 (checked when shape is a constant).',
+            when=lambda c: c.rank('shape') == 1,
+        ),
+        Check(
+            'C3',
+            lambda c: len([v for v in c.values('shape') if v == -1]) <= 1,
+            'shape holds at most one -1 (the one dimension inferred); checked when shape is a constant.',
+            when=lambda c: c.rank('shape') == 1,
+        ),
+        Check(
+            'C4',
+            lambda c: all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0)),
+            'A 0 in shape (copy the input dimension) appears only at a position data has; checked when shape is a '
+            'constant.',
+            when=lambda c: c.rank('shape') == 1,
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                P != 0 and c.prod(c.shape('data')) % P == 0 if -1 in D else P == c.prod(c.shape('data'))
+                for D in [[c.shape('data')[k] if v == 0 else v for k, v in enumerate(c.values('shape'))]]
+                for P in [c.prod((e for e in D if e != -1))]
+            ),
+            "The new shape holds as many elements as data (with a -1, the other dimensions' product divides data's "
+            'element count); checked when shape is a constant.',
+            when=lambda c: (
+                c.rank('shape') == 1
+                and all((v >= -1 for v in c.values('shape')))
+                and (len([v for v in c.values('shape') if v == -1]) <= 1)
+                and all((k < c.rank('data') for k, v in enumerate(c.values('shape')) if v == 0))
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [[c.shape('data')[k] if v == 0 else v for k, v in enumerate(c.values('shape'))]]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 else v for k, v in '
+            'enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 

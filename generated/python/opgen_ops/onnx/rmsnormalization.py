@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RMSNormalization'
@@ -30,10 +30,22 @@ SIGNATURE_V23 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'V': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('X') <= c.attr('axis') < c.rank('X'),
+            'axis lies in [-r, r-1], r being the rank of X.',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'unidirectional_broadcast',
+            {'source': 'scale', 'target': 'X'},
+            'scale must be unidirectionally broadcastable to X.',
+        ),
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('X'), 'shape(X)'),
     ),
 )
 

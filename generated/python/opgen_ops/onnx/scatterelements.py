@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ScatterElements'
@@ -18,7 +18,7 @@ SIGNATURE_V18 = Signature(
     version=18,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=0),
-        AttrSig('reduction', 'string', has_default=True, default='none'),
+        AttrSig('reduction', 'string', has_default=True, default='none', values=('none', 'add', 'mul', 'max', 'min')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -36,10 +36,22 @@ SIGNATURE_V18 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')),
+            'updates has the shape of indices.',
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -58,7 +70,7 @@ SIGNATURE_V16 = Signature(
     version=16,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=0),
-        AttrSig('reduction', 'string', has_default=True, default='none'),
+        AttrSig('reduction', 'string', has_default=True, default='none', values=('none', 'add', 'mul')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -76,10 +88,22 @@ SIGNATURE_V16 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')),
+            'updates has the shape of indices.',
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -115,10 +139,22 @@ SIGNATURE_V13 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')),
+            'updates has the shape of indices.',
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -154,10 +190,22 @@ SIGNATURE_V11 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the same rank as data.'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')),
+            'updates has the shape of indices.',
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 

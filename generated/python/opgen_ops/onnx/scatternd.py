@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ScatterND'
@@ -17,7 +17,7 @@ SIGNATURE_V18 = Signature(
     op=OP,
     version=18,
     attributes=(
-        AttrSig('reduction', 'string', has_default=True, default='none'),
+        AttrSig('reduction', 'string', has_default=True, default='none', values=('none', 'add', 'mul', 'max', 'min')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -34,10 +34,34 @@ SIGNATURE_V18 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+            'data and indices both have rank at least 1.',
+        ),
+        Check(
+            'C2',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')[:-1]) + list(
+                c.shape('data')[c.shape('indices')[-1]:],
+            ),
+            'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -55,7 +79,7 @@ SIGNATURE_V16 = Signature(
     op=OP,
     version=16,
     attributes=(
-        AttrSig('reduction', 'string', has_default=True, default='none'),
+        AttrSig('reduction', 'string', has_default=True, default='none', values=('none', 'add', 'mul')),
     ),
     inputs=(
         ParamSig('data', 'T', 'single', homogeneous=True, min_arity=0),
@@ -72,10 +96,34 @@ SIGNATURE_V16 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+            'data and indices both have rank at least 1.',
+        ),
+        Check(
+            'C2',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')[:-1]) + list(
+                c.shape('data')[c.shape('indices')[-1]:],
+            ),
+            'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -109,10 +157,34 @@ SIGNATURE_V13 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+            'data and indices both have rank at least 1.',
+        ),
+        Check(
+            'C2',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')[:-1]) + list(
+                c.shape('data')[c.shape('indices')[-1]:],
+            ),
+            'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 
@@ -146,10 +218,34 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+            'data and indices both have rank at least 1.',
+        ),
+        Check(
+            'C2',
+            lambda c: 1 <= c.shape('indices')[-1] <= c.rank('data'),
+            'The last dimension of indices (the length of each index tuple) lies in [1, r], r being the rank of data.',
+            when=lambda c: c.rank('data') >= 1 and c.rank('indices') >= 1,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')[:-1]) + list(
+                c.shape('data')[c.shape('indices')[-1]:],
+            ),
+            'updates has shape indices.shape[:-1] + data.shape[indices.shape[-1]:].',
+            when=lambda c: (
+                c.rank('data') >= 1
+                and c.rank('indices') >= 1
+                and (1 <= c.shape('indices')[-1] <= c.rank('data'))
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('data'), 'shape(data)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Shape'
@@ -39,6 +39,22 @@ SIGNATURE_V25 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'shape',
+            lambda c: [
+                max(0, min(max(E, 0), c.rank('data')) - min(max(S, 0), c.rank('data')))
+                for S in [c.attr('start') + c.rank('data') if c.attr('start') < 0 else c.attr('start')]
+                for E in [
+                    (
+                        (c.attr('end') + c.rank('data') if c.attr('end') < 0 else c.attr('end'))
+                        if c.has('end')
+                        else c.rank('data')
+                    ),
+                ]
+            ],
+            '[max(0, min(max(E, 0), rank(data)) - min(max(S, 0), rank(data))) for S in [start + rank(data) if '
+            'start < 0 else start] for E in [(end + rank(data) if end < 0 else end) if has(end) else rank(data)]]',
+        ),
     ),
 )
 
@@ -78,6 +94,22 @@ SIGNATURE_V24 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'shape',
+            lambda c: [
+                max(0, min(max(E, 0), c.rank('data')) - min(max(S, 0), c.rank('data')))
+                for S in [c.attr('start') + c.rank('data') if c.attr('start') < 0 else c.attr('start')]
+                for E in [
+                    (
+                        (c.attr('end') + c.rank('data') if c.attr('end') < 0 else c.attr('end'))
+                        if c.has('end')
+                        else c.rank('data')
+                    ),
+                ]
+            ],
+            '[max(0, min(max(E, 0), rank(data)) - min(max(S, 0), rank(data))) for S in [start + rank(data) if '
+            'start < 0 else start] for E in [(end + rank(data) if end < 0 else end) if has(end) else rank(data)]]',
+        ),
     ),
 )
 
@@ -117,6 +149,22 @@ SIGNATURE_V23 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'shape',
+            lambda c: [
+                max(0, min(max(E, 0), c.rank('data')) - min(max(S, 0), c.rank('data')))
+                for S in [c.attr('start') + c.rank('data') if c.attr('start') < 0 else c.attr('start')]
+                for E in [
+                    (
+                        (c.attr('end') + c.rank('data') if c.attr('end') < 0 else c.attr('end'))
+                        if c.has('end')
+                        else c.rank('data')
+                    ),
+                ]
+            ],
+            '[max(0, min(max(E, 0), rank(data)) - min(max(S, 0), rank(data))) for S in [start + rank(data) if '
+            'start < 0 else start] for E in [(end + rank(data) if end < 0 else end) if has(end) else rank(data)]]',
+        ),
     ),
 )
 
@@ -156,6 +204,22 @@ SIGNATURE_V21 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'shape',
+            lambda c: [
+                max(0, min(max(E, 0), c.rank('data')) - min(max(S, 0), c.rank('data')))
+                for S in [c.attr('start') + c.rank('data') if c.attr('start') < 0 else c.attr('start')]
+                for E in [
+                    (
+                        (c.attr('end') + c.rank('data') if c.attr('end') < 0 else c.attr('end'))
+                        if c.has('end')
+                        else c.rank('data')
+                    ),
+                ]
+            ],
+            '[max(0, min(max(E, 0), rank(data)) - min(max(S, 0), rank(data))) for S in [start + rank(data) if '
+            'start < 0 else start] for E in [(end + rank(data) if end < 0 else end) if has(end) else rank(data)]]',
+        ),
     ),
 )
 
@@ -195,6 +259,22 @@ SIGNATURE_V19 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'shape',
+            lambda c: [
+                max(0, min(max(E, 0), c.rank('data')) - min(max(S, 0), c.rank('data')))
+                for S in [c.attr('start') + c.rank('data') if c.attr('start') < 0 else c.attr('start')]
+                for E in [
+                    (
+                        (c.attr('end') + c.rank('data') if c.attr('end') < 0 else c.attr('end'))
+                        if c.has('end')
+                        else c.rank('data')
+                    ),
+                ]
+            ],
+            '[max(0, min(max(E, 0), rank(data)) - min(max(S, 0), rank(data))) for S in [start + rank(data) if '
+            'start < 0 else start] for E in [(end + rank(data) if end < 0 else end) if has(end) else rank(data)]]',
+        ),
     ),
 )
 
@@ -233,6 +313,22 @@ SIGNATURE_V15 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'shape',
+            lambda c: [
+                max(0, min(max(E, 0), c.rank('data')) - min(max(S, 0), c.rank('data')))
+                for S in [c.attr('start') + c.rank('data') if c.attr('start') < 0 else c.attr('start')]
+                for E in [
+                    (
+                        (c.attr('end') + c.rank('data') if c.attr('end') < 0 else c.attr('end'))
+                        if c.has('end')
+                        else c.rank('data')
+                    ),
+                ]
+            ],
+            '[max(0, min(max(E, 0), rank(data)) - min(max(S, 0), rank(data))) for S in [start + rank(data) if '
+            'start < 0 else start] for E in [(end + rank(data) if end < 0 else end) if has(end) else rank(data)]]',
+        ),
     ),
 )
 
@@ -269,6 +365,7 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('shape', lambda c: [c.rank('data')], '[rank(data)]'),
     ),
 )
 
@@ -305,6 +402,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('shape', lambda c: [c.rank('data')], '[rank(data)]'),
     ),
 )
 

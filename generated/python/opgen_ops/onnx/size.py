@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Size'
@@ -37,6 +37,7 @@ SIGNATURE_V25 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 
@@ -74,6 +75,7 @@ SIGNATURE_V24 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 
@@ -111,6 +113,7 @@ SIGNATURE_V23 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 
@@ -148,6 +151,7 @@ SIGNATURE_V21 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 
@@ -185,6 +189,7 @@ SIGNATURE_V19 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 
@@ -221,6 +226,7 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 
@@ -257,6 +263,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('size', lambda c: [], '[]'),
     ),
 )
 

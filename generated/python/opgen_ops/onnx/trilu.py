@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Trilu'
@@ -17,7 +17,7 @@ SIGNATURE_V14 = Signature(
     op=OP,
     version=14,
     attributes=(
-        AttrSig('upper', 'int', has_default=True, default=1),
+        AttrSig('upper', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -33,10 +33,13 @@ SIGNATURE_V14 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') >= 2, 'input has rank at least 2 (a batch of matrices).'),
+        Check('C2', lambda c: c.rank('k') == 0, 'k, when given, is a scalar (0-D tensor).', when=lambda c: c.has('k')),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
