@@ -80,7 +80,17 @@ def unidirectional_broadcast(c: CheckContext, source: Param, target: Param) -> s
 
 @rule
 def multidirectional_broadcast(c: CheckContext, params: Params) -> str:
-    shapes = {p: s for p in params if (s := _present_shape(c, p)) is not None}
+    """The parameters (each tensor of a variadic one, absent optional ones left out) broadcast together."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for p in params:
+        infos = c.infos(p)
+        for k, info in enumerate(infos):
+            if info is None:
+                continue
+            dims = [d for d in info.shape or () if d is not None]
+            if info.shape is None or len(dims) != len(info.shape):
+                raise Unknown(p)  # an unknown dimension: whether they broadcast cannot be told
+            shapes[p if len(infos) == 1 else f"{p}[{k}]"] = tuple(dims)
     if broadcast.multidirectional(*shapes.values()) is None:
         return "shapes " + ", ".join(f"{p} {list(s)}" for p, s in shapes.items()) + " do not broadcast together"
     return ""

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BitShift'
@@ -30,8 +30,15 @@ SIGNATURE_V28 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['X', 'Y']},
+            'X and Y broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -62,8 +69,15 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['X', 'Y']},
+            'X and Y broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 

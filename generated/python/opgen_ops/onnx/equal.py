@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Equal'
@@ -38,6 +38,12 @@ SIGNATURE_V19 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
@@ -92,6 +98,12 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
@@ -146,6 +158,12 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
@@ -194,6 +212,12 @@ SIGNATURE_V7 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),

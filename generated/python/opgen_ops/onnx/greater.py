@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Greater'
@@ -38,6 +38,12 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
@@ -89,6 +95,12 @@ SIGNATURE_V9 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
@@ -137,6 +149,12 @@ SIGNATURE_V7 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),

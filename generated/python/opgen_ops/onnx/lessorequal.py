@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LessOrEqual'
@@ -38,6 +38,12 @@ SIGNATURE_V16 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),
@@ -89,6 +95,12 @@ SIGNATURE_V12 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),

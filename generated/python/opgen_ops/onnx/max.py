@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Max'
@@ -33,6 +33,12 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['data_0']},
+            'The tensors of data_0 broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
     ),
@@ -65,6 +71,12 @@ SIGNATURE_V12 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['data_0']},
+            'The tensors of data_0 broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
     ),
@@ -95,6 +107,12 @@ SIGNATURE_V8 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['data_0']},
+            'The tensors of data_0 broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
     ),

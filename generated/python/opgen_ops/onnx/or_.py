@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Or'
@@ -32,6 +32,12 @@ SIGNATURE_V7 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['A', 'B']},
+            'A and B broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('C', lambda c: c.broadcast_shape('A', 'B'), 'broadcast_shape(A, B)'),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Pow'
@@ -38,6 +38,12 @@ SIGNATURE_V15 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['X', 'Y']},
+            'X and Y broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
@@ -90,6 +96,12 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['X', 'Y']},
+            'X and Y broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
@@ -142,6 +154,12 @@ SIGNATURE_V12 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['X', 'Y']},
+            'X and Y broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
@@ -191,6 +209,12 @@ SIGNATURE_V7 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['X', 'Y']},
+            'X and Y broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
         OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),

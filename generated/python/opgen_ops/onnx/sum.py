@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Sum'
@@ -28,6 +28,12 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['data_0']},
+            'The tensors of data_0 broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
     ),
@@ -58,6 +64,12 @@ SIGNATURE_V8 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'multidirectional_broadcast',
+            {'params': ['data_0']},
+            'The tensors of data_0 broadcast together (multidirectional broadcasting).',
+        ),
     ),
     output_shapes=(
     ),
