@@ -10,16 +10,15 @@ refuse each broken model, except where a case says that no reference checks it.
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from opgen.validate import validate_model
 
-from onnx_refs import ort_session
+from onnx_cases import arr, onnx_rejects, onnx_shapes, ort_rejects, where  # noqa: F401
+from onnx_refs import ort_session  # noqa: F401
 
 F = TensorProto.FLOAT
 
@@ -46,40 +45,6 @@ def model(op, opset, ins, attrs=None, outs=("Y",), declared=None):
                  for o in outs]
     graph = helper.make_graph([node], "g", inputs, out_infos, initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
-
-
-def onnx_rejects(m) -> bool:
-    try:
-        onnx.checker.check_model(m, full_check=True)
-        onnx.shape_inference.infer_shapes(m, check_type=True, strict_mode=True)
-    except Exception:  # noqa: BLE001  (any refusal counts)
-        return True
-    return False
-
-
-def ort_rejects(m) -> bool:
-    feeds = {i.name: np.ones([d.dim_value for d in i.type.tensor_type.shape.dim], np.float32) for i in m.graph.input}
-    try:
-        ort_session(m).run(None, feeds)
-    except Exception:  # noqa: BLE001
-        return True
-    return False
-
-
-def where(m) -> list[str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return [r.where for r in validate_model(m).problems]
-
-
-def onnx_shapes(m) -> dict:
-    inferred = onnx.shape_inference.infer_shapes(m, check_type=True, strict_mode=True)
-    return {o.name: [d.dim_value if d.HasField("dim_value") else None for d in o.type.tensor_type.shape.dim]
-            for o in inferred.graph.output}
-
-
-def arr(values, dtype=np.int64):
-    return np.array(values, dtype=dtype)
 
 
 # ---- valid base uses, per op: (inputs, attributes, outputs) ----

@@ -14,75 +14,19 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
-from opgen.validate import validate_model
 
-from onnx_refs import ort_session
 
-F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
-NP = {F: np.float32, I64: np.int64, B: np.bool_}
+import functools
+
+from onnx_cases import B, F, I64, NP, errors, typed as _typed  # noqa: F401
+from onnx_cases import build as _build, rejection as _rejection
 # Element type of an output by (op, output name), float otherwise.
 OUT_ELEM = {"ArgMax": I64, "ArgMin": I64, "Shape": I64, "Size": I64, ("Dropout", "mask"): B}
+# Outputs take their element type from OUT_ELEM (by (op, output) or op), float otherwise.
+build = functools.partial(_build, out_elem=lambda op, name: OUT_ELEM.get((op, name), OUT_ELEM.get(op, F)))
 ORT_MAX_OPSET = 25  # newer opsets (CumProd 26, Range 27, the 28 versions): checked by onnx alone
-
-
-def _typed(spec, elem=F):
-    """A shape, or (element type, shape)."""
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], int) and not isinstance(spec[1], int):
-        return spec
-    return elem, spec
-
-
-def build(op, opset, inputs, attrs=None, outputs=None, inits=None):
-    """inputs: name -> shape or (elem, shape), in order ("" skips an optional input); inits: name -> array
-    (constant inputs); outputs: name -> shape or (elem, shape) (None: undeclared shape)."""
-    inits = inits or {}
-    names, graph_inputs, feeds = [], [], {}
-    for name, spec in inputs.items():
-        if spec == "":
-            names.append("")
-            continue
-        names.append(name)
-        if name in inits:
-            continue
-        elem, shape = _typed(spec)
-        graph_inputs.append(helper.make_tensor_value_info(name, elem, shape))
-        feeds[name] = np.zeros(shape, NP[elem])
-    outs = outputs or {"out": None}
-    typed = {name: _typed(spec, OUT_ELEM.get((op, name), OUT_ELEM.get(op, F))) for name, spec in outs.items()}
-    node = helper.make_node(op, names, list(outs), **(attrs or {}))
-    graph = helper.make_graph(
-        [node], "g", graph_inputs,
-        [helper.make_tensor_value_info(n, elem, shape) for n, (elem, shape) in typed.items()],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in inits.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
-    return model, feeds
-
-
-def errors(model):
-    return [r.where for r in validate_model(model).records if r.severity == "error"]
-
-
-def onnx_rejects(model, feeds, ort: bool = True) -> str | None:
-    """Why onnx's own machinery refuses the model (None when it accepts it): strict shape inference with
-    type checks, the full checker (only when every graph output declares a shape: it requires one), or
-    onnxruntime creating a session and running it (not for opsets newer than onnxruntime knows)."""
-    try:
-        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
-    except Exception as exc:
-        return f"shape inference: {exc}"
-    if all(o.type.tensor_type.HasField("shape") for o in model.graph.output):
-        try:
-            onnx.checker.check_model(model, full_check=True)
-        except Exception as exc:
-            return f"checker: {exc}"
-    if ort and model.opset_import[0].version <= ORT_MAX_OPSET:
-        try:
-            ort_session(model).run(None, feeds)
-        except Exception as exc:
-            return f"onnxruntime: {exc}"
-    return None
+onnx_rejects = functools.partial(_rejection, ort_max_opset=ORT_MAX_OPSET)
 
 
 A = np.array

@@ -14,23 +14,18 @@ shape must be reported at that output.
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from opgen.validate import validate_model
 
-from onnx_refs import ort_session
+from onnx_cases import arr, onnx_rejects, onnx_shapes, ort_rejects, where  # noqa: F401
+from onnx_refs import ort_session  # noqa: F401
 
 F, U8, I32, I64, B = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT32, TensorProto.INT64, TensorProto.BOOL
 NP = {F: np.float32, U8: np.uint8, I32: np.int32, I64: np.int64, B: np.bool_}
-
-
-def arr(values, dtype=np.int64):
-    return np.array(values, dtype=dtype)
 
 
 def f32(values):
@@ -84,45 +79,6 @@ def model(op, opset, ins, attrs, outs):
 # output ranks where onnx infers no shape (version 1 of some ops)
 RANKS = {("Upsample", "Y"): 4, ("GlobalLpPool", "Y"): 4, ("LpPool", "Y"): 4, ("Unique", "Y"): 1,
          ("NonMaxSuppression", "selected_indices"): 2}
-
-
-def onnx_rejects(m) -> bool:
-    try:
-        onnx.checker.check_model(m, full_check=True)
-        onnx.shape_inference.infer_shapes(m, check_type=True, strict_mode=True)
-    except Exception:  # noqa: BLE001  (any refusal counts)
-        return True
-    return False
-
-
-def ort_rejects(m) -> bool:
-    feeds = {}
-    for i in m.graph.input:
-        t = i.type.tensor_type
-        shape = [d.dim_value for d in t.shape.dim]
-        dtype = NP[t.elem_type]
-        feeds[i.name] = np.zeros(shape, dtype) if dtype in (np.int32, np.int64) else np.ones(shape, dtype)
-    try:
-        ort_session(m).run(None, feeds)
-    except Exception:  # noqa: BLE001
-        return True
-    return False
-
-
-def where(m) -> list[str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return [r.where for r in validate_model(m).problems]
-
-
-def onnx_shapes(m) -> dict:
-    inferred = onnx.shape_inference.infer_shapes(m, check_type=True, strict_mode=True)
-    res = {}
-    for o in inferred.graph.output:
-        t = o.type.tensor_type
-        res[o.name] = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim] \
-            if t.HasField("shape") else None
-    return res
 
 
 # ---- valid base uses: op -> (inputs, attributes, outputs {name: elem type}) ----
