@@ -1,22 +1,29 @@
 """Shared fixtures: the project root, the specs loaded once, the generated C built once, a scratch spec tree."""
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
 import pytest
 
-from opgen.parse import load_specs
+from opgen.model import SpecSet
+from opgen.parse import load_or_raise
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 
 
+@functools.lru_cache(maxsize=None)
+def project_specs() -> SpecSet:
+    """The project's specs, loaded once per test process (loading them takes seconds; the model is
+    frozen, so every module can share it)."""
+    return load_or_raise(SPECS)
+
+
 @pytest.fixture(scope="session")
 def specs():
-    loaded, errors = load_specs(SPECS)
-    assert [e for e in errors if e.severity == "error"] == []
-    return loaded
+    return project_specs()
 
 
 @pytest.fixture(scope="session")

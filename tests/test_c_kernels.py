@@ -6,12 +6,11 @@ import ctypes
 import numpy as np
 import pytest
 from c_harness import OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
-from conftest import SPECS
+from conftest import project_specs
 from onnx_refs import random_input
 
 import opgen_ops
 from opgen.dtypes import ELEM_TYPES
-from opgen.parse import load_or_raise
 from opgen.render.c_code import fixed_inputs, kernel_views
 
 
@@ -55,7 +54,7 @@ SHAPES = {
 }
 
 
-@pytest.mark.parametrize("v,elem", list(kernel_cases(load_or_raise(SPECS))))
+@pytest.mark.parametrize("v,elem", list(kernel_cases(project_specs())))
 def test_c_matches_numpy(c_library, v, elem):
     key = f"{v.domain}.{v.op}" + (".legacy" if v.op == "PRelu" and v.since_version < 7 else "")
     kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
@@ -87,7 +86,7 @@ def edge_cases(specs):
                     yield pytest.param(v, view["elem"], id=f"{v.key}-{view['elem']}")
 
 
-@pytest.mark.parametrize("v,elem", list(edge_cases(load_or_raise(SPECS))))
+@pytest.mark.parametrize("v,elem", list(edge_cases(project_specs())))
 def test_c_matches_numpy_on_edge_values(c_library, v, elem):
     """Signed zeros, infinities, NaN, the extremes and halves, each against each for binary ops: the C
     kernel computes what the NumPy kernel does, NaN where it gives NaN."""
@@ -133,7 +132,7 @@ def test_float16_conversion_matches_numpy_bit_for_bit(c_library, tmp_path):
     finite = v_halves[np.isfinite(v_halves)]
     # Elu with alpha=1 on non-negative inputs is the identity: a round trip through float.
     x = np.abs(finite)
-    v = load_or_raise(SPECS).find("onnx", "Elu").resolve(6)
+    v = project_specs().find("onnx", "Elu").resolve(6)
     status, got = call_c(c_library, v, "float16", [x], {"alpha": 1.0}, x.shape)
     assert status == OPGEN_OK
     np.testing.assert_array_equal(got.view(np.uint16), x.view(np.uint16))

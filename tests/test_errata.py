@@ -15,13 +15,12 @@ import pytest
 
 from opgen.dtypes import ELEM_TYPES
 from opgen.model import OpSpec
-from opgen.parse import load_or_raise
 from opgen.render.common import md_cell
 
-from conftest import SPECS
+from conftest import SPECS, project_specs
 
 ROOT = SPECS.parent
-SPEC_SET = load_or_raise(SPECS)
+SPEC_SET = project_specs()
 SOURCES = SPECS / "sources"
 TYPE_FIELD = re.compile(r"^(?P<kind>inputs|outputs|attributes)\.(?P<name>\w+)\.type$|^type_constraints\.\w+\.types$")
 ATTRIBUTE_SPELLINGS = {"int", "float", "string", "bool", "list of ints", "list of floats", "list of strings", "tensor",

@@ -12,13 +12,12 @@ import re
 import pytest
 
 from opgen.model import Attribute, OpSpec
-from opgen.parse import load_or_raise
 
-from conftest import SPECS
+from conftest import project_specs
 from seed_004 import SEED, normalise, read_sections
 
 SECTIONS = read_sections()
-HLIR = load_or_raise(SPECS).domain("hlir")
+HLIR = project_specs().domain("hlir")
 EMPTY = {"BCELoss", "CustomCall", "DepthToSpace", "Dropout", "Erf", "Gemm", "GeneralSplit", "GetTupleElement",
          "GlobalMaxPool", "GroupNorm", "If", "PartialReduce", "ShiftRightArithmetic", "ShiftRightLogical",
          "SliceInDim", "Tile", "Tuple", "While"}

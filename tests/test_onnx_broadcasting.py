@@ -8,12 +8,11 @@ import onnx.shape_inference
 import pytest
 from onnx import helper
 
-from opgen.parse import load_or_raise
 from opgen.validate import validate_model
 
-from conftest import SPECS
+from conftest import project_specs
 
-ONNX = load_or_raise(SPECS).domain("onnx")
+ONNX = project_specs().domain("onnx")
 PREFERRED = ["float", "int64", "int32", "bool", "uint8", "double", "string"]
 CODES = {name.lower(): code for name, code in onnx.TensorProto.DataType.items()}
 EXTRA = {"BitShift": {"direction": "LEFT"}, "Mod": {"fmod": 1}}  # required, or needed for float inputs

@@ -6,11 +6,10 @@ import onnx.defs
 import onnx.parser
 import pytest
 
-from opgen.parse import load_or_raise
 
-from conftest import SPECS
+from conftest import project_specs
 
-SPECS_ONNX = load_or_raise(SPECS).domain("onnx")
+SPECS_ONNX = project_specs().domain("onnx")
 OPS = SPECS_ONNX.ops
 
 _ATTR_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "string", "INTS": "ints", "FLOATS": "floats",

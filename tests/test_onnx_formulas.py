@@ -15,17 +15,16 @@ import itertools
 import numpy as np
 import onnx
 import pytest
-from conftest import SPECS
+from conftest import project_specs
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 from onnx_refs import ort_session
 
 import opgen_ops
 from opgen.dtypes import ELEM_TYPES
-from opgen.parse import load_or_raise
 from opgen.testing import TOLERANCES
 
-ONNX = load_or_raise(SPECS).domain("onnx")
+ONNX = project_specs().domain("onnx")
 SEPARATELY_TESTED = ("PRelu", "Elu")  # tests/test_onnx_kernels.py
 
 UNARY_SHAPES = [(2, 3, 4), (), (0, 3)]

@@ -7,10 +7,9 @@ import pytest
 import opgen_ops
 from onnx_refs import assert_close, node_model, random_input, run_onnxruntime, run_reference
 
-from conftest import SPECS
-from opgen.parse import load_or_raise
+from conftest import project_specs
 
-ONNX = load_or_raise(SPECS).domain("onnx")
+ONNX = project_specs().domain("onnx")
 
 # Slope shapes against X of shape (2, 3, 4): unidirectional broadcasting (PRelu-7+).
 BROADCAST_SLOPES = [(), (1,), (4,), (3, 1), (3, 4), (1, 3, 4), (2, 3, 4), (1, 1, 1)]

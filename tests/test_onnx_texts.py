@@ -13,11 +13,10 @@ import onnx.defs
 import pytest
 
 from opgen.importer import MARK
-from opgen.parse import load_or_raise
 
-from conftest import SPECS
+from conftest import SPECS, project_specs
 
-ONNX = load_or_raise(SPECS).domain("onnx")
+ONNX = project_specs().domain("onnx")
 IMPORTED = [op for op in ONNX.ops
             if (SPECS / "onnx" / f"{op.name}.yaml").read_text(encoding="utf-8").startswith(MARK)]
 CJK = re.compile(r"[\u4e00-\u9fff]")

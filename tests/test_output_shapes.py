@@ -12,11 +12,10 @@ import pytest
 import opgen_ops
 from opgen.testing import example_array
 
-from conftest import SPECS
-from opgen.parse import load_or_raise
+from conftest import project_specs
 
 KNOWN = Path(__file__).with_name("known_failures.txt")
-SPEC_SET = load_or_raise(SPECS)
+SPEC_SET = project_specs()
 
 
 def known_gaps(kind: str = "output-shape") -> dict[str, str]:

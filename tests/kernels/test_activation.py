@@ -20,16 +20,15 @@ import torch
 import torch.nn.functional as F
 
 from c_harness import OPGEN_OK, call_c
-from conftest import SPECS
+from conftest import project_specs
 from kernel_refs import SHAPES, assert_matches, edge_values, jax, jnp, kernel, random_array
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 from onnx_refs import node_model, run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
-from opgen.parse import load_or_raise
 from opgen.runtime.validation import ValidationError
 
-HLIR = load_or_raise(SPECS).domain("hlir")
+HLIR = project_specs().domain("hlir")
 FLOAT3 = ("float16", "float", "double")
 NP = {name: ELEM_TYPES[name].numpy for name in ELEM_TYPES}
 

@@ -26,15 +26,14 @@ from onnx import helper
 
 import opgen_ops
 from c_harness import OPGEN_ERR_SHAPE, OPGEN_OK, call_c
-from conftest import SPECS
+from conftest import project_specs
 from kernel_refs import SHAPES, assert_matches, edge_values, jnp, kernel, lax, np_dtype, random_array
 from onnx_refs import run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
-from opgen.parse import load_or_raise
 from opgen.render.c_code import kernel_views
 from opgen.runtime.validation import ValidationError
 
-HLIR = load_or_raise(SPECS).domain("hlir")
+HLIR = project_specs().domain("hlir")
 
 
 def types(op: str, var: str = "T") -> tuple[str, ...]:

@@ -8,12 +8,11 @@ import pytest
 
 import opgen_ops
 from c_harness import OPGEN_OK, call_c
-from conftest import SPECS
+from conftest import project_specs
 from kernel_refs import assert_matches, edge_values, random_array
-from opgen.parse import load_or_raise
 from opgen.render.c_code import kernel_views
 
-HLIR = load_or_raise(SPECS).domain("hlir")
+HLIR = project_specs().domain("hlir")
 CASES = [pytest.param(v, view["elem"], view["out_elem"], id=f"{v.op}-{view['elem']}")
          for op in HLIR.ops for v in op.versions for view in kernel_views(v)]
 
