@@ -53,19 +53,19 @@ def _tree_digests(folder: Path, suffix: str = "", stats: StatCache | None = None
             if name.startswith(".") or not name.endswith(suffix):
                 continue
             path = os.path.join(here, name)
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-            if stats is not None:
-                st = os.stat(path)
-                sha = stats.known(path, st)
-                if sha is None:
-                    with open(path, "rb") as handle:
-                        sha = mf.digest(handle.read())
-                    stats.remember(path, st, sha)
-                out[rel] = sha
-                continue
-            with open(path, "rb") as handle:
-                out[rel] = mf.digest(handle.read())
+            out[name if rel_dir == "." else f"{rel_dir}/{name}"] = _file_digest(path, stats)
     return out
+
+
+def _file_digest(path: str, stats: StatCache | None) -> str:
+    st = os.stat(path) if stats is not None else None
+    sha = stats.known(path, st) if stats is not None and st is not None else None
+    if sha is None:
+        with open(path, "rb") as handle:
+            sha = mf.digest(handle.read())
+        if stats is not None and st is not None:
+            stats.remember(path, st, sha)
+    return sha
 
 
 def _combine(*parts: Any) -> str:
