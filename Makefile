@@ -30,7 +30,7 @@ lint: $(STAMP)
 
 test: $(TESTSTAMP)
 	$(BIN)/opgen build --check
-	$(BIN)/python -m pytest -n auto --durations=15
+	$(BIN)/python -m pytest -n auto --dist worksteal --durations=15
 
 bench: $(TESTSTAMP)
 	$(BIN)/python tests/benchmarks/run.py
