@@ -50,6 +50,9 @@ def slot_texts(doc: dict[str, Any], where: str) -> Texts:
             if not isinstance(e, dict) or not {"en", "zh"} <= set(e) or set(e) - {"en", "zh", "versions"}:
                 raise TextsError(f"{where}: {slot}: each entry has en, zh and optionally versions")
             versions = e.get("versions", "all")
+            if versions != "all" and not (isinstance(versions, list)
+                                          and all(isinstance(v, int) and not isinstance(v, bool) for v in versions)):
+                raise TextsError(f"{where}: {slot}: versions is 'all' or a list of since_versions, found {versions!r}")
             for v in ([None] if versions == "all" else versions):
                 out[(slot.removesuffix("..."), v)] = {"en": str(e["en"]).strip(), "zh": str(e["zh"]).strip()}
     return out

@@ -108,6 +108,11 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
             except yaml.YAMLError as exc:
                 result.errors.append(f"{name}: {path} is not readable YAML ({exc}); fix or remove it first")
                 continue
+            if not isinstance(old, dict) or not isinstance(old.get("versions"), list) or \
+                    not all(isinstance(v, dict) for v in old["versions"]):
+                result.errors.append(f"{name}: {path} is not a spec (a mapping with a list of versions); fix or "
+                                     "remove it first")
+                continue
         try:
             given, texts_category = read_texts(texts_dir, name)
         except TextsError as exc:

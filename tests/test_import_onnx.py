@@ -191,3 +191,21 @@ def test_imported_specs_validate_models_with_subgraphs(spec_tree):
     assert {r.graph for r in bad.problems} == {"node 'choose' (#0).then_branch", "node 'choose' (#0).else_branch"}
     assert validate_model(model(f), specs=spec_tree).context == "onnx opset 21"
     onnx.checker.check_model(model(f), full_check=True)
+
+
+@pytest.mark.parametrize("texts,spec,fragment", [
+    ("summary: {en: a, zh: 甲, versions: 16}\n", None, "versions is 'all' or a list of since_versions"),
+    ("summary: [1, 2]\n", None, "each entry has en, zh and optionally versions"),
+    (None, "# opgen-import: onnx x\nversions: 3\n", "is not a spec (a mapping with a list of versions)"),
+])
+def test_broken_texts_or_earlier_spec_are_clear_errors(spec_tree, tmp_path, texts, spec, fragment):
+    args = ["import", "onnx", "--op", "PRelu", "--category", "activation", "--specs", str(spec_tree)]
+    if texts is not None:
+        (tmp_path / "texts").mkdir()
+        (tmp_path / "texts" / "PRelu.yaml").write_text(texts, encoding="utf-8")
+        args += ["--texts", str(tmp_path / "texts")]
+    if spec is not None:
+        (spec_tree / "onnx").mkdir()
+        (spec_tree / "onnx" / "PRelu.yaml").write_text(spec, encoding="utf-8")
+    result = run(*args)
+    assert result.exit_code == 1 and fragment in result.output and "Traceback" not in result.output
