@@ -175,9 +175,16 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
     for p in v.outputs:
         if p.shape is None:
             continue
+        # A shape may count the elements of a variadic output (Split gives as many pieces as the node
+        # has outputs), but never read an output's shape: that is what it is checked against.
+        counted = {q.name for q in v.outputs if q.option == "variadic"}
         try:
-            for problem in expr.check_names(p.shape, attr_names, inputs):
+            for problem in expr.check_names(p.shape, attr_names, inputs | counted):
                 yield p.location, f"outputs.{p.name}.shape", problem
+            for fname, name in sorted(expr.parameter_calls(p.shape)):
+                if name in counted and name not in inputs and fname != "count":
+                    yield p.location, f"outputs.{p.name}.shape", f"{fname}({name}): a shape reads the inputs; " \
+                                                                  "of a variadic output it may only count() the elements"
         except expr.ExprError as exc:
             yield p.location, f"outputs.{p.name}.shape", f"{exc}: {p.shape!r}"
     for a in v.attributes:

@@ -21,7 +21,7 @@ class ExprError(OpgenError, ValueError):
 
 
 # Functions a check may call; the ones in SHAPE_FUNCTIONS take a parameter name.
-SHAPE_FUNCTIONS = frozenset({"rank", "shape", "numel", "count", "has", "dtype", "values"})
+SHAPE_FUNCTIONS = frozenset({"rank", "shape", "shapes", "numel", "count", "has", "dtype", "values"})
 # Functions of several parameter names: the shape their broadcasting gives (NumPy/ONNX rules, or
 # XLA's: operands of the highest rank broadcast among themselves, lower-rank ones align into them).
 MULTI_SHAPE_FUNCTIONS = frozenset({"broadcast_shape", "xla_broadcast_shape"})
@@ -265,6 +265,12 @@ def _bound_names(tree: ast.AST) -> set[str]:
 def check_names(text: str, attributes: set[str], parameters: set[str]) -> list[str]:
     """Problems with a check expression's names and calls (empty when fine)."""
     return list(_check_names(text, frozenset(attributes), frozenset(parameters)))
+
+
+def parameter_calls(text: str) -> set[tuple[str, str]]:
+    """(function, parameter) for every shape function call of an expression: `count(outputs)`."""
+    return {(_name(n.func), _name(n.args[0])) for n in ast.walk(_tree(text)) if isinstance(n, ast.Call)
+            and _name(n.func) in SHAPE_FUNCTIONS and len(n.args) == 1 and isinstance(n.args[0], ast.Name)}
 
 
 # The functions below are memoised on their (hashable) arguments: specs repeat expressions across

@@ -130,3 +130,43 @@ def onnx_shapes(m: onnx.ModelProto) -> dict[str, list[int | None] | None]:
         res[o.name] = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim] \
             if t.HasField("shape") else None
     return res
+
+
+def run_shapes(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, list[int]]:
+    """Output shapes onnxruntime gives when it runs the model (the reference where onnx's shape
+    inference leaves a shape unknown)."""
+    results = ort_session(m).run(None, feeds)
+    return {o.name: list(r.shape) for o, r in zip(m.graph.output, results)}
+
+
+def reference_shapes(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> tuple[dict[str, list[int]], bool]:
+    """Each output's shape by onnx's strict shape inference, or (where it leaves any unknown) by
+    running onnxruntime; and whether the shapes came from onnx."""
+    inferred = onnx_shapes(m)
+    if all(s is not None and None not in s for s in inferred.values()):
+        return {k: list(v) for k, v in inferred.items() if v is not None}, True
+    return run_shapes(m, feeds), False
+
+
+def check_output_shapes(op: str, opset: int, inputs: dict[str, Any], attrs: dict[str, Any] | None,
+                        outputs: dict[str, str], inits: dict[str, Any] | None = None,
+                        elems: dict[str, int] | None = None) -> dict[str, list[int]]:
+    """The shapes opgen states for a node's outputs are the references' (onnx.shape_inference, else
+    onnxruntime): declared right they pass, and each declared wrong (last dimension off by one, or
+    a dimension added to a scalar) is reported at that output alone. outputs: node output name ->
+    where opgen reports it ("output 'Y'", "output 'outputs'[1]"); elems: output element types."""
+    elems = elems or {}
+    m, feeds = build(op, opset, inputs, attrs, {n: (elems.get(n, F), None) for n in outputs}, inits)
+    want, from_onnx = reference_shapes(m, feeds)
+    assert set(want) == set(outputs)
+    declared = {n: (elems.get(n, F), want[n]) for n in outputs}
+    right, _ = build(op, opset, inputs, attrs, declared, inits)
+    assert where(right) == []
+    for name, at in outputs.items():
+        shape = want[name]
+        wrong = [*shape[:-1], shape[-1] + 1] if shape else [1]
+        bad, _ = build(op, opset, inputs, attrs, {**declared, name: (elems.get(name, F), wrong)}, inits)
+        assert where(bad) == [at], f"{op}-{opset} {name}: declared {wrong}, the op gives {shape}"
+        if from_onnx:
+            assert onnx_rejects(bad)  # strict shape inference refuses a declared shape it contradicts
+    return want

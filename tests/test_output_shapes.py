@@ -70,8 +70,11 @@ def test_a_wrong_output_shape_is_reported_at_its_output(v, e):
         return
     assert problems == [], f"the example's output shapes must be valid: {[str(p) for p in problems]}"
     gaps = known_gaps()
-    for k, p in enumerate(v.outputs):
-        if p.option == "variadic" or p.name not in outputs_given or k >= len(right) or right[k] is None:
+    start = 0  # position in `right` of the output's first value (a variadic output holds several)
+    for p in v.outputs:
+        n = len(outputs_given[p.name]) if p.option == "variadic" and p.name in outputs_given else 1
+        positions, start = list(range(start, start + n)), start + n
+        if p.name not in outputs_given or positions[-1] >= len(right) or right[positions[0]] is None:
             continue
         key = f"{v.key} {p.name}"
         if v.output_shape(p) is None:
@@ -79,6 +82,7 @@ def test_a_wrong_output_shape_is_reported_at_its_output(v, e):
                                 f"or list it in {KNOWN.name} with the reason"
             continue
         assert key not in gaps, f"{key} states its shape now: remove it from {KNOWN.name}"
+        k = positions[-1]  # of a variadic output, its last element
         dtype, shape = right[k]
         for wrong in ((*shape, 1), (shape[0] + 1, *shape[1:]) if shape else (2,)):
             declared = list(right)

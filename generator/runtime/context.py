@@ -89,10 +89,21 @@ class CheckContext:
             raise Unknown(name)
         return tuple(cast("tuple[int, ...]", info.shape))  # no None: checked above
 
+    def shapes(self, name: str) -> tuple[tuple[int, ...], ...]:
+        """The shape of each value bound to a parameter: every element of a variadic one (Concat's
+        inputs), or the one value of a single one; Unknown when any is absent or not fully known."""
+        out = []
+        for info in self.infos(name):
+            if info is None or info.shape is None or any(d is None for d in info.shape):
+                raise Unknown(name)
+            out.append(tuple(cast("tuple[int, ...]", info.shape)))
+        return tuple(out)
+
     def broadcast_shape(self, *names: str) -> tuple[int, ...]:
-        """The shape NumPy/ONNX multidirectional broadcasting gives these parameters."""
+        """The shape NumPy/ONNX multidirectional broadcasting gives these parameters (every element of
+        a variadic one: Sum, Max, Mean)."""
         try:
-            return tuple(np.broadcast_shapes(*(self.shape(n) for n in names)))
+            return tuple(np.broadcast_shapes(*(s for n in names for s in self.shapes(n))))
         except ValueError:
             raise Unknown(names[0]) from None  # not broadcastable: a constraint reports that
 

@@ -295,9 +295,10 @@ def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
     return problems, ctx.read_values
 
 
-def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any]) -> dict[str, Any]:
     """The output shapes the spec gives for these inputs and attributes (graphs that do not declare
-    their values' shapes take them from here); outputs it cannot tell are left out."""
+    their values' shapes take them from here); outputs it cannot tell are left out. A variadic
+    output's entry is a tuple of shapes, one per element."""
     if not sig.output_shapes:
         return {}
     ignored: list[Problem] = []
@@ -307,29 +308,62 @@ def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[
     return infer_output_shapes(sig, ctx)
 
 
-def infer_output_shapes(sig: Signature, ctx: CheckContext) -> dict[str, tuple[int, ...]]:
-    """The output shapes the spec determines from what the context knows (unknown ones left out)."""
-    found = {}
+def _variadic_outputs(sig: Signature) -> frozenset[str]:
+    return frozenset(p.name for p in sig.outputs if p.option == "variadic")
+
+
+def infer_output_shapes(sig: Signature, ctx: CheckContext) -> dict[str, Any]:
+    """The output shapes the spec determines from what the context knows (unknown ones left out).
+    The shape expression of a variadic output gives a list of shapes, one per element (Split)."""
+    found: dict[str, Any] = {}
+    variadic = _variadic_outputs(sig)
     for entry in sig.output_shapes:
         try:
-            found[entry.name] = tuple(int(d) for d in entry.shape(ctx))
+            value = entry.shape(ctx)
+            if entry.name in variadic:
+                found[entry.name] = tuple(tuple(int(d) for d in s) for s in value)
+            else:
+                found[entry.name] = tuple(int(d) for d in value)
         except (Unknown, TypeError, IndexError, ValueError, KeyError, ZeroDivisionError):
             continue  # unknown inputs, or inputs a constraint already reports
     return found
 
 
+def _mismatch(got: tuple[int | None, ...], want: tuple[int, ...]) -> bool:
+    return len(got) != len(want) or any(g is not None and g != w for g, w in zip(got, want))
+
+
+def _shown(shape: tuple[int | None, ...]) -> str:
+    return "[" + ", ".join("?" if g is None else str(g) for g in shape) + "]"
+
+
 def check_output_shapes(sig: Signature, ctx: CheckContext, outs: Bound, problems: list[Problem]) -> None:
-    """A declared output shape must be the one the op gives (unknown dimensions match anything)."""
+    """A declared output shape must be the one the op gives (unknown dimensions match anything); a
+    variadic output must have as many elements as the op gives, each of its shape."""
     inferred = infer_output_shapes(sig, ctx)
+    variadic = _variadic_outputs(sig)
     for entry in sig.output_shapes:
-        info = outs.single.get(entry.name)
         want = inferred.get(entry.name)
-        if info is None or info.shape is None or want is None:
+        if want is None:
+            continue
+        if entry.name in variadic:
+            infos = outs.variadic.get(entry.name, [])
+            if infos and len(infos) != len(want):
+                problems.append(Problem(sig.key, f"output {entry.name!r}", f"has {len(infos)} elements, but the op "
+                                        f"gives {len(want)} (shapes = {entry.text})", len(infos), len(want)))
+                continue
+            for k, (info, one) in enumerate(zip(infos, want)):
+                if info is not None and info.shape is not None and _mismatch(tuple(info.shape), one):
+                    problems.append(Problem(sig.key, f"output {entry.name!r}[{k}]", f"has shape "
+                                            f"{_shown(tuple(info.shape))}, but the op gives {list(one)} "
+                                            f"(shapes = {entry.text})", tuple(info.shape), one))
+            continue
+        info = outs.single.get(entry.name)
+        if info is None or info.shape is None:
             continue
         got = tuple(info.shape)
-        if len(got) != len(want) or any(g is not None and g != w for g, w in zip(got, want)):
-            shown = "[" + ", ".join("?" if g is None else str(g) for g in got) + "]"
-            problems.append(Problem(sig.key, f"output {entry.name!r}", f"has shape {shown}, but the op gives "
+        if _mismatch(got, want):
+            problems.append(Problem(sig.key, f"output {entry.name!r}", f"has shape {_shown(got)}, but the op gives "
                                     f"{list(want)} (shape = {entry.text})", got, want))
 
 

@@ -208,15 +208,21 @@ class Checker:
             except Exception:  # a file's values a shape function cannot take: the validator reports them
                 inferred = {}
         results = []
+        element: dict[str, int] = {}  # next element of each variadic output
         for p, out in zip(out_params, outs):
+            k = 0
+            if p is not None:
+                k = element[p.name] = element.get(p.name, -1) + 1
             if out is None or p is None or (out.dtype is not None and out.shape is not None):
                 results.append(out)
                 continue
             dtype = out.dtype
             if dtype is None:
                 dtype = bound.get(p.type) if p.type in sig.type_constraints else type_key(p.type)
-            shape = out.shape if out.shape is not None else \
-                inferred.get(p.name) or _same_shape(sig, p.name, in_params, infos)
+            given = inferred.get(p.name)
+            if given is not None and p.option == "variadic":  # one shape per element
+                given = given[k] if k < len(given) else None
+            shape = out.shape if out.shape is not None else given or _same_shape(sig, p.name, in_params, infos)
             if dtype == out.dtype and shape == out.shape:
                 results.append(out)
             else:

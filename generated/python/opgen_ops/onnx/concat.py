@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Concat'
@@ -43,6 +43,19 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'concat_result',
+            lambda c: [
+                (
+                    sum((s[c.attr('axis') % c.rank('inputs')] for s in c.shapes('inputs')))
+                    if j == c.attr('axis') % c.rank('inputs')
+                    else d
+                )
+                for (j, d) in enumerate(c.shapes('inputs')[0])
+            ],
+            '[sum((s[axis % rank(inputs)] for s in shapes(inputs))) if j == axis % rank(inputs) else d for j, d in '
+            'enumerate(shapes(inputs)[0])]',
+        ),
     ),
 )
 
@@ -86,6 +99,19 @@ SIGNATURE_V11 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'concat_result',
+            lambda c: [
+                (
+                    sum((s[c.attr('axis') % c.rank('inputs')] for s in c.shapes('inputs')))
+                    if j == c.attr('axis') % c.rank('inputs')
+                    else d
+                )
+                for (j, d) in enumerate(c.shapes('inputs')[0])
+            ],
+            '[sum((s[axis % rank(inputs)] for s in shapes(inputs))) if j == axis % rank(inputs) else d for j, d in '
+            'enumerate(shapes(inputs)[0])]',
+        ),
     ),
 )
 
@@ -129,6 +155,19 @@ SIGNATURE_V4 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'concat_result',
+            lambda c: [
+                (
+                    sum((s[c.attr('axis') % c.rank('inputs')] for s in c.shapes('inputs')))
+                    if j == c.attr('axis') % c.rank('inputs')
+                    else d
+                )
+                for (j, d) in enumerate(c.shapes('inputs')[0])
+            ],
+            '[sum((s[axis % rank(inputs)] for s in shapes(inputs))) if j == axis % rank(inputs) else d for j, d in '
+            'enumerate(shapes(inputs)[0])]',
+        ),
     ),
 )
 
@@ -167,6 +206,19 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'concat_result',
+            lambda c: [
+                (
+                    sum((s[c.attr('axis') % c.rank('inputs')] for s in c.shapes('inputs')))
+                    if j == c.attr('axis') % c.rank('inputs')
+                    else d
+                )
+                for (j, d) in enumerate(c.shapes('inputs')[0])
+            ],
+            '[sum((s[axis % rank(inputs)] for s in shapes(inputs))) if j == axis % rank(inputs) else d for j, d in '
+            'enumerate(shapes(inputs)[0])]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Split'
@@ -50,10 +50,50 @@ SIGNATURE_V18 = Signature(
             'num_outputs must equal the number of outputs.',
             when=lambda c: c.has('num_outputs'),
         ),
+        Check(
+            'C4',
+            lambda c: -(
+                -c.shape('input')[c.attr('axis') % c.rank('input')]
+                // c.attr('num_outputs')
+            ) * (c.attr('num_outputs') - 1) < c.shape('input')[c.attr('axis') % c.rank('input')],
+            'With num_outputs, every piece is ceil(size / num_outputs) long except a shorter, non-empty last one: '
+            'the size of input along axis must leave the last piece at least one element.',
+            when=lambda c: c.has('num_outputs'),
+        ),
+        Check(
+            'C5',
+            lambda c: sum(c.values('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The values of split must add up to the size of input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.values('split')) == c.count('outputs'),
+            'split must hold one length per output.',
+            when=lambda c: c.has('split'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [n if j == c.attr('axis') % c.rank('input') else d for j, d in enumerate(c.shape('input'))]
+                for n in (
+                    list(c.values('split'))
+                    if c.has('split')
+                    else [
+                        min(C, c.shape('input')[c.attr('axis') % c.rank('input')] - i * C)
+                        for C in [-(-c.shape('input')[c.attr('axis') % c.rank('input')] // c.attr('num_outputs'))]
+                        for i in c.range(c.attr('num_outputs'))
+                    ]
+                )
+            ],
+            '[[n if j == axis % rank(input) else d for j, d in enumerate(shape(input))] for n in '
+            '(list(values(split)) if has(split) else [min(C, shape(input)[axis % rank(input)] - i * C) for C in '
+            '[-(-shape(input)[axis % rank(input)] // num_outputs)] for i in range(num_outputs)])]',
+        ),
     ),
 )
 
@@ -92,10 +132,45 @@ SIGNATURE_V13 = Signature(
             lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
             'axis must lie in [-r, r-1], r being the rank of input.',
         ),
+        Check(
+            'C2',
+            lambda c: c.shape('input')[c.attr('axis') % c.rank('input')] % c.count('outputs') == 0,
+            'Without split lengths, the size of input along axis must divide evenly by the number of outputs.',
+            when=lambda c: not c.has('split'),
+        ),
+        Check(
+            'C3',
+            lambda c: sum(c.values('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The values of split must add up to the size of input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.values('split')) == c.count('outputs'),
+            'split must hold one length per output.',
+            when=lambda c: c.has('split'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [n if j == c.attr('axis') % c.rank('input') else d for j, d in enumerate(c.shape('input'))]
+                for n in (
+                    list(c.values('split'))
+                    if c.has('split')
+                    else [
+                        c.shape('input')[c.attr('axis') % c.rank('input')] // c.count('outputs')
+                        for i in c.range(c.count('outputs'))
+                    ]
+                )
+            ],
+            '[[n if j == axis % rank(input) else d for j, d in enumerate(shape(input))] for n in '
+            '(list(values(split)) if has(split) else [shape(input)[axis % rank(input)] // count(outputs) for i in '
+            'range(count(outputs))])]',
+        ),
     ),
 )
 
@@ -146,10 +221,32 @@ SIGNATURE_V11 = Signature(
             'split must have one value per output.',
             when=lambda c: c.has('split'),
         ),
+        Check(
+            'C4',
+            lambda c: c.shape('input')[c.attr('axis') % c.rank('input')] % c.count('outputs') == 0,
+            'Without split lengths, the size of input along axis must divide evenly by the number of outputs.',
+            when=lambda c: not c.has('split'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [n if j == c.attr('axis') % c.rank('input') else d for j, d in enumerate(c.shape('input'))]
+                for n in (
+                    list(c.attr('split'))
+                    if c.has('split')
+                    else [
+                        c.shape('input')[c.attr('axis') % c.rank('input')] // c.count('outputs')
+                        for i in c.range(c.count('outputs'))
+                    ]
+                )
+            ],
+            '[[n if j == axis % rank(input) else d for j, d in enumerate(shape(input))] for n in (list(split) if '
+            'has(split) else [shape(input)[axis % rank(input)] // count(outputs) for i in range(count(outputs))])]',
+        ),
     ),
 )
 
@@ -200,10 +297,32 @@ SIGNATURE_V2 = Signature(
             'split must have one value per output.',
             when=lambda c: c.has('split'),
         ),
+        Check(
+            'C4',
+            lambda c: c.shape('input')[c.attr('axis') % c.rank('input')] % c.count('outputs') == 0,
+            'Without split lengths, the size of input along axis must divide evenly by the number of outputs.',
+            when=lambda c: not c.has('split'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [n if j == c.attr('axis') % c.rank('input') else d for j, d in enumerate(c.shape('input'))]
+                for n in (
+                    list(c.attr('split'))
+                    if c.has('split')
+                    else [
+                        c.shape('input')[c.attr('axis') % c.rank('input')] // c.count('outputs')
+                        for i in c.range(c.count('outputs'))
+                    ]
+                )
+            ],
+            '[[n if j == axis % rank(input) else d for j, d in enumerate(shape(input))] for n in (list(split) if '
+            'has(split) else [shape(input)[axis % rank(input)] // count(outputs) for i in range(count(outputs))])]',
+        ),
     ),
 )
 
