@@ -10,7 +10,7 @@ from .dtypes import ELEM_TYPES, parse_type, tensor_elem
 from .errors import SpecError
 from .names import RESERVED_MODULES, name_problems
 from .render.common import module_name
-from .model import BROADCAST_RULES, Attribute, Domain, OpSpec, OpVersion, SpecSet
+from .model import BROADCAST_RULES, Attribute, Domain, OpSpec, OpVersion, Pairs, SpecSet
 from .parse import SOURCES_DIR
 from .runtime.attribute_kinds import attribute_kind_ok
 
@@ -374,6 +374,12 @@ def _check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
                 if name not in known:
                     yield e.location, f"{fld}.{kind}.{name}", (f"no {kind[:-1]} named {name!r}; known: "
                                                               + ", ".join(sorted(known)))
+        graphs = {a.name for a in v.attributes if a.type == "graph"}
+        for name, value in e.attributes:
+            if name in graphs and not (isinstance(value, Pairs) and all(
+                    isinstance(dict(value).get(key), tuple) for key in ("inputs", "outputs", "nodes"))):
+                yield e.location, f"{fld}.attributes.{name}", ("a graph attribute is an hlir graph: a mapping with "
+                                                               "lists inputs, outputs and nodes")
         for kind, given in (("inputs", e.inputs), ("outputs", e.outputs)):
             for name, value in given:
                 problem = _example_value_problem(value)

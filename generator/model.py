@@ -113,6 +113,25 @@ BROADCAST_RULES: dict[BroadcastMode, str] = {
     "onednn_prelu": "onednn_prelu_slope"}
 
 
+class Pairs(tuple):  # type: ignore[type-arg]
+    """A mapping written in a spec (an example's graph attribute: an hlir graph), kept hashable as its
+    (key, value) pairs; `as_dict` gives it back, nested mappings and lists included."""
+
+    __slots__ = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: plain_value(v) for k, v in self}
+
+
+def plain_value(value: Any) -> Any:
+    """A spec value as plain Python: tuples become lists, Pairs dicts (what generated code writes)."""
+    if isinstance(value, Pairs):
+        return value.as_dict()
+    if isinstance(value, tuple):
+        return [plain_value(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class Example:
     name: str

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, cast
 
 from .errors import Location, SpecError, SpecErrors
-from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Parameter,
+from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Pairs, Parameter,
                     Provenance, Source, SpecSet, Text, TypeConstraint, TypeGroup)
 from .yaml_loader import LocDict, load_yaml, locate
 
@@ -148,7 +148,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_plain(v) for v in value)
     if isinstance(value, dict):
-        return tuple((k, _plain(v)) for k, v in value.items())
+        return Pairs((k, _plain(v)) for k, v in value.items())
     return value
 
 

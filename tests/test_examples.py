@@ -2,14 +2,20 @@
 per-input element types, shapes the node gives, and an example that omits an output is refused."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import opgen_ops
 from opgen import testing
 
+from conftest import project_specs
+
 from test_hostile_specs import _errors
-from test_spec_errors import GOOD_OP
+from test_spec_errors import GOOD_OP, errors_for
+
+KNOWN = Path(__file__).with_name("known_failures.txt")
 
 
 def run(op: str, example: dict, free=(), shape_from_node=()) -> None:
@@ -52,3 +58,40 @@ def test_an_example_that_omits_an_output_is_a_spec_error(tmp_path):
         outputs: {}
 """)
     assert "output 'Y' has no expected value" in _errors(tmp_path, text)
+
+
+def test_every_hlir_op_has_an_example_or_a_listed_reason():
+    """Every hlir op version runs at least one example through its kernel (the generated tests);
+    the exceptions are `example` lines of tests/known_failures.txt, with their reasons."""
+    listed = {line.split(":")[0].split(" ", 1)[1] for line in KNOWN.read_text(encoding="utf-8").splitlines()
+              if line.startswith("example ")}
+    without = {v.key for op in project_specs().ops() if op.domain == "hlir" for v in op.versions if not v.examples}
+    assert sorted(without - listed) == [], "give these an example (or list them with the reason)"
+    assert sorted(listed - without) == [], f"these have an example now: remove them from {KNOWN.name}"
+
+
+@pytest.mark.parametrize("value, ok", [
+    ("{inputs: [{name: p}], outputs: [{name: p}], nodes: []}", True),
+    ("{inputz: [{name: p}], outputs: [{name: p}], nodes: []}", False),
+    ("[1, 2]", False),
+    ("{inputs: [], outputs: [], nodes: 3}", False),
+])
+def test_a_graph_attribute_of_an_example_must_be_a_graph(tmp_path, spec_tree, value, ok):
+    text = GOOD_OP.replace("        description: {en: Factor., zh: 系数。}\n", """\
+        description: {en: Factor., zh: 系数。}
+      - name: g
+        type: graph
+        description: {en: A graph., zh: 子图。}
+""", 1).replace("    elementwise: {formula: alpha * X}\n", f"""\
+    elementwise: {{formula: alpha * X}}
+    examples:
+      - name: e
+        attributes: {{g: {value}}}
+        inputs: {{X: [1.0]}}
+        outputs: {{Y: [1.0]}}
+""")
+    message = "examples.e.attributes.g: a graph attribute is an hlir graph"
+    if ok:
+        assert errors_for(spec_tree, text) == []
+    else:
+        assert message in _errors(tmp_path / "bad", text)

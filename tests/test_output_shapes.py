@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import opgen_ops
+from opgen.model import plain_value
 from opgen.testing import example_array
 
 from conftest import project_specs
@@ -53,8 +54,7 @@ def _infos(params, values: dict, e) -> list:
     return out
 
 
-def _plain(value):
-    return [_plain(x) for x in value] if isinstance(value, tuple) else value
+_plain = plain_value  # lists for tuples, dicts for mappings (graph attributes)
 
 
 @pytest.mark.parametrize("v, e", list(uses()))

@@ -441,8 +441,11 @@ def test_unknown_dimensions_written_by_shape_inference_are_read(name):
     assert set(_negative_dims(inferred.graph)) == {-1}
     assert checker_accepts(model) and checker_accepts(inferred)
     report = validate_model(model)
-    assert report.valid and report.nodes > 100, report.to_text()
-    assert report.records == [] and report.checked == report.nodes  # every node checked, nothing about shapes
+    assert report.nodes > 100 and report.checked == report.nodes, report.to_text()  # every node checked
+    # Nothing about shapes or dimensions: the one problem is the Split in the If branch that the 3-D
+    # grid does not take (tests/test_onnx_node_tests.py, OPGEN_ONLY; README, cases beyond the checker).
+    assert [(r.op, r.where) for r in report.records] == [("onnx.Split@18", "constraint C4")], report.to_text()
+    assert "else_branch" in report.records[0].graph or "then_branch" in report.records[0].graph
 
 
 def test_declared_unknown_dimensions_are_unknown_and_impossible_ones_are_located():

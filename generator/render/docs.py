@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import expr
 from ..dtypes import type_key
-from ..model import Attribute, Domain, Note, OpSpec, OpVersion, Parameter, SpecSet
+from ..model import Attribute, Domain, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
 from .changelog import changelog
 from .common import render as render_template
 
@@ -129,8 +129,27 @@ def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
     )
 
 
+def graph_text(graph: Pairs) -> str:
+    """A graph attribute of an example as a line a reader follows: `(p) -> r { r = Neg(p) }`."""
+    g = graph.as_dict()
+
+    def names(items: Any) -> str:
+        return ", ".join(str(i.get("name", "?")) if isinstance(i, dict) else str(i) for i in items or ())
+
+    def attrs(node: dict[str, Any]) -> str:
+        given = node.get("attributes") or {}
+        return "[" + ", ".join(f"{k}={tensor_text(v)}" for k, v in given.items()) + "]" if given else ""
+
+    steps = "; ".join(f"{names(n.get('outputs'))} = {n.get('op', '?')}{attrs(n)}({names(n.get('inputs'))})"
+                      for n in g.get("nodes", ()) if isinstance(n, dict))
+    return f"graph ({names(g.get('inputs'))}) -> {names(g.get('outputs'))} {{ {steps} }}"
+
+
 def tensor_text(value: Any) -> str:
-    """An example value as an array literal: nested lists, numbers as written, booleans lower case."""
+    """An example value as an array literal: nested lists, numbers as written, booleans lower case
+    (a graph attribute as its nodes, see graph_text)."""
+    if isinstance(value, Pairs):
+        return graph_text(value)
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(tensor_text(x) for x in value) + "]"
     if isinstance(value, bool):

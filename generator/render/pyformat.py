@@ -9,6 +9,7 @@ import ast
 import io
 import re
 import tokenize
+from functools import lru_cache
 from typing import cast
 
 WIDTH = 120
@@ -53,6 +54,7 @@ def _bracket_depths(text: str) -> dict[int, int]:
     return depths
 
 
+@lru_cache(maxsize=4096)  # versions of one op, and ops alike, repeat their long lines: half are repeats
 def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
     body = line.lstrip()
     indent = len(line) - len(body)

@@ -4,12 +4,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import ELEM_TYPES, tensor_elem, type_key
-from ..model import Domain, OpSpec, OpVersion, SpecSet
+from ..model import Domain, OpSpec, OpVersion, SpecSet, plain_value
 from .common import HEADER, module_name, render_python
 
 
-def _plain(value: Any) -> Any:
-    return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
 def bindings(v: OpVersion) -> tuple[dict[str, str], list[dict[str, str]]]:
@@ -34,9 +32,9 @@ def rejected_dtype(v: OpVersion) -> dict[str, Any] | None:
 
 def render_version(v: OpVersion) -> bytes:
     base, all_bindings = bindings(v)
-    examples = {e.name: dict(dtype=e.dtype, dtypes=dict(e.dtypes), inputs={k: _plain(x) for k, x in e.inputs},
-                             outputs={k: _plain(x) for k, x in e.outputs},
-                             attributes={k: _plain(x) for k, x in e.attributes}) for e in v.examples}
+    examples = {e.name: dict(dtype=e.dtype, dtypes=dict(e.dtypes), inputs={k: plain_value(x) for k, x in e.inputs},
+                             outputs={k: plain_value(x) for k, x in e.outputs},
+                             attributes={k: plain_value(x) for k, x in e.attributes}) for e in v.examples}
     first = v.inputs[0] if v.inputs else None
     kernel_dtypes = [tensor_elem(t) for t in v.allowed_types(first)] if first else []
     output_dtypes = [tensor_elem(p.type) if p.is_fixed else None for p in v.outputs]
