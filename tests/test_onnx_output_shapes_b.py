@@ -4,9 +4,10 @@ leaves a shape unknown, onnxruntime's result (tests/onnx_cases.check_output_shap
 from __future__ import annotations
 
 import numpy as np
+import opgen_ops
 import pytest
 
-from onnx_cases import arr, build, check_output_shapes, onnx_shapes, run_shapes, where
+from onnx_cases import I64, arr, build, check_output_shapes, errors, onnx_shapes, rejection, run_shapes, where
 
 
 # ---- Squeeze / Unsqueeze: axes as an attribute (1, 11) or a constant input (13 and later) ----
@@ -93,3 +94,81 @@ def test_reduce_without_axes_reduces_all_or_nothing(op, opset, keepdims, noop, e
         inputs["axes"], inits["axes"] = None, arr([], np.int64)
     check_output_shapes(op, opset, inputs, {"keepdims": keepdims, "noop_with_empty_axes": noop},
                         {"out": "output 'reduced'"}, inits)
+
+
+# ---- Pad: pads (and axes from version 18) as constant inputs ----
+PAD_IN_V = (11, 13, 18, 19, 21, 23, 24, 25)
+
+
+def pad_inputs(opset: int, axes: bool) -> dict:
+    inputs = {"data": (2, 3, 4), "pads": None}
+    if axes:
+        inputs.update(constant_value="", axes=None)
+    return inputs
+
+
+@pytest.mark.parametrize("opset", PAD_IN_V)
+@pytest.mark.parametrize("mode", ["constant", "edge"])
+@pytest.mark.parametrize("pads, axes", [([1, 0, 2, 0, 3, 1], None), ([0, -1, 0, 1, -2, 0], None),
+                                        ([1, 2, 3, 4], [2, 0]), ([1, 2], [-2]), ([0, -1, 2, 1], [-1, 1]),
+                                        ([], [])])
+def test_pad_grows_or_crops_each_padded_axis(opset, mode, pads, axes):
+    if axes is not None and opset < 18:
+        pytest.skip("axes input from version 18")
+    inits = {"pads": arr(pads, np.int64)}
+    if axes is not None:
+        inits["axes"] = arr(axes, np.int64)
+    check_output_shapes("Pad", opset, pad_inputs(opset, axes is not None), {"mode": mode},
+                        {"out": "output 'output'"}, inits)
+
+
+PAD_BAD = [  # (opsets, pads, axes, what opgen reports, which reference refuses it)
+    (PAD_IN_V, [0, -3, 0, 0, -2, 0], None, "C2", "ort"),        # axis 1: 3 - 3 - 2 < 0
+    (PAD_IN_V[2:], [0, -3, 0, -2], [0, 1], "C5", "ort"),
+    (PAD_IN_V[2:], [1, 2], [3], "C3", "onnx"),
+    (PAD_IN_V[2:], [1, 2, 3, 4], [1, -2], "C4", "onnx"),
+    (PAD_IN_V[2:], [1, 2, 3, 4], [3, 0], "C3", "onnx"),         # out of range, not also reported twice
+    (PAD_IN_V, [0, -3, 0, 0, 0, 0], None, None, None),          # cropping to 0 is fine
+]
+
+
+@pytest.mark.parametrize("opsets, pads, axes, bad, ref", PAD_BAD)
+def test_pad_constraints_on_pads_and_axes(opsets, pads, axes, bad, ref):
+    for opset in opsets:
+        inits = {"pads": arr(pads)} if axes is None else {"pads": arr(pads), "axes": arr(axes)}
+        c = {"C2": "C5", "C5": "C5"}.get(bad, bad) if opset >= 18 else bad  # the size check: C2 before 18
+        m, feeds = build("Pad", opset, pad_inputs(opset, axes is not None), {}, {"out": None}, inits)
+        # the validator itself: onnx's inference writes the negative sizes into the model, which opgen's
+        # reader refuses (no real tensor has them) before any node is checked
+        args = [("float", (2, 3, 4)), inits["pads"]] + ([None, inits["axes"]] if axes is not None else [])
+        found = [p.where for p in opgen_ops.get_validator("onnx", "Pad", opset)(args, {}, [("float", None)])]
+        assert found == ([f"constraint {c}"] if bad else []), opset
+        reason = rejection(m, feeds)
+        assert (reason is not None) == (bad is not None), (opset, reason)
+        if ref is not None:
+            assert reason.startswith("shape inference" if ref == "onnx" else "onnxruntime"), reason
+
+
+def test_pad_2_refuses_a_negative_size():
+    validate = opgen_ops.get_validator("onnx", "Pad", 2)
+    assert [p.where for p in validate([("float", (2, 3))], {"pads": [0, -3, 0, -1]}, None)] == ["constraint C2"]
+    m, feeds = build("Pad", 2, {"data": (2, 3)}, {"pads": [0, -3, 0, -1]}, {"out": None})
+    assert rejection(m, feeds).startswith("onnxruntime")  # onnx's inference gives [2, -1]
+    m, feeds = build("Pad", 2, {"data": (2, 3)}, {"pads": [0, -3, 1, 0]}, {"out": None})
+    assert errors(m) == [] and rejection(m, feeds) is None
+    check_output_shapes("Pad", 2, {"data": (2, 3)}, {"pads": [0, -3, 1, 2]}, {"out": "output 'output'"})
+
+
+# ---- TopK: K as a constant input (10 and later) ----
+@pytest.mark.parametrize("opset", [1, 10, 11, 24])
+@pytest.mark.parametrize("axis, k", [(-1, 2), (0, 1), (1, 3), (-3, 2)])
+def test_topk_keeps_k_along_the_axis(opset, axis, k):
+    inputs, attrs, inits = {"X": (2, 3, 4)}, {"axis": axis}, {}
+    if axis < 0 and opset < 11:
+        attrs["axis"] = axis + 3  # negative axes come with version 11 (version 10 has them too in onnx)
+    if opset >= 10:
+        inputs["K"], inits["K"] = None, arr([k])
+    else:
+        attrs["k"] = k
+    check_output_shapes("TopK", opset, inputs, attrs, {"Values": "output 'Values'", "Indices": "output 'Indices'"},
+                        inits, {"Indices": I64})
