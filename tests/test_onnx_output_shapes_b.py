@@ -7,6 +7,7 @@ import numpy as np
 import opgen_ops
 import pytest
 
+from opgen.runtime.validation import output_shapes_of
 from onnx_cases import I64, arr, build, check_output_shapes, errors, onnx_shapes, rejection, run_shapes, where
 
 
@@ -172,3 +173,75 @@ def test_topk_keeps_k_along_the_axis(opset, axis, k):
         attrs["k"] = k
     check_output_shapes("TopK", opset, inputs, attrs, {"Values": "output 'Values'", "Indices": "output 'Indices'"},
                         inits, {"Indices": I64})
+
+
+def refeval_shapes(op: str, opset: int, inputs: dict, attrs: dict, outputs: dict[str, str]) -> dict[str, list[int]]:
+    """Where onnx's inference leaves a shape unknown and onnxruntime lacks the version: run the model with
+    onnx's reference evaluator, then check that opgen accepts those shapes declared and reports each
+    output declared one dimension off at that output."""
+    from onnx.reference import ReferenceEvaluator
+    m, feeds = build(op, opset, inputs, attrs, {n: None for n in outputs})
+    assert all(s is None for s in onnx_shapes(m).values())  # onnx's inference gives nothing here
+    want = {n: list(r.shape) for n, r in zip(outputs, ReferenceEvaluator(m).run(None, feeds))}
+    right, _ = build(op, opset, inputs, attrs, want)
+    assert where(right) == []
+    for name, at in outputs.items():
+        shape = want[name]
+        bad, _ = build(op, opset, inputs, attrs, {**want, name: [*shape[:-1], shape[-1] + 1] if shape else [1]})
+        assert where(bad) == [at]
+    return want
+
+
+# ---- the legacy broadcast of Add/Sub/Mul/Div 1 and 6: B broadcast to A (attribute broadcast, axis) ----
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div"])
+@pytest.mark.parametrize("b, attrs", [((2, 3, 4), {}), ((3, 4), {"broadcast": 1}), ((4,), {"broadcast": 1}),
+                                      ((), {"broadcast": 1}), ((3,), {"broadcast": 1, "axis": 1}),
+                                      ((2, 3), {"broadcast": 1, "axis": 0})])
+def test_legacy_broadcast_gives_the_shape_of_a(op, b, attrs):
+    inputs = {"A": (2, 3, 4), "B": b}
+    check_output_shapes(op, 6, inputs, attrs, {"C": "output 'C'"})
+    if "axis" not in attrs:  # version 1: no inference, no onnxruntime kernel; the reference evaluator
+        refeval_shapes(op, 1, inputs, attrs, {"C": "output 'C'"})  # broadcasts as NumPy (no axis)
+
+
+# ---- Gemm 6 (broadcast attribute for C) ----
+@pytest.mark.parametrize("transA, transB", [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("c, broadcast", [((2, 4), 0), ((4,), 1), ((), 1), ((2, 1), 1)])
+def test_gemm_6_gives_m_by_n(transA, transB, c, broadcast):
+    a = (3, 2) if transA else (2, 3)
+    b = (4, 3) if transB else (3, 4)
+    check_output_shapes("Gemm", 6, {"A": a, "B": b, "C": c}, {"transA": transA, "transB": transB,
+                                                             "broadcast": broadcast}, {"Y": "output 'Y'"})
+
+
+# ---- Reshape 1: the shape as an attribute (onnx infers nothing; onnxruntime runs it) ----
+@pytest.mark.parametrize("shape", [[4, 0, -1], [-1, 6], [24], [2, 0, 2, 2], [0, 0, 4], [-1]])
+def test_reshape_1_takes_the_shape_attribute(shape):
+    want = check_output_shapes("Reshape", 1, {"data": (2, 3, 4)}, {"shape": shape}, {"out": "output 'reshaped'"})
+    assert all(w == s for w, s in zip(want["out"], shape) if s > 0)
+
+
+# ---- LSTM 1 / GRU 3: output_sequence ----
+@pytest.mark.parametrize("op, opset", [("LSTM", 1), ("GRU", 3)])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+def test_rnn_with_output_sequence_gives_every_step(op, opset, direction):
+    gates, dirs = (4 if op == "LSTM" else 3), (2 if direction == "bidirectional" else 1)
+    inputs = {"X": (5, 2, 3), "W": (dirs, gates * 6, 3), "R": (dirs, gates * 6, 6)}
+    outs = {"Y": "output 'Y'", "Y_h": "output 'Y_h'", **({"Y_c": "output 'Y_c'"} if op == "LSTM" else {})}
+    check_output_shapes(op, opset, inputs, {"hidden_size": 6, "direction": direction, "output_sequence": 1}, outs)
+
+
+@pytest.mark.parametrize("op, opset", [("LSTM", 1), ("GRU", 3)])
+def test_rnn_without_output_sequence_states_no_shape(op, opset):
+    # output_sequence 0 (the default): onnx's inference gives no output a shape, onnxruntime and onnx's
+    # reference evaluator have no kernel for these versions; opgen states none either
+    gates = 4 if op == "LSTM" else 3
+    inputs = {"X": (5, 2, 3), "W": (1, gates * 6, 3), "R": (1, gates * 6, 6)}
+    outs = ["Y", "Y_h"] + (["Y_c"] if op == "LSTM" else [])
+    m, _ = build(op, opset, inputs, {"hidden_size": 6}, {n: None for n in outs})
+    assert all(s is None for s in onnx_shapes(m).values())
+    odd, _ = build(op, opset, inputs, {"hidden_size": 6}, {n: [7] for n in outs})
+    assert where(odd) == []
+    sig = opgen_ops.get_signature("onnx", op, opset)
+    assert output_shapes_of(sig, [("float", s) for s in inputs.values()], {"hidden_size": 6}) == {}
+    assert output_shapes_of(sig, [("float", s) for s in inputs.values()], {"hidden_size": 6, "output_sequence": 1})
