@@ -1,13 +1,16 @@
 """Output shapes of more ONNX ops stated in the specs (outputs[].shape): Squeeze/Unsqueeze and the
-reductions with their axes input (values()), ... — against onnx's strict shape inference or, where it
+reductions with their axes input (values()), Pad, TopK, the legacy versions (broadcast, Gemm-6, Reshape-1, LSTM-1,
+GRU-3), the random generators, windows, MelWeightMatrix, the string ops and TfIdfVectorizer — against onnx's strict shape inference or, where it
 leaves a shape unknown, onnxruntime's result (tests/onnx_cases.check_output_shapes)."""
 from __future__ import annotations
 
 import numpy as np
+from onnx import TensorProto
 import opgen_ops
 import pytest
 
 from opgen.runtime.validation import output_shapes_of
+import onnx_cases
 from onnx_cases import I64, arr, build, check_output_shapes, errors, onnx_shapes, rejection, run_shapes, where
 
 
@@ -245,3 +248,117 @@ def test_rnn_without_output_sequence_states_no_shape(op, opset):
     sig = opgen_ops.get_signature("onnx", op, opset)
     assert output_shapes_of(sig, [("float", s) for s in inputs.values()], {"hidden_size": 6}) == {}
     assert output_shapes_of(sig, [("float", s) for s in inputs.values()], {"hidden_size": 6, "output_sequence": 1})
+
+
+# ---- random generators, windows, MelWeightMatrix ----
+@pytest.mark.parametrize("opset", [15, 22])
+def test_bernoulli_has_the_input_shape(opset):
+    check_output_shapes("Bernoulli", opset, {"input": (2, 3)}, {}, {"out": "output 'output'"})
+
+
+@pytest.mark.parametrize("opset", [7, 22])
+@pytest.mark.parametrize("dtype, n", [(None, 1), (TensorProto.INT64, 5)])
+def test_multinomial_draws_sample_size_per_batch(opset, dtype, n):
+    attrs = {"sample_size": n, **({"dtype": dtype} if dtype else {})}
+    check_output_shapes("Multinomial", opset, {"input": (2, 3)}, attrs, {"out": "output 'output'"},
+                        elems={"out": dtype or TensorProto.INT32})
+
+
+@pytest.mark.parametrize("op", ["RandomNormal", "RandomUniform"])
+@pytest.mark.parametrize("opset", [1, 22])
+@pytest.mark.parametrize("shape", [[2, 3], [4], [1, 2, 1]])
+def test_random_takes_the_shape_attribute(op, opset, shape):
+    check_output_shapes(op, opset, {}, {"shape": shape}, {"out": "output 'output'"})
+
+
+@pytest.mark.parametrize("op", ["RandomNormalLike", "RandomUniformLike"])
+@pytest.mark.parametrize("opset", [1, 22])
+@pytest.mark.parametrize("shape", [(2, 3), (4,), ()])
+def test_random_like_has_the_input_shape(op, opset, shape):
+    check_output_shapes(op, opset, {"input": shape}, {}, {"out": "output 'output'"})
+
+
+@pytest.mark.parametrize("op", ["BlackmanWindow", "HammingWindow", "HannWindow"])
+@pytest.mark.parametrize("periodic", [0, 1])
+@pytest.mark.parametrize("size", [np.int64(5), np.int32(8), np.int64(1)])
+def test_window_has_size_values(op, periodic, size):
+    check_output_shapes(op, 17, {"size": None}, {"periodic": periodic}, {"out": "output 'output'"}, {"size": size})
+
+
+@pytest.mark.parametrize("bins, dft", [(8, 16), (3, 9), (10, 64)])
+def test_mel_weight_matrix_is_frequency_bins_by_mel_bins(bins, dft):
+    inits = {"num_mel_bins": np.int64(bins), "dft_length": np.int64(dft), "sample_rate": np.int64(8000),
+             "lower_edge_hertz": np.float32(0), "upper_edge_hertz": np.float32(4000)}
+    check_output_shapes("MelWeightMatrix", 17, {k: None for k in inits}, {}, {"out": "output 'output'"}, inits)
+
+
+# ---- string ops and TfIdfVectorizer ----
+S = TensorProto.STRING
+onnx_cases.NP.setdefault(S, np.str_)  # build() feeds string inputs empty strings
+
+
+def check_onnx_inferred(op, opset, inputs, attrs, outputs: dict[str, str], elems: dict[str, int],
+                        order: tuple[str, ...] = ()):
+    """Like check_output_shapes, for outputs whose shape onnx's inference states, where not every output of the
+    node has one (order: all the node's outputs, in order; those not in outputs are left undeclared)."""
+    order = order or tuple(outputs)
+    m, _ = build(op, opset, inputs, attrs, {n: (elems[n], None) for n in order})
+    want = onnx_shapes(m)
+    declared = {n: (elems[n], want[n] if n in outputs else None) for n in order}
+    right, _ = build(op, opset, inputs, attrs, declared)
+    assert where(right) == []
+    for name, at in outputs.items():
+        shape = want[name]
+        assert shape is not None and None not in shape
+        bad, _ = build(op, opset, inputs, attrs,
+                       {**declared, name: (elems[name], [*shape[:-1], shape[-1] + 1] if shape else [1])})
+        assert where(bad) == [at]
+    return want
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (4,), ()])
+def test_regex_full_match_has_the_input_shape(shape):
+    check_onnx_inferred("RegexFullMatch", 20, {"X": (S, shape)}, {"pattern": "a.*"}, {"Y": "output 'Y'"},
+                        {"Y": TensorProto.BOOL})
+
+
+@pytest.mark.parametrize("x, y", [((2, 3), (3,)), ((2, 1), (1, 4)), ((), (5,)), ((3,), (3,))])
+def test_string_concat_broadcasts(x, y):
+    check_onnx_inferred("StringConcat", 20, {"X": (S, x), "Y": (S, y)}, {}, {"Z": "output 'Z'"}, {"Z": S})
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (4,)])
+@pytest.mark.parametrize("action", ["NONE", "LOWER"])
+def test_string_normalizer_without_stopwords_keeps_the_shape(shape, action):
+    # onnx's inference leaves the last dimension unknown even without stopwords: onnxruntime's result (in
+    # the C locale: this machine has no en_US, its default)
+    check_output_shapes("StringNormalizer", 10, {"X": (S, shape)}, {"case_change_action": action, "locale": "C"},
+                        {"Y": "output 'Y'"}, elems={"Y": S})
+
+
+def test_string_normalizer_with_stopwords_states_no_shape():
+    # removing stopwords shortens the last dimension by a count that depends on the values of X
+    m, _ = build("StringNormalizer", 10, {"X": (S, (1, 3))}, {"stopwords": ["a"]}, {"Y": (S, None)})
+    assert onnx_shapes(m)["Y"] == [1, None]
+    odd, _ = build("StringNormalizer", 10, {"X": (S, (1, 3))}, {"stopwords": ["a"]}, {"Y": (S, [1, 1])})
+    assert where(odd) == []
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (4,), ()])
+def test_string_split_gives_z_the_input_shape(shape):
+    want = check_onnx_inferred("StringSplit", 20, {"X": (S, shape)}, {}, {"Z": "output 'Z'"},
+                               {"Y": S, "Z": I64}, order=("Y", "Z"))
+    # Y's last dimension, the largest number of pieces, depends on the values of X: onnx leaves it unknown
+    m, _ = build("StringSplit", 20, {"X": (S, shape)}, {}, {"Y": (S, None), "Z": (I64, None)})
+    assert onnx_shapes(m)["Y"] == [*shape, None] and want["Z"] == list(shape)
+
+
+TFIDF = {"mode": "TF", "min_gram_length": 1, "max_gram_length": 2, "max_skip_count": 0, "ngram_counts": [0, 3],
+         "pool_int64s": [1, 2, 3, 1, 2, 2, 3]}
+
+
+@pytest.mark.parametrize("shape", [(2, 5), (6,)])
+@pytest.mark.parametrize("indexes", [[0, 4, 2, 1, 3], [7, 0, 1, 2, 3], [0, 1, 2, 3, 4]])
+def test_tfidf_vectorizer_counts_up_to_the_largest_index(shape, indexes):
+    check_output_shapes("TfIdfVectorizer", 9, {"X": (I64, shape)}, {**TFIDF, "ngram_indexes": indexes},
+                        {"out": "output 'Y'"})
