@@ -1,7 +1,8 @@
 """Output shapes of more ONNX ops stated in the specs (outputs[].shape): Squeeze/Unsqueeze and the
-reductions with their axes input (values()), Pad, TopK, the legacy versions (broadcast, Gemm-6, Reshape-1, LSTM-1,
-GRU-3), the random generators, windows, MelWeightMatrix, the string ops and TfIdfVectorizer — against onnx's strict shape inference or, where it
-leaves a shape unknown, onnxruntime's result (tests/onnx_cases.check_output_shapes)."""
+reductions with their axes input (values()), Pad, TopK, the legacy versions (broadcast, Gemm-6, Reshape-1,
+LSTM-1, GRU-3), the random generators, windows, MelWeightMatrix, the string ops and TfIdfVectorizer -
+against onnx's strict shape inference or, where it leaves a shape unknown, onnxruntime's result
+(tests/onnx_cases.check_output_shapes), or onnx's reference evaluator where neither gives one."""
 from __future__ import annotations
 
 import numpy as np
