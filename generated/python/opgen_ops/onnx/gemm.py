@@ -325,6 +325,14 @@ SIGNATURE_V6 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('A')[1] if c.attr('transA') else c.shape('A')[0],
+                c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
+            ],
+            '[shape(A)[1] if transA else shape(A)[0], shape(B)[0] if transB else shape(B)[1]]',
+        ),
     ),
 )
 

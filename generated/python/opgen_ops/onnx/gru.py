@@ -398,6 +398,30 @@ SIGNATURE_V3 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size'),
+                ]
+                if c.attr('output_sequence')
+                else None
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if output_sequence "
+            'else None',
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [2 if c.attr('direction') == 'bidirectional' else 1, c.shape('X')[1], c.attr('hidden_size')]
+                if c.attr('output_sequence')
+                else None
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size] if output_sequence else None",
+        ),
     ),
 )
 

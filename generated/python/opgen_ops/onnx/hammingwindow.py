@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.HammingWindow'
@@ -38,6 +38,7 @@ SIGNATURE_V17 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [int(c.values('size')[0])], '[int(values(size)[0])]'),
     ),
 )
 

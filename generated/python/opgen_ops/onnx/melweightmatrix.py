@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MelWeightMatrix'
@@ -42,6 +42,11 @@ SIGNATURE_V17 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [int(c.values('dft_length')[0]) // 2 + 1, int(c.values('num_mel_bins')[0])],
+            '[int(values(dft_length)[0]) // 2 + 1, int(values(num_mel_bins)[0])]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Multinomial'
@@ -33,6 +33,7 @@ SIGNATURE_V22 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [c.shape('input')[0], c.attr('sample_size')], '[shape(input)[0], sample_size]'),
     ),
 )
 
@@ -66,6 +67,7 @@ SIGNATURE_V7 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [c.shape('input')[0], c.attr('sample_size')], '[shape(input)[0], sample_size]'),
     ),
 )
 

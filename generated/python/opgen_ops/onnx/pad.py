@@ -47,10 +47,66 @@ SIGNATURE_V25 = Signature(
             'axes when axes is given.',
         ),
         Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.unique([a % c.rank('data') for a in c.values('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                    for p in [c.values('pads')]
+                    for ax in [
+                        (
+                            [a % c.rank('data') for a in c.values('axes')]
+                            if c.has('axes')
+                            else list(c.range(c.rank('data')))
+                        ),
+                    ]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: (
+                len(c.values('pads')) == 2 * (len(c.values('axes')) if c.has('axes') else c.rank('data'))
+                and (
+                    not c.has('axes')
+                    or (
+                        all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes')))
+                        and c.unique([a % c.rank('data') for a in c.values('axes')])
+                    )
+                )
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                for p in [c.values('pads')]
+                for ax in [
+                    [a % c.rank('data') for a in c.values('axes')] if c.has('axes') else list(c.range(c.rank('data'))),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i)) for p in [values(pads)] for ax '
+            'in [[a % rank(data) for a in values(axes)] if has(axes) else list(range(rank(data)))] for i, d in '
+            'enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -98,10 +154,66 @@ SIGNATURE_V24 = Signature(
             'axes when axes is given.',
         ),
         Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.unique([a % c.rank('data') for a in c.values('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                    for p in [c.values('pads')]
+                    for ax in [
+                        (
+                            [a % c.rank('data') for a in c.values('axes')]
+                            if c.has('axes')
+                            else list(c.range(c.rank('data')))
+                        ),
+                    ]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: (
+                len(c.values('pads')) == 2 * (len(c.values('axes')) if c.has('axes') else c.rank('data'))
+                and (
+                    not c.has('axes')
+                    or (
+                        all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes')))
+                        and c.unique([a % c.rank('data') for a in c.values('axes')])
+                    )
+                )
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                for p in [c.values('pads')]
+                for ax in [
+                    [a % c.rank('data') for a in c.values('axes')] if c.has('axes') else list(c.range(c.rank('data'))),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i)) for p in [values(pads)] for ax '
+            'in [[a % rank(data) for a in values(axes)] if has(axes) else list(range(rank(data)))] for i, d in '
+            'enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -149,10 +261,66 @@ SIGNATURE_V23 = Signature(
             'axes when axes is given.',
         ),
         Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.unique([a % c.rank('data') for a in c.values('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                    for p in [c.values('pads')]
+                    for ax in [
+                        (
+                            [a % c.rank('data') for a in c.values('axes')]
+                            if c.has('axes')
+                            else list(c.range(c.rank('data')))
+                        ),
+                    ]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: (
+                len(c.values('pads')) == 2 * (len(c.values('axes')) if c.has('axes') else c.rank('data'))
+                and (
+                    not c.has('axes')
+                    or (
+                        all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes')))
+                        and c.unique([a % c.rank('data') for a in c.values('axes')])
+                    )
+                )
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                for p in [c.values('pads')]
+                for ax in [
+                    [a % c.rank('data') for a in c.values('axes')] if c.has('axes') else list(c.range(c.rank('data'))),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i)) for p in [values(pads)] for ax '
+            'in [[a % rank(data) for a in values(axes)] if has(axes) else list(range(rank(data)))] for i, d in '
+            'enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -200,10 +368,66 @@ SIGNATURE_V21 = Signature(
             'axes when axes is given.',
         ),
         Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.unique([a % c.rank('data') for a in c.values('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                    for p in [c.values('pads')]
+                    for ax in [
+                        (
+                            [a % c.rank('data') for a in c.values('axes')]
+                            if c.has('axes')
+                            else list(c.range(c.rank('data')))
+                        ),
+                    ]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: (
+                len(c.values('pads')) == 2 * (len(c.values('axes')) if c.has('axes') else c.rank('data'))
+                and (
+                    not c.has('axes')
+                    or (
+                        all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes')))
+                        and c.unique([a % c.rank('data') for a in c.values('axes')])
+                    )
+                )
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                for p in [c.values('pads')]
+                for ax in [
+                    [a % c.rank('data') for a in c.values('axes')] if c.has('axes') else list(c.range(c.rank('data'))),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i)) for p in [values(pads)] for ax '
+            'in [[a % rank(data) for a in values(axes)] if has(axes) else list(range(rank(data)))] for i, d in '
+            'enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -250,10 +474,66 @@ SIGNATURE_V19 = Signature(
             'axes when axes is given.',
         ),
         Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.unique([a % c.rank('data') for a in c.values('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                    for p in [c.values('pads')]
+                    for ax in [
+                        (
+                            [a % c.rank('data') for a in c.values('axes')]
+                            if c.has('axes')
+                            else list(c.range(c.rank('data')))
+                        ),
+                    ]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: (
+                len(c.values('pads')) == 2 * (len(c.values('axes')) if c.has('axes') else c.rank('data'))
+                and (
+                    not c.has('axes')
+                    or (
+                        all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes')))
+                        and c.unique([a % c.rank('data') for a in c.values('axes')])
+                    )
+                )
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                for p in [c.values('pads')]
+                for ax in [
+                    [a % c.rank('data') for a in c.values('axes')] if c.has('axes') else list(c.range(c.rank('data'))),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i)) for p in [values(pads)] for ax '
+            'in [[a % rank(data) for a in values(axes)] if has(axes) else list(range(rank(data)))] for i, d in '
+            'enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -300,10 +580,66 @@ SIGNATURE_V18 = Signature(
             'axes when axes is given.',
         ),
         Check('C2', lambda c: c.rank('axes') == 1, 'axes, when given, is 1-D.', when=lambda c: c.has('axes')),
+        Check(
+            'C3',
+            lambda c: all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+            'Every value of axes must lie in [-r, r-1], r being the rank of data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.unique([a % c.rank('data') for a in c.values('axes')]),
+            'axes must not name a dimension twice.',
+            when=lambda c: c.has('axes') and all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes'))),
+        ),
+        Check(
+            'C5',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                    for p in [c.values('pads')]
+                    for ax in [
+                        (
+                            [a % c.rank('data') for a in c.values('axes')]
+                            if c.has('axes')
+                            else list(c.range(c.rank('data')))
+                        ),
+                    ]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: (
+                len(c.values('pads')) == 2 * (len(c.values('axes')) if c.has('axes') else c.rank('data'))
+                and (
+                    not c.has('axes')
+                    or (
+                        all((-c.rank('data') <= a < c.rank('data') for a in c.values('axes')))
+                        and c.unique([a % c.rank('data') for a in c.values('axes')])
+                    )
+                )
+            ),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i))
+                for p in [c.values('pads')]
+                for ax in [
+                    [a % c.rank('data') for a in c.values('axes')] if c.has('axes') else list(c.range(c.rank('data'))),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + sum((p[k] + p[k + len(ax)] for k, a in enumerate(ax) if a == i)) for p in [values(pads)] for ax '
+            'in [[a % rank(data) for a in values(axes)] if has(axes) else list(range(rank(data)))] for i, d in '
+            'enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -343,10 +679,31 @@ SIGNATURE_V13 = Signature(
             lambda c: c.rank('pads') == 1 and c.shape('pads')[0] == 2 * c.rank('data'),
             'pads is 1-D with two entries (begin and end) per axis of data: 2 * rank(data) in all.',
         ),
+        Check(
+            'C2',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + c.values('pads')[i] + c.values('pads')[i + c.rank('data')]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: len(c.values('pads')) == 2 * c.rank('data'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + c.values('pads')[i] + c.values('pads')[i + c.rank('data')]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + values(pads)[i] + values(pads)[i + rank(data)] for i, d in enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -383,10 +740,31 @@ SIGNATURE_V11 = Signature(
             lambda c: c.rank('pads') == 1 and c.shape('pads')[0] == 2 * c.rank('data'),
             'pads is 1-D with two entries (begin and end) per axis of data: 2 * rank(data) in all.',
         ),
+        Check(
+            'C2',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    d + c.values('pads')[i] + c.values('pads')[i + c.rank('data')]
+                    for (i, d) in enumerate(c.shape('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: len(c.values('pads')) == 2 * c.rank('data'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + c.values('pads')[i] + c.values('pads')[i + c.rank('data')]
+                for (i, d) in enumerate(c.shape('data'))
+            ],
+            '[d + values(pads)[i] + values(pads)[i + rank(data)] for i, d in enumerate(shape(data))]',
+        ),
     ),
 )
 
@@ -420,6 +798,19 @@ SIGNATURE_V2 = Signature(
             'C1',
             lambda c: len(c.attr('pads')) == 2 * c.rank('data'),
             'pads has two entries (begin and end) per axis of data: 2 * rank(data) in all.',
+        ),
+        Check(
+            'C2',
+            lambda c: all(
+                n >= 0
+                for n in [
+                    c.shape('data')[i] + c.attr('pads')[i] + c.attr('pads')[i + c.rank('data')]
+                    for i in c.range(c.rank('data'))
+                ]
+            ),
+            'Padding must not shrink an axis below size 0: its size plus both of its pad amounts (negative ones '
+            'crop) is at least 0.',
+            when=lambda c: len(c.attr('pads')) == 2 * c.rank('data'),
         ),
     ),
     rules=(

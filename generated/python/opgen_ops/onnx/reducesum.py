@@ -39,6 +39,25 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                y
+                for ax in [
+                    (
+                        [a % max(c.rank('data'), 1) for a in c.values('axes')]
+                        if c.has('axes') and len(c.values('axes')) > 0
+                        else [] if c.attr('noop_with_empty_axes') else list(c.range(c.rank('data')))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or i not in ax
+                for y in [1 if i in ax else d]
+            ],
+            '[y for ax in [[a % max(rank(data), 1) for a in values(axes)] if has(axes) and len(values(axes)) > 0 '
+            'else [] if noop_with_empty_axes else list(range(rank(data)))] for i, d in enumerate(shape(data)) if '
+            'keepdims or i not in ax for y in [1 if i in ax else d]]',
+        ),
     ),
 )
 
@@ -119,6 +138,16 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reduced',
+            lambda c: [
+                1 if not c.has('axes') or i in [a % c.rank('data') for a in c.attr('axes')] else d
+                for (i, d) in enumerate(c.shape('data'))
+                if c.attr('keepdims') or (c.has('axes') and i not in [a % c.rank('data') for a in c.attr('axes')])
+            ],
+            '[1 if not has(axes) or i in [a % rank(data) for a in axes] else d for i, d in enumerate(shape(data)) '
+            'if keepdims or (has(axes) and i not in [a % rank(data) for a in axes])]',
+        ),
     ),
 )
 

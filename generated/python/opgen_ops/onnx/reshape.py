@@ -569,6 +569,17 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'reshaped',
+            lambda c: [
+                c.prod(c.shape('data')) // P if e == -1 else e
+                for D in [[c.shape('data')[k] if v == 0 else v for k, v in enumerate(c.attr('shape'))]]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(data)) // P if e == -1 else e for D in [[shape(data)[k] if v == 0 else v for k, v in '
+            'enumerate(shape)]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 

@@ -44,6 +44,16 @@ SIGNATURE_V25 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.values('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in values(axes)]] if '
+            'has(axes) else [d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 
@@ -88,6 +98,16 @@ SIGNATURE_V24 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.values('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in values(axes)]] if '
+            'has(axes) else [d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 
@@ -132,6 +152,16 @@ SIGNATURE_V23 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.values('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in values(axes)]] if '
+            'has(axes) else [d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 
@@ -176,6 +206,16 @@ SIGNATURE_V21 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.values('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in values(axes)]] if '
+            'has(axes) else [d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 
@@ -219,6 +259,16 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.values('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in values(axes)]] if '
+            'has(axes) else [d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 
@@ -319,6 +369,16 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'squeezed',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('data')) if i not in [a % c.rank('data') for a in c.attr('axes')]]
+                if c.has('axes')
+                else [d for d in c.shape('data') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(data)) if i not in [a % rank(data) for a in axes]] if has(axes) else '
+            '[d for d in shape(data) if d != 1]',
+        ),
     ),
 )
 

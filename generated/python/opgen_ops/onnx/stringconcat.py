@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.StringConcat'
@@ -31,6 +31,7 @@ SIGNATURE_V20 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.StringNormalizer'
@@ -34,6 +34,11 @@ SIGNATURE_V10 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: None if c.has('stopwords') else list(c.shape('X')),
+            'None if has(stopwords) else list(shape(X))',
+        ),
     ),
 )
 

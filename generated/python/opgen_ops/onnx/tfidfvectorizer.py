@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TfIdfVectorizer'
@@ -39,6 +39,11 @@ SIGNATURE_V9 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: list(c.shape('X')[:-1]) + [max(c.attr('ngram_indexes')) + 1],
+            'list(shape(X)[:-1]) + [max(ngram_indexes) + 1]',
+        ),
     ),
 )
 

@@ -48,6 +48,22 @@ SIGNATURE_V24 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'Values',
+            lambda c: [
+                c.values('K')[0] if i == c.attr('axis') % c.rank('X') else d
+                for (i, d) in enumerate(c.shape('X'))
+            ],
+            '[values(K)[0] if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [
+                c.values('K')[0] if i == c.attr('axis') % c.rank('X') else d
+                for (i, d) in enumerate(c.shape('X'))
+            ],
+            '[values(K)[0] if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
     ),
 )
 
@@ -93,6 +109,22 @@ SIGNATURE_V11 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'Values',
+            lambda c: [
+                c.values('K')[0] if i == c.attr('axis') % c.rank('X') else d
+                for (i, d) in enumerate(c.shape('X'))
+            ],
+            '[values(K)[0] if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [
+                c.values('K')[0] if i == c.attr('axis') % c.rank('X') else d
+                for (i, d) in enumerate(c.shape('X'))
+            ],
+            '[values(K)[0] if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
     ),
 )
 
@@ -133,6 +165,22 @@ SIGNATURE_V10 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'Values',
+            lambda c: [
+                c.values('K')[0] if i == c.attr('axis') % c.rank('X') else d
+                for (i, d) in enumerate(c.shape('X'))
+            ],
+            '[values(K)[0] if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
+        OutputShape(
+            'Indices',
+            lambda c: [
+                c.values('K')[0] if i == c.attr('axis') % c.rank('X') else d
+                for (i, d) in enumerate(c.shape('X'))
+            ],
+            '[values(K)[0] if i == axis % rank(X) else d for i, d in enumerate(shape(X))]',
+        ),
     ),
 )
 

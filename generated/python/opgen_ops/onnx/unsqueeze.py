@@ -44,6 +44,16 @@ SIGNATURE_V25 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                1 if i in ax else c.shape('data')[i - len([a for a in ax if a < i])]
+                for ax in [[a % (c.rank('data') + len(c.values('axes'))) for a in c.values('axes')]]
+                for i in c.range(c.rank('data') + len(ax))
+            ],
+            '[1 if i in ax else shape(data)[i - len([a for a in ax if a < i])] for ax in [[a % (rank(data) + '
+            'len(values(axes))) for a in values(axes)]] for i in range(rank(data) + len(ax))]',
+        ),
     ),
 )
 
@@ -88,6 +98,16 @@ SIGNATURE_V24 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                1 if i in ax else c.shape('data')[i - len([a for a in ax if a < i])]
+                for ax in [[a % (c.rank('data') + len(c.values('axes'))) for a in c.values('axes')]]
+                for i in c.range(c.rank('data') + len(ax))
+            ],
+            '[1 if i in ax else shape(data)[i - len([a for a in ax if a < i])] for ax in [[a % (rank(data) + '
+            'len(values(axes))) for a in values(axes)]] for i in range(rank(data) + len(ax))]',
+        ),
     ),
 )
 
@@ -132,6 +152,16 @@ SIGNATURE_V23 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                1 if i in ax else c.shape('data')[i - len([a for a in ax if a < i])]
+                for ax in [[a % (c.rank('data') + len(c.values('axes'))) for a in c.values('axes')]]
+                for i in c.range(c.rank('data') + len(ax))
+            ],
+            '[1 if i in ax else shape(data)[i - len([a for a in ax if a < i])] for ax in [[a % (rank(data) + '
+            'len(values(axes))) for a in values(axes)]] for i in range(rank(data) + len(ax))]',
+        ),
     ),
 )
 
@@ -176,6 +206,16 @@ SIGNATURE_V21 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                1 if i in ax else c.shape('data')[i - len([a for a in ax if a < i])]
+                for ax in [[a % (c.rank('data') + len(c.values('axes'))) for a in c.values('axes')]]
+                for i in c.range(c.rank('data') + len(ax))
+            ],
+            '[1 if i in ax else shape(data)[i - len([a for a in ax if a < i])] for ax in [[a % (rank(data) + '
+            'len(values(axes))) for a in values(axes)]] for i in range(rank(data) + len(ax))]',
+        ),
     ),
 )
 
@@ -219,6 +259,16 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                1 if i in ax else c.shape('data')[i - len([a for a in ax if a < i])]
+                for ax in [[a % (c.rank('data') + len(c.values('axes'))) for a in c.values('axes')]]
+                for i in c.range(c.rank('data') + len(ax))
+            ],
+            '[1 if i in ax else shape(data)[i - len([a for a in ax if a < i])] for ax in [[a % (rank(data) + '
+            'len(values(axes))) for a in values(axes)]] for i in range(rank(data) + len(ax))]',
+        ),
     ),
 )
 
@@ -320,6 +370,21 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'expanded',
+            lambda c: [
+                (
+                    1
+                    if i in [a % (c.rank('data') + len(c.attr('axes'))) for a in c.attr('axes')]
+                    else c.shape('data')[i - len(
+                        [a for a in c.attr('axes') if a % (c.rank('data') + len(c.attr('axes'))) < i],
+                    )]
+                )
+                for i in c.range(c.rank('data') + len(c.attr('axes')))
+            ],
+            '[1 if i in [a % (rank(data) + len(axes)) for a in axes] else shape(data)[i - len([a for a in axes if '
+            'a % (rank(data) + len(axes)) < i])] for i in range(rank(data) + len(axes))]',
+        ),
     ),
 )
 
