@@ -1,0 +1,153 @@
+"""Output shapes stated for a further set of ONNX ops (Cast, Identity, the variadic Max/Min/Mean/Sum, losses,
+recurrent and attention ops, Resize, ...), against onnx's strict shape inference or, where it leaves a shape
+unknown, onnxruntime's result (tests/onnx_cases.check_output_shapes); ops neither gives a shape for are run
+with onnx.reference.ReferenceEvaluator."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto
+from onnx.reference import ReferenceEvaluator
+
+from onnx_cases import B, F, I64, arr, build, check_output_shapes, errors, ort_rejects, run_shapes, where
+
+I32 = TensorProto.INT32
+
+
+def out(*names: str) -> dict[str, str]:
+    return {name: f"output '{name}'" for name in names}
+
+
+def check_declared(op: str, opset: int, inputs: dict, attrs: dict, outputs: dict[str, str],
+                   want: dict[str, list[int]], inits: dict | None = None, elems: dict | None = None) -> None:
+    """check_output_shapes with the reference shapes given (from onnx.reference's run, or NumPy where no
+    onnx tool runs the version): declared right they pass, each declared wrong is reported at that output."""
+    elems = elems or {}
+    declared = {n: (elems.get(n, F), list(want[n])) for n in outputs}
+    right, _ = build(op, opset, inputs, attrs, declared, inits)
+    assert where(right) == []
+    for name, at in outputs.items():
+        shape = list(want[name])
+        wrong = [*shape[:-1], shape[-1] + 1] if shape else [1]
+        bad, _ = build(op, opset, inputs, attrs, {**declared, name: (elems.get(name, F), wrong)}, inits)
+        assert where(bad) == [at], f"{op}-{opset} {name}: declared {wrong}, the op gives {shape}"
+
+
+def reference_run(op: str, opset: int, inputs: dict, attrs: dict, outputs: list[str], inits: dict | None = None,
+                  feeds: dict | None = None, elems: dict | None = None) -> dict[str, list[int]]:
+    """Output shapes from running the one-node model with onnx.reference.ReferenceEvaluator."""
+    elems = elems or {}
+    m, zeros = build(op, opset, inputs, attrs, {n: (elems.get(n, F), None) for n in outputs}, inits)
+    results = ReferenceEvaluator(m).run(None, {**zeros, **(feeds or {})})
+    return {n: list(np.shape(r)) for n, r in zip(outputs, results)}
+
+
+# ---- same shape as an input ------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [6, 9, 13, 19, 21, 23, 24, 25])
+def test_cast_keeps_the_input_shape(opset):
+    check_output_shapes("Cast", opset, {"input": (2, 3, 4)}, {"to": I64}, out("output"), elems={"output": I64})
+
+
+def test_cast_1_keeps_the_input_shape():
+    """Cast-1 (`to` a string): onnx infers nothing and neither onnxruntime nor onnx.reference runs it; NumPy's
+    astype is the reference."""
+    want = list(np.zeros((2, 3, 4), np.float32).astype(np.int64).shape)
+    check_declared("Cast", 1, {"input": (2, 3, 4)}, {"to": "INT64"}, out("output"), {"output": want},
+                   elems={"output": I64})
+
+
+@pytest.mark.parametrize("opset", [15, 19, 21, 23, 24, 25])
+def test_castlike_keeps_the_input_shape(opset):
+    check_output_shapes("CastLike", opset, {"input": (3, 1, 5), "target_type": (I64, (2,))}, {}, out("output"),
+                        elems={"output": I64})
+
+
+def test_bitcast_keeps_the_input_shape():
+    check_output_shapes("BitCast", 26, {"input": (2, 5)}, {"to": I32}, out("output"), elems={"output": I32})
+
+
+@pytest.mark.parametrize("opset", [1, 13, 14, 16, 19, 21, 23, 24, 25])
+@pytest.mark.parametrize("shape", [(2, 3), ()])
+def test_identity_keeps_the_input_shape(opset, shape):
+    check_output_shapes("Identity", opset, {"input": shape}, {}, out("output"))
+
+
+@pytest.mark.parametrize("opset", [10, 20])
+def test_isinf_keeps_the_input_shape(opset):
+    check_output_shapes("IsInf", opset, {"X": (4, 1, 2)}, {"detect_negative": 0}, out("Y"), elems={"Y": B})
+
+
+@pytest.mark.parametrize("opset", [9, 22])
+@pytest.mark.parametrize("attrs", [{}, {"k": -1, "dtype": TensorProto.FLOAT}])
+def test_eyelike_keeps_the_input_shape(opset, attrs):
+    check_output_shapes("EyeLike", opset, {"input": (3, 5)}, attrs, out("output"))
+
+
+@pytest.mark.parametrize("opset", [11, 22])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (2, 1, 2, 2)])
+def test_det_drops_the_matrix_dimensions(opset, shape):
+    check_output_shapes("Det", opset, {"X": shape}, {}, out("Y"))
+
+
+@pytest.mark.parametrize("opset", [9, 13])
+@pytest.mark.parametrize("axes", [None, [1], [0, 1, 2, 3]])
+def test_mean_variance_normalization_keeps_the_input_shape(opset, axes):
+    attrs = {} if axes is None else {"axes": axes}
+    if opset == 13 and axes is None:
+        # onnx 1.23.2's inference of the version-13 function body fails without axes (its Constant node
+        # gets no value): onnxruntime's run is the reference
+        m, feeds = build("MeanVarianceNormalization", opset, {"X": (2, 3, 4, 5)}, attrs, {"Y": None})
+        check_declared("MeanVarianceNormalization", opset, {"X": (2, 3, 4, 5)}, attrs, out("Y"), run_shapes(m, feeds))
+        return
+    check_output_shapes("MeanVarianceNormalization", opset, {"X": (2, 3, 4, 5)}, attrs, out("Y"))
+
+
+def test_swiglu_keeps_the_input_shape():
+    check_output_shapes("SwiGLU", 28, {"A": (2, 3, 8), "B": (2, 3, 8)}, {"alpha": 1.702}, out("Y"))
+
+
+@pytest.mark.parametrize("opset", [9, 10])  # deprecated in 11: no model may use it there
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scatter_keeps_the_data_shape(opset, axis):
+    check_output_shapes("Scatter", opset, {"data": (4, 5), "indices": (I64, (2, 3)), "updates": (2, 3)},
+                        {"axis": axis}, out("output"))
+
+
+@pytest.mark.parametrize("attrs", [{}, {"axis": 2, "mode": "circular"}])
+@pytest.mark.parametrize("indices", [False, True])
+def test_tensor_scatter_keeps_the_cache_shape(attrs, indices):
+    update = (2, 3, 2, 4) if attrs.get("axis", -2) % 4 == 2 else None
+    inputs = {"past_cache": (2, 3, 8, 4), "update": update}
+    if indices:
+        inputs["write_indices"] = (I64, (2,))
+    check_output_shapes("TensorScatter", 24, inputs, attrs, out("present_cache"))
+
+
+# ---- variadic: broadcasting over every input (8+), equal shapes before -------------------------
+
+@pytest.mark.parametrize("op, name, opsets", [("Max", "max", [8, 12, 13]), ("Min", "min", [8, 12, 13]),
+                                              ("Mean", "mean", [8, 13]), ("Sum", "sum", [8, 13])])
+@pytest.mark.parametrize("shapes", [[(2, 3)], [(2, 1, 4), (3, 1), (4,)], [(), (5, 1), (1, 6), (1, 1, 1)]])
+def test_variadic_ops_broadcast_every_input(op, name, opsets, shapes):
+    for opset in opsets:
+        check_output_shapes(op, opset, {f"x{k}": s for k, s in enumerate(shapes)}, {}, out(name))
+
+
+@pytest.mark.parametrize("op, name", [("Max", "max"), ("Min", "min"), ("Mean", "mean"), ("Sum", "sum")])
+@pytest.mark.parametrize("n", [1, 3])
+def test_variadic_ops_before_broadcasting_keep_the_common_shape(op, name, n):
+    check_output_shapes(op, 6, {f"x{k}": (2, 3) for k in range(n)}, {}, out(name))
+
+
+@pytest.mark.parametrize("op", ["Max", "Min", "Mean", "Sum"])
+@pytest.mark.parametrize("opset", [1, 6])
+@pytest.mark.parametrize("shapes, bad", [([(2, 3), (2, 3), (2, 3)], False), ([(2, 3), (3,)], True),
+                                         ([(2, 3), (2, 3), (1, 3)], True), ([(4,)], False)])
+def test_variadic_ops_before_broadcasting_need_equal_shapes(op, opset, shapes, bad):
+    """Constraint C1 of versions 1 and 6 (onnxruntime: "All inputs must have the same shape"; it runs no opset-1
+    model, where onnx's text says the same)."""
+    m, _ = build(op, opset, {f"x{k}": s for k, s in enumerate(shapes)}, {}, {"y": None})
+    assert errors(m) == (["constraint C1"] if bad else [])
+    if opset == 6:
+        assert ort_rejects(m) == bad
