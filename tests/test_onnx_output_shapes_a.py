@@ -151,3 +151,149 @@ def test_variadic_ops_before_broadcasting_need_equal_shapes(op, opset, shapes, b
     assert errors(m) == (["constraint C1"] if bad else [])
     if opset == 6:
         assert ort_rejects(m) == bad
+
+
+# ---- Compress, CenterCropPad -------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [9, 11, 28])
+@pytest.mark.parametrize("attrs, condition", [
+    ({"axis": 1}, [1, 0, 1]),          # shorter than the axis: the rest is dropped
+    ({"axis": -1}, [0, 1, 1, 1]),
+    ({"axis": 0}, [1, 0, 1, 1, 1]),    # longer than the axis: onnxruntime reads only the axis' length
+    ({}, [1, 0, 1, 1, 1]),             # no axis: over the flattened input
+    ({}, [1] * 14),
+])
+def test_compress_keeps_what_a_constant_condition_selects(opset, attrs, condition):
+    """onnx infers only the rank (the count depends on the condition's values): onnxruntime's run is the reference;
+    for opset 28, which onnxruntime does not run, onnx.reference's (which refuses a condition longer than the axis)."""
+    if opset == 28:
+        inputs, inits = {"input": (3, 4), "condition": None}, {"condition": arr(condition, bool)}
+        size = 3 if attrs == {"axis": 0} else 4 if attrs else 12
+        if len(condition) <= size:
+            check_declared("Compress", opset, inputs, attrs, out("output"),
+                           reference_run("Compress", opset, inputs, attrs, ["output"], inits), inits)
+        return
+    check_output_shapes("Compress", opset, {"input": (3, 4), "condition": None}, attrs, out("output"),
+                        {"condition": arr(condition, bool)})
+
+
+@pytest.mark.parametrize("attrs, shape", [({}, [2, 8, 3]), ({"axes": [0, -2]}, [2, 8]), ({"axes": [2]}, [5]),
+                                          ({"axes": [2, 0]}, [5, 1])])
+def test_center_crop_pad_takes_the_constant_shape_on_its_axes(attrs, shape):
+    check_output_shapes("CenterCropPad", 18, {"input_data": (4, 6, 3), "shape": None}, attrs, out("output_data"),
+                        {"shape": arr(shape)})
+
+
+# ---- DFT, STFT ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("last, attrs", [(1, {}), (2, {}), (1, {"onesided": 1}), (1, {"inverse": 1}),
+                                         (2, {"inverse": 1}), (2, {"onesided": 1, "inverse": 1})])
+@pytest.mark.parametrize("length", [None, 5])
+def test_dft_sets_the_axis_to_the_transform_length(opset, last, attrs, length):
+    inputs, inits = {"input": (2, 8, last)}, {}
+    if length is not None:
+        inputs["dft_length"], inits["dft_length"] = None, arr(length)
+    check_output_shapes("DFT", opset, inputs, attrs, out("output"), inits)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -2, -3, -4])
+@pytest.mark.parametrize("length", [None, 4])
+def test_dft_on_any_signal_axis(axis, length):
+    inputs = {"input": (2, 8, 6, 2), "dft_length": "" if length is None else None}
+    inits = {} if length is None else {"dft_length": arr(length)}
+    check_output_shapes("DFT", 17, inputs, {"axis": axis, "onesided": 0}, out("output"), inits)
+    check_output_shapes("DFT", 20, {**inputs, "axis": None}, {}, out("output"), {**inits, "axis": arr(axis)})
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("shape, attrs, length, axis, bad", [
+    ((2, 8, 3), {}, None, None, "C1"),
+    ((2, 8, 2), {}, None, 2, "C2"),
+    ((2, 8, 2), {}, None, -1, "C2"),
+    ((2, 8, 2), {}, None, -4, "C2"),
+    ((2, 8, 2), {}, 0, None, "C3"),
+    ((2, 8, 2), {"onesided": 1}, None, None, "C4"),
+    ((2, 8, 1), {"onesided": 1, "inverse": 1}, None, None, "C5"),
+    ((2, 8, 2), {}, 3, -3, None),
+    ((2, 8, 1), {"onesided": 1}, None, 0, None),
+])
+def test_dft_constraints(opset, shape, attrs, length, axis, bad):
+    """onnx's inference and onnxruntime refuse each (the last dimension and dft_length = 0 at run time only)."""
+    inputs, inits = {"input": shape, "dft_length": ""}, {}
+    if length is not None:
+        inputs["dft_length"], inits["dft_length"] = None, arr(length)
+    if axis is not None and opset == 17:
+        attrs = {**attrs, "axis": axis}
+    elif axis is not None:
+        inputs["axis"], inits["axis"] = None, arr(axis)
+    m, _ = build("DFT", opset, inputs, attrs, {"output": None}, inits)
+    assert errors(m) == ([f"constraint {bad}"] if bad else [])
+    assert ort_rejects(m) == (bad is not None)
+
+
+@pytest.mark.parametrize("signal, window, step, length, attrs", [
+    ((2, 16, 2), None, 5, 7, {"onesided": 0}),
+    ((2, 16, 2), None, 5, 7, {"onesided": 1}),
+    ((2, 16, 1), None, 5, 7, {"onesided": 1}),
+    ((2, 16, 1), (8,), 3, 8, {"onesided": 0}),
+    ((1, 20, 1), (6,), 2, 6, {"onesided": 1}),
+])
+def test_stft_counts_frames_and_bins(signal, window, step, length, attrs):
+    inputs = {"signal": signal, "frame_step": None, "window": window or "", "frame_length": None}
+    check_output_shapes("STFT", 17, inputs, attrs, out("output"), {"frame_step": arr(step), "frame_length": arr(length)})
+
+
+@pytest.mark.parametrize("window, length", [((8,), None), (None, 7), ((7,), 7), ((6,), 6)])
+def test_stft_is_one_sided_by_default(window, length):
+    """onnx 1.23.2's inference reads a missing onesided as 0 (the attribute's default is 1): it gives the whole frame
+    length of bins; onnxruntime and onnx.reference give floor(frame_length / 2) + 1, as the operator's text says."""
+    inputs = {"signal": (2, 16, 1), "frame_step": None, "window": window or "", "frame_length": "" if length is None else None}
+    inits = {"frame_step": arr(4), **({} if length is None else {"frame_length": arr(length)})}
+    m, feeds = build("STFT", 17, inputs, {}, {"output": None}, inits)
+    want = run_shapes(m, feeds)
+    assert want == reference_run("STFT", 17, inputs, {}, ["output"], inits)
+    n = length or window[0]
+    assert want["output"] == [2, (16 - n) // 4 + 1, n // 2 + 1, 2]
+    check_declared("STFT", 17, inputs, {}, out("output"), want, inits)
+
+
+# ---- MaxUnpool ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [9, 11, 22])
+@pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2], "strides": [2, 2]}, {"kernel_shape": [3, 2], "pads": [1, 0, 0, 1]},
+                                   {"kernel_shape": [2, 3], "strides": [1, 2], "pads": [0, 1, 1, 0]}])
+def test_maxunpool_inverts_the_pooling_size(opset, attrs):
+    check_output_shapes("MaxUnpool", opset, {"X": (1, 2, 3, 3), "I": (I64, (1, 2, 3, 3))}, attrs, out("output"))
+
+
+@pytest.mark.parametrize("opset", [9, 11, 22])
+def test_maxunpool_takes_a_constant_output_shape(opset):
+    """onnx infers nothing from the constant: onnxruntime's run is the reference."""
+    check_output_shapes("MaxUnpool", opset, {"X": (1, 2, 3, 3), "I": (I64, (1, 2, 3, 3)), "output_shape": None},
+                        {"kernel_shape": [2, 2], "strides": [2, 2]}, out("output"), {"output_shape": arr([1, 2, 7, 6])})
+
+
+# ---- losses ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [12, 13, 22])
+@pytest.mark.parametrize("reduction", [None, "none", "sum", "mean"])
+@pytest.mark.parametrize("shape", [(3, 5), (3, 5, 2, 4)])
+@pytest.mark.parametrize("weight", [False, True])
+def test_nll_loss_is_per_element_or_a_scalar(opset, reduction, shape, weight):
+    inputs = {"input": shape, "target": (I64, (shape[0], *shape[2:]))}
+    if weight:
+        inputs["weight"] = (shape[1],)
+    attrs = {} if reduction is None else {"reduction": reduction}
+    check_output_shapes("NegativeLogLikelihoodLoss", opset, inputs, attrs, out("loss"))
+
+
+@pytest.mark.parametrize("opset", [12, 13])
+@pytest.mark.parametrize("reduction", [None, "none", "sum"])
+@pytest.mark.parametrize("shape", [(3, 5), (3, 5, 2)])
+@pytest.mark.parametrize("log_prob", [False, True])
+def test_softmax_cross_entropy_loss_shapes(opset, reduction, shape, log_prob):
+    inputs = {"scores": shape, "labels": (I64, (shape[0], *shape[2:]))}
+    attrs = {} if reduction is None else {"reduction": reduction}
+    outputs = out("output", "log_prob") if log_prob else out("output")
+    check_output_shapes("SoftmaxCrossEntropyLoss", opset, inputs, attrs, outputs)
