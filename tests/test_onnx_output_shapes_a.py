@@ -297,3 +297,78 @@ def test_softmax_cross_entropy_loss_shapes(opset, reduction, shape, log_prob):
     attrs = {} if reduction is None else {"reduction": reduction}
     outputs = out("output", "log_prob") if log_prob else out("output")
     check_output_shapes("SoftmaxCrossEntropyLoss", opset, inputs, attrs, outputs)
+
+
+# ---- Resize -------------------------------------------------------------------------------------
+
+def fl(values):
+    return arr(values, np.float32)
+
+
+@pytest.mark.parametrize("scales", [[1, 1, 2, 3], [1, 1, 0.5, 1.5], [1, 2, 0.6, 0.7], [2, 1, 1.25, 1]])
+def test_resize_10_scales_every_dimension(scales):
+    check_output_shapes("Resize", 10, {"X": (1, 2, 4, 6), "scales": None}, {}, out("Y"), {"scales": fl(scales)})
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18, 19])
+@pytest.mark.parametrize("scales, sizes", [([1, 1, 2, 3], None), ([1, 1, 0.5, 1.5], None), ([1, 2, 0.6, 0.7], None),
+                                           (None, [1, 2, 7, 3]), (None, [3, 1, 1, 9])])
+def test_resize_from_constant_scales_or_sizes(opset, scales, sizes):
+    inputs = {"X": (1, 2, 4, 6), "roi": None, "scales": None}
+    inits = {"roi": fl([]), "scales": fl(scales if scales is not None else [])}
+    if opset >= 13 and scales is None:
+        inputs["scales"], inits = "", {"roi": fl([])}
+    if opset >= 13:
+        inputs["roi"], inits = "", {k: v for k, v in inits.items() if k != "roi"}
+    if sizes is not None:
+        inputs["sizes"], inits["sizes"] = None, arr(sizes)
+    check_output_shapes("Resize", opset, inputs, {}, out("Y"), inits)
+
+
+@pytest.mark.parametrize("opset", [18, 19])
+@pytest.mark.parametrize("attrs, scales, sizes", [
+    ({"axes": [2, 3]}, [2, 0.5], None),
+    ({"axes": [-1]}, [1.5], None),
+    ({"axes": [3, 1]}, [0.5, 2], None),
+    ({"axes": [2, 3]}, None, [8, 3]),
+    ({"axes": [-1, -2]}, None, [5, 2]),
+    ({"keep_aspect_ratio_policy": "not_larger"}, None, [1, 2, 6, 6]),
+    ({"keep_aspect_ratio_policy": "not_smaller"}, None, [1, 2, 6, 6]),
+    ({"keep_aspect_ratio_policy": "not_larger", "axes": [2, 3]}, None, [10, 9]),
+    ({"keep_aspect_ratio_policy": "not_smaller", "axes": [2, 3]}, None, [10, 9]),
+    ({"keep_aspect_ratio_policy": "not_smaller", "axes": [3]}, None, [9]),
+    ({"keep_aspect_ratio_policy": "not_larger", "axes": [3, 2]}, None, [3, 7]),
+])
+def test_resize_18_on_axes_and_keeping_the_aspect_ratio(opset, attrs, scales, sizes):
+    inputs = {"X": (1, 2, 4, 6), "roi": ""}
+    inits = {}
+    if scales is not None:
+        inputs["scales"], inits["scales"] = None, fl(scales)
+    else:
+        inputs["scales"], inputs["sizes"], inits["sizes"] = "", None, arr(sizes)
+    check_output_shapes("Resize", opset, inputs, attrs, out("Y"), inits)
+
+
+@pytest.mark.parametrize("opset", [18, 19])
+@pytest.mark.parametrize("policy, bad", [("not_larger", True), ("not_smaller", True), ("stretch", False)])
+def test_resize_scales_only_stretch(opset, policy, bad):
+    """Constraint C6: onnx's inference ("Providing `scales` is incompatible with a `keep_aspect_ratio_policy` other
+    than "stretch"") and onnxruntime refuse the other policies with scales."""
+    m, _ = build("Resize", opset, {"X": (1, 2, 4, 6), "roi": "", "scales": None}, {"keep_aspect_ratio_policy": policy},
+                 {"Y": None}, {"scales": fl([1, 1, 2, 0.5])})
+    assert errors(m) == (["constraint C6"] if bad else [])
+    assert ort_rejects(m) == bad
+
+
+@pytest.mark.parametrize("opset", [10, 13, 19])
+@pytest.mark.parametrize("size, scale", [(10, 0.7), (20, 0.35)])
+def test_resize_floors_the_exact_product(opset, size, scale):
+    """A float32 scale whose product with the size falls just short of an integer (10 * 0.7f = 6.99999988):
+    onnx's inference and onnx.reference floor the exact product (6); onnxruntime multiplies in float32, which
+    rounds to 7.0. opgen follows onnx."""
+    inputs = {"X": (1, size), "roi": "", "scales": None} if opset > 10 else {"X": (1, size), "scales": None}
+    inits = {"scales": fl([1, scale])}
+    m, feeds = build("Resize", opset, inputs, {}, {"Y": None}, inits)
+    assert run_shapes(m, feeds) == {"Y": [1, int(size * scale) + 1]}  # onnxruntime's float32 product
+    assert reference_run("Resize", opset, inputs, {}, ["Y"], inits) == {"Y": [1, int(size * scale)]}
+    check_output_shapes("Resize", opset, inputs, {}, out("Y"), inits)  # onnx's inference: 6
