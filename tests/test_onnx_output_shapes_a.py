@@ -370,5 +370,6 @@ def test_resize_floors_the_exact_product(opset, size, scale):
     inits = {"scales": fl([1, scale])}
     m, feeds = build("Resize", opset, inputs, {}, {"Y": None}, inits)
     assert run_shapes(m, feeds) == {"Y": [1, 7]}  # onnxruntime's float32 product
-    assert reference_run("Resize", opset, inputs, {}, ["Y"], inits) == {"Y": [1, 6]}
+    if opset > 10:  # onnx.reference runs Resize-10 as if its second input were roi
+        assert reference_run("Resize", opset, inputs, {}, ["Y"], inits) == {"Y": [1, 6]}
     check_output_shapes("Resize", opset, inputs, {}, out("Y"), inits)  # onnx's inference: 6
