@@ -373,3 +373,92 @@ def test_resize_floors_the_exact_product(opset, size, scale):
     if opset > 10:  # onnx.reference runs Resize-10 as if its second input were roi
         assert reference_run("Resize", opset, inputs, {}, ["Y"], inits) == {"Y": [1, 6]}
     check_output_shapes("Resize", opset, inputs, {}, out("Y"), inits)  # onnx's inference: 6
+
+
+# ---- RNN ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [7, 14, 22])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("outputs", [("Y", "Y_h"), ("Y",)])
+def test_rnn_states_per_step_and_last(opset, direction, outputs):
+    nd = 2 if direction == "bidirectional" else 1
+    inputs = {"X": (5, 3, 4), "W": (nd, 6, 4), "R": (nd, 6, 6)}
+    check_output_shapes("RNN", opset, inputs, {"hidden_size": 6, "direction": direction},
+                        {n: f"output '{n}'" for n in outputs if n})
+
+
+@pytest.mark.parametrize("opset", [14, 22])
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_rnn_batch_first_layout(opset, direction):
+    """layout = 1 (batch first): onnx's inference (onnxruntime does not run this layout)."""
+    nd = 2 if direction == "bidirectional" else 1
+    inputs = {"X": (3, 5, 4), "W": (nd, 6, 4), "R": (nd, 6, 6)}
+    check_output_shapes("RNN", opset, inputs, {"hidden_size": 6, "direction": direction, "layout": 1},
+                        out("Y", "Y_h"))
+
+
+@pytest.mark.parametrize("opset", [7, 14, 22])
+def test_rnn_hidden_size_from_r(opset):
+    """Without hidden_size, onnx leaves the hidden dimension unknown and onnxruntime refuses to run; onnx.reference
+    takes it from R (as opgen does)."""
+    inputs = {"X": (5, 3, 4), "W": (1, 6, 4), "R": (1, 6, 6)}
+    want = reference_run("RNN", opset, inputs, {}, ["Y", "Y_h"])
+    assert want == {"Y": [5, 1, 3, 6], "Y_h": [1, 3, 6]}
+    check_declared("RNN", opset, inputs, {}, out("Y", "Y_h"), want)
+
+
+def test_rnn_1_with_the_output_sequence():
+    """RNN-1: onnx infers both outputs with output_sequence = 1 (nothing without: opgen then states Y_h only, the
+    operator's text giving its shape); neither onnxruntime nor onnx.reference runs version 1."""
+    inputs = {"X": (5, 3, 4), "W": (2, 6, 4), "R": (2, 6, 6)}
+    check_output_shapes("RNN", 1, inputs, {"hidden_size": 6, "output_sequence": 1, "direction": "bidirectional"},
+                        out("Y", "Y_h"))
+    m, _ = build("RNN", 1, inputs, {"hidden_size": 6, "direction": "bidirectional"}, {"Y": (F, [5, 2, 3, 7]), "Y_h": (F, [2, 3, 6])})
+    assert where(m) == []  # Y's shape is not stated without output_sequence
+    m, _ = build("RNN", 1, inputs, {"hidden_size": 6, "direction": "bidirectional"}, {"Y": None, "Y_h": (F, [2, 3, 7])})
+    assert where(m) == ["output 'Y_h'"]
+
+
+# ---- RotaryEmbedding, CausalConvWithState, LinearAttention, Attention --------------------------------
+
+@pytest.mark.parametrize("X, attrs, cache", [((2, 4, 3, 8), {}, (2, 3, 4)), ((2, 3, 16), {"num_heads": 2}, (2, 3, 4)),
+                                             ((2, 4, 3, 8), {"interleaved": 1, "rotary_embedding_dim": 4}, (2, 3, 2))])
+def test_rotary_embedding_keeps_the_input_shape(X, attrs, cache):
+    check_output_shapes("RotaryEmbedding", 23, {"X": X, "cos_cache": cache, "sin_cache": cache}, attrs, out("Y"))
+
+
+@pytest.mark.parametrize("bias, past", [(False, False), (True, True)])
+@pytest.mark.parametrize("k", [1, 4])
+def test_causal_conv_with_state(bias, past, k):
+    inputs = {"input": (2, 3, 5), "weight": (3, 1, k), "bias": (3,) if bias else "", "past_state": (2, 3, k - 1) if past else ""}
+    check_output_shapes("CausalConvWithState", 27, inputs, {"activation": "silu"}, out("output", "present_state"))
+
+
+@pytest.mark.parametrize("hq, hkv, dk, dv", [(2, 2, 4, 4), (4, 2, 3, 5), (3, 1, 2, 6)])
+@pytest.mark.parametrize("rule", ["linear", "gated_delta"])
+def test_linear_attention(hq, hkv, dk, dv, rule):
+    inputs = {"query": (2, 5, hq * dk), "key": (2, 5, hkv * dk), "value": (2, 5, hkv * dv), "past_state": (2, hkv, dk, dv)}
+    if rule == "gated_delta":
+        inputs.update(decay=(2, 5, hkv), beta=(2, 5, hkv))
+    check_output_shapes("LinearAttention", 27, inputs, {"q_num_heads": hq, "kv_num_heads": hkv, "update_rule": rule},
+                        out("output", "present_state"))
+
+
+@pytest.mark.parametrize("opset", [23, 24, 25])
+@pytest.mark.parametrize("past", [False, True])
+@pytest.mark.parametrize("outputs", [("Y",), ("Y", "present_key", "present_value", "qk_matmul_output")])
+def test_attention_4d(opset, past, outputs):
+    inputs = {"Q": (2, 4, 3, 8), "K": (2, 2, 5, 8), "V": (2, 2, 5, 6), "attn_mask": ""}
+    if past:
+        inputs.update(past_key=(2, 2, 7, 8), past_value=(2, 2, 7, 6))
+    check_output_shapes("Attention", opset, inputs, {}, out(*outputs))
+
+
+@pytest.mark.parametrize("opset", [23, 24, 25])
+@pytest.mark.parametrize("past", [False, True])
+@pytest.mark.parametrize("outputs", [("Y",), ("Y", "present_key", "present_value", "qk_matmul_output")])
+def test_attention_3d(opset, past, outputs):
+    inputs = {"Q": (2, 3, 4 * 8), "K": (2, 5, 2 * 8), "V": (2, 5, 2 * 6), "attn_mask": ""}
+    if past:
+        inputs.update(past_key=(2, 2, 7, 8), past_value=(2, 2, 7, 6))
+    check_output_shapes("Attention", opset, inputs, {"q_num_heads": 4, "kv_num_heads": 2}, out(*outputs))
