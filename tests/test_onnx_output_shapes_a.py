@@ -462,3 +462,29 @@ def test_attention_3d(opset, past, outputs):
     if past:
         inputs.update(past_key=(2, 2, 7, 8), past_value=(2, 2, 7, 6))
     check_output_shapes("Attention", opset, inputs, {"q_num_heads": 4, "kv_num_heads": 2}, out(*outputs))
+
+
+# ---- Einsum (equations without an ellipsis) -----------------------------------------------------------
+
+@pytest.mark.parametrize("opset", [12, 28])
+@pytest.mark.parametrize("equation, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij, jk -> ki", [(2, 3), (3, 4)]),       # spaces
+    ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]),
+    ("ii->i", [(3, 3)]),
+    ("ij->", [(2, 3)]),
+    ("i,i", [(4,), (4,)]),                    # implicit output: no index left
+    ("ij,jk", [(2, 3), (3, 4)]),              # implicit: ik
+    ("ba", [(2, 3)]),                         # implicit: sorted, ab
+    ("Ba,aC", [(2, 3), (3, 5)]),              # upper case sorts first
+    ("i,j,k->kji", [(2,), (3,), (4,)]),
+])
+def test_einsum_output_follows_the_equation(opset, equation, shapes):
+    check_output_shapes("Einsum", opset, {f"x{k}": s for k, s in enumerate(shapes)}, {"equation": equation},
+                        out("Output"))
+
+
+def test_einsum_with_an_ellipsis_states_nothing():
+    """The broadcast of the dimensions an ellipsis stands for is not stated: any declared shape passes."""
+    m, _ = build("Einsum", 12, {"a": (2, 3, 4), "b": (2, 4, 5)}, {"equation": "...ij,...jk->...ik"}, {"Output": (F, [9])})
+    assert where(m) == []
