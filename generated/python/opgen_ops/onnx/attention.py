@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Attention'
@@ -55,6 +55,77 @@ SIGNATURE_V25 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                list(c.shape('Q')[:3]) + [c.shape('V')[3]]
+                if c.rank('Q') == 4
+                else [
+                    c.shape('Q')[0],
+                    c.shape('Q')[1],
+                    c.attr('q_num_heads') * (
+                        c.shape('V')[3]
+                        if c.rank('V') == 4
+                        else c.shape('V')[2] // c.attr('kv_num_heads')
+                    ),
+                ]
+            ),
+            'list(shape(Q)[:3]) + [shape(V)[3]] if rank(Q) == 4 else [shape(Q)[0], shape(Q)[1], q_num_heads * '
+            '(shape(V)[3] if rank(V) == 4 else shape(V)[2] // kv_num_heads)]',
+        ),
+        OutputShape(
+            'present_key',
+            lambda c: (
+                [
+                    c.shape('K')[0],
+                    c.shape('K')[1],
+                    (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[2],
+                    c.shape('K')[3],
+                ]
+                if c.rank('K') == 4
+                else [
+                    c.shape('K')[0],
+                    c.attr('kv_num_heads'),
+                    (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[1],
+                    c.shape('K')[2] // c.attr('kv_num_heads'),
+                ]
+            ),
+            '[shape(K)[0], shape(K)[1], (shape(past_key)[2] if has(past_key) else 0) + shape(K)[2], shape(K)[3]] '
+            'if rank(K) == 4 else [shape(K)[0], kv_num_heads, (shape(past_key)[2] if has(past_key) else 0) + '
+            'shape(K)[1], shape(K)[2] // kv_num_heads]',
+        ),
+        OutputShape(
+            'present_value',
+            lambda c: (
+                [
+                    c.shape('V')[0],
+                    c.shape('V')[1],
+                    (c.shape('past_value')[2] if c.has('past_value') else 0) + c.shape('V')[2],
+                    c.shape('V')[3],
+                ]
+                if c.rank('V') == 4
+                else [
+                    c.shape('V')[0],
+                    c.attr('kv_num_heads'),
+                    (c.shape('past_value')[2] if c.has('past_value') else 0) + c.shape('V')[1],
+                    c.shape('V')[2] // c.attr('kv_num_heads'),
+                ]
+            ),
+            '[shape(V)[0], shape(V)[1], (shape(past_value)[2] if has(past_value) else 0) + shape(V)[2], '
+            'shape(V)[3]] if rank(V) == 4 else [shape(V)[0], kv_num_heads, (shape(past_value)[2] if '
+            'has(past_value) else 0) + shape(V)[1], shape(V)[2] // kv_num_heads]',
+        ),
+        OutputShape(
+            'qk_matmul_output',
+            lambda c: [
+                c.shape('Q')[0],
+                c.shape('Q')[1] if c.rank('Q') == 4 else c.attr('q_num_heads'),
+                c.shape('Q')[c.rank('Q') - 2],
+                (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[c.rank('K') - 2],
+            ],
+            '[shape(Q)[0], shape(Q)[1] if rank(Q) == 4 else q_num_heads, shape(Q)[rank(Q) - 2], '
+            '(shape(past_key)[2] if has(past_key) else 0) + shape(K)[rank(K) - 2]]',
+        ),
     ),
 )
 
@@ -108,6 +179,77 @@ SIGNATURE_V24 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                list(c.shape('Q')[:3]) + [c.shape('V')[3]]
+                if c.rank('Q') == 4
+                else [
+                    c.shape('Q')[0],
+                    c.shape('Q')[1],
+                    c.attr('q_num_heads') * (
+                        c.shape('V')[3]
+                        if c.rank('V') == 4
+                        else c.shape('V')[2] // c.attr('kv_num_heads')
+                    ),
+                ]
+            ),
+            'list(shape(Q)[:3]) + [shape(V)[3]] if rank(Q) == 4 else [shape(Q)[0], shape(Q)[1], q_num_heads * '
+            '(shape(V)[3] if rank(V) == 4 else shape(V)[2] // kv_num_heads)]',
+        ),
+        OutputShape(
+            'present_key',
+            lambda c: (
+                [
+                    c.shape('K')[0],
+                    c.shape('K')[1],
+                    (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[2],
+                    c.shape('K')[3],
+                ]
+                if c.rank('K') == 4
+                else [
+                    c.shape('K')[0],
+                    c.attr('kv_num_heads'),
+                    (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[1],
+                    c.shape('K')[2] // c.attr('kv_num_heads'),
+                ]
+            ),
+            '[shape(K)[0], shape(K)[1], (shape(past_key)[2] if has(past_key) else 0) + shape(K)[2], shape(K)[3]] '
+            'if rank(K) == 4 else [shape(K)[0], kv_num_heads, (shape(past_key)[2] if has(past_key) else 0) + '
+            'shape(K)[1], shape(K)[2] // kv_num_heads]',
+        ),
+        OutputShape(
+            'present_value',
+            lambda c: (
+                [
+                    c.shape('V')[0],
+                    c.shape('V')[1],
+                    (c.shape('past_value')[2] if c.has('past_value') else 0) + c.shape('V')[2],
+                    c.shape('V')[3],
+                ]
+                if c.rank('V') == 4
+                else [
+                    c.shape('V')[0],
+                    c.attr('kv_num_heads'),
+                    (c.shape('past_value')[2] if c.has('past_value') else 0) + c.shape('V')[1],
+                    c.shape('V')[2] // c.attr('kv_num_heads'),
+                ]
+            ),
+            '[shape(V)[0], shape(V)[1], (shape(past_value)[2] if has(past_value) else 0) + shape(V)[2], '
+            'shape(V)[3]] if rank(V) == 4 else [shape(V)[0], kv_num_heads, (shape(past_value)[2] if '
+            'has(past_value) else 0) + shape(V)[1], shape(V)[2] // kv_num_heads]',
+        ),
+        OutputShape(
+            'qk_matmul_output',
+            lambda c: [
+                c.shape('Q')[0],
+                c.shape('Q')[1] if c.rank('Q') == 4 else c.attr('q_num_heads'),
+                c.shape('Q')[c.rank('Q') - 2],
+                (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[c.rank('K') - 2],
+            ],
+            '[shape(Q)[0], shape(Q)[1] if rank(Q) == 4 else q_num_heads, shape(Q)[rank(Q) - 2], '
+            '(shape(past_key)[2] if has(past_key) else 0) + shape(K)[rank(K) - 2]]',
+        ),
     ),
 )
 
@@ -160,6 +302,77 @@ SIGNATURE_V23 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                list(c.shape('Q')[:3]) + [c.shape('V')[3]]
+                if c.rank('Q') == 4
+                else [
+                    c.shape('Q')[0],
+                    c.shape('Q')[1],
+                    c.attr('q_num_heads') * (
+                        c.shape('V')[3]
+                        if c.rank('V') == 4
+                        else c.shape('V')[2] // c.attr('kv_num_heads')
+                    ),
+                ]
+            ),
+            'list(shape(Q)[:3]) + [shape(V)[3]] if rank(Q) == 4 else [shape(Q)[0], shape(Q)[1], q_num_heads * '
+            '(shape(V)[3] if rank(V) == 4 else shape(V)[2] // kv_num_heads)]',
+        ),
+        OutputShape(
+            'present_key',
+            lambda c: (
+                [
+                    c.shape('K')[0],
+                    c.shape('K')[1],
+                    (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[2],
+                    c.shape('K')[3],
+                ]
+                if c.rank('K') == 4
+                else [
+                    c.shape('K')[0],
+                    c.attr('kv_num_heads'),
+                    (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[1],
+                    c.shape('K')[2] // c.attr('kv_num_heads'),
+                ]
+            ),
+            '[shape(K)[0], shape(K)[1], (shape(past_key)[2] if has(past_key) else 0) + shape(K)[2], shape(K)[3]] '
+            'if rank(K) == 4 else [shape(K)[0], kv_num_heads, (shape(past_key)[2] if has(past_key) else 0) + '
+            'shape(K)[1], shape(K)[2] // kv_num_heads]',
+        ),
+        OutputShape(
+            'present_value',
+            lambda c: (
+                [
+                    c.shape('V')[0],
+                    c.shape('V')[1],
+                    (c.shape('past_value')[2] if c.has('past_value') else 0) + c.shape('V')[2],
+                    c.shape('V')[3],
+                ]
+                if c.rank('V') == 4
+                else [
+                    c.shape('V')[0],
+                    c.attr('kv_num_heads'),
+                    (c.shape('past_value')[2] if c.has('past_value') else 0) + c.shape('V')[1],
+                    c.shape('V')[2] // c.attr('kv_num_heads'),
+                ]
+            ),
+            '[shape(V)[0], shape(V)[1], (shape(past_value)[2] if has(past_value) else 0) + shape(V)[2], '
+            'shape(V)[3]] if rank(V) == 4 else [shape(V)[0], kv_num_heads, (shape(past_value)[2] if '
+            'has(past_value) else 0) + shape(V)[1], shape(V)[2] // kv_num_heads]',
+        ),
+        OutputShape(
+            'qk_matmul_output',
+            lambda c: [
+                c.shape('Q')[0],
+                c.shape('Q')[1] if c.rank('Q') == 4 else c.attr('q_num_heads'),
+                c.shape('Q')[c.rank('Q') - 2],
+                (c.shape('past_key')[2] if c.has('past_key') else 0) + c.shape('K')[c.rank('K') - 2],
+            ],
+            '[shape(Q)[0], shape(Q)[1] if rank(Q) == 4 else q_num_heads, shape(Q)[rank(Q) - 2], '
+            '(shape(past_key)[2] if has(past_key) else 0) + shape(K)[rank(K) - 2]]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CausalConvWithState'
@@ -35,6 +35,12 @@ SIGNATURE_V27 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
+        OutputShape(
+            'present_state',
+            lambda c: [c.shape('input')[0], c.shape('input')[1], c.shape('weight')[2] - 1],
+            '[shape(input)[0], shape(input)[1], shape(weight)[2] - 1]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CenterCropPad'
@@ -38,6 +38,19 @@ SIGNATURE_V18 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output_data',
+            lambda c: (
+                [
+                    ([s for a, s in zip(c.attr('axes'), c.values('shape')) if a % c.rank('input_data') == i] + [d])[0]
+                    for (i, d) in enumerate(c.shape('input_data'))
+                ]
+                if c.has('axes')
+                else list(c.values('shape'))
+            ),
+            '[([s for a, s in zip(axes, values(shape)) if a % rank(input_data) == i] + [d])[0] for i, d in '
+            'enumerate(shape(input_data))] if has(axes) else list(values(shape))',
+        ),
     ),
 )
 

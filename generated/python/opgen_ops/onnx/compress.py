@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Compress'
@@ -45,6 +45,19 @@ SIGNATURE_V28 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                [
+                    sum((1 for c in c.values('condition')[:d] if c)) if i == c.attr('axis') % c.rank('input') else d
+                    for (i, d) in enumerate(c.shape('input'))
+                ]
+                if c.has('axis')
+                else [sum((1 for c in c.values('condition')[:c.numel('input')] if c))]
+            ),
+            '[sum((1 for c in values(condition)[:d] if c)) if i == axis % rank(input) else d for i, d in '
+            'enumerate(shape(input))] if has(axis) else [sum((1 for c in values(condition)[:numel(input)] if c))]',
+        ),
     ),
 )
 
@@ -90,6 +103,19 @@ SIGNATURE_V11 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                [
+                    sum((1 for c in c.values('condition')[:d] if c)) if i == c.attr('axis') % c.rank('input') else d
+                    for (i, d) in enumerate(c.shape('input'))
+                ]
+                if c.has('axis')
+                else [sum((1 for c in c.values('condition')[:c.numel('input')] if c))]
+            ),
+            '[sum((1 for c in values(condition)[:d] if c)) if i == axis % rank(input) else d for i, d in '
+            'enumerate(shape(input))] if has(axis) else [sum((1 for c in values(condition)[:numel(input)] if c))]',
+        ),
     ),
 )
 
@@ -135,6 +161,19 @@ SIGNATURE_V9 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                [
+                    sum((1 for c in c.values('condition')[:d] if c)) if i == c.attr('axis') % c.rank('input') else d
+                    for (i, d) in enumerate(c.shape('input'))
+                ]
+                if c.has('axis')
+                else [sum((1 for c in c.values('condition')[:c.numel('input')] if c))]
+            ),
+            '[sum((1 for c in values(condition)[:d] if c)) if i == axis % rank(input) else d for i, d in '
+            'enumerate(shape(input))] if has(axis) else [sum((1 for c in values(condition)[:numel(input)] if c))]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DFT'
@@ -30,10 +30,73 @@ SIGNATURE_V20 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.shape('input')[-1] in (1, 2),
+            'The last dimension of input is 1 (real values) or 2 (complex values as real and imaginary parts).',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.values('axis')[0] in c.range(-c.rank('input'), -1)
+                or c.values('axis')[0] in c.range(0, c.rank('input') - 1)
+            ),
+            'axis lies in [-r, -2] or [0, r-2], r being the rank of input: it never names the last dimension (the '
+            'real and imaginary parts).',
+            when=lambda c: c.has('axis'),
+        ),
+        Check(
+            'C3',
+            lambda c: c.values('dft_length')[0] > 0,
+            'dft_length, when given, is positive.',
+            when=lambda c: c.has('dft_length'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('input')[-1] == 1,
+            'A one-sided forward transform (onesided = 1, inverse = 0) takes real input: its last dimension is 1.',
+            when=lambda c: c.attr('onesided') and (not c.attr('inverse')),
+        ),
+        Check(
+            'C5',
+            lambda c: c.shape('input')[-1] == 2,
+            'A one-sided inverse transform (onesided = 1, inverse = 1) takes complex input: its last dimension is 2.',
+            when=lambda c: c.attr('onesided') and c.attr('inverse'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    (1 if c.attr('onesided') and c.attr('inverse') else 2)
+                    if i == c.rank('input') - 1
+                    else (
+                        (n // 2 + 1 if c.attr('onesided') and (not c.attr('inverse')) else n)
+                        if i == (c.values('axis')[0] if c.has('axis') else -2) % c.rank('input')
+                        else d
+                    )
+                )
+                for (i, d) in enumerate(c.shape('input'))
+                for n in [
+                    (
+                        (
+                            c.values('dft_length')[0]
+                            if c.has('dft_length')
+                            else 2 * (d - 1) if c.attr('onesided') and c.attr('inverse') else d
+                        )
+                        if i == (c.values('axis')[0] if c.has('axis') else -2) % c.rank('input')
+                        else d
+                    ),
+                ]
+            ],
+            '[(1 if onesided and inverse else 2) if i == rank(input) - 1 else (n // 2 + 1 if onesided and (not '
+            'inverse) else n) if i == (values(axis)[0] if has(axis) else -2) % rank(input) else d for i, d in '
+            'enumerate(shape(input)) for n in [(values(dft_length)[0] if has(dft_length) else 2 * (d - 1) if '
+            'onesided and inverse else d) if i == (values(axis)[0] if has(axis) else -2) % rank(input) else d]]',
+        ),
     ),
 )
 
@@ -64,10 +127,72 @@ SIGNATURE_V17 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.shape('input')[-1] in (1, 2),
+            'The last dimension of input is 1 (real values) or 2 (complex values as real and imaginary parts).',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.attr('axis') in c.range(-c.rank('input'), -1)
+                or c.attr('axis') in c.range(0, c.rank('input') - 1)
+            ),
+            'axis lies in [-r, -2] or [0, r-2], r being the rank of input: it never names the last dimension (the '
+            'real and imaginary parts).',
+        ),
+        Check(
+            'C3',
+            lambda c: c.values('dft_length')[0] > 0,
+            'dft_length, when given, is positive.',
+            when=lambda c: c.has('dft_length'),
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('input')[-1] == 1,
+            'A one-sided forward transform (onesided = 1, inverse = 0) takes real input: its last dimension is 1.',
+            when=lambda c: c.attr('onesided') and (not c.attr('inverse')),
+        ),
+        Check(
+            'C5',
+            lambda c: c.shape('input')[-1] == 2,
+            'A one-sided inverse transform (onesided = 1, inverse = 1) takes complex input: its last dimension is 2.',
+            when=lambda c: c.attr('onesided') and c.attr('inverse'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    (1 if c.attr('onesided') and c.attr('inverse') else 2)
+                    if i == c.rank('input') - 1
+                    else (
+                        (n // 2 + 1 if c.attr('onesided') and (not c.attr('inverse')) else n)
+                        if i == c.attr('axis') % c.rank('input')
+                        else d
+                    )
+                )
+                for (i, d) in enumerate(c.shape('input'))
+                for n in [
+                    (
+                        (
+                            c.values('dft_length')[0]
+                            if c.has('dft_length')
+                            else 2 * (d - 1) if c.attr('onesided') and c.attr('inverse') else d
+                        )
+                        if i == c.attr('axis') % c.rank('input')
+                        else d
+                    ),
+                ]
+            ],
+            '[(1 if onesided and inverse else 2) if i == rank(input) - 1 else (n // 2 + 1 if onesided and (not '
+            'inverse) else n) if i == axis % rank(input) else d for i, d in enumerate(shape(input)) for n in '
+            '[(values(dft_length)[0] if has(dft_length) else 2 * (d - 1) if onesided and inverse else d) if i == '
+            'axis % rank(input) else d]]',
+        ),
     ),
 )
 

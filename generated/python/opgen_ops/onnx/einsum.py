@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Einsum'
@@ -41,6 +41,43 @@ SIGNATURE_V28 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Output',
+            lambda c: [
+                [[s[j] for s, t in zip(c.shapes('Inputs'), T) for j, ch in enumerate(t) if ch == x][0] for x in O]
+                for P in [[i for i in c.range(len(c.attr('equation'))) if c.attr('equation')[i:i + 2] == '->']]
+                for H in [c.attr('equation')[:P[0]] if P else c.attr('equation')]
+                for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]]
+                for T in [
+                    [
+                        [
+                            ch
+                            for ch in H[q[k] + 1:q[k + 1]]
+                            if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+                        ]
+                        for k in c.range(len(q) - 1)
+                    ],
+                ]
+                for O in [
+                    (
+                        [
+                            ch
+                            for ch in c.attr('equation')[P[0] + 2:]
+                            if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+                        ]
+                        if P
+                        else sorted([x for t in T for x in t if sum((1 for u in T for y in u if y == x)) == 1])
+                    ),
+                ]
+            ][0 if '.' not in c.attr('equation') else 1],
+            '[[[s[j] for s, t in zip(shapes(Inputs), T) for j, ch in enumerate(t) if ch == x][0] for x in O] for P '
+            "in [[i for i in range(len(equation)) if equation[i:i + 2] == '->']] for H in [equation[:P[0]] if P "
+            "else equation] for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]] for T in [[[ch "
+            "for ch in H[q[k] + 1:q[k + 1]] if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] for k "
+            'in range(len(q) - 1)]] for O in [[ch for ch in equation[P[0] + 2:] if ch in '
+            "'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] if P else sorted([x for t in T for x in t if "
+            "sum((1 for u in T for y in u if y == x)) == 1])]][0 if '.' not in equation else 1]",
+        ),
     ),
 )
 
@@ -79,6 +116,43 @@ SIGNATURE_V12 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Output',
+            lambda c: [
+                [[s[j] for s, t in zip(c.shapes('Inputs'), T) for j, ch in enumerate(t) if ch == x][0] for x in O]
+                for P in [[i for i in c.range(len(c.attr('equation'))) if c.attr('equation')[i:i + 2] == '->']]
+                for H in [c.attr('equation')[:P[0]] if P else c.attr('equation')]
+                for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]]
+                for T in [
+                    [
+                        [
+                            ch
+                            for ch in H[q[k] + 1:q[k + 1]]
+                            if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+                        ]
+                        for k in c.range(len(q) - 1)
+                    ],
+                ]
+                for O in [
+                    (
+                        [
+                            ch
+                            for ch in c.attr('equation')[P[0] + 2:]
+                            if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+                        ]
+                        if P
+                        else sorted([x for t in T for x in t if sum((1 for u in T for y in u if y == x)) == 1])
+                    ),
+                ]
+            ][0 if '.' not in c.attr('equation') else 1],
+            '[[[s[j] for s, t in zip(shapes(Inputs), T) for j, ch in enumerate(t) if ch == x][0] for x in O] for P '
+            "in [[i for i in range(len(equation)) if equation[i:i + 2] == '->']] for H in [equation[:P[0]] if P "
+            "else equation] for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]] for T in [[[ch "
+            "for ch in H[q[k] + 1:q[k + 1]] if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] for k "
+            'in range(len(q) - 1)]] for O in [[ch for ch in equation[P[0] + 2:] if ch in '
+            "'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] if P else sorted([x for t in T for x in t if "
+            "sum((1 for u in T for y in u if y == x)) == 1])]][0 if '.' not in equation else 1]",
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LinearAttention'
@@ -41,6 +41,25 @@ SIGNATURE_V27 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.shape('query')[0],
+                c.shape('query')[1],
+                c.attr('q_num_heads') * (c.shape('value')[2] // c.attr('kv_num_heads')),
+            ],
+            '[shape(query)[0], shape(query)[1], q_num_heads * (shape(value)[2] // kv_num_heads)]',
+        ),
+        OutputShape(
+            'present_state',
+            lambda c: [
+                c.shape('query')[0],
+                c.attr('kv_num_heads'),
+                c.shape('key')[2] // c.attr('kv_num_heads'),
+                c.shape('value')[2] // c.attr('kv_num_heads'),
+            ],
+            '[shape(query)[0], kv_num_heads, shape(key)[2] // kv_num_heads, shape(value)[2] // kv_num_heads]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxUnpool'
@@ -35,6 +35,24 @@ SIGNATURE_V22 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.values('output_shape'))
+                if c.has('output_shape')
+                else [c.shape('X')[0], c.shape('X')[1]] + [
+                    (c.shape('X')[i + 2] - 1) * (c.attr('strides')[i] if c.has('strides') else 1) + k - (
+                        c.attr('pads')[i] + c.attr('pads')[i + len(c.attr('kernel_shape'))]
+                        if c.has('pads')
+                        else 0
+                    )
+                    for (i, k) in enumerate(c.attr('kernel_shape'))
+                ]
+            ),
+            'list(values(output_shape)) if has(output_shape) else [shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] - '
+            '1) * (strides[i] if has(strides) else 1) + k - (pads[i] + pads[i + len(kernel_shape)] if has(pads) '
+            'else 0) for i, k in enumerate(kernel_shape)]',
+        ),
     ),
 )
 
@@ -70,6 +88,24 @@ SIGNATURE_V11 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.values('output_shape'))
+                if c.has('output_shape')
+                else [c.shape('X')[0], c.shape('X')[1]] + [
+                    (c.shape('X')[i + 2] - 1) * (c.attr('strides')[i] if c.has('strides') else 1) + k - (
+                        c.attr('pads')[i] + c.attr('pads')[i + len(c.attr('kernel_shape'))]
+                        if c.has('pads')
+                        else 0
+                    )
+                    for (i, k) in enumerate(c.attr('kernel_shape'))
+                ]
+            ),
+            'list(values(output_shape)) if has(output_shape) else [shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] - '
+            '1) * (strides[i] if has(strides) else 1) + k - (pads[i] + pads[i + len(kernel_shape)] if has(pads) '
+            'else 0) for i, k in enumerate(kernel_shape)]',
+        ),
     ),
 )
 
@@ -105,6 +141,24 @@ SIGNATURE_V9 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.values('output_shape'))
+                if c.has('output_shape')
+                else [c.shape('X')[0], c.shape('X')[1]] + [
+                    (c.shape('X')[i + 2] - 1) * (c.attr('strides')[i] if c.has('strides') else 1) + k - (
+                        c.attr('pads')[i] + c.attr('pads')[i + len(c.attr('kernel_shape'))]
+                        if c.has('pads')
+                        else 0
+                    )
+                    for (i, k) in enumerate(c.attr('kernel_shape'))
+                ]
+            ),
+            'list(values(output_shape)) if has(output_shape) else [shape(X)[0], shape(X)[1]] + [(shape(X)[i + 2] - '
+            '1) * (strides[i] if has(strides) else 1) + k - (pads[i] + pads[i + len(kernel_shape)] if has(pads) '
+            'else 0) for i, k in enumerate(kernel_shape)]',
+        ),
     ),
 )
 

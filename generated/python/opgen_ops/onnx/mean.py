@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Mean'
@@ -36,6 +36,7 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('mean', lambda c: c.broadcast_shape('data_0'), 'broadcast_shape(data_0)'),
     ),
 )
 
@@ -72,6 +73,7 @@ SIGNATURE_V8 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('mean', lambda c: c.broadcast_shape('data_0'), 'broadcast_shape(data_0)'),
     ),
 )
 
@@ -98,10 +100,16 @@ SIGNATURE_V6 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((s == c.shapes('data_0')[0] for s in c.shapes('data_0'))),
+            'Every input has the same shape (this version does not broadcast).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('mean', lambda c: c.shapes('data_0')[0], 'shapes(data_0)[0]'),
     ),
 )
 
@@ -129,10 +137,16 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((s == c.shapes('data_0')[0] for s in c.shapes('data_0'))),
+            'Every input has the same shape (this version does not broadcast).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('mean', lambda c: c.shapes('data_0')[0], 'shapes(data_0)[0]'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Min'
@@ -41,6 +41,7 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('min', lambda c: c.broadcast_shape('data_0'), 'broadcast_shape(data_0)'),
     ),
 )
 
@@ -79,6 +80,7 @@ SIGNATURE_V12 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('min', lambda c: c.broadcast_shape('data_0'), 'broadcast_shape(data_0)'),
     ),
 )
 
@@ -115,6 +117,7 @@ SIGNATURE_V8 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('min', lambda c: c.broadcast_shape('data_0'), 'broadcast_shape(data_0)'),
     ),
 )
 
@@ -141,10 +144,16 @@ SIGNATURE_V6 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((s == c.shapes('data_0')[0] for s in c.shapes('data_0'))),
+            'Every input has the same shape (this version does not broadcast).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('min', lambda c: c.shapes('data_0')[0], 'shapes(data_0)[0]'),
     ),
 )
 
@@ -172,10 +181,16 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((s == c.shapes('data_0')[0] for s in c.shapes('data_0'))),
+            'Every input has the same shape (this version does not broadcast).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('min', lambda c: c.shapes('data_0')[0], 'shapes(data_0)[0]'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.NegativeLogLikelihoodLoss'
@@ -34,6 +34,11 @@ SIGNATURE_V22 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'loss',
+            lambda c: list(c.shape('target')) if c.attr('reduction') == 'none' else [],
+            "list(shape(target)) if reduction == 'none' else []",
+        ),
     ),
 )
 
@@ -68,6 +73,11 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'loss',
+            lambda c: list(c.shape('target')) if c.attr('reduction') == 'none' else [],
+            "list(shape(target)) if reduction == 'none' else []",
+        ),
     ),
 )
 
@@ -102,6 +112,11 @@ SIGNATURE_V12 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'loss',
+            lambda c: list(c.shape('target')) if c.attr('reduction') == 'none' else [],
+            "list(shape(target)) if reduction == 'none' else []",
+        ),
     ),
 )
 

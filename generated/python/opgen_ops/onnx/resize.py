@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Resize'
@@ -101,10 +101,56 @@ SIGNATURE_V19 = Signature(
             'sizes, when given, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
             when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
         ),
+        Check(
+            'C6',
+            lambda c: c.attr('keep_aspect_ratio_policy') == 'stretch',
+            "With scales, keep_aspect_ratio_policy is 'stretch' (the other policies interpret sizes only).",
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                (
+                    [
+                        ([int(d * s) for a, s in zip(A, c.values('scales')) if a == i] + [d])[0]
+                        for (i, d) in enumerate(c.shape('X'))
+                    ]
+                    if c.has('scales') and c.numel('scales') > 0
+                    else (
+                        [
+                            ([s for a, s in zip(A, c.values('sizes')) if a == i] + [d])[0]
+                            for (i, d) in enumerate(c.shape('X'))
+                        ]
+                        if c.attr('keep_aspect_ratio_policy') == 'stretch'
+                        else [int(r * d + 0.5) if i in A else d for i, d in enumerate(c.shape('X'))]
+                    )
+                )
+                for A in [[a % c.rank('X') for a in c.attr('axes')] if c.has('axes') else list(c.range(c.rank('X')))]
+                for r in [
+                    (
+                        1.0
+                        if c.has('scales') and c.numel('scales') > 0 or c.attr('keep_aspect_ratio_policy') == 'stretch'
+                        else (
+                            min([s / c.shape('X')[a] for a, s in zip(A, c.values('sizes'))])
+                            if c.attr('keep_aspect_ratio_policy') == 'not_larger'
+                            else max([s / c.shape('X')[a] for a, s in zip(A, c.values('sizes'))])
+                        )
+                    ),
+                ]
+            ][0],
+            '[[([int(d * s) for a, s in zip(A, values(scales)) if a == i] + [d])[0] for i, d in '
+            'enumerate(shape(X))] if has(scales) and numel(scales) > 0 else [([s for a, s in zip(A, values(sizes)) '
+            "if a == i] + [d])[0] for i, d in enumerate(shape(X))] if keep_aspect_ratio_policy == 'stretch' else "
+            '[int(r * d + 0.5) if i in A else d for i, d in enumerate(shape(X))] for A in [[a % rank(X) for a in '
+            'axes] if has(axes) else list(range(rank(X)))] for r in [1.0 if has(scales) and numel(scales) > 0 or '
+            "keep_aspect_ratio_policy == 'stretch' else min([s / shape(X)[a] for a, s in zip(A, values(sizes))]) "
+            "if keep_aspect_ratio_policy == 'not_larger' else max([s / shape(X)[a] for a, s in zip(A, "
+            'values(sizes))])]][0]',
+        ),
     ),
 )
 
@@ -203,10 +249,56 @@ SIGNATURE_V18 = Signature(
             'sizes, when given, is 1-D with one entry per resized axis (the rank of X, or the length of axes).',
             when=lambda c: c.has('sizes') and c.numel('sizes') > 0,
         ),
+        Check(
+            'C6',
+            lambda c: c.attr('keep_aspect_ratio_policy') == 'stretch',
+            "With scales, keep_aspect_ratio_policy is 'stretch' (the other policies interpret sizes only).",
+            when=lambda c: c.has('scales') and c.numel('scales') > 0,
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                (
+                    [
+                        ([int(d * s) for a, s in zip(A, c.values('scales')) if a == i] + [d])[0]
+                        for (i, d) in enumerate(c.shape('X'))
+                    ]
+                    if c.has('scales') and c.numel('scales') > 0
+                    else (
+                        [
+                            ([s for a, s in zip(A, c.values('sizes')) if a == i] + [d])[0]
+                            for (i, d) in enumerate(c.shape('X'))
+                        ]
+                        if c.attr('keep_aspect_ratio_policy') == 'stretch'
+                        else [int(r * d + 0.5) if i in A else d for i, d in enumerate(c.shape('X'))]
+                    )
+                )
+                for A in [[a % c.rank('X') for a in c.attr('axes')] if c.has('axes') else list(c.range(c.rank('X')))]
+                for r in [
+                    (
+                        1.0
+                        if c.has('scales') and c.numel('scales') > 0 or c.attr('keep_aspect_ratio_policy') == 'stretch'
+                        else (
+                            min([s / c.shape('X')[a] for a, s in zip(A, c.values('sizes'))])
+                            if c.attr('keep_aspect_ratio_policy') == 'not_larger'
+                            else max([s / c.shape('X')[a] for a, s in zip(A, c.values('sizes'))])
+                        )
+                    ),
+                ]
+            ][0],
+            '[[([int(d * s) for a, s in zip(A, values(scales)) if a == i] + [d])[0] for i, d in '
+            'enumerate(shape(X))] if has(scales) and numel(scales) > 0 else [([s for a, s in zip(A, values(sizes)) '
+            "if a == i] + [d])[0] for i, d in enumerate(shape(X))] if keep_aspect_ratio_policy == 'stretch' else "
+            '[int(r * d + 0.5) if i in A else d for i, d in enumerate(shape(X))] for A in [[a % rank(X) for a in '
+            'axes] if has(axes) else list(range(rank(X)))] for r in [1.0 if has(scales) and numel(scales) > 0 or '
+            "keep_aspect_ratio_policy == 'stretch' else min([s / shape(X)[a] for a, s in zip(A, values(sizes))]) "
+            "if keep_aspect_ratio_policy == 'not_larger' else max([s / shape(X)[a] for a, s in zip(A, "
+            'values(sizes))])]][0]',
+        ),
     ),
 )
 
@@ -282,6 +374,16 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [int(d * s) for d, s in zip(c.shape('X'), c.values('scales'))]
+                if c.has('scales') and c.numel('scales') > 0
+                else list(c.values('sizes'))
+            ),
+            '[int(d * s) for d, s in zip(shape(X), values(scales))] if has(scales) and numel(scales) > 0 else '
+            'list(values(sizes))',
+        ),
     ),
 )
 
@@ -360,6 +462,16 @@ SIGNATURE_V11 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [int(d * s) for d, s in zip(c.shape('X'), c.values('scales'))]
+                if c.has('scales') and c.numel('scales') > 0
+                else list(c.values('sizes'))
+            ),
+            '[int(d * s) for d, s in zip(shape(X), values(scales))] if has(scales) and numel(scales) > 0 else '
+            'list(values(sizes))',
+        ),
     ),
 )
 
@@ -402,6 +514,11 @@ SIGNATURE_V10 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [int(d * s) for d, s in zip(c.shape('X'), c.values('scales'))],
+            '[int(d * s) for d, s in zip(shape(X), values(scales))]',
+        ),
     ),
 )
 

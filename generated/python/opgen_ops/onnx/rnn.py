@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RNN'
@@ -43,6 +43,46 @@ SIGNATURE_V22 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) "
+            "else shape(R)[-1]] if layout == 0 else [shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' "
+            'else 1, hidden_size if has(hidden_size) else shape(R)[-1]]',
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) else "
+            "shape(R)[-1]] if layout == 0 else [shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size "
+            'if has(hidden_size) else shape(R)[-1]]',
+        ),
     ),
 )
 
@@ -86,6 +126,46 @@ SIGNATURE_V14 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: (
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+            ),
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) "
+            "else shape(R)[-1]] if layout == 0 else [shape(X)[0], shape(X)[1], 2 if direction == 'bidirectional' "
+            'else 1, hidden_size if has(hidden_size) else shape(R)[-1]]',
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: (
+                [
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+                if c.attr('layout') == 0
+                else [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ]
+            ),
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) else "
+            "shape(R)[-1]] if layout == 0 else [shape(X)[0], 2 if direction == 'bidirectional' else 1, hidden_size "
+            'if has(hidden_size) else shape(R)[-1]]',
+        ),
     ),
 )
 
@@ -128,6 +208,27 @@ SIGNATURE_V7 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                c.shape('X')[0],
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+            ],
+            "[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) "
+            'else shape(R)[-1]]',
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+            ],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) else "
+            'shape(R)[-1]]',
+        ),
     ),
 )
 
@@ -171,6 +272,29 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'Y',
+            lambda c: [
+                [
+                    c.shape('X')[0],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+                ],
+            ][0 if c.attr('output_sequence') else 1],
+            "[[shape(X)[0], 2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) "
+            'else shape(R)[-1]]][0 if output_sequence else 1]',
+        ),
+        OutputShape(
+            'Y_h',
+            lambda c: [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[-1],
+            ],
+            "[2 if direction == 'bidirectional' else 1, shape(X)[1], hidden_size if has(hidden_size) else "
+            'shape(R)[-1]]',
+        ),
     ),
 )
 

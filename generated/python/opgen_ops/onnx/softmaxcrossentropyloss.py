@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SoftmaxCrossEntropyLoss'
@@ -35,6 +35,12 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('labels')) if c.attr('reduction') == 'none' else [],
+            "list(shape(labels)) if reduction == 'none' else []",
+        ),
+        OutputShape('log_prob', lambda c: c.shape('scores'), 'shape(scores)'),
     ),
 )
 
@@ -70,6 +76,12 @@ SIGNATURE_V12 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('labels')) if c.attr('reduction') == 'none' else [],
+            "list(shape(labels)) if reduction == 'none' else []",
+        ),
+        OutputShape('log_prob', lambda c: c.shape('scores'), 'shape(scores)'),
     ),
 )
 

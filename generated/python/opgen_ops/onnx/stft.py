@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.STFT'
@@ -34,6 +34,20 @@ SIGNATURE_V17 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                [
+                    c.shape('signal')[0],
+                    (c.shape('signal')[1] - n) // c.values('frame_step')[0] + 1,
+                    n // 2 + 1 if c.attr('onesided') else n,
+                    2,
+                ]
+                for n in [c.values('frame_length')[0] if c.has('frame_length') else c.shape('window')[0]]
+            ][0],
+            '[[shape(signal)[0], (shape(signal)[1] - n) // values(frame_step)[0] + 1, n // 2 + 1 if onesided else '
+            'n, 2] for n in [values(frame_length)[0] if has(frame_length) else shape(window)[0]]][0]',
+        ),
     ),
 )
 

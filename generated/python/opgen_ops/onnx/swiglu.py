@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SwiGLU'
@@ -32,6 +32,7 @@ SIGNATURE_V28 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('Y', lambda c: c.shape('A'), 'shape(A)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TensorScatter'
@@ -40,6 +40,7 @@ SIGNATURE_V24 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('present_cache', lambda c: c.shape('past_cache'), 'shape(past_cache)'),
     ),
 )
 
