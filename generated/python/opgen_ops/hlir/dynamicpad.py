@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import dynamic_pad
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicPad'
@@ -54,6 +54,14 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + c.values('pads')[i] + c.values('pads')[i + c.rank('input')]
+                for (i, d) in enumerate(c.shape('input'))
+            ],
+            '[d + values(pads)[i] + values(pads)[i + rank(input)] for i, d in enumerate(shape(input))]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import general_split
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GeneralSplit'
@@ -64,6 +64,24 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [n if j == c.attr('axis') % c.rank('input') else d for j, d in enumerate(c.shape('input'))]
+                for n in (
+                    list(c.values('split'))
+                    if c.has('split')
+                    else [
+                        min(C, c.shape('input')[c.attr('axis') % c.rank('input')] - i * C)
+                        for C in [-(-c.shape('input')[c.attr('axis') % c.rank('input')] // c.attr('num_outputs'))]
+                        for i in c.range(c.attr('num_outputs'))
+                    ]
+                )
+            ],
+            '[[n if j == axis % rank(input) else d for j, d in enumerate(shape(input))] for n in '
+            '(list(values(split)) if has(split) else [min(C, shape(input)[axis % rank(input)] - i * C) for C in '
+            '[-(-shape(input)[axis % rank(input)] // num_outputs)] for i in range(num_outputs)])]',
+        ),
     ),
 )
 
