@@ -372,3 +372,26 @@ def test_value_shapes_are_unknown_without_the_values():
         validate = opgen_ops.get_validator("hlir", op, 1)
         for shape in itertools.product([1, 7], repeat=2):
             assert validate(inputs, attrs, [(F if op != "DynamicIota" else D, shape)]) == [], (op, shape)
+
+
+# ---- the shape of a tensor-valued attribute: shape(value) ---------------------------------------
+
+@pytest.mark.parametrize("value", [[[1, -2, 3], [4, 5, -6]], 7, [], [[[0.5]], [[1.5]]], np.zeros((0, 4), np.int32)])
+def test_constant_has_the_shape_of_its_value(value):
+    want = out_shapes(lambda: jnp.asarray(value))
+    check("Constant", [], {"value": value}, want, OUT, elems=["int32"])
+
+
+def test_constant_of_a_ragged_value_has_no_shape():
+    validate = opgen_ops.get_validator("hlir", "Constant", 1)
+    assert all(validate([], {"value": [[1, 2], [3]]}, [("int32", s)]) == [] for s in [(2,), (1, 1)])
+
+
+def test_shape_functions_read_tensor_attributes_only():
+    from opgen import expr
+
+    for text in ("shape(value)", "rank(value) == 2", "numel(value) > 0", "has(value)"):
+        assert expr.check_names(text, {"value", "axis"}, {"x"}, {"value"}) == [], text
+    for text in ("shape(axis)", "values(value)", "dtype(value)", "shapes(value)"):
+        assert expr.check_names(text, {"value", "axis"}, {"x"}, {"value"}) != [], text
+    assert expr.check_names("shape(value)", {"value"}, {"x"}) != []  # not known to be a tensor
