@@ -395,3 +395,41 @@ def test_shape_functions_read_tensor_attributes_only():
     for text in ("shape(axis)", "values(value)", "dtype(value)", "shapes(value)"):
         assert expr.check_names(text, {"value", "axis"}, {"x"}, {"value"}) != [], text
     assert expr.check_names("shape(value)", {"value"}, {"x"}) != []  # not known to be a tensor
+
+
+# ---- constraints on the values that give a shape --------------------------------------------------
+
+@pytest.mark.parametrize("size, attrs, split, bad", [
+    (5, {"num_outputs": 4}, None, "C7"), (6, {"num_outputs": 4}, None, None), (7, {"num_outputs": 4}, None, None),
+    (5, {}, [2, 2], "C6"), (5, {}, [6, -1], "C5"), (5, {}, [3, 2], None), (0, {"num_outputs": 2}, None, None)])
+def test_general_split_lengths_must_fit_the_axis(size, attrs, split, bad):
+    """The kernel refuses exactly the uses these constraints refuse."""
+    n = attrs.get("num_outputs") or len(split)
+    inputs = [(F, (size, 3))] + ([np.array(split, np.int64)] if split is not None else [])
+    validate = opgen_ops.get_validator("hlir", "GeneralSplit", 1)
+    assert [p.where for p in validate(inputs, {"axis": 0, **attrs}, [(F, None)] * n)] == \
+        ([f"constraint {bad}"] if bad else [])
+    kernel = opgen_ops.get_kernel("hlir", "GeneralSplit", 1)
+    x = np.zeros((size, 3), np.float32)
+    args = (x,) if split is None else (x, np.array(split, np.int64))
+    if bad:
+        with pytest.raises(ValueError):
+            kernel(*args, axis=0, **attrs)
+    else:
+        assert len(kernel(*args, axis=0, **attrs)) == n
+
+
+@pytest.mark.parametrize("shape, pads, ok", [((2,), [-2, 0], True), ((2,), [-2, -1], False), ((2, 3), [0, -4, 0, 1], True),
+                                             ((2, 3), [0, -4, 0, 0], False), ((0,), [1, -1], True)])
+def test_dynamic_pad_cannot_remove_more_than_a_dimension_holds(shape, pads, ok):
+    r = len(shape)
+    config = [(pads[i], pads[i + r], 0) for i in range(r)]
+    try:
+        out_shapes(lambda x: lax.pad(x, 0.0, config), shaped(shape))
+        lax_ok = True
+    except (ValueError, TypeError):
+        lax_ok = False
+    assert lax_ok == ok
+    validate = opgen_ops.get_validator("hlir", "DynamicPad", 1)
+    assert [p.where for p in validate([(F, shape), np.array(pads, np.int64)], {"mode": "PAD_VALUE"}, None)] == \
+        ([] if ok else ["constraint C3"])

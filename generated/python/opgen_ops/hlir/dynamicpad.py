@@ -50,6 +50,15 @@ SIGNATURE_V1 = Signature(
             'padding_value is a single constant value.',
             when=lambda c: c.has('padding_value'),
         ),
+        Check(
+            'C3',
+            lambda c: all(
+                d + c.values('pads')[i] + c.values('pads')[i + c.rank('input')] >= 0
+                for (i, d) in enumerate(c.shape('input'))
+            ),
+            'Negative amounts cannot remove more elements than a dimension has, i.e. every output dimension size '
+            '(the input size plus the beginning and end amounts) is non-negative (see note pad_modes).',
+        ),
     ),
     rules=(
     ),

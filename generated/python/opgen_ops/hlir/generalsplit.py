@@ -60,6 +60,32 @@ SIGNATURE_V1 = Signature(
             'num_outputs is positive and equals the number of outputs.',
             when=lambda c: c.has('num_outputs'),
         ),
+        Check(
+            'C5',
+            lambda c: all((v >= 0 for v in c.values('split'))),
+            'Every length in split is non-negative.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C6',
+            lambda c: sum(c.values('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The lengths in split add up to the size of input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                c.attr('num_outputs') < 1
+                or -(
+                    -c.shape('input')[c.attr('axis') % c.rank('input')]
+                    // c.attr('num_outputs')
+                ) * (c.attr('num_outputs') - 1) <= c.shape('input')[c.attr('axis') % c.rank('input')]
+            ),
+            'With num_outputs, every output but the last has ceil(d / num_outputs) elements along axis (d being '
+            'the size of input along axis) and the last takes the rest: the rest may not be negative (it may be 0, '
+            'see note uneven_split).',
+            when=lambda c: c.has('num_outputs'),
+        ),
     ),
     rules=(
     ),
