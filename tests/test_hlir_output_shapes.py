@@ -433,3 +433,13 @@ def test_dynamic_pad_cannot_remove_more_than_a_dimension_holds(shape, pads, ok):
     validate = opgen_ops.get_validator("hlir", "DynamicPad", 1)
     assert [p.where for p in validate([(F, shape), np.array(pads, np.int64)], {"mode": "PAD_VALUE"}, None)] == \
         ([] if ok else ["constraint C3"])
+
+
+@pytest.mark.parametrize("shapes", [[(), (3,)], [(2, 0)], [(4, 2), (), (1,)]])
+def test_while_keeps_the_loop_state_shapes(shapes):
+    """jax.lax.while_loop: the result has the loop state's structure (note loop_checks)."""
+    def loop(*state):
+        return jax.lax.while_loop(lambda s: s[0].sum() < 3.0, lambda s: tuple(x + 1.0 for x in s), tuple(state))
+    want = out_shapes(loop, *map(shaped, shapes))
+    check("While", [(F, s) for s in shapes], {"condition": lambda *s: np.bool_(False), "body": lambda *s: s},
+          want, pieces("output", len(shapes)))
