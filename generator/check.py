@@ -169,6 +169,7 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
                 yield p.location, f"{fld}.homogeneous", "homogeneous applies to variadic parameters only"
     inputs = {p.name for p in v.inputs}
     attr_names = {a.name for a in v.attributes}
+    tensor_attrs = {a.name for a in v.attributes if a.type == "tensor"}
     for p in v.inputs:
         if p.shape is not None:
             yield p.location, f"inputs.{p.name}.shape", "shape is stated for outputs (inputs have the shape given)"
@@ -179,7 +180,7 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
         # has outputs), but never read an output's shape: that is what it is checked against.
         counted = {q.name for q in v.outputs if q.option == "variadic"}
         try:
-            for problem in expr.check_names(p.shape, attr_names, inputs | counted):
+            for problem in expr.check_names(p.shape, attr_names, inputs | counted, tensor_attrs):
                 yield p.location, f"outputs.{p.name}.shape", problem
             for fname, name in sorted(expr.parameter_calls(p.shape)):
                 if name in counted and name not in inputs and fname != "count":
@@ -226,6 +227,7 @@ def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple[Any, ...]]:
 
 def _check_constraints(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     attrs = {a.name for a in v.attributes}
+    tensor_attrs = {a.name for a in v.attributes if a.type == "tensor"}
     params = {p.name for p in v.inputs + v.outputs}
     ids = [c.id for c in v.constraints]
     for k, c in enumerate(v.constraints):
@@ -240,7 +242,7 @@ def _check_constraints(v: OpVersion) -> Iterator[tuple[Any, ...]]:
             if text is None:
                 continue
             try:
-                for problem in expr.check_names(text, attrs, params):
+                for problem in expr.check_names(text, attrs, params, tensor_attrs):
                     yield c.location, f"{fld}.{key}", problem
             except expr.ExprError as exc:
                 yield c.location, f"{fld}.{key}", f"{exc}: {text!r}"

@@ -22,6 +22,8 @@ class ExprError(OpgenError, ValueError):
 
 # Functions a check may call; the ones in SHAPE_FUNCTIONS take a parameter name.
 SHAPE_FUNCTIONS = frozenset({"rank", "shape", "shapes", "numel", "count", "has", "dtype", "values"})
+# Shape functions that also take a tensor-valued attribute: the shape of its value (Constant's value).
+ATTRIBUTE_SHAPE_FUNCTIONS = frozenset({"rank", "shape", "numel"})
 # Functions of several parameter names: the shape their broadcasting gives (NumPy/ONNX rules, or
 # XLA's: operands of the highest rank broadcast among themselves, lower-rank ones align into them).
 MULTI_SHAPE_FUNCTIONS = frozenset({"broadcast_shape", "xla_broadcast_shape"})
@@ -262,9 +264,11 @@ def _bound_names(tree: ast.AST) -> set[str]:
     return out
 
 
-def check_names(text: str, attributes: set[str], parameters: set[str]) -> list[str]:
-    """Problems with a check expression's names and calls (empty when fine)."""
-    return list(_check_names(text, frozenset(attributes), frozenset(parameters)))
+def check_names(text: str, attributes: set[str], parameters: set[str],
+                tensor_attributes: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Problems with a check expression's names and calls (empty when fine). `tensor_attributes` (among
+    `attributes`) are the tensor-valued ones, whose shape, rank and numel a check may read."""
+    return list(_check_names(text, frozenset(attributes), frozenset(parameters), frozenset(tensor_attributes)))
 
 
 def parameter_calls(text: str) -> set[tuple[str, str]]:
@@ -276,7 +280,8 @@ def parameter_calls(text: str) -> set[tuple[str, str]]:
 # The functions below are memoised on their (hashable) arguments: specs repeat expressions across
 # versions and ops, and parsing is most of what a build spends on them.
 @lru_cache(maxsize=8192)
-def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[str]) -> tuple[str, ...]:
+def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[str],
+                 tensor_attributes: frozenset[str] = frozenset()) -> tuple[str, ...]:
     tree = _tree(text)
     local = _bound_names(tree)
     problems = []
@@ -286,8 +291,9 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
             if fname in SHAPE_FUNCTIONS:
                 if len(node.args) != 1 or not isinstance(node.args[0], ast.Name):
                     problems.append(f"{fname}() takes one parameter name")
-                elif _name(node.args[0]) not in parameters | attributes or (
-                        fname != "has" and _name(node.args[0]) not in parameters):
+                elif _name(node.args[0]) not in parameters and not (
+                        (fname == "has" and _name(node.args[0]) in attributes) or
+                        (fname in ATTRIBUTE_SHAPE_FUNCTIONS and _name(node.args[0]) in tensor_attributes)):
                     problems.append(f"{fname}({_name(node.args[0])}): no input or output named {_name(node.args[0])!r}")
             elif fname in MULTI_SHAPE_FUNCTIONS:
                 if not node.args or not all(isinstance(a, ast.Name) for a in node.args):

@@ -83,8 +83,20 @@ class CheckContext:
             return name in self.given
         return any(i is not None for i in self.infos(name))
 
+    def _attribute_info(self, name: str) -> TensorInfo:
+        """A tensor-valued attribute's value as a TensorInfo (a model reader gives one; a caller may give
+        an array or a nested list); Unknown when it has no regular shape."""
+        try:
+            info = TensorInfo.of(self.attr(name))
+        except ValueError:  # a ragged nested list
+            raise Unknown(name) from None
+        if info is None or info.shape is None:
+            raise Unknown(name)
+        return info
+
     def shape(self, name: str) -> tuple[int, ...]:
-        info = self.info(name)
+        """The shape of a parameter, or of a tensor-valued attribute's value (Constant's value)."""
+        info = self._attribute_info(name) if self.sig.attribute(name) is not None else self.info(name)
         if info is None or info.shape is None or any(d is None for d in info.shape):
             raise Unknown(name)
         return tuple(cast("tuple[int, ...]", info.shape))  # no None: checked above
@@ -118,7 +130,10 @@ class CheckContext:
             raise Unknown(names[0]) from None
 
     def rank(self, name: str) -> int:
-        """Rank of a parameter; for a variadic one, of its first element whose shape is known."""
+        """Rank of a parameter (for a variadic one, of its first element whose shape is known), or of a
+        tensor-valued attribute's value."""
+        if self.sig.attribute(name) is not None:
+            return len(self.shape(name))
         known = [i for i in self.infos(name) if i is not None and i.shape is not None]
         if not known:
             raise Unknown(name)

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.data_movement import concatenate
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Concatenate'
@@ -49,6 +49,19 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                (
+                    sum((s[c.attr('dimension') % c.rank('inputs')] for s in c.shapes('inputs')))
+                    if j == c.attr('dimension') % c.rank('inputs')
+                    else d
+                )
+                for (j, d) in enumerate(c.shapes('inputs')[0])
+            ],
+            '[sum((s[dimension % rank(inputs)] for s in shapes(inputs))) if j == dimension % rank(inputs) else d '
+            'for j, d in enumerate(shapes(inputs)[0])]',
+        ),
     ),
 )
 

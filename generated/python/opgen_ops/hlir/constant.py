@@ -9,7 +9,7 @@ from __future__ import annotations
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import constant
-from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Constant'
@@ -38,6 +38,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.shape('value')), 'list(shape(value))'),
     ),
 )
 

@@ -81,6 +81,16 @@ SIGNATURE_V1 = Signature(
             lambda c: [c.shape('input')[1]] if c.rank('input') == 3 else [],
             '[shape(input)[1]] if rank(input) == 3 else []',
         ),
+        OutputShape(
+            'alpha',
+            lambda c: (
+                [c.shape('input')[1], c.shape('input')[0], 2 * max(c.values('target_lengths')) + 1]
+                if c.rank('input') == 3
+                else [c.shape('input')[0], 2 * max(c.values('target_lengths')) + 1]
+            ),
+            '[shape(input)[1], shape(input)[0], 2 * max(values(target_lengths)) + 1] if rank(input) == 3 else '
+            '[shape(input)[0], 2 * max(values(target_lengths)) + 1]',
+        ),
     ),
 )
 

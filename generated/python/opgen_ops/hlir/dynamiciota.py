@@ -11,7 +11,7 @@ import numpy as np
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import dynamic_iota
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicIota'
@@ -44,6 +44,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: list(c.values('shape')), 'list(values(shape))'),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import dynamic_pad
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicPad'
@@ -50,10 +50,27 @@ SIGNATURE_V1 = Signature(
             'padding_value is a single constant value.',
             when=lambda c: c.has('padding_value'),
         ),
+        Check(
+            'C3',
+            lambda c: all(
+                d + c.values('pads')[i] + c.values('pads')[i + c.rank('input')] >= 0
+                for (i, d) in enumerate(c.shape('input'))
+            ),
+            'Negative amounts cannot remove more elements than a dimension has, i.e. every output dimension size '
+            '(the input size plus the beginning and end amounts) is non-negative (see note pad_modes).',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                d + c.values('pads')[i] + c.values('pads')[i + c.rank('input')]
+                for (i, d) in enumerate(c.shape('input'))
+            ],
+            '[d + values(pads)[i] + values(pads)[i + rank(input)] for i, d in enumerate(shape(input))]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import dynamic_reshape
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicReshape'
@@ -57,6 +57,22 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.prod(c.shape('input')) // P if e == -1 else e
+                for D in [
+                    [
+                        c.shape('input')[k] if v == 0 and (not c.attr('allowzero')) else v
+                        for (k, v) in enumerate(c.values('shape'))
+                    ],
+                ]
+                for P in [c.prod((e for e in D if e != -1))]
+                for e in D
+            ],
+            '[prod(shape(input)) // P if e == -1 else e for D in [[shape(input)[k] if v == 0 and (not allowzero) '
+            'else v for k, v in enumerate(values(shape))]] for P in [prod((e for e in D if e != -1))] for e in D]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import general_split
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GeneralSplit'
@@ -60,10 +60,54 @@ SIGNATURE_V1 = Signature(
             'num_outputs is positive and equals the number of outputs.',
             when=lambda c: c.has('num_outputs'),
         ),
+        Check(
+            'C5',
+            lambda c: all((v >= 0 for v in c.values('split'))),
+            'Every length in split is non-negative.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C6',
+            lambda c: sum(c.values('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The lengths in split add up to the size of input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                c.attr('num_outputs') < 1
+                or -(
+                    -c.shape('input')[c.attr('axis') % c.rank('input')]
+                    // c.attr('num_outputs')
+                ) * (c.attr('num_outputs') - 1) <= c.shape('input')[c.attr('axis') % c.rank('input')]
+            ),
+            'With num_outputs, every output but the last has ceil(d / num_outputs) elements along axis (d being '
+            'the size of input along axis) and the last takes the rest: the rest may not be negative (it may be 0, '
+            'see note uneven_split).',
+            when=lambda c: c.has('num_outputs'),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [n if j == c.attr('axis') % c.rank('input') else d for j, d in enumerate(c.shape('input'))]
+                for n in (
+                    list(c.values('split'))
+                    if c.has('split')
+                    else [
+                        min(C, c.shape('input')[c.attr('axis') % c.rank('input')] - i * C)
+                        for C in [-(-c.shape('input')[c.attr('axis') % c.rank('input')] // c.attr('num_outputs'))]
+                        for i in c.range(c.attr('num_outputs'))
+                    ]
+                )
+            ],
+            '[[n if j == axis % rank(input) else d for j, d in enumerate(shape(input))] for n in '
+            '(list(values(split)) if has(split) else [min(C, shape(input)[axis % rank(input)] - i * C) for C in '
+            '[-(-shape(input)[axis % rank(input)] // num_outputs)] for i in range(num_outputs)])]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.data_movement import get_tuple_element
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GetTupleElement'
@@ -45,6 +45,11 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [list(s) for k, s in enumerate(c.shapes('tuple_data')) if k == c.attr('index')][0],
+            '[list(s) for k, s in enumerate(shapes(tuple_data)) if k == index][0]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.custom import partial_reduce
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.PartialReduce'
@@ -66,6 +66,20 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [
+                    -(-t // (1 << c.attr('log2_reduction'))) * T if j == c.attr('reduction_dim') else d
+                    for (j, d) in enumerate(x)
+                    for t in [-(-d // T)]
+                ]
+                for x in c.shapes('inputs')
+                for T in [1024 if len(x) == 1 else 128]
+            ],
+            '[[-(-t // (1 << log2_reduction)) * T if j == reduction_dim else d for j, d in enumerate(x) for t in '
+            '[-(-d // T)]] for x in shapes(inputs) for T in [1024 if len(x) == 1 else 128]]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import real_dynamic_slice
-from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RealDynamicSlice'
@@ -81,6 +81,29 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                ([
+                    -((s - l) // t)
+                    for (a, s, l, t) in zip(
+                        A, c.values('start_indices'), c.values('limit_indices'), c.values('strides')
+                    )
+                    if a == i
+                ] + [d])[0]
+                for A in [
+                    (
+                        [a % c.rank('input') for a in c.values('axes')]
+                        if c.has('axes') and len(c.values('axes')) > 0
+                        else list(c.range(c.rank('input')))
+                    ),
+                ]
+                for (i, d) in enumerate(c.shape('input'))
+            ],
+            '[([-((s - l) // t) for a, s, l, t in zip(A, values(start_indices), values(limit_indices), '
+            'values(strides)) if a == i] + [d])[0] for A in [[a % rank(input) for a in values(axes)] if has(axes) '
+            'and len(values(axes)) > 0 else list(range(rank(input)))] for i, d in enumerate(shape(input))]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.reduction import reduce
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Reduce'
@@ -70,6 +70,11 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [[d for j, d in enumerate(s) if j not in c.attr('dimensions')] for s in c.shapes('inputs')],
+            '[[d for j, d in enumerate(s) if j not in dimensions] for s in shapes(inputs)]',
+        ),
     ),
 )
 

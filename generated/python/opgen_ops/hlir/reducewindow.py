@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.window import reduce_window
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ReduceWindow'
@@ -105,6 +105,42 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [
+                    (
+                        -(-n // s)
+                        if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                        else (
+                            ((n - w) // s + 1 if n >= w else 0)
+                            if c.attr('auto_pad') == 'VALID' or not c.attr('ceil_mode')
+                            else max(o - (1 if o > 0 and (o - 1) * s >= n else 0), 0)
+                        )
+                    )
+                    for (i, d) in enumerate(x)
+                    for s in [c.attr('window_strides')[i] if c.has('window_strides') else 1]
+                    for n in [
+                        (d - 1) * (c.attr('base_dilations')[i] if c.has('base_dilations') else 1) + 1 if d > 0 else 0,
+                    ]
+                    for w in [
+                        (c.attr('window_dimensions')[i] - 1) * (
+                            c.attr('window_dilations')[i]
+                            if c.has('window_dilations')
+                            else 1
+                        ) + 1,
+                    ]
+                    for o in [max(-((w - n) // s) + 1, 0)]
+                ]
+                for x in c.shapes('inputs')
+            ],
+            "[[-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else ((n - w) // s + 1 if n >= w else 0) if "
+            "auto_pad == 'VALID' or not ceil_mode else max(o - (1 if o > 0 and (o - 1) * s >= n else 0), 0) for i, "
+            'd in enumerate(x) for s in [window_strides[i] if has(window_strides) else 1] for n in [(d - 1) * '
+            '(base_dilations[i] if has(base_dilations) else 1) + 1 if d > 0 else 0] for w in '
+            '[(window_dimensions[i] - 1) * (window_dilations[i] if has(window_dilations) else 1) + 1] for o in '
+            '[max(-((w - n) // s) + 1, 0)]] for x in shapes(inputs)]',
+        ),
     ),
 )
 

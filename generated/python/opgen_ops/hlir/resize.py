@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.resize import resize
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Resize'
@@ -94,6 +94,26 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.values('sizes'))
+                if c.has('sizes')
+                else [
+                    int(
+                        d * (
+                            c.values('roi')[i + c.rank('input')] - c.values('roi')[i]
+                            if c.attr('coordinate_transformation_mode') == 'TF_CROP_AND_RESIZE'
+                            else 1
+                        ) * c.values('scales')[i],
+                    )
+                    for (i, d) in enumerate(c.shape('input'))
+                ]
+            ),
+            'list(values(sizes)) if has(sizes) else [int(d * (values(roi)[i + rank(input)] - values(roi)[i] if '
+            "coordinate_transformation_mode == 'TF_CROP_AND_RESIZE' else 1) * values(scales)[i]) for i, d in "
+            'enumerate(shape(input))]',
+        ),
     ),
 )
 

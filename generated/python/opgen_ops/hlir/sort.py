@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.ordering import sort
-from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Sort'
@@ -46,6 +46,7 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [list(s) for s in c.shapes('inputs')], '[list(s) for s in shapes(inputs)]'),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import squeeze
-from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Squeeze'
@@ -54,6 +54,16 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                [d for i, d in enumerate(c.shape('input')) if i not in [a % c.rank('input') for a in c.values('axes')]]
+                if c.has('axes') and len(c.values('axes')) > 0
+                else [d for d in c.shape('input') if d != 1]
+            ),
+            '[d for i, d in enumerate(shape(input)) if i not in [a % rank(input) for a in values(axes)]] if '
+            'has(axes) and len(values(axes)) > 0 else [d for d in shape(input) if d != 1]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import tile
-from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Tile'
@@ -46,6 +46,11 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [d * r for d, r in zip(c.shape('input'), c.values('repeats'))],
+            '[d * r for d, r in zip(shape(input), values(repeats))]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.ordering import topk
-from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Topk'
@@ -55,6 +55,22 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                c.values('k')[0] if i == c.attr('axis') % c.rank('input') else d
+                for (i, d) in enumerate(c.shape('input'))
+            ],
+            '[values(k)[0] if i == axis % rank(input) else d for i, d in enumerate(shape(input))]',
+        ),
+        OutputShape(
+            'indices',
+            lambda c: [
+                c.values('k')[0] if i == c.attr('axis') % c.rank('input') else d
+                for (i, d) in enumerate(c.shape('input'))
+            ],
+            '[values(k)[0] if i == axis % rank(input) else d for i, d in enumerate(shape(input))]',
+        ),
     ),
 )
 

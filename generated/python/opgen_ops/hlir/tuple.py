@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.data_movement import tuple_
-from opgen.runtime.validation import ParamSig, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Tuple'
@@ -39,6 +39,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [list(s) for s in c.shapes('elements')], '[list(s) for s in shapes(elements)]'),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.data_movement import unsqueeze
-from opgen.runtime.validation import Check, ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Unsqueeze'
@@ -49,6 +49,16 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: [
+                1 if i in A else c.shape('input')[i - len([a for a in A if a < i])]
+                for A in [[a % (c.rank('input') + len(c.values('axes'))) for a in c.values('axes')]]
+                for i in c.range(c.rank('input') + len(c.values('axes')))
+            ],
+            '[1 if i in A else shape(input)[i - len([a for a in A if a < i])] for A in [[a % (rank(input) + '
+            'len(values(axes))) for a in values(axes)]] for i in range(rank(input) + len(values(axes)))]',
+        ),
     ),
 )
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
 from opgen.runtime.kernels.control_flow import while_
-from opgen.runtime.validation import AttrSig, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.While'
@@ -41,6 +41,7 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [list(s) for s in c.shapes('init')], '[list(s) for s in shapes(init)]'),
     ),
 )
 
