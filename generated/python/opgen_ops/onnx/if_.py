@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.If'
@@ -57,6 +57,32 @@ SIGNATURE_V25 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -115,6 +141,32 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -172,6 +224,32 @@ SIGNATURE_V23 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -229,6 +307,32 @@ SIGNATURE_V21 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -284,6 +388,32 @@ SIGNATURE_V19 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -336,6 +466,32 @@ SIGNATURE_V16 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -378,6 +534,32 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -416,6 +598,32 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -454,6 +662,32 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'graph_outputs',
+            {'graph': 'then_branch', 'params': ['outputs']},
+            'then_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'graph_outputs',
+            {'graph': 'else_branch', 'params': ['outputs']},
+            'else_branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C5',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C6',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
