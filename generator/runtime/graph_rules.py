@@ -133,3 +133,18 @@ def scan_output_axes_range(c: CheckContext, body: Attr, scan_output_axes: Attr, 
         if not -(r + 1) <= int(axis) <= r:
             return f"{scan_output_axes}[{k}] = {axis} is outside [{-(r + 1)}, {r}] for a body output of rank {r}"
     return ""
+
+
+@rule
+def branch_output_counts(c: CheckContext, then_branch: Attr, else_branch: Attr, outputs: Param) -> str:
+    """Both branches give one output per node output (one condition: a node with the wrong number of
+    outputs is one fault, reported once, not once per branch)."""
+    want = c.count(outputs)
+    found = []
+    for name in (then_branch, else_branch):
+        try:
+            found.append((name, len(_graph(c, name)[1])))
+        except Unknown:
+            continue
+    wrong = [f"{name} gives {n}" for name, n in found if n != want]
+    return f"the node has {want} outputs, but " + " and ".join(wrong) if wrong else ""

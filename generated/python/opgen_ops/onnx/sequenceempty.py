@@ -47,6 +47,7 @@ SIGNATURE_V11 = Signature(
                 'double', 'uint32', 'uint64', 'complex64', 'complex128',
             ][c.attr('dtype') if c.has('dtype') else 1] + '))',
             'The output is a sequence of tensors of the type dtype names (float when dtype is absent).',
+            when=lambda c: not c.has('dtype') or 1 <= c.attr('dtype') <= 15,
         ),
     ),
     rules=(

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import Check, ParamSig, Signature
+from opgen.runtime.validation import ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceErase'
@@ -35,11 +35,6 @@ SIGNATURE_V11 = Signature(
         'I': ('int32', 'int64'),
     },
     checks=(
-        Check(
-            'C1',
-            lambda c: c.dtype('output_sequence') == c.dtype('input_sequence'),
-            "The output sequence has the input sequence's type.",
-        ),
     ),
     rules=(
     ),

@@ -45,11 +45,6 @@ SIGNATURE_V11 = Signature(
             lambda c: c.dtype('input_sequence') == 'seq(tensor(' + c.dtype('tensor') + '))',
             "tensor must have the element type of the sequence's tensors.",
         ),
-        Check(
-            'C2',
-            lambda c: c.dtype('output_sequence') == c.dtype('input_sequence'),
-            "The output sequence has the input sequence's type.",
-        ),
     ),
     rules=(
     ),
