@@ -26,7 +26,11 @@ class Unknown(Exception):
 @dataclass(frozen=True)
 class TensorInfo:
     """What a validator knows of a value: element type and shape (either possibly unknown), and the
-    value itself when it is a constant. A shape entry may be None (a symbolic dimension)."""
+    value itself when it is a constant. A shape entry may be None (a symbolic dimension).
+
+    A value that is not a tensor has its whole type as dtype (seq(tensor(float)), optional(...)); the
+    shape of a sequence of tensors or of an optional tensor is the shape of the tensors it holds, when
+    its type states one (every element of a sequence has it), else None."""
 
     dtype: str | None = None
     shape: tuple[int | None, ...] | None = None
@@ -171,7 +175,10 @@ class CheckContext:
         return out
 
     def dtype(self, name: str) -> str:
+        """Element type of a parameter; for a variadic one, of its first element whose type is known."""
         info = self.info(name)
+        if info is None:
+            info = next((i for i in self.infos(name) if i is not None and i.dtype is not None), None)
         if info is None or info.dtype is None:
             raise Unknown(name)
         return info.dtype

@@ -480,3 +480,8 @@ def ctc_loss_values(c: CheckContext, input: Param, targets: Param, input_lengths
     if ((used < 0) | (used >= classes) | (used == blank)).any():
         return f"{targets} values must be class indices in [0, {classes}) other than blank ({blank})"
     return ""
+
+
+# The rules that look inside graph attributes (If branches, Loop/Scan bodies) live in their own module;
+# importing it registers them here (it needs `rule` and the argument kinds above, hence the import last).
+from . import graph_rules as _graph_rules  # noqa: E402,F401

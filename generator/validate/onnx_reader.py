@@ -180,10 +180,26 @@ class _Converter:
         elif which is None:
             info = UNKNOWN
         else:
-            # A sequence, optional or map is named by its whole type string (as type constraints name it).
-            info = TensorInfo(type_string(tp) or _NON_TENSOR.get(which, which), None)
+            # A sequence, optional or map is named by its whole type string (as type constraints name it);
+            # a sequence of tensors or an optional tensor whose type states the tensors' shape carries it.
+            info = TensorInfo(type_string(tp) or _NON_TENSOR.get(which, which),
+                              self._element_shape(tp, which, kind, name, path))
         self.types[key] = info
         return info
+
+    def _element_shape(self, tp: onnx.TypeProto, which: str, kind: str, name: str,
+                       path: str) -> tuple[int | None, ...] | None:
+        """The shape a seq(tensor) or optional(tensor) type states for its tensors (None when it states
+        none, or for other types): the shape checks of SequenceAt, ConcatFromSequence and
+        OptionalGetElement read it as the shape of the value (see TensorInfo)."""
+        inner = tp.sequence_type.elem_type if which == "sequence_type" else \
+            tp.optional_type.elem_type if which == "optional_type" else None
+        if inner is None or inner.WhichOneof("value") != "tensor_type" or not inner.tensor_type.HasField("shape"):
+            return None
+        shape = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value != UNKNOWN_DIM else None
+                      for d in inner.tensor_type.shape.dim)
+        check_shape(shape, self.limits, _where(kind, name, path))
+        return shape
 
     def tensor_info(self, t: onnx.TensorProto, what: str, constant: bool) -> TensorInfo:
         dims = tuple(t.dims)

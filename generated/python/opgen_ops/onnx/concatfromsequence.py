@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ConcatFromSequence'
@@ -39,6 +39,26 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('new_axis') in [0, 1], 'new_axis must be 0 or 1.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('input_sequence') <= c.attr('axis') < c.rank('input_sequence'),
+            'Joining along an existing axis (new_axis = 0), axis must lie in [-r, r-1], r being the rank of the '
+            "sequence's tensors.",
+            when=lambda c: c.attr('new_axis') == 0,
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('input_sequence') - 1 <= c.attr('axis') <= c.rank('input_sequence'),
+            'Stacking on a new axis (new_axis = 1), axis names a position of the rank r+1 result: it must lie in '
+            '[-r-1, r].',
+            when=lambda c: c.attr('new_axis') == 1,
+        ),
+        Check(
+            'C4',
+            lambda c: c.dtype('input_sequence') == 'seq(tensor(' + c.dtype('concat_result') + '))',
+            "The result has the element type of the sequence's tensors.",
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.If'
@@ -57,6 +57,26 @@ SIGNATURE_V25 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -115,6 +135,26 @@ SIGNATURE_V24 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -172,6 +212,26 @@ SIGNATURE_V23 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -229,6 +289,26 @@ SIGNATURE_V21 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -284,6 +364,26 @@ SIGNATURE_V19 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -336,6 +436,26 @@ SIGNATURE_V16 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -378,6 +498,26 @@ SIGNATURE_V13 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -416,6 +556,26 @@ SIGNATURE_V11 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),
@@ -454,6 +614,26 @@ SIGNATURE_V1 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall('C1', 'graph_inputs', {'graph': 'then_branch', 'params': []}, 'then_branch takes no inputs.'),
+        RuleCall('C2', 'graph_inputs', {'graph': 'else_branch', 'params': []}, 'else_branch takes no inputs.'),
+        RuleCall(
+            'C3',
+            'branch_output_counts',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch', 'outputs': 'outputs'},
+            'Each branch gives as many outputs as the node has.',
+        ),
+        RuleCall(
+            'C4',
+            'branch_output_dtypes',
+            {'then_branch': 'then_branch', 'else_branch': 'else_branch'},
+            'Output k of then_branch and output k of else_branch have one type.',
+        ),
+        RuleCall(
+            'C5',
+            'graph_output_dtypes',
+            {'graph': 'then_branch', 'outputs': 'outputs'},
+            'Output k of the node has the type of output k of the branches.',
+        ),
     ),
     output_shapes=(
     ),

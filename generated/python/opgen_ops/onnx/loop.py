@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Loop'
@@ -57,8 +57,26 @@ SIGNATURE_V25 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -117,8 +135,26 @@ SIGNATURE_V24 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -176,8 +212,26 @@ SIGNATURE_V23 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -235,8 +289,26 @@ SIGNATURE_V21 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -292,8 +364,26 @@ SIGNATURE_V19 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -346,8 +436,26 @@ SIGNATURE_V16 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -390,8 +498,26 @@ SIGNATURE_V13 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -430,8 +556,26 @@ SIGNATURE_V11 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),
@@ -470,8 +614,26 @@ SIGNATURE_V1 = Signature(
         'B': ('bool',),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.count('v_final_and_scan_outputs') >= c.count('v_initial'),
+            'The node has at least one output per loop-carried value (the final values come first).',
+        ),
     ),
     rules=(
+        RuleCall(
+            'C2',
+            'loop_body_inputs',
+            {'body': 'body', 'v_initial': 'v_initial'},
+            'body takes 2 + N inputs: the iteration number, the condition and the N loop-carried values.',
+        ),
+        RuleCall(
+            'C3',
+            'loop_body_outputs',
+            {'body': 'body', 'outputs': 'v_final_and_scan_outputs'},
+            'body gives 1 + N + K outputs: the condition, the N loop-carried values and the K scan outputs, one '
+            'per node output after the condition.',
+        ),
     ),
     output_shapes=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Optional'
@@ -63,6 +63,23 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.has('input') or c.has('type'), 'Either the input or the type attribute must be given.'),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == 'optional(' + c.attr('type') + ')',
+            'Without an input, the output is an optional of the type attribute.',
+            when=lambda c: c.has('type') and (not c.has('input')),
+        ),
+        Check(
+            'C3',
+            lambda c: c.dtype('output') == 'optional(' + (
+                c.dtype('input')
+                if c.dtype('input')[:4] == 'seq('
+                else 'tensor(' + c.dtype('input') + ')'
+            ) + ')',
+            "With an input, the output is an optional of the input's type.",
+            when=lambda c: c.has('input'),
+        ),
     ),
     rules=(
     ),
@@ -115,6 +132,23 @@ SIGNATURE_V15 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.has('input') or c.has('type'), 'Either the input or the type attribute must be given.'),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == 'optional(' + c.attr('type') + ')',
+            'Without an input, the output is an optional of the type attribute.',
+            when=lambda c: c.has('type') and (not c.has('input')),
+        ),
+        Check(
+            'C3',
+            lambda c: c.dtype('output') == 'optional(' + (
+                c.dtype('input')
+                if c.dtype('input')[:4] == 'seq('
+                else 'tensor(' + c.dtype('input') + ')'
+            ) + ')',
+            "With an input, the output is an optional of the input's type.",
+            when=lambda c: c.has('input'),
+        ),
     ),
     rules=(
     ),

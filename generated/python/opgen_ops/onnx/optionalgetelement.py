@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.OptionalGetElement'
@@ -72,10 +72,18 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.dtype('input') in [
+                'optional(tensor(' + c.dtype('output') + '))', 'optional(' + c.dtype('output') + ')', c.dtype('output')
+            ],
+            'The output has the type of the value the input holds.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -128,10 +136,18 @@ SIGNATURE_V18 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.dtype('input') in [
+                'optional(tensor(' + c.dtype('output') + '))', 'optional(' + c.dtype('output') + ')', c.dtype('output')
+            ],
+            'The output has the type of the value the input holds.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 
@@ -179,10 +195,18 @@ SIGNATURE_V15 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.dtype('input') in [
+                'optional(tensor(' + c.dtype('output') + '))', 'optional(' + c.dtype('output') + ')', c.dtype('output')
+            ],
+            'The output has the type of the value the input holds.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: c.shape('input'), 'shape(input)'),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.OptionalHasElement'
@@ -64,6 +64,7 @@ SIGNATURE_V28 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [], '[]'),
     ),
 )
 
@@ -113,6 +114,7 @@ SIGNATURE_V18 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [], '[]'),
     ),
 )
 
@@ -157,6 +159,7 @@ SIGNATURE_V15 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('output', lambda c: [], '[]'),
     ),
 )
 

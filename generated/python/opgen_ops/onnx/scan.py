@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Scan'
@@ -38,8 +38,98 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -80,8 +170,98 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -122,8 +302,98 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -164,8 +434,98 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -206,8 +566,98 @@ SIGNATURE_V19 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -247,8 +697,98 @@ SIGNATURE_V16 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -288,8 +828,98 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -329,8 +959,98 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('scan_input_axes')) == c.attr('num_scan_inputs'),
+            'scan_input_axes holds one axis per scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
+        Check(
+            'C5',
+            lambda c: len(c.attr('scan_input_directions')) == c.attr('num_scan_inputs'),
+            'scan_input_directions holds one entry per scan input.',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C6',
+            lambda c: len(c.attr('scan_output_axes')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_axes holds one axis per scan output (the node outputs after the N final states).',
+            when=lambda c: c.has('scan_output_axes'),
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('scan_output_directions')) == c.count('final_state_and_scan_outputs') - c.count(
+                'initial_state_and_scan_inputs',
+            ) + c.attr('num_scan_inputs'),
+            'scan_output_directions holds one entry per scan output.',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C8',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_input_directions'))),
+            'Every scan input direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('scan_input_directions'),
+        ),
+        Check(
+            'C9',
+            lambda c: all((d in [0, 1] for d in c.attr('scan_output_directions'))),
+            'Every scan output direction is 0 (slices appended) or 1 (slices prepended).',
+            when=lambda c: c.has('scan_output_directions'),
+        ),
+        Check(
+            'C10',
+            lambda c: all(
+                -len(s) <= a < len(s)
+                for (a, s) in zip(
+                    c.attr('scan_input_axes'),
+                    c.shapes('initial_state_and_scan_inputs')[c.count(
+                        'initial_state_and_scan_inputs',
+                    ) - c.attr('num_scan_inputs'):],
+                )
+            ),
+            'Each scan input axis must lie in [-r, r-1], r being the rank of its scan input.',
+            when=lambda c: c.has('scan_input_axes'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C11',
+            'scan_output_axes_range',
+            {
+                'body': 'body',
+                'scan_output_axes': 'scan_output_axes',
+                'num_scan_inputs': 'num_scan_inputs',
+                'inputs': 'initial_state_and_scan_inputs',
+            },
+            'Each scan output axis must lie in [-r-1, r], r being the rank of the body output it stacks.',
+        ),
+        RuleCall(
+            'C12',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C13',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),
@@ -369,8 +1089,45 @@ SIGNATURE_V8 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.attr('num_scan_inputs') >= 1, 'num_scan_inputs must be at least 1.'),
+        Check(
+            'C2',
+            lambda c: c.attr('num_scan_inputs') <= c.count('initial_state_and_scan_inputs'),
+            'num_scan_inputs cannot exceed the number of inputs.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.count('final_state_and_scan_outputs') >= c.count(
+                'initial_state_and_scan_inputs',
+            ) - c.attr('num_scan_inputs'),
+            'The node has at least one output per state variable (the final states come first).',
+        ),
+        Check(
+            'C4',
+            lambda c: len(c.attr('directions')) == c.attr('num_scan_inputs'),
+            'directions holds one entry per scan input.',
+            when=lambda c: c.has('directions'),
+        ),
+        Check(
+            'C5',
+            lambda c: all((d in [0, 1] for d in c.attr('directions'))),
+            'Every direction is 0 (forward) or 1 (reverse).',
+            when=lambda c: c.has('directions'),
+        ),
     ),
     rules=(
+        RuleCall(
+            'C6',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['initial_state_and_scan_inputs']},
+            'body takes one input per node input: the N states, then one slice of each scan input.',
+        ),
+        RuleCall(
+            'C7',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['final_state_and_scan_outputs']},
+            'body gives one output per node output: the N states, then the K scan output slices.',
+        ),
     ),
     output_shapes=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceAt'
@@ -39,10 +39,16 @@ SIGNATURE_V11 = Signature(
         'I': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.dtype('input_sequence') == 'seq(tensor(' + c.dtype('tensor') + '))',
+            "The output has the element type of the sequence's tensors.",
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('tensor', lambda c: c.shape('input_sequence'), 'shape(input_sequence)'),
     ),
 )
 

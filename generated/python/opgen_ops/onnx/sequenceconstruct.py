@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceConstruct'
@@ -37,6 +37,11 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.dtype('output_sequence') == 'seq(tensor(' + c.dtype('inputs') + '))',
+            "The sequence holds tensors of the inputs' element type.",
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceEmpty'
@@ -33,6 +33,22 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('dtype') in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+            'dtype must be the TensorProto code of an element type the output sequence may hold (not bfloat16, '
+            'float8 or a 4-bit type).',
+            when=lambda c: c.has('dtype'),
+        ),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == 'seq(tensor(' + [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128',
+            ][c.attr('dtype') if c.has('dtype') else 1] + '))',
+            'The output is a sequence of tensors of the type dtype names (float when dtype is absent).',
+            when=lambda c: not c.has('dtype') or 1 <= c.attr('dtype') <= 15,
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import ParamSig, Signature
+from opgen.runtime.validation import Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceInsert'
@@ -40,6 +40,11 @@ SIGNATURE_V11 = Signature(
         'I': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.dtype('input_sequence') == 'seq(tensor(' + c.dtype('tensor') + '))',
+            "tensor must have the element type of the sequence's tensors.",
+        ),
     ),
     rules=(
     ),

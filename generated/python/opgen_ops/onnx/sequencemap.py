@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceMap'
@@ -45,6 +45,18 @@ SIGNATURE_V17 = Signature(
     checks=(
     ),
     rules=(
+        RuleCall(
+            'C1',
+            'graph_inputs',
+            {'graph': 'body', 'params': ['input_sequence', 'additional_inputs']},
+            'body takes one input per node input: an element of input_sequence, then one per additional input.',
+        ),
+        RuleCall(
+            'C2',
+            'graph_outputs',
+            {'graph': 'body', 'params': ['out_sequence']},
+            'body gives one output per output sequence of the node.',
+        ),
     ),
     output_shapes=(
     ),

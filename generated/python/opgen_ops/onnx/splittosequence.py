@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SplitToSequence'
@@ -41,6 +41,40 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis must lie in [-r, r-1], r being the rank of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('split') <= 1,
+            'split must be a scalar or a 1-D tensor.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C3',
+            lambda c: c.values('split')[0] > 0,
+            'A scalar split (the size of every chunk) must be positive.',
+            when=lambda c: c.has('split') and c.rank('split') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: all((v >= 0 for v in c.values('split'))),
+            'The chunk lengths of a 1-D split must not be negative.',
+            when=lambda c: c.has('split') and c.rank('split') == 1,
+        ),
+        Check(
+            'C5',
+            lambda c: sum(c.values('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The chunk lengths of a 1-D split must add up to the size of input along axis.',
+            when=lambda c: c.has('split') and c.rank('split') == 1,
+        ),
+        Check(
+            'C6',
+            lambda c: c.dtype('output_sequence') == 'seq(tensor(' + c.dtype('input') + '))',
+            "The sequence holds tensors of input's element type.",
+        ),
     ),
     rules=(
     ),
@@ -86,6 +120,40 @@ SIGNATURE_V11 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= c.attr('axis') < c.rank('input'),
+            'axis must lie in [-r, r-1], r being the rank of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('split') <= 1,
+            'split must be a scalar or a 1-D tensor.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C3',
+            lambda c: c.values('split')[0] > 0,
+            'A scalar split (the size of every chunk) must be positive.',
+            when=lambda c: c.has('split') and c.rank('split') == 0,
+        ),
+        Check(
+            'C4',
+            lambda c: all((v >= 0 for v in c.values('split'))),
+            'The chunk lengths of a 1-D split must not be negative.',
+            when=lambda c: c.has('split') and c.rank('split') == 1,
+        ),
+        Check(
+            'C5',
+            lambda c: sum(c.values('split')) == c.shape('input')[c.attr('axis') % c.rank('input')],
+            'The chunk lengths of a 1-D split must add up to the size of input along axis.',
+            when=lambda c: c.has('split') and c.rank('split') == 1,
+        ),
+        Check(
+            'C6',
+            lambda c: c.dtype('output_sequence') == 'seq(tensor(' + c.dtype('input') + '))',
+            "The sequence holds tensors of input's element type.",
+        ),
     ),
     rules=(
     ),
