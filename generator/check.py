@@ -169,7 +169,7 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
                 yield p.location, f"{fld}.homogeneous", "homogeneous applies to variadic parameters only"
     inputs = {p.name for p in v.inputs}
     attr_names = {a.name for a in v.attributes}
-    tensor_attrs = {a.name for a in v.attributes if a.type == "tensor"}
+    tensor_attrs = {a.name for a in v.attributes if a.type in ("tensor", "sparse_tensor")}
     for p in v.inputs:
         if p.shape is not None:
             yield p.location, f"inputs.{p.name}.shape", "shape is stated for outputs (inputs have the shape given)"
@@ -227,7 +227,7 @@ def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple[Any, ...]]:
 
 def _check_constraints(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     attrs = {a.name for a in v.attributes}
-    tensor_attrs = {a.name for a in v.attributes if a.type == "tensor"}
+    tensor_attrs = {a.name for a in v.attributes if a.type in ("tensor", "sparse_tensor")}
     params = {p.name for p in v.inputs + v.outputs}
     ids = [c.id for c in v.constraints]
     for k, c in enumerate(v.constraints):

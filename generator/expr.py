@@ -277,6 +277,9 @@ def parameter_calls(text: str) -> set[tuple[str, str]]:
             and _name(n.func) in SHAPE_FUNCTIONS and len(n.args) == 1 and isinstance(n.args[0], ast.Name)}
 
 
+RESERVED_LOCALS = frozenset({"c"}) | SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS
+
+
 # The functions below are memoised on their (hashable) arguments: specs repeat expressions across
 # versions and ops, and parsing is most of what a build spends on them.
 @lru_cache(maxsize=8192)
@@ -284,7 +287,10 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
                  tensor_attributes: frozenset[str] = frozenset()) -> tuple[str, ...]:
     tree = _tree(text)
     local = _bound_names(tree)
-    problems = []
+    # The generated check is `lambda c: ...` and calls the functions below by name: a comprehension
+    # variable with one of these names would shadow them (`[c for c in ...]` broke the context).
+    problems = [f"comprehension variable {name!r} is reserved (the check's context or a function it calls); "
+                "use another name" for name in sorted(local & RESERVED_LOCALS)]
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             fname = _name(node.func)

@@ -78,7 +78,7 @@ def model(op, opset, ins, attrs, outs):
 
 # output ranks where onnx infers no shape (version 1 of some ops)
 RANKS = {("Upsample", "Y"): 4, ("GlobalLpPool", "Y"): 4, ("LpPool", "Y"): 4, ("Unique", "Y"): 1,
-         ("NonMaxSuppression", "selected_indices"): 2}
+         ("NonMaxSuppression", "selected_indices"): 2, ("Compress", "output"): 2}  # Compress-9: the base use's axis=1
 
 
 # ---- valid base uses: op -> (inputs, attributes, outputs {name: elem type}) ----

@@ -3,7 +3,9 @@ inference or, where it leaves a shape unknown, onnxruntime's result: the right s
 wrong one is reported at that output (tests/onnx_cases.check_output_shapes)."""
 from __future__ import annotations
 
+import onnx
 import pytest
+from onnx import TensorProto, helper
 
 from onnx_cases import arr, build, check_output_shapes, ort_rejects
 
@@ -60,3 +62,22 @@ def test_split_lengths_must_fit_the_axis(opset, size, attrs, split, n, bad):
     assert [r.where for r in found] == ([f"constraint {bad}"] if bad else [])
     if opset >= 7:  # onnxruntime runs opset 7 and later
         assert ort_rejects(m) == (bad is not None)
+
+
+def _sparse(shape: list[int]) -> onnx.SparseTensorProto:
+    values = helper.make_tensor("v", TensorProto.FLOAT, [2], [1.0, 2.0])
+    indices = helper.make_tensor("i", TensorProto.INT64, [2], [0, 3])
+    return helper.make_sparse_tensor(values, indices, shape)
+
+
+@pytest.mark.parametrize("opset, attrs, elem", [
+    (1, {"value": helper.make_tensor("t", TensorProto.FLOAT, [2, 3], [0.0] * 6)}, TensorProto.FLOAT),
+    (9, {"value": helper.make_tensor("t", TensorProto.INT64, [], [7])}, TensorProto.INT64),
+    (11, {"sparse_value": _sparse([2, 4])}, TensorProto.FLOAT),
+    (13, {"value_float": 1.5}, TensorProto.FLOAT),
+    (13, {"value_ints": [1, 2, 3, 4]}, TensorProto.INT64),
+    (19, {"value_strings": ["a", "b"]}, TensorProto.STRING),
+    (25, {"value": helper.make_tensor("t", TensorProto.FLOAT, [0, 5], [])}, TensorProto.FLOAT),
+])
+def test_constant_has_the_shape_of_its_value(opset, attrs, elem):
+    check_output_shapes("Constant", opset, {}, attrs, {"out": "output 'output'"}, elems={"out": elem})

@@ -143,3 +143,20 @@ def test_lint_reports_missing_translations(spec_tree):
     result = CliRunner().invoke(main, ["lint", "--specs", str(spec_tree)])
     assert result.exit_code == 1
     assert "demo.Scale@2: attributes.alpha.description: warning: missing Chinese (zh) text" in result.output
+
+
+@pytest.mark.parametrize("variable", ["c", "len", "shape", "values"])
+def test_a_comprehension_variable_may_not_shadow_the_checks_context_or_functions(spec_tree, variable):
+    """The generated check is `lambda c: ...` calling len(), c.shape(), ...: `[c for c in ...]` made
+    the check raise UnboundLocalError at validation time instead of failing the build."""
+    text = GOOD_OP.replace("    elementwise: {formula: alpha * X}\n", f"""\
+    elementwise: {{formula: alpha * X}}
+    constraints:
+      - id: C1
+        check: all({variable} >= 0 for {variable} in shape(X))
+        description: {{en: Sizes., zh: 大小。}}
+""")
+    errors = errors_for(spec_tree, text)
+    assert any(f"constraints.C1.check: comprehension variable {variable!r} is reserved" in e for e in errors), errors
+    ok = errors_for(spec_tree, text.replace(f"all({variable} >= 0 for {variable} in", "all(d >= 0 for d in"))
+    assert ok == []

@@ -550,3 +550,17 @@ def test_tile_reads_constant_repeats(repeats, declared, valid, where):
     if not valid:
         assert [r.where for r in report.problems] == [where]
     assert checker_accepts(model) == valid
+
+
+def test_a_negative_size_that_shape_inference_computes_is_unknown_and_the_node_reports_the_fault():
+    """DFT with dft_length -2: onnx.shape_inference writes a dimension of -2 into the output's type.
+    That is inference's arithmetic on a bad input, not a corrupt file: the model is read and DFT's own
+    constraint reports the fault (what the file itself declares negative stays unreadable, above)."""
+    from onnx_cases import arr, build
+
+    model, _ = build("DFT", 20, {"input": (1, 8, 1), "dft_length": None}, {}, {"out": None},
+                     inits={"dft_length": arr(-2)})
+    inferred = onnx.shape_inference.infer_shapes(model)
+    assert [d.dim_value for d in inferred.graph.output[0].type.tensor_type.shape.dim][1] < -1
+    report = validate_model(model)
+    assert [(r.op, r.where) for r in report.records] == [("onnx.DFT@20", "constraint C3")], report.to_text()

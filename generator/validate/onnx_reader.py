@@ -117,6 +117,9 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
         inferred = _shape_inference(model, records)
         source = inferred if inferred is not None else model
         converter = _Converter(source, opsets, registry, limits, records)
+        if inferred is not None:
+            converter.declared = {to_str(vi.name): vi.type.SerializeToString()
+                                  for vi in (*model.graph.value_info, *model.graph.output)}
         graph = converter.graph(source.graph, 0, "")
     if "" not in opsets and converter.uses_default_domain:
         records.append(Record("error", "", "opset_import", "the model imports no opset for the default domain "
@@ -155,6 +158,12 @@ class _Converter:
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
         self.stop_if_incomplete = stop_if_incomplete
+        # Reading a model completed by shape inference: the types of the main graph's value_info and
+        # outputs as the file itself declared them. Other types there are inference's: a negative size in
+        # them (inference computing a size from a bad attribute, e.g. DFT's dft_length -2) is an unknown
+        # dimension, and the node's checks report the fault; in what the file declares it stays an
+        # unreadable file.
+        self.declared: dict[str, bytes] | None = None
         self.uses_default_domain = False
 
     # ---- values ----------------------------------------------------------------------------------
@@ -186,6 +195,16 @@ class _Converter:
                               self._element_shape(tp, which, kind, name, path))
         self.types[key] = info
         return info
+
+    def _inferred_type(self, tp: onnx.TypeProto, key: bytes, name: str, path: str) -> TensorInfo:
+        """A type onnx.shape_inference wrote: negative sizes in it are unknown dimensions."""
+        if tp.WhichOneof("value") == "tensor_type" and tp.tensor_type.HasField("shape") and any(
+                d.HasField("dim_value") and d.dim_value < 0 for d in tp.tensor_type.shape.dim):
+            tp = onnx.TypeProto.FromString(tp.SerializeToString())
+            for d in tp.tensor_type.shape.dim:
+                if d.HasField("dim_value") and d.dim_value < 0:
+                    d.dim_value = UNKNOWN_DIM
+        return self._new_type(tp, key, "value", name, path)
 
     def _element_shape(self, tp: onnx.TypeProto, which: str, kind: str, name: str,
                        path: str) -> tuple[int | None, ...] | None:
@@ -243,6 +262,7 @@ class _Converter:
             check_shape(dims, self.limits, _where("sparse initializer", name, path))
             values.setdefault(name, TensorInfo(ELEM.get(st.values.data_type), dims))
         types, new_type = self.types, self._new_type
+        declared = self.declared if depth == 0 else None
         for vi in g.value_info:
             name = vi.name
             if type(name) is not str:
@@ -250,13 +270,21 @@ class _Converter:
             if name not in values:
                 tp = vi.type
                 key = tp.SerializeToString()
+                if declared is not None and declared.get(name) != key:
+                    key = b"inferred:" + key
+                    info = types.get(key)
+                    values[name] = info if info is not None else self._inferred_type(tp, key, name, path)
+                    continue
                 info = types.get(key)
                 values[name] = info if info is not None else new_type(tp, key, "value", name, path)
         outputs = []
         for vi in g.output:
             name = to_str(vi.name)
             outputs.append(name)
-            info = type_info(vi.type, "output", name, path)
+            if declared is not None and declared.get(name) != (key := vi.type.SerializeToString()):
+                info = self.types.get(b"inferred:" + key) or self._inferred_type(vi.type, b"inferred:" + key, name, path)
+            else:
+                info = type_info(vi.type, "output", name, path)
             if info is not UNKNOWN and (name not in values or values[name].dtype is None):
                 values[name] = info
 

@@ -49,14 +49,19 @@ SIGNATURE_V28 = Signature(
             'output',
             lambda c: (
                 [
-                    sum((1 for c in c.values('condition')[:d] if c)) if i == c.attr('axis') % c.rank('input') else d
+                    (
+                        sum((1 for keep in c.values('condition')[:d] if keep))
+                        if i == c.attr('axis') % c.rank('input')
+                        else d
+                    )
                     for (i, d) in enumerate(c.shape('input'))
                 ]
                 if c.has('axis')
-                else [sum((1 for c in c.values('condition')[:c.numel('input')] if c))]
+                else [sum((1 for keep in c.values('condition')[:c.numel('input')] if keep))]
             ),
-            '[sum((1 for c in values(condition)[:d] if c)) if i == axis % rank(input) else d for i, d in '
-            'enumerate(shape(input))] if has(axis) else [sum((1 for c in values(condition)[:numel(input)] if c))]',
+            '[sum((1 for keep in values(condition)[:d] if keep)) if i == axis % rank(input) else d for i, d in '
+            'enumerate(shape(input))] if has(axis) else [sum((1 for keep in values(condition)[:numel(input)] if '
+            'keep))]',
         ),
     ),
 )
@@ -107,14 +112,19 @@ SIGNATURE_V11 = Signature(
             'output',
             lambda c: (
                 [
-                    sum((1 for c in c.values('condition')[:d] if c)) if i == c.attr('axis') % c.rank('input') else d
+                    (
+                        sum((1 for keep in c.values('condition')[:d] if keep))
+                        if i == c.attr('axis') % c.rank('input')
+                        else d
+                    )
                     for (i, d) in enumerate(c.shape('input'))
                 ]
                 if c.has('axis')
-                else [sum((1 for c in c.values('condition')[:c.numel('input')] if c))]
+                else [sum((1 for keep in c.values('condition')[:c.numel('input')] if keep))]
             ),
-            '[sum((1 for c in values(condition)[:d] if c)) if i == axis % rank(input) else d for i, d in '
-            'enumerate(shape(input))] if has(axis) else [sum((1 for c in values(condition)[:numel(input)] if c))]',
+            '[sum((1 for keep in values(condition)[:d] if keep)) if i == axis % rank(input) else d for i, d in '
+            'enumerate(shape(input))] if has(axis) else [sum((1 for keep in values(condition)[:numel(input)] if '
+            'keep))]',
         ),
     ),
 )
@@ -165,14 +175,19 @@ SIGNATURE_V9 = Signature(
             'output',
             lambda c: (
                 [
-                    sum((1 for c in c.values('condition')[:d] if c)) if i == c.attr('axis') % c.rank('input') else d
+                    (
+                        sum((1 for keep in c.values('condition')[:d] if keep))
+                        if i == c.attr('axis') % c.rank('input')
+                        else d
+                    )
                     for (i, d) in enumerate(c.shape('input'))
                 ]
                 if c.has('axis')
-                else [sum((1 for c in c.values('condition')[:c.numel('input')] if c))]
+                else [sum((1 for keep in c.values('condition')[:c.numel('input')] if keep))]
             ),
-            '[sum((1 for c in values(condition)[:d] if c)) if i == axis % rank(input) else d for i, d in '
-            'enumerate(shape(input))] if has(axis) else [sum((1 for c in values(condition)[:numel(input)] if c))]',
+            '[sum((1 for keep in values(condition)[:d] if keep)) if i == axis % rank(input) else d for i, d in '
+            'enumerate(shape(input))] if has(axis) else [sum((1 for keep in values(condition)[:numel(input)] if '
+            'keep))]',
         ),
     ),
 )

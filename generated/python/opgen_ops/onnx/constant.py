@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Constant'
@@ -55,6 +55,33 @@ SIGNATURE_V25 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -110,6 +137,33 @@ SIGNATURE_V24 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -165,6 +219,33 @@ SIGNATURE_V23 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -220,6 +301,33 @@ SIGNATURE_V21 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -275,6 +383,33 @@ SIGNATURE_V19 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -329,6 +464,33 @@ SIGNATURE_V13 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -383,6 +545,33 @@ SIGNATURE_V12 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else (
+                    list(c.shape('sparse_value'))
+                    if c.has('sparse_value')
+                    else (
+                        []
+                        if c.has('value_float') or c.has('value_int') or c.has('value_string')
+                        else (
+                            [len(c.attr('value_floats'))]
+                            if c.has('value_floats')
+                            else (
+                                [len(c.attr('value_ints'))]
+                                if c.has('value_ints')
+                                else [len(c.attr('value_strings'))] if c.has('value_strings') else None
+                            )
+                        )
+                    )
+                )
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else [] if '
+            'has(value_float) or has(value_int) or has(value_string) else [len(value_floats)] if has(value_floats) '
+            'else [len(value_ints)] if has(value_ints) else [len(value_strings)] if has(value_strings) else None',
+        ),
     ),
 )
 
@@ -424,6 +613,15 @@ SIGNATURE_V11 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                list(c.shape('value'))
+                if c.has('value')
+                else list(c.shape('sparse_value')) if c.has('sparse_value') else None
+            ),
+            'list(shape(value)) if has(value) else list(shape(sparse_value)) if has(sparse_value) else None',
+        ),
     ),
 )
 
@@ -459,6 +657,11 @@ SIGNATURE_V9 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('value')) if c.has('value') else None,
+            'list(shape(value)) if has(value) else None',
+        ),
     ),
 )
 
@@ -489,6 +692,11 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: list(c.shape('value')) if c.has('value') else None,
+            'list(shape(value)) if has(value) else None',
+        ),
     ),
 )
 

@@ -47,8 +47,8 @@ SIGNATURE_V13 = Signature(
             lambda c: (
                 c.rank('C') <= 2
                 and all(
-                    c == 1 or c == m
-                    for (c, m) in zip(
+                    n == 1 or n == m
+                    for (n, m) in zip(
                         c.shape('C')[::-1],
                         [
                             c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
@@ -119,8 +119,8 @@ SIGNATURE_V11 = Signature(
             lambda c: (
                 c.rank('C') <= 2
                 and all(
-                    c == 1 or c == m
-                    for (c, m) in zip(
+                    n == 1 or n == m
+                    for (n, m) in zip(
                         c.shape('C')[::-1],
                         [
                             c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
@@ -191,8 +191,8 @@ SIGNATURE_V9 = Signature(
             lambda c: (
                 c.rank('C') <= 2
                 and all(
-                    c == 1 or c == m
-                    for (c, m) in zip(
+                    n == 1 or n == m
+                    for (n, m) in zip(
                         c.shape('C')[::-1],
                         [
                             c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],
@@ -263,8 +263,8 @@ SIGNATURE_V7 = Signature(
             lambda c: (
                 c.rank('C') <= 2
                 and all(
-                    c == 1 or c == m
-                    for (c, m) in zip(
+                    n == 1 or n == m
+                    for (n, m) in zip(
                         c.shape('C')[::-1],
                         [
                             c.shape('B')[0] if c.attr('transB') else c.shape('B')[1],

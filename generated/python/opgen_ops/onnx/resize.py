@@ -103,8 +103,9 @@ SIGNATURE_V19 = Signature(
         ),
         Check(
             'C6',
-            lambda c: c.attr('keep_aspect_ratio_policy') == 'stretch',
-            "With scales, keep_aspect_ratio_policy is 'stretch' (the other policies interpret sizes only).",
+            lambda c: c.attr('keep_aspect_ratio_policy') not in ('not_larger', 'not_smaller'),
+            "With scales, keep_aspect_ratio_policy is not 'not_larger' or 'not_smaller' (those policies interpret "
+            'sizes only).',
             when=lambda c: c.has('scales') and c.numel('scales') > 0,
         ),
     ),
@@ -251,8 +252,9 @@ SIGNATURE_V18 = Signature(
         ),
         Check(
             'C6',
-            lambda c: c.attr('keep_aspect_ratio_policy') == 'stretch',
-            "With scales, keep_aspect_ratio_policy is 'stretch' (the other policies interpret sizes only).",
+            lambda c: c.attr('keep_aspect_ratio_policy') not in ('not_larger', 'not_smaller'),
+            "With scales, keep_aspect_ratio_policy is not 'not_larger' or 'not_smaller' (those policies interpret "
+            'sizes only).',
             when=lambda c: c.has('scales') and c.numel('scales') > 0,
         ),
     ),
