@@ -42,6 +42,7 @@ ATTRIBUTES = {
     "Swish": [{"alpha": 0.5}],
     "Shrink": [{"bias": 0.25, "lambd": 1.0}, {"bias": 2.0, "lambd": 0.0}],
     "Gelu": [{"approximate": "tanh"}],
+    "IsInf": [{"detect_positive": 0}, {"detect_negative": 0}, {"detect_positive": 0, "detect_negative": 0}],
 }
 
 # onnxruntime (1.31, CPU) has no kernel for these (op, since_version, element type) or does not load
@@ -232,7 +233,7 @@ def cases():
 
 # Element types onnxruntime's Python binding cannot feed or fetch (NumPy's ml_dtypes): its model takes
 # and returns float, cast to and from the type under test next to the node (exact both ways, since
-# the values are of that type).
+# the values are of that type; casts to float8 do not saturate, so infinities stay infinite).
 CAST_FOR_ORT = ("bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
 
 
@@ -243,7 +244,9 @@ def make_model(v, dtype: str, attrs: dict, for_ort: bool = False) -> onnx.ModelP
         elem = elem_for(v, p, dtype)
         if for_ort and elem in CAST_FOR_ORT:
             ins.append(helper.make_tensor_value_info(p.name, onnx.TensorProto.FLOAT, None))
-            nodes.append(helper.make_node("Cast", [p.name], [p.name + "_cast"], to=onnx_elem(elem)))
+            # saturate=0: an infinity stays infinite where the float8 type has one (Cast saturates by default)
+            saturate = {"saturate": 0} if elem.startswith("float8") else {}
+            nodes.append(helper.make_node("Cast", [p.name], [p.name + "_cast"], to=onnx_elem(elem), **saturate))
             node_ins.append(p.name + "_cast")
         else:
             ins.append(helper.make_tensor_value_info(p.name, onnx_elem(elem), None))

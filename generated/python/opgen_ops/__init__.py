@@ -241,7 +241,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'If'): ('opgen_ops.onnx.if_', (25, 24, 23, 21, 19, 16, 13, 11, 1), ()),
     ('onnx', 'ImageDecoder'): ('opgen_ops.onnx.imagedecoder', (20,), ()),
     ('onnx', 'InstanceNormalization'): ('opgen_ops.onnx.instancenormalization', (22, 6, 1), ()),
-    ('onnx', 'IsInf'): ('opgen_ops.onnx.isinf', (20, 10), ()),
+    ('onnx', 'IsInf'): ('opgen_ops.onnx.isinf', (20, 10), (20, 10)),
     ('onnx', 'IsNaN'): ('opgen_ops.onnx.isnan', (20, 13, 9), (20, 13, 9)),
     ('onnx', 'LRN'): ('opgen_ops.onnx.lrn', (13, 1), ()),
     ('onnx', 'LSTM'): ('opgen_ops.onnx.lstm', (22, 14, 7, 1), ()),
