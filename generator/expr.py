@@ -133,6 +133,11 @@ FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     "shift_right_arithmetic": MathFunction("_ew.shift_right_arithmetic({0}, {1})", {
         k: "opgen_shr_arithmetic_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))"
         for k in ("int", "uint")}, 2),
+    # The right shift that keeps the value's sign (ONNX BitShift RIGHT): arithmetic for signed types,
+    # logical for unsigned ones; amounts outside [0, bit width) as the two above.
+    "shift_right": MathFunction("_ew.shift_right({0}, {1})", {
+        "int": "opgen_shr_arithmetic_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))",
+        "uint": "opgen_shr_logical_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))"}, 2),
 }
 
 _ALLOWED_NODES = (

@@ -42,7 +42,7 @@ ATTRIBUTE_SETS = {
     "Elu": [{"alpha": 0.0}, {"alpha": 1.7}], "Gelu": [{}, {"approximate": "tanh"}], "Celu": [{}, {"alpha": 0.7}],
     "HardSigmoid": [{}, {"alpha": 0.5, "beta": 0.3}], "LeakyRelu": [{}, {"alpha": 0.3}],
     "Selu": [{}, {"alpha": 1.2, "gamma": 0.8}], "ThresholdedRelu": [{}, {"alpha": -1.0}], "Swish": [{}, {"alpha": 0.5}],
-    "Shrink": [{}, {"bias": 0.25, "lambd": 1.0}],
+    "Shrink": [{}, {"bias": 0.25, "lambd": 1.0}], "BitShift": [{"direction": "LEFT"}, {"direction": "RIGHT"}],
 }
 
 SHAPES = {

@@ -43,6 +43,7 @@ ATTRIBUTES = {
     "Shrink": [{"bias": 0.25, "lambd": 1.0}, {"bias": 2.0, "lambd": 0.0}],
     "Gelu": [{"approximate": "tanh"}],
     "IsInf": [{"detect_positive": 0}, {"detect_negative": 0}, {"detect_positive": 0, "detect_negative": 0}],
+    "BitShift": [{"direction": "LEFT"}, {"direction": "RIGHT"}],
 }
 
 # onnxruntime (1.31, CPU) has no kernel for these (op, since_version, element type) or does not load
@@ -56,6 +57,7 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "Asinh": "9:double 22:bfloat16 22:double",
     "Atan": "7:double 22:bfloat16 22:double",
     "Atanh": "9:double 22:bfloat16 22:double",
+    "BitShift": "11:uint16 28:int16 28:int32 28:int64 28:int8 28:uint16 28:uint32 28:uint64 28:uint8",
     "Ceil": "1:double 1:float 1:float16 13:bfloat16",
     "Celu": "28:bfloat16 28:double 28:float 28:float16",
     "Cos": "22:bfloat16",
@@ -388,7 +390,8 @@ def measure(op: str, version: int, dtype: str) -> tuple[dict[str, list[str]], bo
                  if (key := (op, version, dtype, ref)) in EXPLAINED}
     used = set()
     ran_ort = []
-    for given in [{}] + ATTRIBUTES.get(op, []):
+    required = any(a.required for a in v.attributes)  # no run with the defaults alone (BitShift's direction)
+    for given in ([] if required else [{}]) + ATTRIBUTES.get(op, []):
         attrs = explicit_attributes(v, given)
         reference = ReferenceEvaluator(make_model(v, dtype, attrs))
         session = load_ort(make_model(v, dtype, attrs, for_ort=True))
@@ -476,6 +479,21 @@ def test_gelu_approximate_takes_two_values():
     model = make_model(ONNX.op("Gelu").resolve(20), "float", {"approximate": "erf"})
     with pytest.raises(Exception, match="Unsupported approximation_algorithm"):
         ort_session(model).run(None, {"X": x})
+
+
+def test_bitshift_direction_takes_two_values():
+    """direction is LEFT or RIGHT: the validator reports another word, as onnx.reference and onnxruntime refuse
+    it (the formula would otherwise shift right for any word but LEFT)."""
+    validate = opgen_ops.get_validator("onnx", "BitShift", 11)
+    x = np.arange(4, dtype=np.uint8)
+    assert validate([x, x], {"direction": "RIGHT"}) == []
+    problems = validate([x, x], {"direction": "right"})
+    assert [p.where for p in problems] == ["attribute 'direction'"], problems
+    model = make_model(ONNX.op("BitShift").resolve(11), "uint8", {"direction": "right"})
+    with pytest.raises(Exception, match="right"):
+        ReferenceEvaluator(model).run(None, {"X": x, "Y": x})
+    with pytest.raises(Exception):
+        ort_session(model).run(None, {"X": x, "Y": x})
 
 
 @pytest.mark.parametrize("op,version,attrs", [

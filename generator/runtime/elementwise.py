@@ -290,3 +290,11 @@ def shift_right_arithmetic(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarra
     s = u.astype(f"u{x.dtype.itemsize}").view(signed).astype(np.int64)  # sign-extended
     out = np.where(outside, np.where(s < 0, np.int64(-1), np.int64(0)), s >> count.astype(np.int64))
     return out.astype(signed).view(x.dtype)
+
+
+def shift_right(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarray:
+    """x shifted right keeping its sign: arithmetic for signed x, logical for unsigned x (ONNX BitShift
+    RIGHT); amounts outside [0, bit width) give the fill alone (-1 for negative x, else 0)."""
+    if np.asarray(x).dtype.kind == "i":
+        return shift_right_arithmetic(x, amount)
+    return shift_right_logical(x, amount)

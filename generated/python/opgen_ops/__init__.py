@@ -176,7 +176,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'BatchNormalization'): ('opgen_ops.onnx.batchnormalization', (15, 14, 9, 7, 6, 1), ()),
     ('onnx', 'Bernoulli'): ('opgen_ops.onnx.bernoulli', (22, 15), ()),
     ('onnx', 'BitCast'): ('opgen_ops.onnx.bitcast', (26,), ()),
-    ('onnx', 'BitShift'): ('opgen_ops.onnx.bitshift', (28, 11), ()),
+    ('onnx', 'BitShift'): ('opgen_ops.onnx.bitshift', (28, 11), (28, 11)),
     ('onnx', 'BitwiseAnd'): ('opgen_ops.onnx.bitwiseand', (18,), (18,)),
     ('onnx', 'BitwiseNot'): ('opgen_ops.onnx.bitwisenot', (18,), (18,)),
     ('onnx', 'BitwiseOr'): ('opgen_ops.onnx.bitwiseor', (18,), (18,)),
