@@ -112,6 +112,13 @@ FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     "rem": MathFunction("_ew.xla_rem({0}, {1})", {"float32": "fmodf({0}, {1})", "float64": "fmod({0}, {1})",
                                                   "int": "opgen_rem_i64((int64_t)({0}), (int64_t)({1}))",
                                                   "uint": "opgen_rem_u64((uint64_t)({0}), (uint64_t)({1}))"}, 2),
+    # mod: the remainder with the sign of the divisor (Python's %, NumPy's remainder; ONNX Mod with fmod=0): rem's
+    # result plus the divisor where that is nonzero and of the other sign. Integers: x mod 0 = x (as rem);
+    # floats: a zero result takes the divisor's sign, x mod 0 and inf mod y are NaN.
+    "mod": MathFunction("_ew.floor_mod({0}, {1})", {"float32": "opgen_mod_f32({0}, {1})",
+                                                    "float64": "opgen_mod_f64({0}, {1})",
+                                                    "int": "opgen_mod_i64((int64_t)({0}), (int64_t)({1}))",
+                                                    "uint": "opgen_rem_u64((uint64_t)({0}), (uint64_t)({1}))"}, 2),
     # IEEE 754-2019 maximum/minimum (XLA's Max/Min): NaN-propagating and -0.0 < +0.0, unlike
     # maximum()/minimum() above, whose result for a pair of zeros is either operand.
     "ieee_maximum": MathFunction("_ew.ieee_maximum({0}, {1})", {"float32": "opgen_ieee_max_f32({0}, {1})",

@@ -44,6 +44,7 @@ ATTRIBUTES = {
     "Gelu": [{"approximate": "tanh"}],
     "IsInf": [{"detect_positive": 0}, {"detect_negative": 0}, {"detect_positive": 0, "detect_negative": 0}],
     "BitShift": [{"direction": "LEFT"}, {"direction": "RIGHT"}],
+    "Mod": [{"fmod": 1}],
 }
 
 # onnxruntime (1.31, CPU) has no kernel for these (op, since_version, element type) or does not load
@@ -78,6 +79,8 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "LessOrEqual": "16:bfloat16",
     "Log": "1:double 1:float 1:float16 13:bfloat16",
     "Mish": "22:bfloat16 22:double",
+    "Mod": "13:bfloat16 28:bfloat16 28:double 28:float 28:float16 28:int16 28:int32 28:int64 28:int8 28:uint16 "
+           "28:uint32 28:uint64 28:uint8",
     "Mul": "13:bfloat16 14:bfloat16",
     "Neg": "1:double 1:float 1:float16 13:bfloat16",
     "Pow": "12:double-int16 12:double-int8 12:double-uint16 12:double-uint32 12:double-uint64 12:double-uint8 "
@@ -298,8 +301,8 @@ def random_values(rng: np.random.Generator, shape, dtype: str, op: str, role: st
         edges = [0, 1, 4, 5, 7] + ([-1, -4, -5] if elem.kind == "int" else [])
         k = min(values.size, len(edges))
         values.flat[rng.permutation(values.size)[:k]] = edges[:k]
-        if op == "Div" and role == "divisor":
-            values[values == 0] = 3  # integer division by zero is undefined in ONNX (onnxruntime traps)
+        if op in ("Div", "Mod") and role == "divisor":
+            values[values == 0] = 3  # integer division (remainder) by zero is undefined in ONNX (onnxruntime traps)
         return values
     values = np.asarray(rng.standard_normal(size=shape) * 3)
     if values.size:
@@ -377,6 +380,15 @@ def describe(got, want, feeds, dtype) -> str:
     return f"at {first}: got {got[first]!r}, want {want[first]!r}, inputs {inputs}"
 
 
+def attribute_sets(v, dtype: str) -> list[dict]:
+    """The defaults (unless an attribute is required: BitShift's direction) and the op's ATTRIBUTES, less the
+    sets the op refuses for this element type: Mod before version 28 takes floats with fmod=1 only (C2)."""
+    sets = ([] if any(a.required for a in v.attributes) else [{}]) + ATTRIBUTES.get(v.op, [])
+    if v.op == "Mod" and v.since_version < 28 and ELEM_TYPES[dtype].kind == "float":
+        sets = [s for s in sets if s.get("fmod") == 1]
+    return sets
+
+
 def measure(op: str, version: int, dtype: str) -> tuple[dict[str, list[str]], bool]:
     """Run the kernel and both references on every input set. Returns, per reference, a description of
     every mismatch that no pinned explanation (EXPLAINED) covers, and whether onnxruntime loaded every
@@ -390,8 +402,7 @@ def measure(op: str, version: int, dtype: str) -> tuple[dict[str, list[str]], bo
                  if (key := (op, version, dtype, ref)) in EXPLAINED}
     used = set()
     ran_ort = []
-    required = any(a.required for a in v.attributes)  # no run with the defaults alone (BitShift's direction)
-    for given in ([] if required else [{}]) + ATTRIBUTES.get(op, []):
+    for given in attribute_sets(v, dtype):
         attrs = explicit_attributes(v, given)
         reference = ReferenceEvaluator(make_model(v, dtype, attrs))
         session = load_ort(make_model(v, dtype, attrs, for_ort=True))

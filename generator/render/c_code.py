@@ -8,7 +8,7 @@ from typing import Any, Sequence, cast
 
 from .. import expr
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
-from ..names import C_KEYWORDS
+from ..names import C_KEYWORDS, C_RENAMED
 from ..model import Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, render as render_template
 
@@ -90,6 +90,13 @@ def _fill(lines: list[str], margin: str, pieces: list[list[str]], split: bool) -
 
 
 def c_name(name: str) -> str:
+    """A spec name as a C identifier: C keywords and C library functions get a trailing "_" (names.C_RENAMED)."""
+    return name + "_" if name in C_RENAMED else name
+
+
+def c_field(name: str) -> str:
+    """A spec name as a field of a stub's attribute struct (API for C callers): only C keywords get a trailing
+    "_"; a member may share a library function's name."""
     return name + "_" if name in C_KEYWORDS else name
 
 
@@ -234,7 +241,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
 def stub_view(v: OpVersion) -> dict[str, Any]:
     fields = []
     for a in v.attributes:
-        fields += [f.format(n=c_name(a.name)) for f in _ATTR_FIELDS[a.type]]
+        fields += [f.format(n=c_field(a.name)) for f in _ATTR_FIELDS[a.type]]
         if not a.required and not a.has_default and a.default_each is None:
             fields.append(f"bool has_{a.name}")
 

@@ -190,6 +190,20 @@ def xla_rem(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     return np.where(zero, a, np.where(overflow, np.zeros_like(a), np.fmod(a, safe))).astype(a.dtype)
 
 
+def floor_mod(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
+    """The remainder with the sign of the divisor (Python's %; ONNX Mod with fmod=0). Floats: NumPy's
+    remainder (a zero result takes b's sign; x mod 0 and inf mod y are NaN). Integers: xla_rem's remainder
+    plus b where it is nonzero and of the other sign, so x mod 0 = x and INT_MIN mod -1 = 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu":
+        return np.remainder(a, b)
+    r = xla_rem(a, b)
+    if a.dtype.kind == "u":
+        return r
+    b = np.broadcast_to(b, r.shape)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).astype(a.dtype)
+
+
 def _signed_zero_fix(a: np.ndarray, b: np.ndarray, out: np.ndarray, take_negative: bool) -> np.ndarray:
     """Where out is zero, the zero of the right sign: -0.0 when take_negative and either operand is
     -0.0 (minimum), else +0.0 unless both are -0.0 (maximum). Only the zero results are looked at."""

@@ -266,7 +266,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'MelWeightMatrix'): ('opgen_ops.onnx.melweightmatrix', (17,), ()),
     ('onnx', 'Min'): ('opgen_ops.onnx.min', (13, 12, 8, 6, 1), ()),
     ('onnx', 'Mish'): ('opgen_ops.onnx.mish', (22, 18), (22, 18)),
-    ('onnx', 'Mod'): ('opgen_ops.onnx.mod', (28, 13, 10), ()),
+    ('onnx', 'Mod'): ('opgen_ops.onnx.mod', (28, 13, 10), (28, 13, 10)),
     ('onnx', 'Mul'): ('opgen_ops.onnx.mul', (14, 13, 7, 6, 1), (14, 13, 7)),
     ('onnx', 'Multinomial'): ('opgen_ops.onnx.multinomial', (22, 7), ()),
     ('onnx', 'Neg'): ('opgen_ops.onnx.neg', (13, 6, 1), (13, 6, 1)),
