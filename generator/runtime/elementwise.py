@@ -53,6 +53,16 @@ def align_onednn_prelu(slope: np.ndarray, src_shape: Sequence[int], data_format:
     return slope.reshape(broadcast.onednn_prelu(slope.shape, src_shape, data_format, per_channel_broadcast))
 
 
+def type_limit(dtype: np.dtype, compute: np.dtype, which: str) -> np.ndarray:
+    """The lowest (most negative finite) or highest finite value of `dtype` (C++ numeric_limits lowest() and
+    max()), as a 0-d array of the compute type: what an absent optional input or attribute takes where the
+    spec's elementwise.absent says so (Clip's min and max)."""
+    dtype = np.dtype(dtype)
+    finfo: Any = ml_dtypes.finfo  # knows bfloat16 as well as NumPy's types (ml_dtypes has no annotations)
+    info: Any = np.iinfo(dtype) if dtype.kind in "iu" else finfo(dtype)
+    return np.asarray(info.min if which == "lowest" else info.max).astype(compute)
+
+
 def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None, allowed: tuple[str, ...],
                  name: str) -> np.dtype:
     """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To, Iota's T).

@@ -188,7 +188,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Ceil'): ('opgen_ops.onnx.ceil', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'Celu'): ('opgen_ops.onnx.celu', (28, 12), (28, 12)),
     ('onnx', 'CenterCropPad'): ('opgen_ops.onnx.centercroppad', (18,), ()),
-    ('onnx', 'Clip'): ('opgen_ops.onnx.clip', (13, 12, 11, 6, 1), ()),
+    ('onnx', 'Clip'): ('opgen_ops.onnx.clip', (13, 12, 11, 6, 1), (13, 12, 11, 6, 1)),
     ('onnx', 'Col2Im'): ('opgen_ops.onnx.col2im', (18,), ()),
     ('onnx', 'Compress'): ('opgen_ops.onnx.compress', (28, 11, 9), ()),
     ('onnx', 'Concat'): ('opgen_ops.onnx.concat', (13, 11, 4, 1), ()),
