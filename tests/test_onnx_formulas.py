@@ -70,8 +70,8 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "BitShift": "11:uint16 28:int16 28:int32 28:int64 28:int8 28:uint16 28:uint32 28:uint64 28:uint8",
     "Ceil": "1:double 1:float 1:float16 13:bfloat16",
     "Celu": "28:bfloat16 28:double 28:float 28:float16",
-    "Clip": "6:double 11:double 12:int16 12:uint16 13:bfloat16 13:int16 13:uint16",  # without min and max:
-    # onnxruntime loads the model (it drops the node), with them it has no kernel
+    # Clip: for these onnxruntime runs the model without min and max, but has no kernel with them.
+    "Clip": "6:double 11:double 12:int16 12:uint16 13:bfloat16 13:int16 13:uint16",
     "Cos": "22:bfloat16",
     "Cosh": "9:double 22:bfloat16 22:double",
     "Div": "13:bfloat16 14:bfloat16",
