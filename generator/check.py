@@ -320,11 +320,37 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
             yield ew.location, "elementwise.types", "a type is listed more than once"
     if any(p.option == "variadic" for p in v.inputs):
         yield ew.location, "elementwise", "an element-wise formula cannot take variadic inputs; use kernel"
+    yield from _check_absent(v)
     needs = {"onednn_prelu": {"data_format", "per_channel_broadcast"},
              "xla": {"broadcast_dimensions"}}.get(ew.broadcast, set())
     missing = needs - {a.name for a in v.attributes}
     if missing:
         yield ew.location, "elementwise.broadcast", f"{ew.broadcast} broadcasting needs attributes {sorted(missing)}"
+
+
+def _check_absent(v: OpVersion) -> Iterator[tuple[Any, ...]]:
+    """`absent` names optional inputs and attributes without a default that the formula reads; every optional
+    input the formula reads has an absent value (the kernels have nothing else to compute with)."""
+    ew = v.elementwise
+    assert ew is not None
+    try:
+        used = expr.formula_names(ew.formula)
+    except expr.ExprError:
+        return  # reported by _check_elementwise
+    optional = {p.name for p in v.inputs if p.option == "optional"}
+    open_attributes = {a.name for a in v.attributes if a.type in ("int", "float") and not a.required
+                       and not a.has_default}
+    for name, _ in ew.absent:
+        if name not in optional | open_attributes:
+            yield ew.location, f"elementwise.absent.{name}", (
+                "not an optional input or an int/float attribute without a default; those are: "
+                + (", ".join(sorted(optional | open_attributes)) or "none"))
+        elif name not in used:
+            yield ew.location, f"elementwise.absent.{name}", "the formula does not read it"
+    given = {name for name, _ in ew.absent}
+    for name in sorted((optional & used) - given):
+        yield ew.location, "elementwise.absent", (
+            f"the formula reads optional input {name!r}: say which value it takes when absent (lowest or highest)")
 
 
 def _check_formula_typing(v: OpVersion) -> Iterator[tuple[Any, ...]]:

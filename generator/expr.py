@@ -114,6 +114,13 @@ FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     "rem": MathFunction("_ew.xla_rem({0}, {1})", {"float32": "fmodf({0}, {1})", "float64": "fmod({0}, {1})",
                                                   "int": "opgen_rem_i64((int64_t)({0}), (int64_t)({1}))",
                                                   "uint": "opgen_rem_u64((uint64_t)({0}), (uint64_t)({1}))"}, 2),
+    # mod: the remainder with the sign of the divisor (Python's %, NumPy's remainder; ONNX Mod with fmod=0): rem's
+    # result plus the divisor where that is nonzero and of the other sign. Integers: x mod 0 = x (as rem);
+    # floats: a zero result takes the divisor's sign, x mod 0 and inf mod y are NaN.
+    "mod": MathFunction("_ew.floor_mod({0}, {1})", {"float32": "opgen_mod_f32({0}, {1})",
+                                                    "float64": "opgen_mod_f64({0}, {1})",
+                                                    "int": "opgen_mod_i64((int64_t)({0}), (int64_t)({1}))",
+                                                    "uint": "opgen_rem_u64((uint64_t)({0}), (uint64_t)({1}))"}, 2),
     # IEEE 754-2019 maximum/minimum (XLA's Max/Min): NaN-propagating and -0.0 < +0.0, unlike
     # maximum()/minimum() above, whose result for a pair of zeros is either operand.
     "ieee_maximum": MathFunction("_ew.ieee_maximum({0}, {1})", {"float32": "opgen_ieee_max_f32({0}, {1})",
@@ -135,6 +142,11 @@ FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     "shift_right_arithmetic": MathFunction("_ew.shift_right_arithmetic({0}, {1})", {
         k: "opgen_shr_arithmetic_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))"
         for k in ("int", "uint")}, 2),
+    # The right shift that keeps the value's sign (ONNX BitShift RIGHT): arithmetic for signed types,
+    # logical for unsigned ones; amounts outside [0, bit width) as the two above.
+    "shift_right": MathFunction("_ew.shift_right({0}, {1})", {
+        "int": "opgen_shr_arithmetic_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))",
+        "uint": "opgen_shr_logical_u64((uint64_t)({0}), (uint64_t)({1}), 8u * (unsigned)sizeof({0}))"}, 2),
 }
 
 _ALLOWED_NODES = (
@@ -291,6 +303,8 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
     # variable with one of these names would shadow them (`[c for c in ...]` broke the context).
     problems = [f"comprehension variable {name!r} is reserved (the check's context or a function it calls); "
                 "use another name" for name in sorted(local & RESERVED_LOCALS)]
+    problems += [f"comprehension variable {name!r} is easily misread (l, O, I: the generated code is linted, "
+                 "ruff E741); use another name" for name in sorted(local & {"l", "O", "I"})]
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             fname = _name(node.func)

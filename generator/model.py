@@ -104,6 +104,9 @@ class Elementwise:
     # The tensor types (of the input the output's type follows, else the first) the formula is given for;
     # empty: every allowed type. The others have no kernel.
     types: tuple[str, ...] = ()
+    # (name, "lowest" | "highest"): the value an optional input or an attribute without a default takes when
+    # not given, the extreme finite values of the formula input's element type (Clip's min and max).
+    absent: tuple[tuple[str, str], ...] = ()
 
 
 # The broadcasting modes that align one input (`source`) to another (`target`) take the two from the

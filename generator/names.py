@@ -47,6 +47,11 @@ DERIVED_PREFIXES = ("has_",)
 # Macros and type names: they break even a struct field of the attribute struct every header declares.
 C_MACROS = frozenset("""int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t intptr_t
 uintptr_t bool true false NULL INFINITY NAN HUGE_VAL errno assert offsetof""".split())
+# Names the C renderer spells with a trailing "_" (c_code.c_name): C keywords, and the C library's functions,
+# which a parameter of the same name would hide from the kernel's body (ONNX Mod's attribute `fmod`). C
+# parameters are positional, so the spelling is no API; a spec name ending in "_" beside them is refused
+# (DERIVED_SUFFIXES).
+C_RENAMED = C_KEYWORDS | (C_STANDARD - C_MACROS)
 
 
 def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True) -> dict[str, str]:
@@ -54,8 +59,8 @@ def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True) 
 
     Without a kernel (`kernel`), spec names appear only in the validator's data and the C attribute
     struct, so only names that break those count; without a C kernel (`c_kernel`, an element-wise
-    formula), C locals and libm names cannot be shadowed and are allowed (ONNX Mod's `fmod`,
-    RandomUniform's `low` and `high`)."""
+    formula), C locals cannot be shadowed and are allowed (RandomUniform's `low` and `high`). C keywords and
+    C library functions are allowed either way: the C renderer spells them with a trailing "_" (C_RENAMED)."""
     problems: dict[str, str] = {}
     present = set(names)
     c_reserved = C_RESERVED if c_kernel else C_MACROS
@@ -63,7 +68,7 @@ def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True) 
         if name in PY_RESERVED or name.startswith(PY_RESERVED_PREFIXES):  # (keywords are fine: the
             # generators append "_" to them)
             problems[name] = f"{name!r} is a name the generated Python uses itself"
-        if name in c_reserved and name not in C_KEYWORDS:
+        if name in c_reserved and name not in C_RENAMED:
             problems[name] = f"{name!r} is a name the generated C uses itself (or a C library name)"
         if name.lower().startswith("opgen") or name.startswith("__") or (name.startswith("_") and name[1:2].isupper()):
             problems[name] = f"{name!r} is reserved (opgen's own prefix, or a name C reserves)"

@@ -56,6 +56,9 @@ def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray
     fn.restype = ctypes.c_int
     args, keep = [], []
     for array in inputs:
+        if array is None:  # an optional input not given: a NULL array of rank 0
+            args += [None, None, ctypes.c_size_t(0)]
+            continue
         data = np.ascontiguousarray(array).view(_storage(elem_of_numpy(array.dtype)))  # Where's condition: bool
         shape = np.asarray(array.shape, np.int64)
         keep += [data, shape]
@@ -65,6 +68,8 @@ def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray
         value = attrs.get(a.name, a.default if a.has_default else None)
         if a.type in _SCALAR_ATTR:
             args.append(_SCALAR_ATTR[a.type](0 if value is None else value))
+            if v.elementwise is not None and a.name in dict(v.elementwise.absent):  # no default: has_<name>
+                args.append(ctypes.c_bool(value is not None))
         elif a.type in ("string", "enum"):
             args.append(ctypes.c_char_p(None if value is None else str(value).encode()))
         elif a.type == "ints":

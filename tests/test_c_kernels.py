@@ -42,13 +42,27 @@ ATTRIBUTE_SETS = {
     "Elu": [{"alpha": 0.0}, {"alpha": 1.7}], "Gelu": [{}, {"approximate": "tanh"}], "Celu": [{}, {"alpha": 0.7}],
     "HardSigmoid": [{}, {"alpha": 0.5, "beta": 0.3}], "LeakyRelu": [{}, {"alpha": 0.3}],
     "Selu": [{}, {"alpha": 1.2, "gamma": 0.8}], "ThresholdedRelu": [{}, {"alpha": -1.0}], "Swish": [{}, {"alpha": 0.5}],
-    "Shrink": [{}, {"bias": 0.25, "lambd": 1.0}],
+    "Shrink": [{}, {"bias": 0.25, "lambd": 1.0}], "BitShift": [{"direction": "LEFT"}, {"direction": "RIGHT"}],
+    "Mod": [{}, {"fmod": 1}], "Clip": [{}, {"min": -1.5, "max": 2.0}, {"max": 0.25}, {"min": 1.0, "max": -1.0}],
 }
+
+
+def attribute_sets(v, elem: str) -> list[dict]:
+    """ATTRIBUTE_SETS of an onnx op (else the defaults), less what the op refuses for the element type: Mod
+    before version 28 takes floats with fmod=1 only (C2)."""
+    names = {a.name for a in v.attributes}
+    sets = [s for s in ATTRIBUTE_SETS.get(v.op, [{}]) if set(s) <= names] if v.domain == "onnx" else [{}]
+    if v.op == "Mod" and v.since_version < 28 and ELEM_TYPES[elem].kind == "float":
+        sets = [s for s in sets if s.get("fmod") == 1]
+    return sets
 
 SHAPES = {
     "onnx.PRelu": [((2, 3, 4), (4,)), ((2, 3, 4), (3, 1)), ((2, 3, 4), (2, 3, 4)), ((5,), ()), ((0, 3), (3,))],
     "onnx.PRelu.legacy": [((2, 3, 4), (1,)), ((2, 3, 4), (3,)), ((2, 3, 4), (4,))],
     "onnx.Elu": [((2, 3, 4),), ((),), ((0,),)],
+    # Clip's min and max: scalars, or not given (None).
+    "onnx.Clip": [((2, 3, 4), (), ()), ((2, 3, 4), None, ()), ((2, 3, 4), (), None), ((2, 3, 4), None, None),
+                  ((), (), ()), ((), None, None), ((0, 3), (), ())],
     "onednn.PReLU": [((2, 3, 4), (3,), {"data_format": "NCX"}), ((2, 3, 4), (4,), {}),
                      ((2, 3, 4), (4,), {"per_channel_broadcast": False}), ((2, 3, 4), (3, 1), {})],
 }
@@ -60,11 +74,11 @@ def test_c_matches_numpy(c_library, v, elem):
     kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
     rng = np.random.default_rng(7)
     for case in SHAPES.get(key) or GENERIC_SHAPES[len(v.inputs)]:
-        shapes = [s for s in case if isinstance(s, tuple)]
+        shapes = [s for s in case if not isinstance(s, dict)]
         given = next((s for s in case if isinstance(s, dict)), {})
-        for extra in (ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onnx" else [{}]):
+        for extra in attribute_sets(v, elem):
             attrs = {**given, **extra}
-            inputs = [random_input(rng, s, fixed_inputs(v).get(p.name, ELEM_TYPES[elem]).name)
+            inputs = [None if s is None else random_input(rng, s, fixed_inputs(v).get(p.name, ELEM_TYPES[elem]).name)
                       for p, s in zip(v.inputs, shapes)]
             (want,) = kernel(*inputs, **attrs)
             out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
@@ -97,7 +111,11 @@ def test_c_matches_numpy_on_edge_values(c_library, v, elem):
     inputs = [x] if len(v.inputs) == 1 else [x[:, None], x[None, :]]
     if v.op == "Where":
         inputs = [(np.arange(x.size)[:, None] + np.arange(x.size)[None, :]) % 3 == 0] + inputs
-    for attrs in ATTRIBUTE_SETS.get(v.op, [{}]):
+    cases = [(inputs, attrs) for attrs in attribute_sets(v, elem)]
+    if v.op == "Clip" and len(v.inputs) == 3:  # every edge value against each pair of scalar bounds (or none)
+        bounds = [None] + [np.array(b, x.dtype) for b in x[:: max(1, x.size // 6)]] + [np.array(np.nan, x.dtype)]
+        cases = [([x, lo, hi], {}) for lo in bounds for hi in bounds]
+    for inputs, attrs in cases:
         (want,) = kernel(*inputs, **attrs)
         out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
         status, got = call_c(c_library, v, elem, inputs, attrs, want.shape, out_elem)
@@ -136,3 +154,27 @@ def test_float16_conversion_matches_numpy_bit_for_bit(c_library, tmp_path):
     status, got = call_c(c_library, v, "float16", [x], {"alpha": 1.0}, x.shape)
     assert status == OPGEN_OK
     np.testing.assert_array_equal(got.view(np.uint16), x.view(np.uint16))
+
+
+def test_c_limits_are_the_types_extremes():
+    """The constants an absent optional input or attribute takes in C (elementwise.absent: Clip's min and max)
+    are the element type's lowest and highest finite values, exactly (float16 and bfloat16 in float)."""
+    import ml_dtypes
+
+    from opgen.render.c_code import c_limit
+
+    for name, elem in ELEM_TYPES.items():
+        if not elem.c_type or elem.kind not in ("float", "int", "uint"):
+            continue
+        compute = ELEM_TYPES["float"] if elem.c_compute == "float" else elem
+        info = ml_dtypes.finfo(elem.numpy) if elem.kind == "float" else np.iinfo(elem.numpy)
+        for which, value in (("lowest", info.min), ("highest", info.max)):
+            spelled = c_limit(elem, compute, which)
+            assert spelled.startswith(f"(({compute.c_compute})") and spelled.endswith(")"), spelled
+            literal = spelled[len(compute.c_compute) + 3:-1]
+            if elem.kind == "float":
+                assert float.fromhex(literal) == float(value), (name, which, literal)
+            else:
+                limits = {"0": 0, f"INT{elem.bits}_MIN": -(2 ** (elem.bits - 1)),
+                          f"INT{elem.bits}_MAX": 2 ** (elem.bits - 1) - 1, f"UINT{elem.bits}_MAX": 2 ** elem.bits - 1}
+                assert limits[literal] == int(value), (name, which, literal)

@@ -191,12 +191,28 @@ def test_bad_text_and_names_are_located_errors(tmp_path, edit, expected):
     assert "Scale.yaml:" in output and expected in output, output
 
 
-@pytest.mark.parametrize("name", ["np", "compute", "_ew", "float", "i", "status", "int64_t", "NULL", "_Bool", "expf",
+@pytest.mark.parametrize("name", ["np", "compute", "_ew", "float", "i", "status", "int64_t", "NULL", "_Bool",
                                   "X_shape", "X_", "X_rank", "has_X", "opgen_x", "kernel_v2"])
 def test_names_that_would_clash_in_generated_code_are_refused(tmp_path, name):
     text = GOOD_OP.replace("      - name: alpha\n", f"      - name: '{name}'\n").replace("alpha * X", f"{name} * X")
     output = _errors(tmp_path, text)
     assert f"attributes.{name}" in output and "choose another name" in output, output
+
+
+def test_c_library_names_are_renamed_in_c(tmp_path):
+    """An attribute named like a C library function (ONNX Mod's `fmod`) is accepted: the typed C kernel
+    spells it with a trailing "_", so the function stays visible in the body, and the result compiles."""
+    text = GOOD_OP.replace("      - name: alpha\n", "      - name: expf\n").replace("alpha * X", "expf * exp(X)")
+    out = tmp_path / "out"
+    result = build(_project(tmp_path, text), out)
+    assert result.exit_code == 0, result.output
+    source = (out / "c" / "src" / "demo" / "scale.c").read_text()
+    assert "double expf_," in source and "(float)expf_;" in source and "expf(X_v)" in source
+    cc = shutil.which("cc") or shutil.which("gcc")
+    done = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(out / "c" / "include"), "-c",
+                           str(out / "c" / "src" / "demo" / "scale.c"), "-o", str(tmp_path / "scale.o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("names, expected", [(("And", "and_"), "same file names"), (("Scale", "__init__"), "overwrite")])

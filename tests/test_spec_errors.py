@@ -62,6 +62,17 @@ def test_good_spec_has_no_errors(spec_tree):
     assert errors_for(spec_tree, GOOD_OP) == []
 
 
+def test_formula_reading_an_optional_input_says_what_it_takes_when_absent(spec_tree):
+    with_b = GOOD_OP.replace("        description: {en: Input., zh: 输入。}\n", "        description: {en: Input., zh: 输入。}\n"
+                             "      - {name: B, type: T, option: optional, description: {en: Bound., zh: 界。}}\n")
+    errors = errors_for(spec_tree, with_b.replace("{formula: alpha * X}", "{formula: 'maximum(X, B)'}"))
+    assert any("elementwise.absent: the formula reads optional input 'B'" in e for e in errors), errors
+    assert errors_for(spec_tree, with_b.replace("{formula: alpha * X}",
+                                                "{formula: 'maximum(X, B)', absent: {B: lowest}}")) == []
+    errors = errors_for(spec_tree, with_b.replace("{formula: alpha * X}", "{formula: X, absent: {B: lowest}}"))
+    assert any("elementwise.absent.B: the formula does not read it" in e for e in errors), errors
+
+
 @pytest.mark.parametrize("change,expected", [
     # duplicate key
     (("    summary: {en: Scales X., zh: 缩放 X。}\n", "    summary: {en: Scales X., zh: 缩放 X。}\n    summary: {en: again}\n"),
@@ -90,6 +101,9 @@ def test_good_spec_has_no_errors(spec_tree):
     # a formula naming something that does not exist
     (("    elementwise: {formula: alpha * X}\n", "    elementwise: {formula: beta * X}\n"),
      "demo.Scale@2: elementwise.formula: unknown name 'beta'; expected one of: X, alpha"),
+    # absent names only optional inputs and attributes without a default
+    (("    elementwise: {formula: alpha * X}\n", "    elementwise: {formula: alpha * X, absent: {alpha: lowest}}\n"),
+     "demo.Scale@2: elementwise.absent.alpha: not an optional input or an int/float attribute without a default"),
     # a version that the domain does not have
     (("  - since_version: 2\n", "  - since_version: 5\n"),
      "demo.Scale@5: since_version: since_version 5 is not an opset version of domain demo ([1, 2, 3])"),
@@ -145,7 +159,7 @@ def test_lint_reports_missing_translations(spec_tree):
     assert "demo.Scale@2: attributes.alpha.description: warning: missing Chinese (zh) text" in result.output
 
 
-@pytest.mark.parametrize("variable", ["c", "len", "shape", "values"])
+@pytest.mark.parametrize("variable", ["c", "len", "shape", "values", "l"])
 def test_a_comprehension_variable_may_not_shadow_the_checks_context_or_functions(spec_tree, variable):
     """The generated check is `lambda c: ...` calling len(), c.shape(), ...: `[c for c in ...]` made
     the check raise UnboundLocalError at validation time instead of failing the build."""
@@ -157,6 +171,6 @@ def test_a_comprehension_variable_may_not_shadow_the_checks_context_or_functions
         description: {{en: Sizes., zh: 大小。}}
 """)
     errors = errors_for(spec_tree, text)
-    assert any(f"constraints.C1.check: comprehension variable {variable!r} is reserved" in e for e in errors), errors
+    assert any(f"constraints.C1.check: comprehension variable {variable!r} is " in e for e in errors), errors
     ok = errors_for(spec_tree, text.replace(f"all({variable} >= 0 for {variable} in", "all(d >= 0 for d in"))
     assert ok == []

@@ -8,7 +8,7 @@ from typing import Any, Sequence, cast
 
 from .. import expr
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
-from ..names import C_KEYWORDS
+from ..names import C_KEYWORDS, C_RENAMED
 from ..model import Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, render as render_template
 
@@ -90,6 +90,13 @@ def _fill(lines: list[str], margin: str, pieces: list[list[str]], split: bool) -
 
 
 def c_name(name: str) -> str:
+    """A spec name as a C identifier: C keywords and C library functions get a trailing "_" (names.C_RENAMED)."""
+    return name + "_" if name in C_RENAMED else name
+
+
+def c_field(name: str) -> str:
+    """A spec name as a field of a stub's attribute struct (API for C callers): only C keywords get a trailing
+    "_"; a member may share a library function's name."""
     return name + "_" if name in C_KEYWORDS else name
 
 
@@ -99,6 +106,7 @@ class Operand:
     var: str
     load: str
     load_contiguous: str
+    rank: str  # the rank the iterator takes (0 for an absent optional input)
 
 
 def function_prefix(v: OpVersion) -> str:
@@ -162,9 +170,29 @@ def _load(elem: ElemType, compute: ElemType, x: str) -> str:
     return x if elem.c_type == compute.c_compute else f"({compute.c_compute})({x})"
 
 
+# The largest finite value of each C-computable float type, exactly (ml_dtypes.finfo(...).max.hex()).
+_FLOAT_MAX = {"float16": "0x1.ffcp+15", "bfloat16": "0x1.fep+127", "float": "0x1.fffffep+127",
+              "double": "0x1.fffffffffffffp+1023"}
+
+
+def c_limit(elem: ElemType, compute: ElemType, which: str) -> str:
+    """The lowest or highest finite value of `elem` (an absent optional input or attribute, elementwise.absent)
+    as a C constant of the compute type: <stdint.h> limits for integers, exact hexadecimal floats."""
+    if elem.kind in ("int", "uint"):
+        if elem.kind == "uint" and which == "lowest":
+            value = "0"
+        else:
+            value = f"{'U' if elem.kind == 'uint' else ''}INT{elem.bits}_{'MIN' if which == 'lowest' else 'MAX'}"
+    else:
+        value = ("-" if which == "lowest" else "") + _FLOAT_MAX[elem.name]
+    return f"(({compute.c_compute}){value})"
+
+
 def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     ew = v.elementwise
-    if ew is None or any(p.option != "single" for p in v.inputs):
+    absent = dict(ew.absent) if ew is not None else {}
+    if ew is None or any(p.option == "variadic" or (p.option == "optional" and p.name not in absent)
+                         for p in v.inputs):
         return []
     views = []
     rule = v.broadcast_rule()
@@ -175,6 +203,10 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
         for a in v.attributes:
             if a.name in expr.formula_names(ew.formula) and a.type in ("string", "enum"):
                 rename[a.name] = c_name(a.name)  # only compared with words (strcmp), as given
+            elif a.name in absent:  # an attribute without a default: has_<name> says whether it was given
+                rename[a.name] = f"{c_name(a.name)}_a"
+                setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = has_{a.name} ? "
+                             f"({compute.c_compute}){c_name(a.name)} : {c_limit(elem_in, compute, absent[a.name])};")
             elif a.name in expr.formula_names(ew.formula):
                 rename[a.name] = f"{c_name(a.name)}_a"
                 setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
@@ -186,17 +218,27 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
             groups.append([f"const {elems[p.name].c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape",
                            f"size_t {n}_rank"])
         for a in v.attributes:
-            if a.type in _ATTR_C:
+            if a.name in absent:
+                groups.append([_ATTR_C[a.type].format(n=c_name(a.name)), f"bool has_{a.name}"])
+            elif a.type in _ATTR_C:
                 groups.append([_ATTR_C[a.type].format(n=c_name(a.name))])
             elif a.type == "ints":
                 groups.append([f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"])
         out = c_name(ew.output)
         groups.append([f"{elem_out.c_type} *OPGEN_RESTRICT {out}"])  # restrict: no aliasing, so loops vectorise
         params = [p for g in groups for p in g]
-        operands = [Operand(c_name(p.name), rename[p.name],
-                            _load(elems[p.name], compute, f"{c_name(p.name)}[it.offset[{k}]]"),
-                            _load(elems[p.name], compute, f"{c_name(p.name)}[i]"))
-                    for k, p in enumerate(v.inputs)]
+        def operand(k: int, p: Parameter) -> Operand:
+            n = c_name(p.name)
+            load = _load(elems[p.name], compute, f"{n}[it.offset[{k}]]")
+            contiguous = _load(elems[p.name], compute, f"{n}[i]")
+            if p.option != "optional":
+                return Operand(n, rename[p.name], load, contiguous, f"{n}_rank")
+            # An absent optional input is a NULL array (its shape is not read): the extreme value it stands for.
+            value = c_limit(elem_in, compute, absent[p.name])
+            return Operand(n, rename[p.name], f"({n} != NULL ? {load} : {value})",
+                           f"({n} != NULL ? {contiguous} : {value})", f"{n} != NULL ? {n}_rank : 0")
+
+        operands = [operand(k, p) for k, p in enumerate(v.inputs)]
         body = expr.formula_to_c(ew.formula, rename, compute.c_compute, kind)
         target_index, align, source_index, target = -1, "", 0, ""
         names = [p.name for p in v.inputs]
@@ -234,7 +276,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
 def stub_view(v: OpVersion) -> dict[str, Any]:
     fields = []
     for a in v.attributes:
-        fields += [f.format(n=c_name(a.name)) for f in _ATTR_FIELDS[a.type]]
+        fields += [f.format(n=c_field(a.name)) for f in _ATTR_FIELDS[a.type]]
         if not a.required and not a.has_default and a.default_each is None:
             fields.append(f"bool has_{a.name}")
 

@@ -30,6 +30,8 @@ LABELS = {
         by_category="By category", language_link="中文",
         variadic="variadic", single="single", homogeneous="homogeneous", heterogeneous="heterogeneous",
         each="each", example_inputs="inputs", example_outputs="outputs", example_attributes="attributes",
+        when_absent="When not given", lowest="the lowest finite value of the element type",
+        highest="the highest finite value of the element type",
     ),
     "zh": dict(
         domain="域", category="类别", versions="版本", version="版本", sources="来源", section="节",
@@ -45,6 +47,7 @@ LABELS = {
         by_category="按类别", language_link="English",
         variadic="可变", single="单个", homogeneous="同质", heterogeneous="异质",
         each="每个", example_inputs="输入", example_outputs="输出", example_attributes="属性",
+        when_absent="未给出时", lowest="元素类型的最小有限值", highest="元素类型的最大有限值",
     ),
 }
 
@@ -111,6 +114,7 @@ def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
         v=v, meta=meta, summary=v.summary.get(lang),
         body_fence=fence(v.function_body or ""),
         formula=expr.canonical(v.elementwise.formula) if v.elementwise else "",
+        absent=[(name, L[which]) for name, which in v.elementwise.absent] if v.elementwise else [],
         attributes=[dict(name=a.name, type=a.type, default=default_text(a, L),
                          values=", ".join(map(str, a.values)), description=a.description.get(lang))
                     for a in v.attributes],

@@ -239,9 +239,18 @@ def _formula_view(v: OpVersion, params: str, convert: list[str], validate_inputs
         covered = tuple(tensor_elem(t) for t in ew.types)
         refusal = f"f'{v.key} has no formula for {{_ew.elem({first}.dtype)}} (see its notes)'"
         body += [f"if _ew.elem({first}.dtype) not in {covered!r}:", f"    raise NotImplementedError({refusal})"]
-    body += [f"{py_name(a.name)} = float({py_name(a.name)})" for a in scalar_attrs if a.type == "float"]
+    absent = dict(ew.absent)  # an absent optional input or attribute: an extreme value of the input's type
+    body += [f"{py_name(a.name)} = float({py_name(a.name)})" for a in scalar_attrs
+             if a.type == "float" and a.name not in absent]
     body.append(f"compute = _ew.compute_dtype_for({out_dtype}, {first}.dtype)")
-    body += [f"{rename[p.name]} = None if {py_name(p.name)} is None else {py_name(p.name)}.astype(compute, copy=False)"
+
+    def limit(name: str) -> str:
+        return f"_ew.type_limit({first}.dtype, compute, {absent[name]!r})"
+
+    body += [f"{py_name(a.name)} = {limit(a.name)} if {py_name(a.name)} is None else "
+             f"{'float' if a.type == 'float' else 'int'}({py_name(a.name)})" for a in scalar_attrs if a.name in absent]
+    body += [f"{rename[p.name]} = {limit(p.name) if p.name in absent else 'None'} if {py_name(p.name)} is None "
+             f"else {py_name(p.name)}.astype(compute, copy=False)"
              if p.option == "optional" else f"{rename[p.name]} = {py_name(p.name)}.astype(compute, copy=False)"
              for p in inputs]
     if ew.broadcast in _ALIGN:

@@ -53,6 +53,16 @@ def align_onednn_prelu(slope: np.ndarray, src_shape: Sequence[int], data_format:
     return slope.reshape(broadcast.onednn_prelu(slope.shape, src_shape, data_format, per_channel_broadcast))
 
 
+def type_limit(dtype: np.dtype, compute: np.dtype, which: str) -> np.ndarray:
+    """The lowest (most negative finite) or highest finite value of `dtype` (C++ numeric_limits lowest() and
+    max()), as a 0-d array of the compute type: what an absent optional input or attribute takes where the
+    spec's elementwise.absent says so (Clip's min and max)."""
+    dtype = np.dtype(dtype)
+    finfo: Any = ml_dtypes.finfo  # knows bfloat16 as well as NumPy's types (ml_dtypes has no annotations)
+    info: Any = np.iinfo(dtype) if dtype.kind in "iu" else finfo(dtype)
+    return np.asarray(info.min if which == "lowest" else info.max).astype(compute)
+
+
 def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None, allowed: tuple[str, ...],
                  name: str) -> np.dtype:
     """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To, Iota's T).
@@ -190,6 +200,20 @@ def xla_rem(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     return np.where(zero, a, np.where(overflow, np.zeros_like(a), np.fmod(a, safe))).astype(a.dtype)
 
 
+def floor_mod(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
+    """The remainder with the sign of the divisor (Python's %; ONNX Mod with fmod=0). Floats: NumPy's
+    remainder (a zero result takes b's sign; x mod 0 and inf mod y are NaN). Integers: xla_rem's remainder
+    plus b where it is nonzero and of the other sign, so x mod 0 = x and INT_MIN mod -1 = 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu":
+        return np.remainder(a, b)
+    r = xla_rem(a, b)
+    if a.dtype.kind == "u":
+        return r
+    b = np.broadcast_to(b, r.shape)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).astype(a.dtype)
+
+
 def _signed_zero_fix(a: np.ndarray, b: np.ndarray, out: np.ndarray, take_negative: bool) -> np.ndarray:
     """Where out is zero, the zero of the right sign: -0.0 when take_negative and either operand is
     -0.0 (minimum), else +0.0 unless both are -0.0 (maximum). Only the zero results are looked at."""
@@ -290,3 +314,11 @@ def shift_right_arithmetic(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarra
     s = u.astype(f"u{x.dtype.itemsize}").view(signed).astype(np.int64)  # sign-extended
     out = np.where(outside, np.where(s < 0, np.int64(-1), np.int64(0)), s >> count.astype(np.int64))
     return out.astype(signed).view(x.dtype)
+
+
+def shift_right(x: npt.ArrayLike, amount: npt.ArrayLike) -> np.ndarray:
+    """x shifted right keeping its sign: arithmetic for signed x, logical for unsigned x (ONNX BitShift
+    RIGHT); amounts outside [0, bit width) give the fill alone (-1 for negative x, else 0)."""
+    if np.asarray(x).dtype.kind == "i":
+        return shift_right_arithmetic(x, amount)
+    return shift_right_logical(x, amount)

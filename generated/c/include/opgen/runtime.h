@@ -347,6 +347,23 @@ static inline int64_t opgen_rem_i64(int64_t a, int64_t b) {
     return b == 0 ? a : r; /* a % 1 == 0, as a % -1 is */
 }
 static inline uint64_t opgen_rem_u64(uint64_t a, uint64_t b) { return b == 0 ? a : a % (b == 0 ? 1 : b); }
+/* Remainder with the sign of the divisor (formula function mod, ONNX Mod with fmod=0, Python's %): the
+ * truncated remainder, plus b where it is nonzero and its sign differs from b's. Integers: x mod 0 = x.
+ * Floats as NumPy's remainder: a zero result takes b's sign, x mod 0 and inf mod y are NaN. */
+static inline int64_t opgen_mod_i64(int64_t a, int64_t b) {
+    int64_t r = opgen_rem_i64(a, b);
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+static inline double opgen_mod_f64(double a, double b) {
+    double r = fmod(a, b);
+    if (r == 0) return copysign(0.0, b);
+    return (r < 0) != (b < 0) ? r + b : r;
+}
+static inline float opgen_mod_f32(float a, float b) {
+    float r = fmodf(a, b);
+    if (r == 0) return copysignf(0.0f, b);
+    return (r < 0) != (b < 0) ? r + b : r;
+}
 /* IEEE 754-2019 maximum/minimum: NaN-propagating, and -0.0 < +0.0. */
 static inline double opgen_ieee_max_f64(double a, double b) {
     if (isnan(a) || isnan(b)) return a + b;

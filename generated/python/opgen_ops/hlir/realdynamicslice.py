@@ -85,8 +85,8 @@ SIGNATURE_V1 = Signature(
             'output',
             lambda c: [
                 ([
-                    -((s - l) // t)
-                    for (a, s, l, t) in zip(
+                    -((s - lim) // t)
+                    for (a, s, lim, t) in zip(
                         A, c.values('start_indices'), c.values('limit_indices'), c.values('strides')
                     )
                     if a == i
@@ -100,7 +100,7 @@ SIGNATURE_V1 = Signature(
                 ]
                 for (i, d) in enumerate(c.shape('input'))
             ],
-            '[([-((s - l) // t) for a, s, l, t in zip(A, values(start_indices), values(limit_indices), '
+            '[([-((s - lim) // t) for a, s, lim, t in zip(A, values(start_indices), values(limit_indices), '
             'values(strides)) if a == i] + [d])[0] for A in [[a % rank(input) for a in values(axes)] if has(axes) '
             'and len(values(axes)) > 0 else list(range(rank(input)))] for i, d in enumerate(shape(input))]',
         ),

@@ -44,7 +44,7 @@ SIGNATURE_V28 = Signature(
         OutputShape(
             'Output',
             lambda c: [
-                [[s[j] for s, t in zip(c.shapes('Inputs'), T) for j, ch in enumerate(t) if ch == x][0] for x in O]
+                [[s[j] for s, t in zip(c.shapes('Inputs'), T) for j, ch in enumerate(t) if ch == x][0] for x in letters]
                 for P in [[i for i in c.range(len(c.attr('equation'))) if c.attr('equation')[i:i + 2] == '->']]
                 for H in [c.attr('equation')[:P[0]] if P else c.attr('equation')]
                 for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]]
@@ -58,7 +58,7 @@ SIGNATURE_V28 = Signature(
                         for k in c.range(len(q) - 1)
                     ],
                 ]
-                for O in [
+                for letters in [
                     (
                         [
                             ch
@@ -70,11 +70,11 @@ SIGNATURE_V28 = Signature(
                     ),
                 ]
             ][0 if '.' not in c.attr('equation') else 1],
-            '[[[s[j] for s, t in zip(shapes(Inputs), T) for j, ch in enumerate(t) if ch == x][0] for x in O] for P '
-            "in [[i for i in range(len(equation)) if equation[i:i + 2] == '->']] for H in [equation[:P[0]] if P "
-            "else equation] for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]] for T in [[[ch "
-            "for ch in H[q[k] + 1:q[k + 1]] if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] for k "
-            'in range(len(q) - 1)]] for O in [[ch for ch in equation[P[0] + 2:] if ch in '
+            '[[[s[j] for s, t in zip(shapes(Inputs), T) for j, ch in enumerate(t) if ch == x][0] for x in letters] '
+            "for P in [[i for i in range(len(equation)) if equation[i:i + 2] == '->']] for H in [equation[:P[0]] "
+            "if P else equation] for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]] for T in "
+            "[[[ch for ch in H[q[k] + 1:q[k + 1]] if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] "
+            'for k in range(len(q) - 1)]] for letters in [[ch for ch in equation[P[0] + 2:] if ch in '
             "'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] if P else sorted([x for t in T for x in t if "
             "sum((1 for u in T for y in u if y == x)) == 1])]][0 if '.' not in equation else 1]",
         ),
@@ -119,7 +119,7 @@ SIGNATURE_V12 = Signature(
         OutputShape(
             'Output',
             lambda c: [
-                [[s[j] for s, t in zip(c.shapes('Inputs'), T) for j, ch in enumerate(t) if ch == x][0] for x in O]
+                [[s[j] for s, t in zip(c.shapes('Inputs'), T) for j, ch in enumerate(t) if ch == x][0] for x in letters]
                 for P in [[i for i in c.range(len(c.attr('equation'))) if c.attr('equation')[i:i + 2] == '->']]
                 for H in [c.attr('equation')[:P[0]] if P else c.attr('equation')]
                 for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]]
@@ -133,7 +133,7 @@ SIGNATURE_V12 = Signature(
                         for k in c.range(len(q) - 1)
                     ],
                 ]
-                for O in [
+                for letters in [
                     (
                         [
                             ch
@@ -145,11 +145,11 @@ SIGNATURE_V12 = Signature(
                     ),
                 ]
             ][0 if '.' not in c.attr('equation') else 1],
-            '[[[s[j] for s, t in zip(shapes(Inputs), T) for j, ch in enumerate(t) if ch == x][0] for x in O] for P '
-            "in [[i for i in range(len(equation)) if equation[i:i + 2] == '->']] for H in [equation[:P[0]] if P "
-            "else equation] for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]] for T in [[[ch "
-            "for ch in H[q[k] + 1:q[k + 1]] if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] for k "
-            'in range(len(q) - 1)]] for O in [[ch for ch in equation[P[0] + 2:] if ch in '
+            '[[[s[j] for s, t in zip(shapes(Inputs), T) for j, ch in enumerate(t) if ch == x][0] for x in letters] '
+            "for P in [[i for i in range(len(equation)) if equation[i:i + 2] == '->']] for H in [equation[:P[0]] "
+            "if P else equation] for q in [[-1] + [i for i, ch in enumerate(H) if ch == ','] + [len(H)]] for T in "
+            "[[[ch for ch in H[q[k] + 1:q[k + 1]] if ch in 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] "
+            'for k in range(len(q) - 1)]] for letters in [[ch for ch in equation[P[0] + 2:] if ch in '
             "'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'] if P else sorted([x for t in T for x in t if "
             "sum((1 for u in T for y in u if y == x)) == 1])]][0 if '.' not in equation else 1]",
         ),
