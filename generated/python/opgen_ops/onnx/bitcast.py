@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BitCast'
@@ -17,7 +17,12 @@ SIGNATURE_V26 = Signature(
     op=OP,
     version=26,
     attributes=(
-        AttrSig('to', 'int', required=True),
+        AttrSig(
+            'to',
+            'int',
+            required=True,
+            values=(1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26),
+        ),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -38,6 +43,43 @@ SIGNATURE_V26 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                [
+                    0, 32, 8, 8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64, 64, 128, 16, 8, 8, 8, 8, 4, 4, 4, 8, 2, 2,
+                ][c.attr('to')]
+                == [
+                    b
+                    for (n, b) in zip(
+                        [
+                            'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string',
+                            'bool', 'float16', 'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16',
+                            'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4',
+                            'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+                        ],
+                        [0, 32, 8, 8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64, 64, 128, 16, 8, 8, 8, 8, 4, 4, 4, 8, 2, 2],
+                    )
+                    if n == c.dtype('input')
+                ][0]
+            ),
+            'The type to names must have the same bit width as the element type of input.',
+            when=lambda c: c.attr('to') in [
+                1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+            ],
+        ),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('to')],
+            'The element type of output is the data type to names.',
+            when=lambda c: c.attr('to') in [
+                1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+            ],
+        ),
     ),
     rules=(
     ),

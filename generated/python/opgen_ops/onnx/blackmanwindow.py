@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BlackmanWindow'
@@ -17,8 +17,10 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('output_datatype', 'int', has_default=True, default=1),
-        AttrSig('periodic', 'int', has_default=True, default=1),
+        AttrSig(
+            'output_datatype', 'int', has_default=True, default=1, values=(1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 16)
+        ),
+        AttrSig('periodic', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('size', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -34,6 +36,18 @@ SIGNATURE_V17 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('size') == 0, 'size must be a scalar.'),
+        Check('C2', lambda c: c.values('size')[0] > 0, 'size must be positive.', when=lambda c: c.rank('size') == 0),
+        Check(
+            'C3',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('output_datatype')],
+            'The element type of output is the data type output_datatype names.',
+            when=lambda c: c.attr('output_datatype') in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 16],
+        ),
     ),
     rules=(
     ),

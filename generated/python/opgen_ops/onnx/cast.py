@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Cast'
@@ -45,6 +45,16 @@ SIGNATURE_V28 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('saturate') != 0 or c.attr('to') in [17, 18, 19, 20, 24],
+            'saturate may be 0 only when the target type is a float8 type.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.attr('round_mode') == 'up' or c.attr('to') == 24,
+            'round_mode other than "up" may be given only when the target type is float8e8m0.',
+        ),
     ),
     rules=(
     ),
@@ -95,6 +105,16 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('saturate') != 0 or c.attr('to') in [17, 18, 19, 20, 24],
+            'saturate may be 0 only when the target type is a float8 type.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.attr('round_mode') == 'up' or c.attr('to') == 24,
+            'round_mode other than "up" may be given only when the target type is float8e8m0.',
+        ),
     ),
     rules=(
     ),
@@ -145,6 +165,16 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('saturate') != 0 or c.attr('to') in [17, 18, 19, 20, 24],
+            'saturate may be 0 only when the target type is a float8 type.',
+        ),
+        Check(
+            'C2',
+            lambda c: c.attr('round_mode') == 'up' or c.attr('to') == 24,
+            'round_mode other than "up" may be given only when the target type is float8e8m0.',
+        ),
     ),
     rules=(
     ),
@@ -194,6 +224,11 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('saturate') != 0 or c.attr('to') in [17, 18, 19, 20],
+            'saturate may be 0 only when the target type is a float8 type.',
+        ),
     ),
     rules=(
     ),
@@ -240,6 +275,11 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('saturate') != 0 or c.attr('to') in [17, 18, 19, 20],
+            'saturate may be 0 only when the target type is a float8 type.',
+        ),
     ),
     rules=(
     ),
@@ -282,6 +322,11 @@ SIGNATURE_V19 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.attr('saturate') != 0 or c.attr('to') in [17, 18, 19, 20],
+            'saturate may be 0 only when the target type is a float8 type.',
+        ),
     ),
     rules=(
     ),

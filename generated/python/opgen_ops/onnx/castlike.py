@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CastLike'
@@ -17,8 +17,8 @@ SIGNATURE_V25 = Signature(
     op=OP,
     version=25,
     attributes=(
-        AttrSig('round_mode', 'string', has_default=True, default='up'),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('round_mode', 'string', has_default=True, default='up', values=('up', 'down', 'nearest')),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -40,6 +40,16 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.attr('saturate') != 0
+                or c.dtype('target_type') in [
+                    'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'float8e8m0',
+                ]
+            ),
+            'saturate may be 0 only when target_type has a float8 element type.',
+        ),
     ),
     rules=(
     ),
@@ -62,8 +72,8 @@ SIGNATURE_V24 = Signature(
     op=OP,
     version=24,
     attributes=(
-        AttrSig('round_mode', 'string', has_default=True, default='up'),
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('round_mode', 'string', has_default=True, default='up', values=('up', 'down', 'nearest')),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -85,6 +95,16 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.attr('saturate') != 0
+                or c.dtype('target_type') in [
+                    'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'float8e8m0',
+                ]
+            ),
+            'saturate may be 0 only when target_type has a float8 element type.',
+        ),
     ),
     rules=(
     ),
@@ -107,7 +127,7 @@ SIGNATURE_V23 = Signature(
     op=OP,
     version=23,
     attributes=(
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -129,6 +149,14 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.attr('saturate') != 0
+                or c.dtype('target_type') in ['float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz']
+            ),
+            'saturate may be 0 only when target_type has a float8 element type.',
+        ),
     ),
     rules=(
     ),
@@ -151,7 +179,7 @@ SIGNATURE_V21 = Signature(
     op=OP,
     version=21,
     attributes=(
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -173,6 +201,14 @@ SIGNATURE_V21 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.attr('saturate') != 0
+                or c.dtype('target_type') in ['float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz']
+            ),
+            'saturate may be 0 only when target_type has a float8 element type.',
+        ),
     ),
     rules=(
     ),
@@ -195,7 +231,7 @@ SIGNATURE_V19 = Signature(
     op=OP,
     version=19,
     attributes=(
-        AttrSig('saturate', 'int', has_default=True, default=1),
+        AttrSig('saturate', 'int', has_default=True, default=1, values=(0, 1)),
     ),
     inputs=(
         ParamSig('input', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -215,6 +251,14 @@ SIGNATURE_V19 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.attr('saturate') != 0
+                or c.dtype('target_type') in ['float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz']
+            ),
+            'saturate may be 0 only when target_type has a float8 element type.',
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.EyeLike'
@@ -17,7 +17,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int'),
+        AttrSig('dtype', 'int', values=(1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16)),
         AttrSig('k', 'int', has_default=True, default=0),
     ),
     inputs=(
@@ -37,6 +37,22 @@ SIGNATURE_V22 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 2, 'input must have rank 2.'),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == (
+                [
+                    'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool',
+                    'float16', 'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn',
+                    'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0',
+                    'uint2', 'int2',
+                ][c.attr('dtype')]
+                if c.has('dtype')
+                else c.dtype('input')
+            ),
+            'The element type of output is the data type dtype names, or that of input when dtype is absent.',
+            when=lambda c: not c.has('dtype') or c.attr('dtype') in [1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16],
+        ),
     ),
     rules=(
     ),
@@ -59,7 +75,7 @@ SIGNATURE_V9 = Signature(
     op=OP,
     version=9,
     attributes=(
-        AttrSig('dtype', 'int'),
+        AttrSig('dtype', 'int', values=(1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13)),
         AttrSig('k', 'int', has_default=True, default=0),
     ),
     inputs=(
@@ -79,6 +95,22 @@ SIGNATURE_V9 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('input') == 2, 'input must have rank 2.'),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == (
+                [
+                    'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool',
+                    'float16', 'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn',
+                    'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0',
+                    'uint2', 'int2',
+                ][c.attr('dtype')]
+                if c.has('dtype')
+                else c.dtype('input')
+            ),
+            'The element type of output is the data type dtype names, or that of input when dtype is absent.',
+            when=lambda c: not c.has('dtype') or c.attr('dtype') in [1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13],
+        ),
     ),
     rules=(
     ),

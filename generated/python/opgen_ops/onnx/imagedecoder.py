@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ImageDecoder'
@@ -17,7 +17,7 @@ SIGNATURE_V20 = Signature(
     op=OP,
     version=20,
     attributes=(
-        AttrSig('pixel_format', 'string', has_default=True, default='RGB'),
+        AttrSig('pixel_format', 'string', has_default=True, default='RGB', values=('RGB', 'BGR', 'Grayscale')),
     ),
     inputs=(
         ParamSig('encoded_stream', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -27,6 +27,7 @@ SIGNATURE_V20 = Signature(
     ),
     type_constraints={'T1': ('uint8',), 'T2': ('uint8',)},
     checks=(
+        Check('C1', lambda c: c.rank('encoded_stream') == 1, 'encoded_stream must be 1-D (the encoded bytes).'),
     ),
     rules=(
     ),

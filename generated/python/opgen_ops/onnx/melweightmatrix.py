@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MelWeightMatrix'
@@ -17,7 +17,9 @@ SIGNATURE_V17 = Signature(
     op=OP,
     version=17,
     attributes=(
-        AttrSig('output_datatype', 'int', has_default=True, default=1),
+        AttrSig(
+            'output_datatype', 'int', has_default=True, default=1, values=(1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 16)
+        ),
     ),
     inputs=(
         ParamSig('num_mel_bins', 'T1', 'single', homogeneous=True, min_arity=0),
@@ -38,6 +40,43 @@ SIGNATURE_V17 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('num_mel_bins') == 0, 'num_mel_bins must be a scalar.'),
+        Check('C2', lambda c: c.rank('dft_length') == 0, 'dft_length must be a scalar.'),
+        Check(
+            'C3',
+            lambda c: c.values('num_mel_bins')[0] >= 0,
+            'num_mel_bins must not be negative.',
+            when=lambda c: c.rank('num_mel_bins') == 0,
+        ),
+        Check('C4', lambda c: c.values('sample_rate')[0] > 0, 'sample_rate must be positive.'),
+        Check(
+            'C5',
+            lambda c: 0 <= (c.values('dft_length')[0] + 1) * c.values(
+                'lower_edge_hertz',
+            )[0] // c.values('sample_rate')[0] < c.values('dft_length')[0] // 2 + 1,
+            'lower_edge_hertz must fall on a bin of the one-sided spectrum: floor((dft_length + 1) * '
+            'lower_edge_hertz / sample_rate) lies in [0, dft_length // 2 + 1).',
+            when=lambda c: c.rank('dft_length') == 0 and c.values('sample_rate')[0] > 0,
+        ),
+        Check(
+            'C6',
+            lambda c: 0 <= (c.values('dft_length')[0] + 1) * c.values(
+                'upper_edge_hertz',
+            )[0] // c.values('sample_rate')[0] < c.values('dft_length')[0] // 2 + 1,
+            'upper_edge_hertz must fall on a bin of the one-sided spectrum: floor((dft_length + 1) * '
+            'upper_edge_hertz / sample_rate) lies in [0, dft_length // 2 + 1).',
+            when=lambda c: c.rank('dft_length') == 0 and c.values('sample_rate')[0] > 0,
+        ),
+        Check(
+            'C7',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('output_datatype')],
+            'The element type of output is the data type output_datatype names.',
+            when=lambda c: c.attr('output_datatype') in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 16],
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Multinomial'
@@ -17,7 +17,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', has_default=True, default=6),
+        AttrSig('dtype', 'int', has_default=True, default=6, values=(6, 7)),
         AttrSig('sample_size', 'int', has_default=True, default=1),
         AttrSig('seed', 'float'),
     ),
@@ -29,6 +29,18 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int32', 'int64')},
     checks=(
+        Check('C1', lambda c: c.rank('input') == 2, 'input must have rank 2: [batch_size, class_size].'),
+        Check('C2', lambda c: c.attr('sample_size') > 0, 'sample_size must be positive.'),
+        Check(
+            'C3',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('dtype')],
+            'The element type of output is the data type dtype names.',
+            when=lambda c: c.attr('dtype') in [6, 7],
+        ),
     ),
     rules=(
     ),
@@ -51,7 +63,7 @@ SIGNATURE_V7 = Signature(
     op=OP,
     version=7,
     attributes=(
-        AttrSig('dtype', 'int', has_default=True, default=6),
+        AttrSig('dtype', 'int', has_default=True, default=6, values=(6, 7)),
         AttrSig('sample_size', 'int', has_default=True, default=1),
         AttrSig('seed', 'float'),
     ),
@@ -63,6 +75,18 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T1': ('double', 'float', 'float16'), 'T2': ('int32', 'int64')},
     checks=(
+        Check('C1', lambda c: c.rank('input') == 2, 'input must have rank 2: [batch_size, class_size].'),
+        Check('C2', lambda c: c.attr('sample_size') > 0, 'sample_size must be positive.'),
+        Check(
+            'C3',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('dtype')],
+            'The element type of output is the data type dtype names.',
+            when=lambda c: c.attr('dtype') in [6, 7],
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RandomUniform'
@@ -17,7 +17,7 @@ SIGNATURE_V22 = Signature(
     op=OP,
     version=22,
     attributes=(
-        AttrSig('dtype', 'int', has_default=True, default=1),
+        AttrSig('dtype', 'int', has_default=True, default=1, values=(1, 10, 11, 16)),
         AttrSig('high', 'float', has_default=True, default=1.0),
         AttrSig('low', 'float', has_default=True, default=0.0),
         AttrSig('seed', 'float'),
@@ -30,6 +30,17 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: all((d >= 0 for d in c.attr('shape'))), 'Every entry of shape must be non-negative.'),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('dtype')],
+            'The element type of output is the data type dtype names.',
+            when=lambda c: c.attr('dtype') in [1, 10, 11, 16],
+        ),
     ),
     rules=(
     ),
@@ -52,7 +63,7 @@ SIGNATURE_V1 = Signature(
     op=OP,
     version=1,
     attributes=(
-        AttrSig('dtype', 'int', has_default=True, default=1),
+        AttrSig('dtype', 'int', has_default=True, default=1, values=(1, 10, 11)),
         AttrSig('high', 'float', has_default=True, default=1.0),
         AttrSig('low', 'float', has_default=True, default=0.0),
         AttrSig('seed', 'float'),
@@ -65,6 +76,17 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: all((d >= 0 for d in c.attr('shape'))), 'Every entry of shape must be non-negative.'),
+        Check(
+            'C2',
+            lambda c: c.dtype('output') == [
+                'undefined', 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+                'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', 'float8e4m3fnuz',
+                'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0', 'uint2', 'int2',
+            ][c.attr('dtype')],
+            'The element type of output is the data type dtype names.',
+            when=lambda c: c.attr('dtype') in [1, 10, 11],
+        ),
     ),
     rules=(
     ),

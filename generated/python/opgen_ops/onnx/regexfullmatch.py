@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RegexFullMatch'
@@ -27,6 +27,7 @@ SIGNATURE_V20 = Signature(
     ),
     type_constraints={'T1': ('string',), 'T2': ('bool',)},
     checks=(
+        Check('C1', lambda c: c.has('pattern'), 'pattern must be given.'),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.StringNormalizer'
@@ -17,8 +17,8 @@ SIGNATURE_V10 = Signature(
     op=OP,
     version=10,
     attributes=(
-        AttrSig('case_change_action', 'string', has_default=True, default='NONE'),
-        AttrSig('is_case_sensitive', 'int', has_default=True, default=0),
+        AttrSig('case_change_action', 'string', has_default=True, default='NONE', values=('LOWER', 'UPPER', 'NONE')),
+        AttrSig('is_case_sensitive', 'int', has_default=True, default=0, values=(0, 1)),
         AttrSig('locale', 'string'),
         AttrSig('stopwords', 'strings'),
     ),
@@ -30,6 +30,19 @@ SIGNATURE_V10 = Signature(
     ),
     type_constraints={},
     checks=(
+        Check('C1', lambda c: c.rank('X') in [1, 2], 'X must have rank 1 ([C]) or 2 ([1, C]).'),
+        Check(
+            'C2',
+            lambda c: c.rank('X') == 1 or c.shape('X')[0] == 1,
+            'A 2-D X must have exactly one row: shape [1, C].',
+            when=lambda c: c.rank('X') in [1, 2],
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('X')[-1] > 0,
+            'X must hold at least one string: C > 0.',
+            when=lambda c: c.rank('X') in [1, 2],
+        ),
     ),
     rules=(
     ),

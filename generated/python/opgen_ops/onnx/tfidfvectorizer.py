@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TfIdfVectorizer'
@@ -20,7 +20,7 @@ SIGNATURE_V9 = Signature(
         AttrSig('max_gram_length', 'int', required=True),
         AttrSig('max_skip_count', 'int', required=True),
         AttrSig('min_gram_length', 'int', required=True),
-        AttrSig('mode', 'string', required=True),
+        AttrSig('mode', 'string', required=True, values=('TF', 'IDF', 'TFIDF')),
         AttrSig('ngram_counts', 'ints', required=True),
         AttrSig('ngram_indexes', 'ints', required=True),
         AttrSig('pool_int64s', 'ints'),
@@ -35,6 +35,99 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T': ('int32', 'int64', 'string'), 'T1': ('float',)},
     checks=(
+        Check('C1', lambda c: c.rank('X') in [1, 2], 'X must have rank 1 ([C]) or 2 ([N, C]).'),
+        Check(
+            'C2',
+            lambda c: c.rank('X') == 1 or c.shape('X')[0] > 0,
+            'A 2-D X must have at least one row (N > 0).',
+            when=lambda c: c.rank('X') in [1, 2],
+        ),
+        Check('C3', lambda c: c.attr('min_gram_length') >= 1, 'min_gram_length must be at least 1.'),
+        Check(
+            'C4',
+            lambda c: c.attr('min_gram_length') <= c.attr('max_gram_length'),
+            'min_gram_length must not exceed max_gram_length.',
+        ),
+        Check('C5', lambda c: c.attr('max_skip_count') >= 0, 'max_skip_count must not be negative.'),
+        Check(
+            'C6',
+            lambda c: c.attr('max_gram_length') <= len(c.attr('ngram_counts')),
+            'ngram_counts must give a start for every n-gram length up to max_gram_length.',
+        ),
+        Check('C7', lambda c: len(c.attr('ngram_indexes')) > 0, 'ngram_indexes must not be empty.'),
+        Check(
+            'C8',
+            lambda c: all((i >= 0 for i in c.attr('ngram_indexes'))),
+            'Every entry of ngram_indexes must be non-negative.',
+        ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('weights')) == len(c.attr('ngram_indexes')),
+            'weights must have as many entries as ngram_indexes.',
+            when=lambda c: c.has('weights'),
+        ),
+        Check(
+            'C10',
+            lambda c: c.has('pool_int64s') != c.has('pool_strings'),
+            'Exactly one of pool_int64s and pool_strings must be given.',
+        ),
+        Check(
+            'C11',
+            lambda c: (len(c.attr('pool_int64s')) if c.has('pool_int64s') else len(c.attr('pool_strings'))) > 0,
+            'The pool must not be empty.',
+            when=lambda c: c.has('pool_int64s') != c.has('pool_strings'),
+        ),
+        Check(
+            'C12',
+            lambda c: all(
+                0 <= a <= b
+                for (a, b) in zip(
+                    c.attr('ngram_counts'),
+                    list(c.attr('ngram_counts')[1:]) + [
+                        len(c.attr('pool_int64s')) if c.has('pool_int64s') else len(c.attr('pool_strings')),
+                    ],
+                )
+            ),
+            "ngram_counts must be non-decreasing start offsets inside the pool (each between 0 and the pool's length).",
+            when=lambda c: (
+                c.has('pool_int64s') != c.has('pool_strings')
+                and (len(c.attr('pool_int64s')) if c.has('pool_int64s') else len(c.attr('pool_strings'))) > 0
+            ),
+        ),
+        Check(
+            'C13',
+            lambda c: all(
+                (b - a) % (n + 1) == 0
+                for (n, (a, b)) in enumerate(
+                    zip(
+                        c.attr('ngram_counts'),
+                        list(c.attr('ngram_counts')[1:]) + [
+                            len(c.attr('pool_int64s')) if c.has('pool_int64s') else len(c.attr('pool_strings')),
+                        ],
+                    ),
+                )
+            ),
+            'The section of the pool for n-grams must hold a whole number of n-grams (its length a multiple of n).',
+            when=lambda c: (
+                c.has('pool_int64s') != c.has('pool_strings')
+                and (len(c.attr('pool_int64s')) if c.has('pool_int64s') else len(c.attr('pool_strings'))) > 0
+                and all(
+                    0 <= a <= b
+                    for (a, b) in zip(
+                        c.attr('ngram_counts'),
+                        list(c.attr('ngram_counts')[1:]) + [
+                            len(c.attr('pool_int64s')) if c.has('pool_int64s') else len(c.attr('pool_strings')),
+                        ],
+                    )
+                )
+            ),
+        ),
+        Check(
+            'C14',
+            lambda c: c.dtype('X') == 'string' if c.has('pool_strings') else c.dtype('X') != 'string',
+            'X must be a string tensor when pool_strings is given and an integer tensor when pool_int64s is given.',
+            when=lambda c: c.has('pool_int64s') != c.has('pool_strings'),
+        ),
     ),
     rules=(
     ),
