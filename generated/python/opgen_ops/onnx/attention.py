@@ -171,11 +171,12 @@ SIGNATURE_V25 = Signature(
         ),
         Check(
             'C14',
-            lambda c: c.rank('attn_mask') >= 2 and c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
-            'attn_mask has at least two dimensions; its second-last one (query positions) is q_seq or 1.',
+            lambda c: c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
+            "attn_mask's second-last dimension (query positions), when it has one, is q_seq or 1 (broadcast).",
             when=lambda c: (
                 c.has('attn_mask')
-                and c.rank('Q') in (3, 4)
+                and c.rank('attn_mask') >= 2
+                and (c.rank('Q') in (3, 4))
                 and (c.rank('K') == c.rank('Q'))
                 and (c.rank('V') == c.rank('Q'))
             ),
@@ -191,7 +192,7 @@ SIGNATURE_V25 = Signature(
             'is padded with -inf.',
             when=lambda c: (
                 c.has('attn_mask')
-                and c.rank('attn_mask') >= 2
+                and c.rank('attn_mask') >= 1
                 and (c.rank('Q') in (3, 4))
                 and (c.rank('K') == c.rank('Q'))
                 and (c.rank('V') == c.rank('Q'))
@@ -453,11 +454,12 @@ SIGNATURE_V24 = Signature(
         ),
         Check(
             'C14',
-            lambda c: c.rank('attn_mask') >= 2 and c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
-            'attn_mask has at least two dimensions; its second-last one (query positions) is q_seq or 1.',
+            lambda c: c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
+            "attn_mask's second-last dimension (query positions), when it has one, is q_seq or 1 (broadcast).",
             when=lambda c: (
                 c.has('attn_mask')
-                and c.rank('Q') in (3, 4)
+                and c.rank('attn_mask') >= 2
+                and (c.rank('Q') in (3, 4))
                 and (c.rank('K') == c.rank('Q'))
                 and (c.rank('V') == c.rank('Q'))
             ),
@@ -473,7 +475,7 @@ SIGNATURE_V24 = Signature(
             'is padded with -inf.',
             when=lambda c: (
                 c.has('attn_mask')
-                and c.rank('attn_mask') >= 2
+                and c.rank('attn_mask') >= 1
                 and (c.rank('Q') in (3, 4))
                 and (c.rank('K') == c.rank('Q'))
                 and (c.rank('V') == c.rank('Q'))
@@ -728,11 +730,12 @@ SIGNATURE_V23 = Signature(
         ),
         Check(
             'C14',
-            lambda c: c.rank('attn_mask') >= 2 and c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
-            'attn_mask has at least two dimensions; its second-last one (query positions) is q_seq or 1.',
+            lambda c: c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
+            "attn_mask's second-last dimension (query positions), when it has one, is q_seq or 1 (broadcast).",
             when=lambda c: (
                 c.has('attn_mask')
-                and c.rank('Q') in (3, 4)
+                and c.rank('attn_mask') >= 2
+                and (c.rank('Q') in (3, 4))
                 and (c.rank('K') == c.rank('Q'))
                 and (c.rank('V') == c.rank('Q'))
             ),
@@ -747,7 +750,7 @@ SIGNATURE_V23 = Signature(
             "attn_mask's last dimension is the total sequence length (past_seq + kv_seq).",
             when=lambda c: (
                 c.has('attn_mask')
-                and c.rank('attn_mask') >= 2
+                and c.rank('attn_mask') >= 1
                 and (c.rank('Q') in (3, 4))
                 and (c.rank('K') == c.rank('Q'))
                 and (c.rank('V') == c.rank('Q'))

@@ -57,12 +57,6 @@ SIGNATURE_V17 = Signature(
             'frame_length is a constant).',
             when=lambda c: c.has('window') and c.has('frame_length') and (c.rank('window') == 1),
         ),
-        Check(
-            'C8',
-            lambda c: c.attr('onesided') == 0,
-            'A complex signal (last dimension 2) cannot give a one-sided output: onesided must be 0.',
-            when=lambda c: c.rank('signal') == 3 and c.shape('signal')[2] == 2,
-        ),
     ),
     rules=(
     ),
