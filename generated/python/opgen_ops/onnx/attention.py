@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Attention'
@@ -51,6 +51,165 @@ SIGNATURE_V25 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('Q') in (3, 4),
+            'Q is 3-D [batch, q_seq, q_hidden] or 4-D [batch, q_num_heads, q_seq, head_size].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('K') == c.rank('Q') and c.rank('V') == c.rank('Q'),
+            'K and V have the rank of Q (all 3-D or all 4-D).',
+            when=lambda c: c.rank('Q') in (3, 4),
+        ),
+        Check(
+            'C3',
+            lambda c: c.has('q_num_heads') and c.has('kv_num_heads'),
+            '3-D inputs need the q_num_heads and kv_num_heads attributes.',
+            when=lambda c: c.rank('Q') == 3,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('Q')[2] % c.attr('q_num_heads') == 0,
+            "With 3-D inputs, Q's hidden size is a multiple of q_num_heads.",
+            when=lambda c: c.rank('Q') == 3 and c.has('q_num_heads'),
+        ),
+        Check(
+            'C5',
+            lambda c: (c.shape('Q')[1] if c.rank('Q') == 4 else c.attr('q_num_heads')) % (
+                c.shape('K')[1]
+                if c.rank('K') == 4
+                else c.attr('kv_num_heads')
+            ) == 0,
+            'The number of query heads is a multiple of the number of key/value heads.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C6',
+            lambda c: c.shape('K')[0] == c.shape('Q')[0] and c.shape('V')[0] == c.shape('Q')[0],
+            'Q, K and V have the same batch size.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                (
+                    c.shape('K')[3]
+                    if c.rank('K') == 4
+                    else c.shape('K')[2] // c.attr('kv_num_heads')
+                ) == (c.shape('Q')[3] if c.rank('Q') == 4 else c.shape('Q')[2] // c.attr('q_num_heads'))
+                and (c.rank('K') == 4 or c.shape('K')[2] % c.attr('kv_num_heads') == 0)
+            ),
+            'K has the head size of Q (with 3-D inputs its hidden size is kv_num_heads * head_size).',
+            when=lambda c: (
+                c.rank('Q') in (3, 4)
+                and c.rank('K') == c.rank('Q')
+                and (c.rank('V') == c.rank('Q'))
+                and (c.rank('Q') == 4 or c.shape('Q')[2] % c.attr('q_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C8',
+            lambda c: (
+                c.shape('V')[1] == c.shape('K')[1]
+                if c.rank('V') == 4
+                else c.shape('V')[2] % c.attr('kv_num_heads') == 0
+            ),
+            'V has kv_num_heads heads, like K (with 3-D inputs its hidden size is a multiple of kv_num_heads).',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C9',
+            lambda c: c.shape('K')[c.rank('K') - 2] == c.shape('V')[c.rank('V') - 2],
+            'K and V have the same sequence length.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('qk_matmul_output_mode') in (0, 1, 2, 3),
+            'qk_matmul_output_mode is 0, 1, 2 or 3.',
+        ),
+        Check(
+            'C11',
+            lambda c: c.has('past_key') == c.has('past_value'),
+            'past_key and past_value are given together or not at all.',
+        ),
+        Check(
+            'C12',
+            lambda c: list(c.shape('past_key')) == [
+                c.shape('Q')[0],
+                c.shape('K')[1] if c.rank('K') == 4 else c.attr('kv_num_heads'),
+                c.shape('past_key')[2],
+                c.shape('K')[3] if c.rank('K') == 4 else c.shape('K')[2] // c.attr('kv_num_heads'),
+            ],
+            'past_key has shape [batch, kv_num_heads, past_seq, head_size].',
+            when=lambda c: (
+                c.has('past_key')
+                and c.rank('past_key') >= 3
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C13',
+            lambda c: list(c.shape('past_value')) == [
+                c.shape('Q')[0],
+                c.shape('K')[1] if c.rank('K') == 4 else c.attr('kv_num_heads'),
+                c.shape('past_key')[2],
+                c.shape('V')[3] if c.rank('V') == 4 else c.shape('V')[2] // c.attr('kv_num_heads'),
+            ],
+            "past_value has shape [batch, kv_num_heads, past_seq, v_head_size], past_seq being past_key's.",
+            when=lambda c: (
+                c.has('past_key')
+                and c.has('past_value')
+                and (c.rank('past_key') >= 3)
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
+            "attn_mask's second-last dimension (query positions), when it has one, is q_seq or 1 (broadcast).",
+            when=lambda c: (
+                c.has('attn_mask')
+                and c.rank('attn_mask') >= 2
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C15',
+            lambda c: c.shape('attn_mask')[-1] <= (
+                c.shape('past_key')[2]
+                if c.has('past_key')
+                else 0
+            ) + c.shape('K')[c.rank('K') - 2],
+            "attn_mask's last dimension is at most the total sequence length (past_seq + kv_seq); a shorter mask "
+            'is padded with -inf.',
+            when=lambda c: (
+                c.has('attn_mask')
+                and c.rank('attn_mask') >= 1
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C16',
+            lambda c: list(c.shape('nonpad_kv_seqlen')) == [c.shape('Q')[0]],
+            'nonpad_kv_seqlen, when given, is 1-D with one count per batch entry.',
+            when=lambda c: c.has('nonpad_kv_seqlen'),
+        ),
+        Check(
+            'C17',
+            lambda c: c.attr('softmax_precision') in (1, 10, 11, 16),
+            'softmax_precision, when given, is 1 (float), 10 (float16), 11 (double) or 16 (bfloat16).',
+            when=lambda c: c.has('softmax_precision'),
+        ),
     ),
     rules=(
     ),
@@ -175,6 +334,159 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('Q') in (3, 4),
+            'Q is 3-D [batch, q_seq, q_hidden] or 4-D [batch, q_num_heads, q_seq, head_size].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('K') == c.rank('Q') and c.rank('V') == c.rank('Q'),
+            'K and V have the rank of Q (all 3-D or all 4-D).',
+            when=lambda c: c.rank('Q') in (3, 4),
+        ),
+        Check(
+            'C3',
+            lambda c: c.has('q_num_heads') and c.has('kv_num_heads'),
+            '3-D inputs need the q_num_heads and kv_num_heads attributes.',
+            when=lambda c: c.rank('Q') == 3,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('Q')[2] % c.attr('q_num_heads') == 0,
+            "With 3-D inputs, Q's hidden size is a multiple of q_num_heads.",
+            when=lambda c: c.rank('Q') == 3 and c.has('q_num_heads'),
+        ),
+        Check(
+            'C5',
+            lambda c: (c.shape('Q')[1] if c.rank('Q') == 4 else c.attr('q_num_heads')) % (
+                c.shape('K')[1]
+                if c.rank('K') == 4
+                else c.attr('kv_num_heads')
+            ) == 0,
+            'The number of query heads is a multiple of the number of key/value heads.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C6',
+            lambda c: c.shape('K')[0] == c.shape('Q')[0] and c.shape('V')[0] == c.shape('Q')[0],
+            'Q, K and V have the same batch size.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                (
+                    c.shape('K')[3]
+                    if c.rank('K') == 4
+                    else c.shape('K')[2] // c.attr('kv_num_heads')
+                ) == (c.shape('Q')[3] if c.rank('Q') == 4 else c.shape('Q')[2] // c.attr('q_num_heads'))
+                and (c.rank('K') == 4 or c.shape('K')[2] % c.attr('kv_num_heads') == 0)
+            ),
+            'K has the head size of Q (with 3-D inputs its hidden size is kv_num_heads * head_size).',
+            when=lambda c: (
+                c.rank('Q') in (3, 4)
+                and c.rank('K') == c.rank('Q')
+                and (c.rank('V') == c.rank('Q'))
+                and (c.rank('Q') == 4 or c.shape('Q')[2] % c.attr('q_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C8',
+            lambda c: (
+                c.shape('V')[1] == c.shape('K')[1]
+                if c.rank('V') == 4
+                else c.shape('V')[2] % c.attr('kv_num_heads') == 0
+            ),
+            'V has kv_num_heads heads, like K (with 3-D inputs its hidden size is a multiple of kv_num_heads).',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C9',
+            lambda c: c.shape('K')[c.rank('K') - 2] == c.shape('V')[c.rank('V') - 2],
+            'K and V have the same sequence length.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('qk_matmul_output_mode') in (0, 1, 2, 3),
+            'qk_matmul_output_mode is 0, 1, 2 or 3.',
+        ),
+        Check(
+            'C11',
+            lambda c: c.has('past_key') == c.has('past_value'),
+            'past_key and past_value are given together or not at all.',
+        ),
+        Check(
+            'C12',
+            lambda c: list(c.shape('past_key')) == [
+                c.shape('Q')[0],
+                c.shape('K')[1] if c.rank('K') == 4 else c.attr('kv_num_heads'),
+                c.shape('past_key')[2],
+                c.shape('K')[3] if c.rank('K') == 4 else c.shape('K')[2] // c.attr('kv_num_heads'),
+            ],
+            'past_key has shape [batch, kv_num_heads, past_seq, head_size].',
+            when=lambda c: (
+                c.has('past_key')
+                and c.rank('past_key') >= 3
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C13',
+            lambda c: list(c.shape('past_value')) == [
+                c.shape('Q')[0],
+                c.shape('K')[1] if c.rank('K') == 4 else c.attr('kv_num_heads'),
+                c.shape('past_key')[2],
+                c.shape('V')[3] if c.rank('V') == 4 else c.shape('V')[2] // c.attr('kv_num_heads'),
+            ],
+            "past_value has shape [batch, kv_num_heads, past_seq, v_head_size], past_seq being past_key's.",
+            when=lambda c: (
+                c.has('past_key')
+                and c.has('past_value')
+                and (c.rank('past_key') >= 3)
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
+            "attn_mask's second-last dimension (query positions), when it has one, is q_seq or 1 (broadcast).",
+            when=lambda c: (
+                c.has('attn_mask')
+                and c.rank('attn_mask') >= 2
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C15',
+            lambda c: c.shape('attn_mask')[-1] <= (
+                c.shape('past_key')[2]
+                if c.has('past_key')
+                else 0
+            ) + c.shape('K')[c.rank('K') - 2],
+            "attn_mask's last dimension is at most the total sequence length (past_seq + kv_seq); a shorter mask "
+            'is padded with -inf.',
+            when=lambda c: (
+                c.has('attn_mask')
+                and c.rank('attn_mask') >= 1
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C16',
+            lambda c: list(c.shape('nonpad_kv_seqlen')) == [c.shape('Q')[0]],
+            'nonpad_kv_seqlen, when given, is 1-D with one count per batch entry.',
+            when=lambda c: c.has('nonpad_kv_seqlen'),
+        ),
     ),
     rules=(
     ),
@@ -298,6 +610,152 @@ SIGNATURE_V23 = Signature(
         ),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('Q') in (3, 4),
+            'Q is 3-D [batch, q_seq, q_hidden] or 4-D [batch, q_num_heads, q_seq, head_size].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('K') == c.rank('Q') and c.rank('V') == c.rank('Q'),
+            'K and V have the rank of Q (all 3-D or all 4-D).',
+            when=lambda c: c.rank('Q') in (3, 4),
+        ),
+        Check(
+            'C3',
+            lambda c: c.has('q_num_heads') and c.has('kv_num_heads'),
+            '3-D inputs need the q_num_heads and kv_num_heads attributes.',
+            when=lambda c: c.rank('Q') == 3,
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('Q')[2] % c.attr('q_num_heads') == 0,
+            "With 3-D inputs, Q's hidden size is a multiple of q_num_heads.",
+            when=lambda c: c.rank('Q') == 3 and c.has('q_num_heads'),
+        ),
+        Check(
+            'C5',
+            lambda c: (c.shape('Q')[1] if c.rank('Q') == 4 else c.attr('q_num_heads')) % (
+                c.shape('K')[1]
+                if c.rank('K') == 4
+                else c.attr('kv_num_heads')
+            ) == 0,
+            'The number of query heads is a multiple of the number of key/value heads.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C6',
+            lambda c: c.shape('K')[0] == c.shape('Q')[0] and c.shape('V')[0] == c.shape('Q')[0],
+            'Q, K and V have the same batch size.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C7',
+            lambda c: (
+                (
+                    c.shape('K')[3]
+                    if c.rank('K') == 4
+                    else c.shape('K')[2] // c.attr('kv_num_heads')
+                ) == (c.shape('Q')[3] if c.rank('Q') == 4 else c.shape('Q')[2] // c.attr('q_num_heads'))
+                and (c.rank('K') == 4 or c.shape('K')[2] % c.attr('kv_num_heads') == 0)
+            ),
+            'K has the head size of Q (with 3-D inputs its hidden size is kv_num_heads * head_size).',
+            when=lambda c: (
+                c.rank('Q') in (3, 4)
+                and c.rank('K') == c.rank('Q')
+                and (c.rank('V') == c.rank('Q'))
+                and (c.rank('Q') == 4 or c.shape('Q')[2] % c.attr('q_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C8',
+            lambda c: (
+                c.shape('V')[1] == c.shape('K')[1]
+                if c.rank('V') == 4
+                else c.shape('V')[2] % c.attr('kv_num_heads') == 0
+            ),
+            'V has kv_num_heads heads, like K (with 3-D inputs its hidden size is a multiple of kv_num_heads).',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C9',
+            lambda c: c.shape('K')[c.rank('K') - 2] == c.shape('V')[c.rank('V') - 2],
+            'K and V have the same sequence length.',
+            when=lambda c: c.rank('Q') in (3, 4) and c.rank('K') == c.rank('Q') and (c.rank('V') == c.rank('Q')),
+        ),
+        Check(
+            'C10',
+            lambda c: c.attr('qk_matmul_output_mode') in (0, 1, 2, 3),
+            'qk_matmul_output_mode is 0, 1, 2 or 3.',
+        ),
+        Check(
+            'C11',
+            lambda c: c.has('past_key') == c.has('past_value'),
+            'past_key and past_value are given together or not at all.',
+        ),
+        Check(
+            'C12',
+            lambda c: list(c.shape('past_key')) == [
+                c.shape('Q')[0],
+                c.shape('K')[1] if c.rank('K') == 4 else c.attr('kv_num_heads'),
+                c.shape('past_key')[2],
+                c.shape('K')[3] if c.rank('K') == 4 else c.shape('K')[2] // c.attr('kv_num_heads'),
+            ],
+            'past_key has shape [batch, kv_num_heads, past_seq, head_size].',
+            when=lambda c: (
+                c.has('past_key')
+                and c.rank('past_key') >= 3
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C13',
+            lambda c: list(c.shape('past_value')) == [
+                c.shape('Q')[0],
+                c.shape('K')[1] if c.rank('K') == 4 else c.attr('kv_num_heads'),
+                c.shape('past_key')[2],
+                c.shape('V')[3] if c.rank('V') == 4 else c.shape('V')[2] // c.attr('kv_num_heads'),
+            ],
+            "past_value has shape [batch, kv_num_heads, past_seq, v_head_size], past_seq being past_key's.",
+            when=lambda c: (
+                c.has('past_key')
+                and c.has('past_value')
+                and (c.rank('past_key') >= 3)
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C14',
+            lambda c: c.shape('attn_mask')[-2] in (1, c.shape('Q')[c.rank('Q') - 2]),
+            "attn_mask's second-last dimension (query positions), when it has one, is q_seq or 1 (broadcast).",
+            when=lambda c: (
+                c.has('attn_mask')
+                and c.rank('attn_mask') >= 2
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
+        Check(
+            'C15',
+            lambda c: c.shape('attn_mask')[-1] == (
+                c.shape('past_key')[2]
+                if c.has('past_key')
+                else 0
+            ) + c.shape('K')[c.rank('K') - 2],
+            "attn_mask's last dimension is the total sequence length (past_seq + kv_seq).",
+            when=lambda c: (
+                c.has('attn_mask')
+                and c.rank('attn_mask') >= 1
+                and (c.rank('Q') in (3, 4))
+                and (c.rank('K') == c.rank('Q'))
+                and (c.rank('V') == c.rank('Q'))
+            ),
+        ),
     ),
     rules=(
     ),

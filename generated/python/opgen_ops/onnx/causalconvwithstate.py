@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CausalConvWithState'
@@ -17,7 +17,7 @@ SIGNATURE_V27 = Signature(
     op=OP,
     version=27,
     attributes=(
-        AttrSig('activation', 'string', has_default=True, default='none'),
+        AttrSig('activation', 'string', has_default=True, default='none', values=('silu', 'swish', 'none')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -31,6 +31,31 @@ SIGNATURE_V27 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'float', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('input') == 3, 'input is 3-D: [batch_size, channels, length].'),
+        Check(
+            'C2',
+            lambda c: (
+                c.rank('weight') == 3
+                and c.shape('weight')[0] == c.shape('input')[1]
+                and (c.shape('weight')[1] == 1)
+            ),
+            'weight has shape [channels, 1, k] (one kernel per channel).',
+            when=lambda c: c.rank('input') == 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('bias')) == [c.shape('input')[1]],
+            'bias, when given, is 1-D with one value per channel.',
+            when=lambda c: c.has('bias') and c.rank('input') == 3,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('past_state')) == [
+                c.shape('input')[0], c.shape('input')[1], c.shape('weight')[2] - 1
+            ],
+            'past_state, when given, has shape [batch_size, channels, k - 1].',
+            when=lambda c: c.has('past_state') and c.rank('input') == 3 and (c.rank('weight') == 3),
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CenterCropPad'
@@ -34,6 +34,29 @@ SIGNATURE_V18 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('input_data') <= a < c.rank('input_data') for a in c.attr('axes'))),
+            'Every axis lies in [-r, r-1], r being the rank of input_data.',
+            when=lambda c: c.has('axes'),
+        ),
+        Check(
+            'C2',
+            lambda c: len(set((a % c.rank('input_data') for a in c.attr('axes')))) == len(c.attr('axes')),
+            'No axis is named twice (ONNX leaves a repeated axis undefined).',
+            when=lambda c: (
+                c.has('axes')
+                and all((-c.rank('input_data') <= a < c.rank('input_data') for a in c.attr('axes')))
+            ),
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.rank('shape') == 1
+                and c.shape('shape')[0] == (len(c.attr('axes')) if c.has('axes') else c.rank('input_data'))
+            ),
+            'shape is 1-D with one size per entry of axes (per dimension of input_data when axes is absent).',
+        ),
     ),
     rules=(
     ),

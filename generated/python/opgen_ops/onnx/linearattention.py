@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LinearAttention'
@@ -21,7 +21,13 @@ SIGNATURE_V27 = Signature(
         AttrSig('kv_num_heads', 'int', required=True),
         AttrSig('q_num_heads', 'int', required=True),
         AttrSig('scale', 'float', has_default=True, default=0.0),
-        AttrSig('update_rule', 'string', has_default=True, default='gated_delta'),
+        AttrSig(
+            'update_rule',
+            'string',
+            has_default=True,
+            default='gated_delta',
+            values=('linear', 'gated', 'delta', 'gated_delta'),
+        ),
     ),
     inputs=(
         ParamSig('query', 'T', 'single', homogeneous=True, min_arity=0),
@@ -37,6 +43,123 @@ SIGNATURE_V27 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'float', 'float16'), 'S': ('bfloat16', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('query') == 3 and c.rank('key') == 3 and (c.rank('value') == 3),
+            'query, key and value are 3-D: [batch, T, heads * head_size].',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                c.attr('q_num_heads') > 0
+                and c.attr('kv_num_heads') > 0
+                and (c.attr('q_num_heads') % c.attr('kv_num_heads') == 0)
+            ),
+            'q_num_heads and kv_num_heads are positive, q_num_heads a multiple of kv_num_heads.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.shape('key')[:2] == c.shape('query')[:2] and c.shape('value')[:2] == c.shape('query')[:2],
+            'query, key and value have the same batch size and sequence length T.',
+            when=lambda c: c.rank('query') == 3 and c.rank('key') == 3 and (c.rank('value') == 3),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.shape('key')[2] % c.attr('kv_num_heads') == 0
+                and c.shape('query')[2] == c.attr('q_num_heads') * (c.shape('key')[2] // c.attr('kv_num_heads'))
+            ),
+            "key's last dimension is kv_num_heads * d_k and query's q_num_heads * d_k (same head size d_k).",
+            when=lambda c: (
+                c.rank('query') == 3
+                and c.rank('key') == 3
+                and (c.rank('value') == 3)
+                and (c.attr('q_num_heads') > 0)
+                and (c.attr('kv_num_heads') > 0)
+                and (c.attr('q_num_heads') % c.attr('kv_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: c.shape('value')[2] % c.attr('kv_num_heads') == 0,
+            "value's last dimension is kv_num_heads * d_v.",
+            when=lambda c: (
+                c.rank('query') == 3
+                and c.rank('key') == 3
+                and (c.rank('value') == 3)
+                and (c.attr('q_num_heads') > 0)
+                and (c.attr('kv_num_heads') > 0)
+                and (c.attr('q_num_heads') % c.attr('kv_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('past_state')) == [
+                c.shape('query')[0],
+                c.attr('kv_num_heads'),
+                c.shape('key')[2] // c.attr('kv_num_heads'),
+                c.shape('value')[2] // c.attr('kv_num_heads'),
+            ],
+            'past_state, when given, has shape [batch, kv_num_heads, d_k, d_v].',
+            when=lambda c: (
+                c.has('past_state')
+                and c.rank('query') == 3
+                and (c.rank('key') == 3)
+                and (c.rank('value') == 3)
+                and (c.attr('q_num_heads') > 0)
+                and (c.attr('kv_num_heads') > 0)
+                and (c.attr('q_num_heads') % c.attr('kv_num_heads') == 0)
+                and (c.shape('key')[2] % c.attr('kv_num_heads') == 0)
+                and (c.shape('value')[2] % c.attr('kv_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C7',
+            lambda c: c.has('decay'),
+            'The gated and gated_delta rules need the decay input.',
+            when=lambda c: c.attr('update_rule') in ('gated', 'gated_delta'),
+        ),
+        Check(
+            'C8',
+            lambda c: c.has('beta'),
+            'The delta and gated_delta rules need the beta input.',
+            when=lambda c: c.attr('update_rule') in ('delta', 'gated_delta'),
+        ),
+        Check(
+            'C9',
+            lambda c: list(c.shape('decay')) in (
+                [c.shape('query')[0], c.shape('query')[1], c.shape('key')[2]],
+                [c.shape('query')[0], c.shape('query')[1], c.attr('kv_num_heads')],
+            ),
+            'decay, when given, has shape [batch, T, kv_num_heads * d_k] (per key dimension) or [batch, T, '
+            'kv_num_heads] (per head).',
+            when=lambda c: (
+                c.has('decay')
+                and c.rank('query') == 3
+                and (c.rank('key') == 3)
+                and (c.rank('value') == 3)
+                and (c.attr('q_num_heads') > 0)
+                and (c.attr('kv_num_heads') > 0)
+                and (c.attr('q_num_heads') % c.attr('kv_num_heads') == 0)
+            ),
+        ),
+        Check(
+            'C10',
+            lambda c: list(c.shape('beta')) in (
+                [c.shape('query')[0], c.shape('query')[1], c.attr('kv_num_heads')],
+                [c.shape('query')[0], c.shape('query')[1], 1],
+            ),
+            'beta, when given, has shape [batch, T, kv_num_heads] or [batch, T, 1].',
+            when=lambda c: (
+                c.has('beta')
+                and c.rank('query') == 3
+                and (c.rank('key') == 3)
+                and (c.rank('value') == 3)
+                and (c.attr('q_num_heads') > 0)
+                and (c.attr('kv_num_heads') > 0)
+                and (c.attr('q_num_heads') % c.attr('kv_num_heads') == 0)
+            ),
+        ),
     ),
     rules=(
     ),

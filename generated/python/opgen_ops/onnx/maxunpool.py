@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxUnpool'
@@ -31,6 +31,34 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape has one entry per spatial axis of X (rank(X) - 2).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('strides')) == len(c.attr('kernel_shape')),
+            'strides, when given, has one entry per spatial axis.',
+            when=lambda c: c.has('strides') and len(c.attr('kernel_shape')) == c.rank('X') - 2,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('pads')) == 2 * len(c.attr('kernel_shape')),
+            'pads, when given, has a begin and an end value per spatial axis.',
+            when=lambda c: c.has('pads') and len(c.attr('kernel_shape')) == c.rank('X') - 2,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('I')) == list(c.shape('X')),
+            'I has the shape of X (one index per pooled value).',
+        ),
+        Check(
+            'C5',
+            lambda c: c.rank('output_shape') == 1 and c.shape('output_shape')[0] == c.rank('X'),
+            'output_shape, when given, is 1-D with one entry per dimension of X.',
+            when=lambda c: c.has('output_shape'),
+        ),
     ),
     rules=(
     ),
@@ -84,6 +112,34 @@ SIGNATURE_V11 = Signature(
     ),
     type_constraints={'T1': ('double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape has one entry per spatial axis of X (rank(X) - 2).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('strides')) == len(c.attr('kernel_shape')),
+            'strides, when given, has one entry per spatial axis.',
+            when=lambda c: c.has('strides') and len(c.attr('kernel_shape')) == c.rank('X') - 2,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('pads')) == 2 * len(c.attr('kernel_shape')),
+            'pads, when given, has a begin and an end value per spatial axis.',
+            when=lambda c: c.has('pads') and len(c.attr('kernel_shape')) == c.rank('X') - 2,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('I')) == list(c.shape('X')),
+            'I has the shape of X (one index per pooled value).',
+        ),
+        Check(
+            'C5',
+            lambda c: c.rank('output_shape') == 1 and c.shape('output_shape')[0] == c.rank('X'),
+            'output_shape, when given, is 1-D with one entry per dimension of X.',
+            when=lambda c: c.has('output_shape'),
+        ),
     ),
     rules=(
     ),
@@ -137,6 +193,34 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T1': ('double', 'float', 'float16'), 'T2': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: len(c.attr('kernel_shape')) == c.rank('X') - 2,
+            'kernel_shape has one entry per spatial axis of X (rank(X) - 2).',
+        ),
+        Check(
+            'C2',
+            lambda c: len(c.attr('strides')) == len(c.attr('kernel_shape')),
+            'strides, when given, has one entry per spatial axis.',
+            when=lambda c: c.has('strides') and len(c.attr('kernel_shape')) == c.rank('X') - 2,
+        ),
+        Check(
+            'C3',
+            lambda c: len(c.attr('pads')) == 2 * len(c.attr('kernel_shape')),
+            'pads, when given, has a begin and an end value per spatial axis.',
+            when=lambda c: c.has('pads') and len(c.attr('kernel_shape')) == c.rank('X') - 2,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('I')) == list(c.shape('X')),
+            'I has the shape of X (one index per pooled value).',
+        ),
+        Check(
+            'C5',
+            lambda c: c.rank('output_shape') == 1 and c.shape('output_shape')[0] == c.rank('X'),
+            'output_shape, when given, is 1-D with one entry per dimension of X.',
+            when=lambda c: c.has('output_shape'),
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MeanVarianceNormalization'
@@ -27,6 +27,11 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+            'Every axis lies in [-r, r-1], r being the rank of X.',
+        ),
     ),
     rules=(
     ),
@@ -59,6 +64,11 @@ SIGNATURE_V9 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((-c.rank('X') <= a < c.rank('X') for a in c.attr('axes'))),
+            'Every axis lies in [-r, r-1], r being the rank of X.',
+        ),
     ),
     rules=(
     ),

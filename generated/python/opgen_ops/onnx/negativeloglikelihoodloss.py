@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.NegativeLogLikelihoodLoss'
@@ -18,7 +18,7 @@ SIGNATURE_V22 = Signature(
     version=22,
     attributes=(
         AttrSig('ignore_index', 'int'),
-        AttrSig('reduction', 'string', has_default=True, default='mean'),
+        AttrSig('reduction', 'string', has_default=True, default='mean', values=('none', 'sum', 'mean')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -30,6 +30,29 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'Tind': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 2,
+            'input has at least two dimensions: [N, C] or [N, C, d1, ..., dk].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('target') == c.rank('input') - 1,
+            'target has one dimension fewer than input (no class axis).',
+            when=lambda c: c.rank('input') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('target')) == [c.shape('input')[0]] + list(c.shape('input')[2:]),
+            'target has the shape of input without its class axis: [N, d1, ..., dk].',
+            when=lambda c: c.rank('input') >= 2 and c.rank('target') == c.rank('input') - 1,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('weight')) == [c.shape('input')[1]],
+            'weight, when given, is 1-D with one weight per class (C entries).',
+            when=lambda c: c.has('weight') and c.rank('input') >= 2,
+        ),
     ),
     rules=(
     ),
@@ -57,7 +80,7 @@ SIGNATURE_V13 = Signature(
     version=13,
     attributes=(
         AttrSig('ignore_index', 'int'),
-        AttrSig('reduction', 'string', has_default=True, default='mean'),
+        AttrSig('reduction', 'string', has_default=True, default='mean', values=('none', 'sum', 'mean')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -69,6 +92,29 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'Tind': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 2,
+            'input has at least two dimensions: [N, C] or [N, C, d1, ..., dk].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('target') == c.rank('input') - 1,
+            'target has one dimension fewer than input (no class axis).',
+            when=lambda c: c.rank('input') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('target')) == [c.shape('input')[0]] + list(c.shape('input')[2:]),
+            'target has the shape of input without its class axis: [N, d1, ..., dk].',
+            when=lambda c: c.rank('input') >= 2 and c.rank('target') == c.rank('input') - 1,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('weight')) == [c.shape('input')[1]],
+            'weight, when given, is 1-D with one weight per class (C entries).',
+            when=lambda c: c.has('weight') and c.rank('input') >= 2,
+        ),
     ),
     rules=(
     ),
@@ -96,7 +142,7 @@ SIGNATURE_V12 = Signature(
     version=12,
     attributes=(
         AttrSig('ignore_index', 'int'),
-        AttrSig('reduction', 'string', has_default=True, default='mean'),
+        AttrSig('reduction', 'string', has_default=True, default='mean', values=('none', 'sum', 'mean')),
     ),
     inputs=(
         ParamSig('input', 'T', 'single', homogeneous=True, min_arity=0),
@@ -108,6 +154,29 @@ SIGNATURE_V12 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'Tind': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('input') >= 2,
+            'input has at least two dimensions: [N, C] or [N, C, d1, ..., dk].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('target') == c.rank('input') - 1,
+            'target has one dimension fewer than input (no class axis).',
+            when=lambda c: c.rank('input') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('target')) == [c.shape('input')[0]] + list(c.shape('input')[2:]),
+            'target has the shape of input without its class axis: [N, d1, ..., dk].',
+            when=lambda c: c.rank('input') >= 2 and c.rank('target') == c.rank('input') - 1,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('weight')) == [c.shape('input')[1]],
+            'weight, when given, is 1-D with one weight per class (C entries).',
+            when=lambda c: c.has('weight') and c.rank('input') >= 2,
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RNN'
@@ -19,9 +19,20 @@ SIGNATURE_V22 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig(
+            'activations',
+            'strings',
+            has_default=True,
+            default=['Tanh', 'Tanh'],
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('layout', 'int', has_default=True, default=0),
     ),
@@ -39,6 +50,71 @@ SIGNATURE_V22 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') == 3,
+            'X is 3-D: [seq_length, batch_size, input_size] (batch first when layout = 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.shape('X')[2],
+            ],
+            'W has shape [num_directions, hidden_size, input_size], input_size being the last dimension of X.',
+            when=lambda c: c.rank('X') == 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+            ],
+            'R has shape [num_directions, hidden_size, hidden_size].',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                2 * (c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2]),
+            ],
+            'B, when given, has shape [num_directions, 2*hidden_size] (input and recurrent biases).',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C5',
+            lambda c: list(c.shape('sequence_lens')) == [c.shape('X')[0] if c.attr('layout') == 1 else c.shape('X')[1]],
+            'sequence_lens, when given, is 1-D with one length per batch entry.',
+            when=lambda c: c.has('sequence_lens') and c.rank('X') == 3,
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('initial_h')) == (
+                [
+                    c.shape('X')[0] if c.attr('layout') == 1 else c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                ]
+                if c.attr('layout') == 1
+                else [
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[0] if c.attr('layout') == 1 else c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                ]
+            ),
+            'initial_h, when given, has the shape of Y_h: [num_directions, batch_size, hidden_size] ([batch_size, '
+            'num_directions, hidden_size] when layout = 1).',
+            when=lambda c: c.has('initial_h') and c.rank('X') == 3,
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('activations')) == (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations, when given, names one function per direction (two when bidirectional).',
+            when=lambda c: c.has('activations'),
+        ),
+        Check('C8', lambda c: c.attr('layout') in (0, 1), 'layout is 0 (time-major) or 1 (batch-major).'),
     ),
     rules=(
     ),
@@ -102,9 +178,20 @@ SIGNATURE_V14 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig(
+            'activations',
+            'strings',
+            has_default=True,
+            default=['Tanh', 'Tanh'],
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('layout', 'int', has_default=True, default=0),
     ),
@@ -122,6 +209,71 @@ SIGNATURE_V14 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') == 3,
+            'X is 3-D: [seq_length, batch_size, input_size] (batch first when layout = 1).',
+        ),
+        Check(
+            'C2',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.shape('X')[2],
+            ],
+            'W has shape [num_directions, hidden_size, input_size], input_size being the last dimension of X.',
+            when=lambda c: c.rank('X') == 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+            ],
+            'R has shape [num_directions, hidden_size, hidden_size].',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                2 * (c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2]),
+            ],
+            'B, when given, has shape [num_directions, 2*hidden_size] (input and recurrent biases).',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C5',
+            lambda c: list(c.shape('sequence_lens')) == [c.shape('X')[0] if c.attr('layout') == 1 else c.shape('X')[1]],
+            'sequence_lens, when given, is 1-D with one length per batch entry.',
+            when=lambda c: c.has('sequence_lens') and c.rank('X') == 3,
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('initial_h')) == (
+                [
+                    c.shape('X')[0] if c.attr('layout') == 1 else c.shape('X')[1],
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                ]
+                if c.attr('layout') == 1
+                else [
+                    2 if c.attr('direction') == 'bidirectional' else 1,
+                    c.shape('X')[0] if c.attr('layout') == 1 else c.shape('X')[1],
+                    c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                ]
+            ),
+            'initial_h, when given, has the shape of Y_h: [num_directions, batch_size, hidden_size] ([batch_size, '
+            'num_directions, hidden_size] when layout = 1).',
+            when=lambda c: c.has('initial_h') and c.rank('X') == 3,
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('activations')) == (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations, when given, names one function per direction (two when bidirectional).',
+            when=lambda c: c.has('activations'),
+        ),
+        Check('C8', lambda c: c.attr('layout') in (0, 1), 'layout is 0 (time-major) or 1 (batch-major).'),
     ),
     rules=(
     ),
@@ -185,9 +337,20 @@ SIGNATURE_V7 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig(
+            'activations',
+            'strings',
+            has_default=True,
+            default=['Tanh', 'Tanh'],
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
     ),
     inputs=(
@@ -204,6 +367,57 @@ SIGNATURE_V7 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 3, 'X is 3-D: [seq_length, batch_size, input_size].'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.shape('X')[2],
+            ],
+            'W has shape [num_directions, hidden_size, input_size], input_size being the last dimension of X.',
+            when=lambda c: c.rank('X') == 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+            ],
+            'R has shape [num_directions, hidden_size, hidden_size].',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                2 * (c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2]),
+            ],
+            'B, when given, has shape [num_directions, 2*hidden_size] (input and recurrent biases).',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C5',
+            lambda c: list(c.shape('sequence_lens')) == [c.shape('X')[1]],
+            'sequence_lens, when given, is 1-D with one length per batch entry.',
+            when=lambda c: c.has('sequence_lens') and c.rank('X') == 3,
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('initial_h')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+            ],
+            'initial_h, when given, has the shape of Y_h: [num_directions, batch_size, hidden_size].',
+            when=lambda c: c.has('initial_h') and c.rank('X') == 3,
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('activations')) == (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations, when given, names one function per direction (two when bidirectional).',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),
@@ -248,9 +462,20 @@ SIGNATURE_V1 = Signature(
     attributes=(
         AttrSig('activation_alpha', 'floats'),
         AttrSig('activation_beta', 'floats'),
-        AttrSig('activations', 'strings', has_default=True, default=['Tanh', 'Tanh']),
+        AttrSig(
+            'activations',
+            'strings',
+            has_default=True,
+            default=['Tanh', 'Tanh'],
+            values=(
+                'Relu', 'Tanh', 'Sigmoid', 'Affine', 'LeakyRelu', 'ThresholdedRelu', 'ScaledTanh', 'HardSigmoid', 'Elu',
+                'Softsign', 'Softplus',
+            ),
+        ),
         AttrSig('clip', 'float'),
-        AttrSig('direction', 'string', has_default=True, default='forward'),
+        AttrSig(
+            'direction', 'string', has_default=True, default='forward', values=('forward', 'reverse', 'bidirectional')
+        ),
         AttrSig('hidden_size', 'int'),
         AttrSig('output_sequence', 'int', has_default=True, default=0),
     ),
@@ -268,6 +493,57 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check('C1', lambda c: c.rank('X') == 3, 'X is 3-D: [seq_length, batch_size, input_size].'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('W')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.shape('X')[2],
+            ],
+            'W has shape [num_directions, hidden_size, input_size], input_size being the last dimension of X.',
+            when=lambda c: c.rank('X') == 3,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('R')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+            ],
+            'R has shape [num_directions, hidden_size, hidden_size].',
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('B')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                2 * (c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2]),
+            ],
+            'B, when given, has shape [num_directions, 2*hidden_size] (input and recurrent biases).',
+            when=lambda c: c.has('B'),
+        ),
+        Check(
+            'C5',
+            lambda c: list(c.shape('sequence_lens')) == [c.shape('X')[1]],
+            'sequence_lens, when given, is 1-D with one length per batch entry.',
+            when=lambda c: c.has('sequence_lens') and c.rank('X') == 3,
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('initial_h')) == [
+                2 if c.attr('direction') == 'bidirectional' else 1,
+                c.shape('X')[1],
+                c.attr('hidden_size') if c.has('hidden_size') else c.shape('R')[2],
+            ],
+            'initial_h, when given, has the shape of Y_h: [num_directions, batch_size, hidden_size].',
+            when=lambda c: c.has('initial_h') and c.rank('X') == 3,
+        ),
+        Check(
+            'C7',
+            lambda c: len(c.attr('activations')) == (2 if c.attr('direction') == 'bidirectional' else 1),
+            'activations, when given, names one function per direction (two when bidirectional).',
+            when=lambda c: c.has('activations'),
+        ),
     ),
     rules=(
     ),

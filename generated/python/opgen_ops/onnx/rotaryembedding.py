@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RotaryEmbedding'
@@ -32,6 +32,84 @@ SIGNATURE_V23 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'float', 'float16'), 'M': ('int64',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('X') in (3, 4),
+            'X is 4-D [batch, num_heads, seq, head_size] or 3-D [batch, seq, hidden_size].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.has('num_heads') and c.attr('num_heads') > 0,
+            'A 3-D X needs a positive num_heads attribute.',
+            when=lambda c: c.rank('X') == 3,
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                c.shape('X')[c.rank('X') - 1] % (1 if c.rank('X') == 4 else c.attr('num_heads')) == 0
+                and (c.shape('X')[3] if c.rank('X') == 4 else c.shape('X')[2] // c.attr('num_heads')) % 2 == 0
+            ),
+            "The head size is even (a 3-D X's hidden size is num_heads times an even head size).",
+            when=lambda c: c.rank('X') in (3, 4) and (c.rank('X') == 4 or c.has('num_heads')),
+        ),
+        Check(
+            'C4',
+            lambda c: (
+                c.attr('rotary_embedding_dim') <= (
+                    c.shape('X')[3]
+                    if c.rank('X') == 4
+                    else c.shape('X')[2] // c.attr('num_heads')
+                )
+                and c.attr('rotary_embedding_dim') % 2 == 0
+            ),
+            'rotary_embedding_dim, when set, is even and at most the head size.',
+            when=lambda c: (
+                c.attr('rotary_embedding_dim') > 0
+                and c.rank('X') in (3, 4)
+                and (c.rank('X') == 4 or c.has('num_heads'))
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: c.rank('cos_cache') == (2 if c.has('position_ids') else 3),
+            'cos_cache is 2-D [max_position, rotary_dim / 2] with position_ids, 3-D [batch, seq, rotary_dim / 2] '
+            'without.',
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('sin_cache')) == list(c.shape('cos_cache')),
+            'sin_cache has the shape of cos_cache.',
+        ),
+        Check(
+            'C7',
+            lambda c: c.shape('cos_cache')[-1] == (
+                c.attr('rotary_embedding_dim')
+                if c.attr('rotary_embedding_dim') > 0
+                else c.shape('X')[3] if c.rank('X') == 4 else c.shape('X')[2] // c.attr('num_heads')
+            ) // 2,
+            "The caches' last dimension is half the rotated size (rotary_dim / 2).",
+            when=lambda c: (
+                c.rank('X') in (3, 4)
+                and (c.rank('X') == 4 or c.has('num_heads'))
+                and (c.rank('cos_cache') >= 1)
+            ),
+        ),
+        Check(
+            'C8',
+            lambda c: list(c.shape('position_ids')) == [
+                c.shape('X')[0], c.shape('X')[2] if c.rank('X') == 4 else c.shape('X')[1]
+            ],
+            'position_ids, when given, has shape [batch, seq].',
+            when=lambda c: c.has('position_ids') and c.rank('X') in (3, 4),
+        ),
+        Check(
+            'C9',
+            lambda c: list(c.shape('cos_cache')[:2]) == [
+                c.shape('X')[0], c.shape('X')[2] if c.rank('X') == 4 else c.shape('X')[1]
+            ],
+            'Without position_ids the caches start with [batch, seq].',
+            when=lambda c: not c.has('position_ids') and c.rank('X') in (3, 4) and (c.rank('cos_cache') == 3),
+        ),
     ),
     rules=(
     ),

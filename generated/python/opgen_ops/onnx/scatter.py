@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Scatter'
@@ -36,6 +36,17 @@ SIGNATURE_V11 = Signature(
     },
     deprecated=True,
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the rank of data.'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')),
+            'updates has the shape of indices.',
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),
@@ -76,6 +87,17 @@ SIGNATURE_V9 = Signature(
         'Tind': ('int32', 'int64'),
     },
     checks=(
+        Check('C1', lambda c: c.rank('indices') == c.rank('data'), 'indices has the rank of data.'),
+        Check(
+            'C2',
+            lambda c: list(c.shape('updates')) == list(c.shape('indices')),
+            'updates has the shape of indices.',
+        ),
+        Check(
+            'C3',
+            lambda c: -c.rank('data') <= c.attr('axis') < c.rank('data'),
+            'axis lies in [-r, r-1], r being the rank of data.',
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SoftmaxCrossEntropyLoss'
@@ -18,7 +18,7 @@ SIGNATURE_V13 = Signature(
     version=13,
     attributes=(
         AttrSig('ignore_index', 'int'),
-        AttrSig('reduction', 'string', has_default=True, default='mean'),
+        AttrSig('reduction', 'string', has_default=True, default='mean', values=('none', 'sum', 'mean')),
     ),
     inputs=(
         ParamSig('scores', 'T', 'single', homogeneous=True, min_arity=0),
@@ -31,6 +31,29 @@ SIGNATURE_V13 = Signature(
     ),
     type_constraints={'T': ('bfloat16', 'double', 'float', 'float16'), 'Tind': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('scores') >= 2,
+            'scores has at least two dimensions: [N, C] or [N, C, d1, ..., dk].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('labels') == c.rank('scores') - 1,
+            'labels has one dimension fewer than scores (no class axis).',
+            when=lambda c: c.rank('scores') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('labels')) == [c.shape('scores')[0]] + list(c.shape('scores')[2:]),
+            'labels has the shape of scores without its class axis: [N, d1, ..., dk].',
+            when=lambda c: c.rank('scores') >= 2 and c.rank('labels') == c.rank('scores') - 1,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('weights')) == [c.shape('scores')[1]],
+            'weights, when given, is 1-D with one weight per class (C entries).',
+            when=lambda c: c.has('weights') and c.rank('scores') >= 2,
+        ),
     ),
     rules=(
     ),
@@ -59,7 +82,7 @@ SIGNATURE_V12 = Signature(
     version=12,
     attributes=(
         AttrSig('ignore_index', 'int'),
-        AttrSig('reduction', 'string', has_default=True, default='mean'),
+        AttrSig('reduction', 'string', has_default=True, default='mean', values=('none', 'sum', 'mean')),
     ),
     inputs=(
         ParamSig('scores', 'T', 'single', homogeneous=True, min_arity=0),
@@ -72,6 +95,29 @@ SIGNATURE_V12 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16'), 'Tind': ('int32', 'int64')},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.rank('scores') >= 2,
+            'scores has at least two dimensions: [N, C] or [N, C, d1, ..., dk].',
+        ),
+        Check(
+            'C2',
+            lambda c: c.rank('labels') == c.rank('scores') - 1,
+            'labels has one dimension fewer than scores (no class axis).',
+            when=lambda c: c.rank('scores') >= 2,
+        ),
+        Check(
+            'C3',
+            lambda c: list(c.shape('labels')) == [c.shape('scores')[0]] + list(c.shape('scores')[2:]),
+            'labels has the shape of scores without its class axis: [N, d1, ..., dk].',
+            when=lambda c: c.rank('scores') >= 2 and c.rank('labels') == c.rank('scores') - 1,
+        ),
+        Check(
+            'C4',
+            lambda c: list(c.shape('weights')) == [c.shape('scores')[1]],
+            'weights, when given, is 1-D with one weight per class (C entries).',
+            when=lambda c: c.has('weights') and c.rank('scores') >= 2,
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.STFT'
@@ -30,6 +30,33 @@ SIGNATURE_V17 = Signature(
     ),
     type_constraints={'T1': ('bfloat16', 'double', 'float', 'float16'), 'T2': ('int32', 'int64')},
     checks=(
+        Check('C1', lambda c: c.rank('signal') == 3, 'signal is 3-D: [batch_size, signal_length, 1 or 2].'),
+        Check(
+            'C2',
+            lambda c: c.shape('signal')[2] in (1, 2),
+            "signal's last dimension is 1 (real) or 2 (complex: real and imaginary parts).",
+            when=lambda c: c.rank('signal') == 3,
+        ),
+        Check('C3', lambda c: c.rank('frame_step') == 0, 'frame_step is a scalar.'),
+        Check(
+            'C4',
+            lambda c: all((v > 0 for v in c.values('frame_step'))),
+            'frame_step is positive (checked when it is a constant).',
+        ),
+        Check('C5', lambda c: c.rank('window') == 1, 'window, when given, is 1-D.', when=lambda c: c.has('window')),
+        Check(
+            'C6',
+            lambda c: c.rank('frame_length') == 0,
+            'frame_length, when given, is a scalar.',
+            when=lambda c: c.has('frame_length'),
+        ),
+        Check(
+            'C7',
+            lambda c: c.shape('window')[0] == c.values('frame_length')[0],
+            'When both window and frame_length are given, the window is frame_length long (checked when '
+            'frame_length is a constant).',
+            when=lambda c: c.has('window') and c.has('frame_length') and (c.rank('window') == 1),
+        ),
     ),
     rules=(
     ),

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TensorScatter'
@@ -18,7 +18,7 @@ SIGNATURE_V24 = Signature(
     version=24,
     attributes=(
         AttrSig('axis', 'int', has_default=True, default=-2),
-        AttrSig('mode', 'string', has_default=True, default='linear'),
+        AttrSig('mode', 'string', has_default=True, default='linear', values=('linear', 'circular')),
     ),
     inputs=(
         ParamSig('past_cache', 'T', 'single', homogeneous=True, min_arity=0),
@@ -36,6 +36,49 @@ SIGNATURE_V24 = Signature(
         ),
     },
     checks=(
+        Check('C1', lambda c: c.rank('update') == c.rank('past_cache'), 'update has the rank of past_cache.'),
+        Check(
+            'C2',
+            lambda c: -c.rank('past_cache') <= c.attr('axis') < c.rank('past_cache'),
+            'axis lies in [-r, r-1], r being the rank of past_cache.',
+        ),
+        Check(
+            'C3',
+            lambda c: c.attr('axis') % c.rank('past_cache') != 0,
+            'axis is not the batch axis 0.',
+            when=lambda c: -c.rank('past_cache') <= c.attr('axis') < c.rank('past_cache'),
+        ),
+        Check(
+            'C4',
+            lambda c: all(
+                u == p
+                for (i, (u, p)) in enumerate(zip(c.shape('update'), c.shape('past_cache')))
+                if i != c.attr('axis') % c.rank('past_cache')
+            ),
+            'update has the dimensions of past_cache except along axis.',
+            when=lambda c: (
+                c.rank('update') == c.rank('past_cache')
+                and -c.rank('past_cache') <= c.attr('axis') < c.rank('past_cache')
+            ),
+        ),
+        Check(
+            'C5',
+            lambda c: c.shape('update')[c.attr('axis') % c.rank('past_cache')] <= c.shape('past_cache')[(
+                c.attr('axis')
+                % c.rank('past_cache')
+            )],
+            "update's sequence length along axis is at most past_cache's (max_sequence_length).",
+            when=lambda c: (
+                c.rank('update') == c.rank('past_cache')
+                and -c.rank('past_cache') <= c.attr('axis') < c.rank('past_cache')
+            ),
+        ),
+        Check(
+            'C6',
+            lambda c: list(c.shape('write_indices')) == [c.shape('past_cache')[0]],
+            'write_indices, when given, is 1-D with one index per batch entry.',
+            when=lambda c: c.has('write_indices'),
+        ),
     ),
     rules=(
     ),
