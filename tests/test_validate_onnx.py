@@ -564,3 +564,22 @@ def test_a_negative_size_that_shape_inference_computes_is_unknown_and_the_node_r
     assert [d.dim_value for d in inferred.graph.output[0].type.tensor_type.shape.dim][1] < -1
     report = validate_model(model)
     assert [(r.op, r.where) for r in report.records] == [("onnx.DFT@20", "constraint C3")], report.to_text()
+
+
+def test_shapes_that_onnx_inference_fills_in_are_not_checked_as_the_files_declarations():
+    """STFT-17 with onesided left at its default (1): onnx 1.23.2's shape inference gives the output
+    n_fft bins, onnxruntime and onnx.reference give n_fft / 2 + 1 (the spec follows them). The file
+    declares no output shape, so inference's guess is not held against the model: no problem, and
+    the spec's shape is what flows on (a declared wrong shape is still reported)."""
+    import numpy as np
+    from onnx_cases import arr, build, onnx_shapes, run_shapes
+
+    inits = {"frame_step": arr(8), "window": np.ones(16, np.float32)}
+    model, feeds = build("STFT", 17, {"signal": (1, 64, 1), "frame_step": None, "window": None}, {}, {"out": None},
+                         inits=inits)
+    guessed, actual = onnx_shapes(model)["out"], run_shapes(model, feeds)["out"]
+    assert guessed != actual == [1, 7, 9, 2]  # the disagreement this test is about
+    assert validate_model(model).records == []
+    wrong, _ = build("STFT", 17, {"signal": (1, 64, 1), "frame_step": None, "window": None}, {},
+                     {"out": guessed}, inits=inits)
+    assert [r.where for r in validate_model(wrong).problems] == ["output 'output'"]

@@ -58,7 +58,10 @@ class Checker:
         if self.nodes > self.limits.max_nodes:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         local: dict[str, TensorInfo] = {}
-        declared = graph.values
+        declared = fallback = graph.values
+        inferred = graph.inferred
+        if inferred:  # filled in by onnx.shape_inference: not the file's word, so not checked against it
+            declared = {k: v for k, v in declared.items() if k not in inferred}
         if outer is None:
             get = local.get
         else:
@@ -113,6 +116,8 @@ class Checker:
                 self._report(node, answer[0], path)
             for name, info in zip(node.outputs, answer[1]):
                 if name:
+                    if inferred and name in inferred and (info is None or info.dtype is None or info.shape is None):
+                        info = fallback.get(name, info)  # the specs tell nothing here: take the inferred type
                     if name in local:
                         records.append(Record("error", f"{node.domain}.{node.op}", f"output {name!r}",
                                               f"value {name!r} is produced twice (a graph is in single static "

@@ -50,17 +50,20 @@ class Node:
 class Graph:
     """Values and nodes of one graph; `values` holds what the file declares about any value."""
 
-    __slots__ = ("name", "inputs", "initializers", "outputs", "values", "nodes")
+    __slots__ = ("name", "inputs", "initializers", "outputs", "values", "nodes", "inferred")
 
     def __init__(self, name: str = "", inputs: list[str] | None = None, initializers: list[str] | None = None,
                  outputs: list[str] | None = None, values: dict[str, TensorInfo] | None = None,
-                 nodes: list[Node] | None = None):
+                 nodes: list[Node] | None = None, inferred: frozenset[str] = frozenset()):
         self.name = name
         self.inputs = inputs or []  # defined when the graph starts
         self.initializers = initializers or []  # constants, defined when the graph starts
         self.outputs = outputs or []  # must be defined by the end
         self.values = values if values is not None else {}
         self.nodes = nodes if nodes is not None else []
+        # Values whose entry in `values` a reader's helper filled in (onnx.shape_inference), not the file:
+        # they are not checked as declarations; the checker uses them only where the specs give nothing.
+        self.inferred = inferred
 
     def __repr__(self) -> str:
         return f"Graph({self.name!r}, {len(self.nodes)} nodes)"

@@ -263,6 +263,7 @@ class _Converter:
             values.setdefault(name, TensorInfo(ELEM.get(st.values.data_type), dims))
         types, new_type = self.types, self._new_type
         declared = self.declared if depth == 0 else None
+        inferred: set[str] = set()
         for vi in g.value_info:
             name = vi.name
             if type(name) is not str:
@@ -271,6 +272,7 @@ class _Converter:
                 tp = vi.type
                 key = tp.SerializeToString()
                 if declared is not None and declared.get(name) != key:
+                    inferred.add(name)
                     key = b"inferred:" + key
                     info = types.get(key)
                     values[name] = info if info is not None else self._inferred_type(tp, key, name, path)
@@ -282,6 +284,7 @@ class _Converter:
             name = to_str(vi.name)
             outputs.append(name)
             if declared is not None and declared.get(name) != (key := vi.type.SerializeToString()):
+                inferred.add(name)
                 info = self.types.get(b"inferred:" + key) or self._inferred_type(vi.type, b"inferred:" + key, name, path)
             else:
                 info = type_info(vi.type, "output", name, path)
@@ -326,7 +329,7 @@ class _Converter:
                 node.note = (f"calls the model-local function {dom + '.' if dom else ''}{op}; "
                              "its body is not checked")
             append(node)
-        return Graph(to_str(g.name), inputs, initializers, outputs, values, nodes)
+        return Graph(to_str(g.name), inputs, initializers, outputs, values, nodes, frozenset(inferred))
 
     def budget_scan(self, g: onnx.GraphProto, depth: int) -> None:
         """Take every list attribute of a graph (nested graphs included) from the budget, by length only."""
