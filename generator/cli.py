@@ -3,20 +3,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .errors import OpgenError, SpecError
-from .model import SpecSet
+from .paths import project_root as _project_root
+
+if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: a no-op build never needs them
+    from .model import SpecSet
 
 
-def _project_root() -> Path:
-    """The folder holding specs/: the current directory or one of its parents."""
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if (folder / "specs").is_dir():
-            return folder
-    return here
 
 
 def _load(specs_dir: Path) -> SpecSet:

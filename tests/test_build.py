@@ -158,3 +158,30 @@ def test_remembered_file_status_never_hides_an_edit(tmp_path, monkeypatch):
     result = build(specs, out)
     assert "nothing to do" not in result.output
     assert "1 written" in result.output and page.read_text() == text  # found and rewritten
+
+
+def test_the_console_command_answers_a_no_op_build_without_click_and_says_the_same(tmp_path):
+    """`opgen build` (the console script, opgen.entry) answers a build with nothing to do before
+    importing click; its line is the one the click command prints, and anything else (here: a spec
+    edit) is a real build through the click command."""
+    import sys
+
+    specs = tmp_path / "specs"
+    empty_spec_tree(specs)
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    write(specs / "demo" / "Scale.yaml", GOOD_OP)
+    assert build(specs, tmp_path / "generated").exit_code == 0
+    script = "import sys; from opgen.entry import main; main(); print(sorted(m for m in sys.modules if m.startswith('click')))"
+
+    def console() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", script, "build"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    *lines, modules = console()
+    assert modules == "[]" and lines == [build(specs, tmp_path / "generated").output.strip()]
+    assert lines[0].endswith("(nothing to do)")
+    write(specs / "demo" / "Scale.yaml", GOOD_OP.replace("Scales X.", "Scales X by alpha."))
+    output = console()  # click ends the process itself (sys.exit): no module list printed
+    assert any(line.endswith("(1 op(s) rendered, 0 unchanged)") for line in output), output
