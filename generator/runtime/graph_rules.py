@@ -2,7 +2,7 @@
 bodies (registered in `shape_rules.RULES` like the shape rules, and invoked the same way: `rule:` + `args:`).
 
 A graph attribute reaches a validator as one of:
-- a `Graph` of the model readers (generator/validate/graph.py): `inputs` and `outputs` are value names,
+- a `Graph` of the model readers (opgen.graph, generator/graph.py): `inputs` and `outputs` are value names,
   described (dtype, shape) by its `values`;
 - an hlir-style graph, a mapping with a `nodes` list whose `inputs` / `outputs` are lists of
   `{name, dtype?, shape?}` declarations;

@@ -1,5 +1,6 @@
-"""Run an hlir graph (a dict in the format of specs/schema/hlir-graph.schema.json) node by node with the
-generated reference kernels, and turn graphs into Python callables.
+"""Run a graph of opgen's graph model (opgen.graph: what the readers produce and `opgen validate` checks;
+an hlir graph dict in the format of specs/schema/hlir-graph.schema.json is read into it first) node
+by node with the generated reference kernels, and turn graphs into Python callables.
 
     >>> import opgen_ops  # the kernel resolver: where the nodes' kernels come from
     >>> add = GraphFunction({"inputs": [{"name": "p"}, {"name": "q"}], "outputs": [{"name": "r"}],
@@ -30,8 +31,10 @@ from typing import Any, Callable, Mapping, Protocol, cast
 
 import numpy as np
 
-from ..dtypes import ELEM_TYPES, elem_of_numpy
+from ..dtypes import elem_of_numpy
 from ..errors import OpgenError
+from ..graph import UNKNOWN, Graph, Node
+from .context import TensorInfo
 
 GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')"
 
@@ -49,18 +52,6 @@ class KernelResolver(Protocol):
     def get_signature(self, domain: str, op: str, opset: int | None = None) -> Any: ...
 
 
-def _declared(graph: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """What the graph declares about each named value (inputs, values, outputs)."""
-    found: dict[str, dict[str, Any]] = {}
-    for key in ("inputs", "values", "outputs"):
-        for decl in graph.get(key, []) or []:
-            entry = found.setdefault(decl["name"], {})
-            for field in ("dtype", "shape"):
-                if decl.get(field) is not None:
-                    entry.setdefault(field, decl[field])
-    return found
-
-
 def _keywords(kernel: Callable[..., Any]) -> set[str]:
     try:
         return set(inspect.signature(kernel).parameters)
@@ -68,31 +59,48 @@ def _keywords(kernel: Callable[..., Any]) -> set[str]:
         return set()
 
 
-class GraphFunction:
-    """A graph as a callable: `fn(*arrays) -> tuple of arrays` (the graph's outputs, in order)."""
+def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
+    """The graph model of a graph given as the model (a reader's Graph) or as an hlir graph mapping."""
+    if isinstance(graph, Graph):
+        return graph
+    if not isinstance(graph, Mapping) or not isinstance(graph.get("nodes"), list):
+        raise GraphError(f"not an hlir graph: expected a mapping with a 'nodes' list, found {type(graph).__name__}")
+    from ..validate.hlir_reader import graph_from_dict  # reading: imported when a graph is given as a dict
+    from ..validate.limits import ModelReadError
 
-    def __init__(self, graph: Mapping[str, Any], resolver: KernelResolver, *, domain: str | None = None,
+    try:
+        return graph_from_dict(dict(graph), domain or graph.get("domain", "hlir"),
+                               opset if opset is not None else graph.get("opset"))
+    except ModelReadError as exc:
+        raise GraphError(str(exc)) from None
+
+
+class GraphFunction:
+    """A graph as a callable: `fn(*arrays) -> tuple of arrays` (the graph's outputs, in order). The
+    graph is opgen's graph model (opgen.graph.Graph, as the readers produce it), or an hlir graph
+    mapping, which is read into that model first."""
+
+    def __init__(self, graph: Graph | Mapping[str, Any], resolver: KernelResolver, *, domain: str | None = None,
                  opset: int | None = None, outer: Mapping[str, np.ndarray] | None = None, elementwise: bool = False):
-        if not isinstance(graph, Mapping) or not isinstance(graph.get("nodes"), list):
-            raise GraphError(f"not an hlir graph: expected a mapping with a 'nodes' list, found {type(graph).__name__}")
-        self.graph = graph
+        self.graph = _as_graph(graph, domain, opset)
         self.resolver = resolver
-        self.domain = domain or graph.get("domain", "hlir")
-        self.opset = opset if opset is not None else graph.get("opset")
         self.outer = outer if outer is not None else {}
         # elementwise: a scalar graph applied to whole arrays at once (PartialReduce's comparator): the
         # declared shapes of its inputs are not checked, the dtypes are
         self.elementwise = elementwise
-        self.declared = _declared(graph)
-        self.input_names = [d["name"] for d in graph.get("inputs", []) or []]
-        self.output_names = [d["name"] for d in graph.get("outputs", []) or []]
+        self.input_names = list(self.graph.inputs)
+        self.output_names = list(self.graph.outputs)
+
+    def declared(self, name: str) -> TensorInfo:
+        """What the graph declares about a value (dtype, shape; either may be unknown)."""
+        return self.graph.values.get(name, UNKNOWN)
 
     @property
-    def nodes(self) -> list[Any]:
-        return self.graph["nodes"]
+    def nodes(self) -> list[Node]:
+        return self.graph.nodes
 
     def __repr__(self) -> str:
-        name = self.graph.get("name") or "graph"
+        name = self.graph.name or "graph"
         return f"GraphFunction({name}: ({', '.join(self.input_names)}) -> ({', '.join(self.output_names)}))"
 
     def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
@@ -101,35 +109,38 @@ class GraphFunction:
         env: dict[str, np.ndarray] = dict(self.outer)
         for name, value in zip(self.input_names, args):
             env[name] = self._checked(name, np.asarray(value))
-        for decl in self.graph.get("constants", []) or []:
-            env[decl["name"]] = np.array(decl["value"], dtype=ELEM_TYPES[decl["dtype"]].numpy)
-        for index, node in enumerate(self.graph["nodes"]):
-            self._run(index, node, env)
+        for name in self.graph.initializers:
+            value = self.declared(name).value
+            if value is None:
+                raise GraphError(f"{self!r}: constant {name!r} has no value")
+            env[name] = np.asarray(value)
+        for node in self.graph.nodes:
+            self._run(node, env)
         missing = [n for n in self.output_names if n not in env]
         if missing:
             raise GraphError(f"{self!r}: output(s) {', '.join(map(repr, missing))} are never defined")
         return tuple(env[n] for n in self.output_names)
 
     def _checked(self, name: str, value: np.ndarray) -> np.ndarray:
-        decl = self.declared.get(name, {})
-        dtype = decl.get("dtype")
-        if dtype is not None and elem_of_numpy(value.dtype) != dtype:
-            raise GraphError(f"argument {name!r} has dtype {elem_of_numpy(value.dtype)}, the graph declares {dtype}")
-        shape = None if self.elementwise else decl.get("shape")
+        decl = self.declared(name)
+        if decl.dtype is not None and elem_of_numpy(value.dtype) != decl.dtype:
+            raise GraphError(f"argument {name!r} has dtype {elem_of_numpy(value.dtype)}, the graph declares "
+                             f"{decl.dtype}")
+        shape = None if self.elementwise else decl.shape
         if shape is not None and (len(shape) != value.ndim
                                   or any(d is not None and d != n for d, n in zip(shape, value.shape))):
-            raise GraphError(f"argument {name!r} has shape {list(value.shape)}, the graph declares {shape}")
+            shown = ["?" if d is None else d for d in shape]
+            raise GraphError(f"argument {name!r} has shape {list(value.shape)}, the graph declares {shown}")
         return value
 
-    def _run(self, index: int, node: Mapping[str, Any], env: dict[str, np.ndarray]) -> None:
-        op = node["op"]
-        label = f"node {node.get('name') or '#' + str(index)} ({self.domain}.{op})"
+    def _run(self, node: Node, env: dict[str, np.ndarray]) -> None:
+        label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
-            kernel = self.resolver.get_kernel(self.domain, op, self.opset)
+            kernel = self.resolver.get_kernel(node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
         args: list[np.ndarray | None] = []
-        for name in node["inputs"]:
+        for name in node.inputs:
             if name == "":
                 args.append(None)
             elif name in env:
@@ -138,18 +149,18 @@ class GraphFunction:
                 raise GraphError(f"{label}: input {name!r} is not defined before the node")
         while args and args[-1] is None:  # absent trailing optionals: leave them to their defaults
             args.pop()
-        kwargs: dict[str, Any] = dict(node.get("attributes", {}) or {})
-        for name, sub in (node.get("graphs", {}) or {}).items():
-            kwargs[name] = GraphFunction(sub, self.resolver, domain=self.domain, opset=self.opset, outer=env)
+        kwargs: dict[str, Any] = dict(node.attributes)
+        for name, sub in node.graphs.items():  # nested graphs see this graph's values as they are now
+            kwargs[name] = GraphFunction(sub, self.resolver, outer=env)
         accepted = _keywords(kernel)
-        signature = self.resolver.get_signature(self.domain, op, self.opset)
-        outputs = list(node["outputs"])
+        signature = self.resolver.get_signature(node.domain, node.op, node.opset)
+        outputs = list(node.outputs)
         for param, value_name in zip(signature.outputs, outputs):
-            decl = self.declared.get(value_name, {})
-            if f"{param.name}_dtype" in accepted and decl.get("dtype") is not None:
-                kwargs.setdefault(f"{param.name}_dtype", decl["dtype"])
-            if f"{param.name}_shape" in accepted and decl.get("shape") is not None:
-                kwargs.setdefault(f"{param.name}_shape", tuple(decl["shape"]))
+            decl = self.declared(value_name)
+            if f"{param.name}_dtype" in accepted and decl.dtype is not None:
+                kwargs.setdefault(f"{param.name}_dtype", decl.dtype)
+            if f"{param.name}_shape" in accepted and decl.shape is not None and None not in decl.shape:
+                kwargs.setdefault(f"{param.name}_shape", tuple(decl.shape))
         try:
             results = kernel(*args, **kwargs)
         except GraphError:
@@ -168,7 +179,7 @@ def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = F
     """A graph-valued attribute as a callable: a callable itself, or a GraphFunction for a graph dict
     (`elementwise`: applied to whole arrays, see GraphFunction) whose nodes run the kernels of `resolver`
     (or of what a zero-argument `resolver` returns: asked only when the value is a graph)."""
-    if isinstance(value, Mapping) and "nodes" in value:
+    if isinstance(value, Graph) or isinstance(value, Mapping) and "nodes" in value:
         if resolver is None:
             raise TypeError(f"{what}: a graph needs a kernel resolver to run its nodes")
         if not hasattr(resolver, "get_kernel"):

@@ -8,8 +8,8 @@ through the generated validators.
 """
 from __future__ import annotations
 
-from .api import validate_model
+from .api import read_model, validate_model
 from .limits import Limits, ModelReadError
 from .report import Record, Report
 
-__all__ = ["validate_model", "Report", "Record", "ModelReadError", "Limits"]
+__all__ = ["validate_model", "read_model", "Report", "Record", "ModelReadError", "Limits"]

@@ -14,12 +14,13 @@ from typing import Any
 
 import yaml
 
+from ..graph import Graph
 from .checker import Checker
-from .hlir_reader import is_hlir, read_hlir
+from .hlir_reader import RUN_LIMITS, is_hlir, read_hlir
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError, read_model_file
 from .onednn_reader import is_onednn, read_onednn
 from .registry import Registry, make_registry
-from .report import Report
+from .report import Record, Report
 
 KINDS = ("onnx", "onednn", "hlir")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -35,8 +36,6 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
     "hlir". specs: a spec folder to validate against instead of the generated package.
     Raises ModelReadError when the model cannot be read (the CLI exits with 2).
     """
-    if kind is not None and kind not in KINDS:
-        raise ModelReadError(f"unknown model kind {kind!r}; expected one of {', '.join(KINDS)}")
     if registry is None:
         registry = make_registry(specs)
     collecting = gc.isenabled()
@@ -44,17 +43,7 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
     # (with them, json.loads of a 100 000-op oneDNN graph took twice as long).
     gc.disable()
     try:
-        name, kind, source = _identify(model, kind, limits)
-        if kind == "onnx":
-            from .onnx_reader import read_onnx
-
-            graph, context, records = read_onnx(source, registry, limits)
-        elif kind == "onednn":
-            graph, context, records = read_onednn(source, registry, limits)
-        else:
-            from .resources import hlir_graph_schema
-
-            graph, context, records = read_hlir(source, limits, hlir_graph_schema(registry.specs_dir))
+        name, kind, graph, context, records = _read(model, kind, limits, registry)
         checker = Checker(registry, allow_unknown_ops, limits)
         checker.check(graph)
     except RecursionError:
@@ -65,6 +54,33 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
         if collecting:
             gc.enable()
     return Report(name, kind, context, checker.nodes, records + checker.records, dict(checker.unchecked))
+
+
+def read_model(model: Any, *, kind: str | None = None, limits: Limits = RUN_LIMITS,
+               specs: str | os.PathLike[str] | None = None) -> tuple[Graph, list[Record]]:
+    """A model file (or document, or ModelProto) read into opgen's graph model (opgen.graph.Graph), with
+    the problems the reading itself found; the same Graph that validate_model checks, and that
+    opgen.runtime.graph_runner.GraphFunction runs (so by default every constant keeps its value:
+    validation keeps only small ones). Raises ModelReadError when it cannot be read."""
+    _, _, graph, _, records = _read(model, kind, limits, make_registry(specs))
+    return graph, records
+
+
+def _read(model: Any, kind: str | None, limits: Limits, registry: Registry) -> tuple[str, str, Graph, str, list[Record]]:
+    if kind is not None and kind not in KINDS:
+        raise ModelReadError(f"unknown model kind {kind!r}; expected one of {', '.join(KINDS)}")
+    name, kind, source = _identify(model, kind, limits)
+    if kind == "onnx":
+        from .onnx_reader import read_onnx
+
+        graph, context, records = read_onnx(source, registry, limits)
+    elif kind == "onednn":
+        graph, context, records = read_onednn(source, registry, limits)
+    else:
+        from .resources import hlir_graph_schema
+
+        graph, context, records = read_hlir(source, limits, hlir_graph_schema(registry.specs_dir))
+    return name, kind, graph, context, records
 
 
 def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, Any]:

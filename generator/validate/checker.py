@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..dtypes import type_key
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
-from .graph import UNKNOWN, Graph, Node
+from ..graph import UNKNOWN, Graph, Node
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
 from .registry import Entry, Registry, UnknownOp
 from .report import Record

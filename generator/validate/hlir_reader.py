@@ -22,16 +22,18 @@ unreadable file (exit 2), with the JSON path of the first problem.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 from typing import Any
 
 import numpy as np
 
 from ..dtypes import ELEM_TYPES
 from ..runtime.validation import TensorInfo
-from .graph import UNKNOWN, Graph, Node
+from ..graph import UNKNOWN, Graph, Node
 from .hlir_schema import first_errors
-from .limits import AttributeBudget, Limits, ModelReadError, check_shape
+from .limits import DEFAULT_LIMITS, AttributeBudget, Limits, ModelReadError, check_shape
 from .report import Record
 
 FORMAT = "opgen-hlir-graph"
@@ -106,6 +108,25 @@ def read_hlir(doc: Any, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, 
     graph = reader.graph(doc, 0, "")
     context = f"{domain} graph" + (f", opset {opset}" if opset is not None else "")
     return graph, context, reader.records
+
+
+# Reading a graph to run it: every constant keeps its value, however large (validation keeps small ones).
+RUN_LIMITS = dataclasses.replace(DEFAULT_LIMITS, max_constant_elements=sys.maxsize)
+
+
+def graph_from_dict(raw: Any, domain: str = "hlir", opset: int | None = None,
+                    limits: Limits = RUN_LIMITS) -> Graph:
+    """An hlir graph given as a mapping (a graph attribute of a node or an example, without the file's
+    `format`/`version` header) as the graph model, for the runner. Problems that would make a file
+    unreadable raise ModelReadError; those a validation reports as records (a value declared twice)
+    are left to validation."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("nodes"), list):
+        raise ModelReadError(f"not an hlir graph: expected a mapping with a 'nodes' list, found {type(raw).__name__}")
+    check_structure(raw, limits)
+    try:
+        return _Reader(domain, opset, limits).graph(raw, 0, "")
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ModelReadError(f"not an hlir graph: {type(exc).__name__}: {exc}") from None
 
 
 class _Reader:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime.validation import TensorInfo
-from .graph import Graph, Node
+from ..graph import Graph, Node
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .registry import Registry
 from .report import Record

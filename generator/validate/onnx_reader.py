@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from ..runtime.validation import TensorInfo
-from .graph import UNKNOWN, Graph, Node
+from ..graph import UNKNOWN, Graph, Node
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape, read_model_file
 from .registry import Registry
 from .report import Record, to_str

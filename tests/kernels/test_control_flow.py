@@ -338,3 +338,20 @@ def test_partial_reduce_recall_and_edges():
     with pytest.raises(ValidationError):
         kernel("PartialReduce")(x, index, np.float32(0), comparator=lambda *a: True, top_k=1, reduction_dim=0,
                                 log2_reduction=1)
+
+
+def test_one_graph_model_is_read_once_then_checked_and_run():
+    """read -> graph -> check / run: the hlir graph file is read into opgen.graph.Graph once; the
+    checker validates that object and the runner executes the same object."""
+    from opgen.graph import Graph
+    from opgen.validate import read_model
+    from opgen.validate.checker import Checker
+    from opgen.validate.registry import make_registry
+
+    graph, records = read_model(DATA / "hlir_map_graph.yaml")
+    assert isinstance(graph, Graph) and records == []
+    assert Checker(make_registry(None)).check(graph) == []
+    x = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, 0.5]], np.float32)
+    y = np.full((2, 3), 2.0, np.float32)
+    (m,) = graph_runner.GraphFunction(graph, opgen_ops)(x, y)
+    np.testing.assert_array_equal(m, np.where(np.abs(x) >= y, np.abs(x), y) + x)

@@ -34,7 +34,7 @@ def _declared_output_dtype(fn: object) -> np.dtype | None:
     if isinstance(fn, GraphFunction) and len(fn.output_names) == 1:
         from ...dtypes import ELEM_TYPES
 
-        dtype = fn.declared.get(fn.output_names[0], {}).get("dtype")
+        dtype = fn.declared(fn.output_names[0]).dtype
         return None if dtype is None else np.dtype(ELEM_TYPES[dtype].numpy)
     return None
 

@@ -1,4 +1,6 @@
-"""The reader-independent graph model that every reader produces and the checker walks.
+"""opgen's one graph model: what every model reader produces (ONNX, oneDNN Graph JSON, hlir graphs),
+what `opgen validate` checks (opgen.validate.checker) and what the graph runner executes
+(opgen.runtime.graph_runner). A model flows one way: read -> Graph -> check / run.
 
 A graph holds named values (each described by a `TensorInfo`: dtype, shape, constant value,
 any of them possibly unknown) and nodes in execution order. A node names its op by spec domain,
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runtime.validation import TensorInfo
+from .runtime.context import TensorInfo
 
 UNKNOWN = TensorInfo()  # a value whose dtype and shape are unknown (one shared object)
 
