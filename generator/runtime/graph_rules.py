@@ -2,7 +2,7 @@
 bodies (registered in `shape_rules.RULES` like the shape rules, and invoked the same way: `rule:` + `args:`).
 
 A graph attribute reaches a validator as one of:
-- a `Graph` of the model readers (opgen.graph, generator/graph.py): `inputs` and `outputs` are value names,
+- opgen's graph model (`opgen.graph.Graph`, what the readers produce): `inputs` and `outputs` are value names,
   described (dtype, shape) by its `values`;
 - an hlir-style graph, a mapping with a `nodes` list whose `inputs` / `outputs` are lists of
   `{name, dtype?, shape?}` declarations;
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ..graph import Graph
 from .context import CheckContext, TensorInfo, Unknown
 from .shape_rules import Attr, Param, Params, rule
 
@@ -36,10 +37,9 @@ def graph_io(value: Any) -> GraphIO:
         ins: Sequence[Any] = value.get("inputs") or []
         outs: Sequence[Any] = value.get("outputs") or []
         return [_declared(d) for d in ins], [_declared(d) for d in outs]
-    names_in, names_out, values = (getattr(value, a, None) for a in ("inputs", "outputs", "values"))
-    if not isinstance(names_in, list) or not isinstance(names_out, list) or not isinstance(values, Mapping):
+    if not isinstance(value, Graph):
         raise Unknown("graph")
-    return [values.get(n) for n in names_in], [values.get(n) for n in names_out]
+    return [value.values.get(n) for n in value.inputs], [value.values.get(n) for n in value.outputs]
 
 
 def _graph(c: CheckContext, name: str) -> GraphIO:
