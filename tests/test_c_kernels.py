@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 import pytest
-from c_harness import OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
+from c_harness import OPGEN_ERR_ARGUMENT, OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
 from conftest import project_specs
 from onnx_refs import random_input
 
@@ -202,3 +202,30 @@ def test_c_limits_are_the_types_extremes():
                 limits = {"0": 0, f"INT{elem.bits}_MIN": -(2 ** (elem.bits - 1)),
                           f"INT{elem.bits}_MAX": 2 ** (elem.bits - 1) - 1, f"UINT{elem.bits}_MAX": 2 ** elem.bits - 1}
                 assert limits[literal] == int(value), (name, which, literal)
+
+
+def test_fold_rounds_float16_once(c_library, specs):
+    """A fold accumulates float16 in float: 2048 + 1 + 1 is 2050 (each step rounded to float16 would stay at 2048,
+    the tie 2049 going to even), in C as in NumPy; the mean of those is 2050 / 3 rounded once."""
+    x = [np.full((3,), 2048, np.float16), np.ones((1,), np.float16), np.ones((3,), np.float16)]
+    for op, want in (("Sum", np.float16(2050)), ("Mean", np.float16(np.float32(2050) / np.float32(3)))):
+        v = specs.find("onnx", op).resolve(13)
+        (numpy_result,) = opgen_ops.get_kernel("onnx", op, 13)(*x)
+        status, got = call_c(c_library, v, "float16", x, {}, (3,))
+        assert status == OPGEN_OK
+        np.testing.assert_array_equal(numpy_result, np.full((3,), want, np.float16))
+        np.testing.assert_array_equal(got, numpy_result)
+
+
+def test_fold_reports_shape_errors(c_library, specs):
+    """Tensors that do not broadcast (or, where a version does not broadcast, differ in shape) are OPGEN_ERR_SHAPE,
+    also when the output would be empty; no tensor at all is OPGEN_ERR_ARGUMENT."""
+    v13, v6 = specs.find("onnx", "Max").resolve(13), specs.find("onnx", "Max").resolve(6)
+    ones = np.ones((2, 3), np.float32)
+    empty = np.ones((0, 3), np.float32)
+    for v, tensors in ((v13, [ones, np.ones((4,), np.float32)]), (v13, [empty, np.ones((2,), np.float32)]),
+                       (v6, [ones, np.ones((3,), np.float32)]), (v6, [ones, np.ones((1, 3), np.float32)])):
+        status, _ = call_c(c_library, v, "float", tensors, {}, (2, 3))
+        assert status == OPGEN_ERR_SHAPE, (v.key, [t.shape for t in tensors])
+    status, _ = call_c(c_library, v13, "float", [], {}, (2, 3))
+    assert status == OPGEN_ERR_ARGUMENT
