@@ -10,7 +10,7 @@ from .dtypes import ELEM_TYPES, parse_type, tensor_elem
 from .errors import SpecError
 from .names import RESERVED_MODULES, name_problems
 from .render.common import module_name
-from .model import BROADCAST_RULES, Attribute, Domain, OpSpec, OpVersion, Pairs, SpecSet
+from .model import BROADCAST_RULES, FOLD_ACCUMULATOR, Attribute, Domain, OpSpec, OpVersion, Pairs, SpecSet
 from .parse import SOURCES_DIR
 from .runtime.attribute_kinds import attribute_kind_ok
 
@@ -293,14 +293,25 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     if ew is None:
         return
     strings = {a.name for a in v.attributes if a.type in ("string", "enum")}
-    names = {p.name for p in v.inputs} | {a.name for a in v.attributes if a.type in ("int", "float", "bool")} | strings
-    try:
-        for problem in expr.check_formula(ew.formula, names, strings):
-            yield ew.location, "elementwise.formula", problem
-    except expr.ExprError as exc:
-        yield ew.location, "elementwise.formula", f"{exc}: {ew.formula!r}"
-    else:
+    attributes = {a.name for a in v.attributes if a.type in ("int", "float", "bool")} | strings
+    names = {p.name for p in v.inputs} | attributes
+    counted: set[str] = set()
+    if ew.fold is not None:  # the formula reads the accumulator and the next tensor; finish the accumulator
+        names, counted = attributes | {FOLD_ACCUMULATOR, ew.fold}, {ew.fold}
+    texts = [("formula", ew.formula, names)]
+    if ew.finish is not None:
+        texts.append(("finish", ew.finish, attributes | {FOLD_ACCUMULATOR}))
+    readable = True
+    for key, text, known in texts:
+        try:
+            for problem in expr.check_formula(text, known, strings, counted):
+                yield ew.location, f"elementwise.{key}", problem
+        except expr.ExprError as exc:
+            readable = False
+            yield ew.location, f"elementwise.{key}", f"{exc}: {text!r}"
+    if readable:
         yield from _check_formula_typing(v)
+        yield from _check_fold(v)
     if ew.broadcast in BROADCAST_RULES:
         wanted = BROADCAST_RULES[ew.broadcast]
         count = sum(1 for c in v.constraints if c.rule == wanted)
@@ -318,8 +329,9 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
                     f"{t} is not a type of input {v.formula_input().name} ({', '.join(allowed) or 'none'})")
         if len(set(ew.types)) != len(ew.types):
             yield ew.location, "elementwise.types", "a type is listed more than once"
-    if any(p.option == "variadic" for p in v.inputs):
-        yield ew.location, "elementwise", "an element-wise formula cannot take variadic inputs; use kernel"
+    if ew.fold is None and any(p.option == "variadic" for p in v.inputs):
+        yield ew.location, "elementwise", ("an element-wise formula reads a variadic input by folding over it: "
+                                           "give elementwise.fold (or use kernel)")
     yield from _check_absent(v)
     needs = {"onednn_prelu": {"data_format", "per_channel_broadcast"},
              "xla": {"broadcast_dimensions"}}.get(ew.broadcast, set())
@@ -353,12 +365,63 @@ def _check_absent(v: OpVersion) -> Iterator[tuple[Any, ...]]:
             f"the formula reads optional input {name!r}: say which value it takes when absent (lowest or highest)")
 
 
+def _check_fold(v: OpVersion) -> Iterator[tuple[Any, ...]]:
+    """A fold (elementwise.fold) runs over the op's one input, a variadic one, with multidirectional broadcasting
+    (or none); its formula reads the accumulator and the next tensor; finish belongs to a fold; the output's
+    stated shape is the one the broadcasting gives."""
+    ew = v.elementwise
+    assert ew is not None
+    if ew.fold is None:
+        if ew.finish is not None:
+            yield ew.location, "elementwise.finish", "finish applies to a fold: give elementwise.fold too"
+        return
+    variadic = [p.name for p in v.inputs if p.option == "variadic"]
+    if ew.fold not in {p.name for p in v.inputs}:
+        yield ew.location, "elementwise.fold", f"no input named {ew.fold!r}; a fold takes the op's variadic input " \
+                                               f"({', '.join(variadic) or 'it has none'})"
+        return
+    if ew.fold not in variadic:
+        yield ew.location, "elementwise.fold", f"input {ew.fold!r} is not variadic; a fold runs over the tensors of " \
+                                               "a variadic input (a formula reads single inputs by name)"
+        return
+    others = [p.name for p in v.inputs if p.name != ew.fold]
+    if others:
+        yield ew.location, "elementwise.fold", f"a fold takes the op's only input; this version also has " \
+                                               f"{', '.join(others)}"
+    clashing = [n for n in [p.name for p in v.inputs + v.outputs] + [a.name for a in v.attributes]
+                if n == FOLD_ACCUMULATOR]
+    if clashing:
+        yield ew.location, "elementwise.fold", f"the accumulator of a fold is named {FOLD_ACCUMULATOR!r}, as is a " \
+                                               "parameter or attribute of this version"
+    missing = {FOLD_ACCUMULATOR, ew.fold} - expr.formula_names(ew.formula)
+    if missing:
+        yield ew.location, "elementwise.formula", (
+            f"a fold's formula combines the accumulator {FOLD_ACCUMULATOR} with the next tensor {ew.fold}; it does "
+            f"not read {', '.join(sorted(missing))}")
+    if ew.broadcast not in ("multidirectional", "none"):
+        yield ew.location, "elementwise.broadcast", (
+            f"a fold broadcasts its tensors multidirectionally, or not at all (none); not {ew.broadcast}")
+    out = next((p for p in v.outputs if p.name == ew.output), None)
+    derived = v.formula_shape(out) if out is not None else None
+    if out is not None and out.shape is not None and derived is not None:
+        try:
+            same = expr.canonical(out.shape) == expr.canonical(derived)
+        except expr.ExprError:
+            same = True  # reported with the shape
+        if not same:
+            yield out.location, f"outputs.{out.name}.shape", (
+                f"the stated shape {out.shape!r} is not the one the fold's {ew.broadcast} broadcasting gives "
+                f"({derived}); state that one, or none")
+
+
 def _check_formula_typing(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     """A float attribute may not meet integer element types (see expr.float_attributes_outside_mul_trunc)."""
     ew = v.elementwise
     assert ew is not None
     floats = frozenset(a.name for a in v.attributes if a.type == "float")
-    used = expr.float_attributes_outside_mul_trunc(ew.formula, floats) if floats and v.inputs else frozenset()
+    used = frozenset().union(*(expr.float_attributes_outside_mul_trunc(text, floats)
+                               for text in (ew.formula, ew.finish) if text is not None)) \
+        if floats and v.inputs else frozenset()
     if not used:
         return
     if ew.output not in {p.name for p in v.outputs}:

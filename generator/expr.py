@@ -385,10 +385,16 @@ _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
 _CMP_HELPERS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
 
+# count(x): the number of tensors of variadic input x, in a formula that folds over x (elementwise.fold).
+COUNT_FUNCTION = "count"
+
+
 @lru_cache(maxsize=8192)
 def formula_names(text: str) -> frozenset[str]:
+    """The names a formula reads (inputs, attributes, a fold's accumulator; count()'s argument included)."""
     tree = _tree(text)
-    return frozenset({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(FORMULA_FUNCTIONS))
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called)
 
 
 # A string constant of a formula (compared with a string attribute): a plain word, so that the C
@@ -408,16 +414,30 @@ def _string_comparison(node: ast.AST) -> tuple[ast.Name, str] | None:
     return None
 
 
-def check_formula(text: str, names: set[str], strings: set[str] | frozenset[str] = frozenset()) -> list[str]:
+def check_formula(text: str, names: set[str], strings: set[str] | frozenset[str] = frozenset(),
+                  counted: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Problems with an element-wise formula (empty when fine). `strings` are the names (among `names`) of
-    string attributes: a formula may only compare them with a word (approximate == 'tanh')."""
-    return list(_check_formula(text, frozenset(names), frozenset(strings)))
+    string attributes: a formula may only compare them with a word (approximate == 'tanh'); `counted` the
+    variadic inputs count() may take (a fold's input)."""
+    return list(_check_formula(text, frozenset(names), frozenset(strings), frozenset(counted)))
+
+
+def _count_problem(node: ast.Call, counted: frozenset[str]) -> str | None:
+    """Why a call of count() is not allowed here, or None: it takes the variadic input the formula folds."""
+    if len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id in counted:
+        return None
+    if not counted:
+        return "count() counts the tensors of a folded variadic input; this formula folds none (elementwise.fold)"
+    return f"count() takes the folded input's name: count({', '.join(sorted(counted))})"
 
 
 @lru_cache(maxsize=8192)
-def _check_formula(text: str, names: frozenset[str], strings: frozenset[str] = frozenset()) -> tuple[str, ...]:
+def _check_formula(text: str, names: frozenset[str], strings: frozenset[str] = frozenset(),
+                   counted: frozenset[str] = frozenset()) -> tuple[str, ...]:
     tree = _tree(text)
     problems = []
+    count_args = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == COUNT_FUNCTION
+                  for a in n.args}
     compared = {}  # id of a string comparison's Name / Constant -> the comparison
     for node in ast.walk(tree):
         pair = _string_comparison(node)
@@ -432,7 +452,11 @@ def _check_formula(text: str, names: frozenset[str], strings: frozenset[str] = f
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in strings and id(node) not in compared:
             problems.append(f"string attribute {node.id!r} can only be compared with a word (== or !=)")
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and _name(node.func) == COUNT_FUNCTION:
+            problem = _count_problem(node, counted)
+            if problem:
+                problems.append(problem)
+        elif isinstance(node, ast.Call):
             fn = FORMULA_FUNCTIONS.get(_name(node.func))
             if fn is None:
                 problems.append(f"unknown function {_name(node.func)}(); "
@@ -448,7 +472,7 @@ def _check_formula(text: str, names: frozenset[str], strings: frozenset[str] = f
             problems.append(f"constant {node.value!r} is not a number")
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and id(node) not in called and node.id not in names:
+        if isinstance(node, ast.Name) and id(node) not in called | count_args and node.id not in names:
             problems.append(f"unknown name {node.id!r}; expected one of: {', '.join(sorted(names))}")
     return tuple(problems)
 
@@ -473,8 +497,9 @@ def float_attributes_outside_mul_trunc(text: str, float_attributes: frozenset[st
 class _Emitter:
     """Walks a vetted formula tree; subclasses say how each construct is spelled."""
 
-    def __init__(self, rename: dict[str, str]):
+    def __init__(self, rename: dict[str, str], counts: dict[str, str] | None = None):
         self.rename = rename
+        self.counts = counts or {}  # count(x) of a fold: how the number of x's tensors is spelled
 
     def constant(self, value: Any) -> str:
         raise NotImplementedError
@@ -492,6 +517,10 @@ class _Emitter:
         raise NotImplementedError
 
     def call(self, name: str, args: list[str]) -> str:
+        raise NotImplementedError
+
+    def count(self, spelling: str) -> str:
+        """count(x) of a fold, as a value of the compute type."""
         raise NotImplementedError
 
     def emit(self, node: ast.AST) -> str:
@@ -512,6 +541,8 @@ class _Emitter:
             if pair is not None:
                 return self.string_compare(_CMPOPS[type(node.ops[0])], self.emit(pair[0]), pair[1])
             return self.compare(_CMPOPS[type(node.ops[0])], self.emit(node.left), self.emit(node.comparators[0]))
+        if isinstance(node, ast.Call) and _name(node.func) == COUNT_FUNCTION:
+            return self.count(self.counts[_name(node.args[0])])
         if isinstance(node, ast.Call):
             return self.call(_name(node.func), [self.emit(a) for a in node.args])
         raise ExprError(f"cannot emit {type(node).__name__}")
@@ -533,6 +564,9 @@ class _NumpyEmitter(_Emitter):
     def call(self, name: str, args: list[str]) -> str:
         return FORMULA_FUNCTIONS[name].numpy.format(*args)
 
+    def count(self, spelling: str) -> str:
+        return spelling  # a Python int: it takes the array's type where it meets it
+
     def string_compare(self, op: str, name: str, word: str) -> str:
         return f"({name} {op} {word!r})"
 
@@ -544,9 +578,12 @@ class _CEmitter(_Emitter):
     unsigned values go through opgen_cmp_* so that `x < 0` does not trip -Wtype-limits.
     """
 
-    def __init__(self, rename: dict[str, str], compute: str, kind: str):
-        super().__init__(rename)
+    def __init__(self, rename: dict[str, str], compute: str, kind: str, counts: dict[str, str] | None = None):
+        super().__init__(rename, counts)
         self.compute, self.kind = compute, kind
+
+    def count(self, spelling: str) -> str:
+        return f"(({self.compute})({spelling}))"
 
     def constant(self, value: Any) -> str:
         if self.kind == "float":
@@ -580,24 +617,28 @@ class _CEmitter(_Emitter):
         return spelling.format(*args)
 
 
-def formula_to_numpy(text: str, rename: dict[str, str]) -> str:
-    """NumPy source for a formula; `rename` maps spec names to Python variables."""
-    return _formula_to_numpy(text, tuple(sorted(rename.items())))
+def formula_to_numpy(text: str, rename: dict[str, str], counts: dict[str, str] | None = None) -> str:
+    """NumPy source for a formula; `rename` maps spec names to Python variables, `counts` a folded input's
+    name to the Python expression of its number of tensors (count())."""
+    return _formula_to_numpy(text, tuple(sorted(rename.items())), tuple(sorted((counts or {}).items())))
 
 
 @lru_cache(maxsize=8192)
-def _formula_to_numpy(text: str, rename: tuple[tuple[str, str], ...]) -> str:
-    return _NumpyEmitter(dict(rename)).emit(_tree(text))
+def _formula_to_numpy(text: str, rename: tuple[tuple[str, str], ...], counts: tuple[tuple[str, str], ...]) -> str:
+    return _NumpyEmitter(dict(rename), dict(counts)).emit(_tree(text))
 
 
-def formula_to_c(text: str, rename: dict[str, str], compute: str, kind: str) -> str:
-    """C source for a formula evaluated in C type `compute` (of kind float/int/uint/bool)."""
-    return _formula_to_c(text, tuple(sorted(rename.items())), compute, kind)
+def formula_to_c(text: str, rename: dict[str, str], compute: str, kind: str,
+                 counts: dict[str, str] | None = None) -> str:
+    """C source for a formula evaluated in C type `compute` (of kind float/int/uint/bool); `counts` as for
+    formula_to_numpy, a C expression (converted to the compute type)."""
+    return _formula_to_c(text, tuple(sorted(rename.items())), compute, kind, tuple(sorted((counts or {}).items())))
 
 
 @lru_cache(maxsize=8192)
-def _formula_to_c(text: str, rename: tuple[tuple[str, str], ...], compute: str, kind: str) -> str:
-    return _CEmitter(dict(rename), compute, kind).emit(_tree(text))
+def _formula_to_c(text: str, rename: tuple[tuple[str, str], ...], compute: str, kind: str,
+                  counts: tuple[tuple[str, str], ...]) -> str:
+    return _CEmitter(dict(rename), compute, kind, dict(counts)).emit(_tree(text))
 
 
 @lru_cache(maxsize=8192)
@@ -606,7 +647,8 @@ def c_supported(text: str, kind: str) -> bool:
     if kind not in ("float", "int", "uint", "bool"):
         return False
     for node in ast.walk(_tree(text)):
-        if isinstance(node, ast.Call) and FORMULA_FUNCTIONS[_name(node.func)].c_spelling("double", kind) is None:
+        if isinstance(node, ast.Call) and _name(node.func) != COUNT_FUNCTION \
+                and FORMULA_FUNCTIONS[_name(node.func)].c_spelling("double", kind) is None:
             return False
         if kind != "float" and isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Div)):
             return False

@@ -107,6 +107,18 @@ class Elementwise:
     # (name, "lowest" | "highest"): the value an optional input or an attribute without a default takes when
     # not given, the extreme finite values of the formula input's element type (Clip's min and max).
     absent: tuple[tuple[str, str], ...] = ()
+    # A variadic input the formula folds over (Max, Sum, ...): the formula reads the accumulator `acc` and the
+    # next tensor under the input's name; `finish` (over acc, attributes and count(<fold>)) gives the output.
+    fold: str | None = None
+    finish: str | None = None
+
+    def finish_formula(self) -> str:
+        """The expression the output is computed from after a fold (`acc` when the spec gives none)."""
+        return self.finish if self.finish is not None else FOLD_ACCUMULATOR
+
+
+# The accumulator's name in a fold formula (elementwise.fold).
+FOLD_ACCUMULATOR = "acc"
 
 
 # The broadcasting modes that align one input (`source`) to another (`target`) take the two from the
@@ -184,9 +196,15 @@ class OpVersion:
         an element-wise formula the shape its broadcasting mode gives; None where the spec says nothing."""
         if param.shape is not None:
             return param.shape
+        return self.formula_shape(param)
+
+    def formula_shape(self, param: Parameter) -> str | None:
+        """The shape an element-wise formula's broadcasting gives its output (None for other outputs)."""
         ew = self.elementwise
         if ew is None or param.name != ew.output:
             return None
+        if ew.fold is not None:  # broadcast over the folded tensors (none: they share the first one's shape)
+            return f"shapes({ew.fold})[0]" if ew.broadcast == "none" else f"broadcast_shape({ew.fold})"
         names = [p.name for p in self.inputs if p.option == "single"]
         rule = self.broadcast_rule()
         if rule is not None:

@@ -24,7 +24,9 @@ PY_RESERVED_PREFIXES = ("SIGNATURE_V", "validate_v", "kernel_v")
 
 # C: the locals of the generated typed kernels (templates/c/op.c.j2), the standard types and
 # macros they use, and the <math.h> functions formulas call (a parameter `expf` would hide it).
-C_GENERATED = frozenset({"i", "it", "status", "shapes", "ranks", "aligned", "aligned_status", "low", "high"})
+C_GENERATED = frozenset({"i", "d", "it", "status", "shapes", "ranks", "aligned", "aligned_status", "low", "high",
+                         "fold_shape", "fold_rank", "fold_total", "fold_acc", "fold_start", "fold_len", "fold_k",
+                         "fold_x", "acc_v"})
 C_STANDARD = frozenset("""
 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t intptr_t uintptr_t
 bool true false NULL INFINITY NAN HUGE_VAL errno assert offsetof
@@ -40,7 +42,7 @@ volatile while""".split())
 C_RESERVED = C_GENERATED | C_STANDARD | C_KEYWORDS
 
 # Suffixes and prefixes the generators add to a spec name (Python renames, C parameters and fields).
-DERIVED_SUFFIXES = ("_", "_shape", "_rank", "_dtype", "_out", "_len", "_v")
+DERIVED_SUFFIXES = ("_", "_shape", "_rank", "_dtype", "_out", "_len", "_v", "_count")
 DERIVED_PREFIXES = ("has_",)
 
 

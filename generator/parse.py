@@ -224,7 +224,8 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
         shape_inference=raw.get("shape_inference"), deprecated=bool(raw.get("deprecated", False)),
         elementwise=Elementwise(ew["formula"], ew.get("output", outputs[0].name if outputs else ""),
                                 ew.get("broadcast", "multidirectional"), _loc(ew, loc),
-                                tuple(ew.get("types", ())), tuple(ew.get("absent", {}).items())) if ew else None,
+                                tuple(ew.get("types", ())), tuple(ew.get("absent", {}).items()),
+                                ew.get("fold"), ew.get("finish")) if ew else None,
         kernel=raw["kernel"]["function"] if "kernel" in raw else None,
         shape_from_node=tuple(raw["kernel"].get("shape_from_node", ())) if "kernel" in raw else (),
         constraints=tuple(

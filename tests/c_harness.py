@@ -48,6 +48,17 @@ def _storage(elem: str) -> np.dtype:
     return np.dtype(np.uint16) if ELEM_TYPES[elem].c_type == "uint16_t" else ELEM_TYPES[elem].numpy
 
 
+def _variadic_args(arrays: list[np.ndarray], elem: str) -> tuple[list, list]:
+    """A fold's variadic input as its kernel takes it: data pointers, shape pointers, ranks and the count."""
+    datas = [np.ascontiguousarray(a).view(_storage(elem)) for a in arrays]
+    shapes = [np.asarray(a.shape, np.int64) for a in arrays]
+    n = len(arrays)
+    data_ptrs = (ctypes.c_void_p * n)(*[d.ctypes.data for d in datas])
+    shape_ptrs = (ctypes.c_void_p * n)(*[s.ctypes.data for s in shapes])
+    ranks = (ctypes.c_size_t * n)(*[a.ndim for a in arrays])
+    return [data_ptrs, shape_ptrs, ranks, ctypes.c_size_t(n)], [datas, shapes, data_ptrs, shape_ptrs, ranks]
+
+
 def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
               out_shape: tuple[int, ...], out_elem: str | None = None):
     """The function opgen_<domain>_<Op>_v<N>_<elem>, its ctypes arguments, the output array, and the
@@ -55,6 +66,9 @@ def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray
     fn = getattr(lib, f"opgen_{v.domain}_{v.op}_v{v.since_version}_{elem}")
     fn.restype = ctypes.c_int
     args, keep = [], []
+    if v.elementwise is not None and v.elementwise.fold is not None:  # the variadic input: arrays of pointers
+        args, keep = _variadic_args(inputs, elem)
+        inputs = []
     for array in inputs:
         if array is None:  # an optional input not given: a NULL array of rank 0
             args += [None, None, ctypes.c_size_t(0)]

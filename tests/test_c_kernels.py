@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 import pytest
-from c_harness import OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
+from c_harness import OPGEN_ERR_ARGUMENT, OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
 from conftest import project_specs
 from onnx_refs import random_input
 
@@ -68,18 +68,38 @@ SHAPES = {
 }
 
 
+# Folds over a variadic input (elementwise.fold): the tensors of that one input. Several broadcasting
+# ways, a scalar, an empty result, more tensors than the iterator's operand limit (OPGEN_MAX_OPERANDS, 8),
+# and outputs longer than one block (OPGEN_FOLD_BLOCK, 1024) with a broadcast tensor; with broadcast none
+# (versions 1 and 6) every tensor has the same shape.
+FOLD_SHAPES = [((2, 3, 4),), ((2, 3, 4),) * 3, ((2, 1, 4), (3, 1), (4,)), ((), (2, 3), (1, 3)), ((0, 3), (3,), ()),
+               ((3,),) * 11, ((2, 1300), (1300,), (2, 1)), ((3, 1100), (3, 1100))]
+FOLD_SAME_SHAPES = [((2, 3, 4),), ((2, 3, 4),) * 3, ((),) * 2, ((0, 3),) * 2, ((3,),) * 11, ((2, 1300),) * 3]
+
+
+def shape_cases(v) -> list[tuple]:
+    key = f"{v.domain}.{v.op}" + (".legacy" if v.op == "PRelu" and v.since_version < 7 else "")
+    if v.elementwise is not None and v.elementwise.fold is not None:
+        return FOLD_SAME_SHAPES if v.elementwise.broadcast == "none" else FOLD_SHAPES
+    return SHAPES.get(key) or GENERIC_SHAPES[len(v.inputs)]
+
+
+def input_params(v, count: int) -> list:
+    """The parameter each given tensor is of: a fold's tensors all belong to its variadic input."""
+    return list(v.inputs) * count if v.elementwise is not None and v.elementwise.fold is not None else list(v.inputs)
+
+
 @pytest.mark.parametrize("v,elem", list(kernel_cases(project_specs())))
 def test_c_matches_numpy(c_library, v, elem):
-    key = f"{v.domain}.{v.op}" + (".legacy" if v.op == "PRelu" and v.since_version < 7 else "")
     kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
     rng = np.random.default_rng(7)
-    for case in SHAPES.get(key) or GENERIC_SHAPES[len(v.inputs)]:
+    for case in shape_cases(v):
         shapes = [s for s in case if not isinstance(s, dict)]
         given = next((s for s in case if isinstance(s, dict)), {})
         for extra in attribute_sets(v, elem):
             attrs = {**given, **extra}
             inputs = [None if s is None else random_input(rng, s, fixed_inputs(v).get(p.name, ELEM_TYPES[elem]).name)
-                      for p, s in zip(v.inputs, shapes)]
+                      for p, s in zip(input_params(v, len(shapes)), shapes)]
             (want,) = kernel(*inputs, **attrs)
             out_elem = next(view["out_elem"] for view in kernel_views(v) if view["elem"] == elem)
             status, got = call_c(c_library, v, elem, inputs, attrs, want.shape, out_elem)
@@ -109,6 +129,10 @@ def test_c_matches_numpy_on_edge_values(c_library, v, elem):
     kernel = opgen_ops.get_kernel(v.domain, v.op, v.since_version)
     x = edge_values(elem)
     inputs = [x] if len(v.inputs) == 1 else [x[:, None], x[None, :]]
+    if v.elementwise.fold is not None:  # every edge value against each, and a third tensor after them
+        pairs = [x[:, None], x[None, :], np.roll(x, 3)[:, None]]
+        inputs = [np.ascontiguousarray(np.broadcast_to(a, (x.size, x.size))) for a in pairs] \
+            if v.elementwise.broadcast == "none" else pairs
     if v.op == "Where":
         inputs = [(np.arange(x.size)[:, None] + np.arange(x.size)[None, :]) % 3 == 0] + inputs
     cases = [(inputs, attrs) for attrs in attribute_sets(v, elem)]
@@ -178,3 +202,30 @@ def test_c_limits_are_the_types_extremes():
                 limits = {"0": 0, f"INT{elem.bits}_MIN": -(2 ** (elem.bits - 1)),
                           f"INT{elem.bits}_MAX": 2 ** (elem.bits - 1) - 1, f"UINT{elem.bits}_MAX": 2 ** elem.bits - 1}
                 assert limits[literal] == int(value), (name, which, literal)
+
+
+def test_fold_rounds_float16_once(c_library, specs):
+    """A fold accumulates float16 in float: 2048 + 1 + 1 is 2050 (each step rounded to float16 would stay at 2048,
+    the tie 2049 going to even), in C as in NumPy; the mean of those is 2050 / 3 rounded once."""
+    x = [np.full((3,), 2048, np.float16), np.ones((1,), np.float16), np.ones((3,), np.float16)]
+    for op, want in (("Sum", np.float16(2050)), ("Mean", np.float16(np.float32(2050) / np.float32(3)))):
+        v = specs.find("onnx", op).resolve(13)
+        (numpy_result,) = opgen_ops.get_kernel("onnx", op, 13)(*x)
+        status, got = call_c(c_library, v, "float16", x, {}, (3,))
+        assert status == OPGEN_OK
+        np.testing.assert_array_equal(numpy_result, np.full((3,), want, np.float16))
+        np.testing.assert_array_equal(got, numpy_result)
+
+
+def test_fold_reports_shape_errors(c_library, specs):
+    """Tensors that do not broadcast (or, where a version does not broadcast, differ in shape) are OPGEN_ERR_SHAPE,
+    also when the output would be empty; no tensor at all is OPGEN_ERR_ARGUMENT."""
+    v13, v6 = specs.find("onnx", "Max").resolve(13), specs.find("onnx", "Max").resolve(6)
+    ones = np.ones((2, 3), np.float32)
+    empty = np.ones((0, 3), np.float32)
+    for v, tensors in ((v13, [ones, np.ones((4,), np.float32)]), (v13, [empty, np.ones((2,), np.float32)]),
+                       (v6, [ones, np.ones((3,), np.float32)]), (v6, [ones, np.ones((1, 3), np.float32)])):
+        status, _ = call_c(c_library, v, "float", tensors, {}, (2, 3))
+        assert status == OPGEN_ERR_SHAPE, (v.key, [t.shape for t in tensors])
+    status, _ = call_c(c_library, v13, "float", [], {}, (2, 3))
+    assert status == OPGEN_ERR_ARGUMENT

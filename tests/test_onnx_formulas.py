@@ -37,6 +37,11 @@ OP_SHAPES = {
     "Clip": [((2, 3, 4), (), ())] * 4 + [((), (), ()), ((0, 3), (), ()), ((2, 3, 4), None, ()), ((2, 3, 4), (), None),
                                          ((2, 3, 4), None, None)],
 }
+# Folds over a variadic input (Max, Min, Sum, Mean): the tensors of each node, broadcasting in several ways,
+# a scalar, an empty result and more tensors than a binary op takes; versions 1 and 6 do not broadcast.
+FOLD_SHAPES = [((2, 3, 4),), ((2, 3, 4),) * 3, ((2, 1, 4), (3, 1), (4,)), ((), (2, 3), (1, 3)), ((0, 3), (3,), ()),
+               ((3, 4),) * 9]
+FOLD_SAME_SHAPES = [((2, 3, 4),), ((2, 3, 4),) * 3, ((),) * 2, ((0, 3),) * 2, ((3, 4),) * 9]
 # Versions no reference implements (tested on their own below).
 NO_REFERENCE = {("Clip", 1): "test_clip_1_missing_bounds"}
 
@@ -89,6 +94,10 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "Less": "13:bfloat16",
     "LessOrEqual": "16:bfloat16",
     "Log": "1:double 1:float 1:float16 13:bfloat16",
+    # Max, Min, Mean, Sum (folds): versions 1 (consumed_inputs) are not loaded at all.
+    "Max": "1:double 1:float 1:float16 6:double 12:int16 12:uint16 13:bfloat16 13:int16 13:uint16",
+    "Mean": "1:double 1:float 1:float16 6:double 8:double 13:bfloat16 13:double",
+    "Min": "1:double 1:float 1:float16 6:double 12:int16 12:uint16 13:bfloat16 13:int16 13:uint16",
     "Mish": "22:bfloat16 22:double",
     "Mod": "13:bfloat16 28:bfloat16 28:double 28:float 28:float16 28:int16 28:int32 28:int64 28:int8 28:uint16 "
            "28:uint32 28:uint64 28:uint8",
@@ -120,6 +129,7 @@ _ORT_GAPS = {  # op: "since_version:element_type ..."
     "Softsign": "1:double 1:float16 22:bfloat16 22:double",
     "Sqrt": "1:double 1:float 1:float16 13:bfloat16",
     "Sub": "13:bfloat16 14:bfloat16",
+    "Sum": "1:double 1:float 1:float16 13:bfloat16",
     "Swish": "24:bfloat16",
     "Tan": "7:double 22:bfloat16 22:double",
     "Tanh": "1:double 1:float 1:float16 13:bfloat16",
@@ -242,6 +252,35 @@ for _v in (1, 22):
         EXPLAINED[("Softsign", _v, _t, "onnx.reference")] = ("raises on rank-0 input", fails_on_rank_zero)
 
 
+def mean_adds_in_place(got, want, feeds, dtype) -> bool:
+    """onnx.reference's Mean adds the tensors into a copy of the first one in place (res += x), which NumPy
+    refuses where the first is smaller than the broadcast shape; opgen broadcasts them all (note
+    reference_broadcasting of Mean)."""
+    first = next(iter(feeds.values()))
+    return isinstance(want, Exception) and "non-broadcastable output operand" in str(want) \
+        and first.shape != got.shape
+
+
+def float16_sum_rounded_per_step(got, want, feeds, dtype) -> bool:
+    """onnx.reference adds float16 tensors in float16, rounding after each addition; opgen accumulates in float32
+    and rounds once (note sum_accumulation). The mismatches are exactly the stepwise float16 sum."""
+    if isinstance(want, Exception):
+        return False
+    tensors = list(feeds.values())
+    steps = tensors[0]
+    for x in tensors[1:]:
+        steps = (steps + x).astype(tensors[0].dtype)
+    bad = _mismatched(got, want, dtype)
+    return bool(np.array_equal(want[bad], np.broadcast_to(steps, got.shape)[bad], equal_nan=True))
+
+
+for _v, _types in ((8, "double float float16"), (13, "bfloat16 double float float16")):
+    for _t in _types.split():
+        EXPLAINED[("Mean", _v, _t, "onnx.reference")] = ("adds in place into the first tensor", mean_adds_in_place)
+EXPLAINED[("Sum", 1, "float16", "onnx.reference")] = ("float16 sums rounded per addition",
+                                                     float16_sum_rounded_per_step)
+
+
 def onnx_elem(dtype: str) -> int:
     return helper.np_dtype_to_tensor_dtype(ELEM_TYPES[dtype].numpy) if dtype != "string" \
         else onnx.TensorProto.STRING
@@ -295,23 +334,35 @@ def cases():
 CAST_FOR_ORT = ("bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
 
 
-def make_model(v, dtype: str, attrs: dict, for_ort: bool = False, present=None) -> onnx.ModelProto:
-    """A model of one node; optional inputs not in `present` (all by default) are not given ("")."""
+def feed_names(v, count: int = 1) -> list[tuple]:
+    """(parameter, graph input name) of each input the node takes: a variadic input's `count` tensors are
+    <name>_0, <name>_1, ..."""
+    return [(p, f"{p.name}_{k}") for p in v.inputs for k in range(count)] if is_fold(v) \
+        else [(p, p.name) for p in v.inputs]
+
+
+def is_fold(v) -> bool:
+    return v.elementwise is not None and v.elementwise.fold is not None
+
+
+def make_model(v, dtype: str, attrs: dict, for_ort: bool = False, present=None, count: int = 1) -> onnx.ModelProto:
+    """A model of one node; optional inputs not in `present` (all by default) are not given (""); a fold's
+    variadic input takes `count` tensors."""
     nodes, ins, outs = [], [], []
     node_ins, node_outs = [], []
-    for p in v.inputs:
+    for p, name in feed_names(v, count):
         elem = elem_for(v, p, dtype)
-        if present is not None and p.name not in present:
+        if present is not None and name not in present:
             node_ins.append("")
         elif for_ort and elem in CAST_FOR_ORT:
-            ins.append(helper.make_tensor_value_info(p.name, onnx.TensorProto.FLOAT, None))
+            ins.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
             # saturate=0: an infinity stays infinite where the float8 type has one (Cast saturates by default)
             saturate = {"saturate": 0} if elem.startswith("float8") else {}
-            nodes.append(helper.make_node("Cast", [p.name], [p.name + "_cast"], to=onnx_elem(elem), **saturate))
-            node_ins.append(p.name + "_cast")
+            nodes.append(helper.make_node("Cast", [name], [name + "_cast"], to=onnx_elem(elem), **saturate))
+            node_ins.append(name + "_cast")
         else:
-            ins.append(helper.make_tensor_value_info(p.name, onnx_elem(elem), None))
-            node_ins.append(p.name)
+            ins.append(helper.make_tensor_value_info(name, onnx_elem(elem), None))
+            node_ins.append(name)
     casts_back = []
     for p in v.outputs:
         elem = elem_for(v, p, dtype)
@@ -369,8 +420,12 @@ def random_values(rng: np.random.Generator, shape, dtype: str, op: str, role: st
 
 
 def input_sets(v, dtype: str, rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
-    """Feeds by input name; an optional input not given is left out."""
+    """Feeds by input name; an optional input not given is left out; a fold's tensors are <name>_0, ..."""
     names = [p.name for p in v.inputs]
+    if is_fold(v):
+        return [{name: random_values(rng, shape, elem_for(v, p, dtype), v.op, "operand")
+                 for (p, name), shape in zip(feed_names(v, len(shape_set)), shape_set)}
+                for shape_set in (FOLD_SAME_SHAPES if v.elementwise.broadcast == "none" else FOLD_SHAPES)]
     if v.op in OP_SHAPES:
         shapes = OP_SHAPES[v.op]
     elif len(names) == 1:
@@ -470,11 +525,14 @@ def measure(op: str, version: int, dtype: str) -> tuple[dict[str, list[str]], bo
         models = {}  # per set of inputs given (Clip's optional min and max)
         for feeds in input_sets(v, dtype, rng):
             if tuple(feeds) not in models:
-                models[tuple(feeds)] = (ReferenceEvaluator(make_model(v, dtype, attrs, present=set(feeds))),
-                                        load_ort(make_model(v, dtype, attrs, for_ort=True, present=set(feeds))))
+                n = len(feeds)
+                models[tuple(feeds)] = (ReferenceEvaluator(make_model(v, dtype, attrs, present=set(feeds), count=n)),
+                                        load_ort(make_model(v, dtype, attrs, for_ort=True, present=set(feeds),
+                                                            count=n)))
                 ran_ort.append(models[tuple(feeds)][1] is not None)
             reference, session = models[tuple(feeds)]
-            (got,) = kernel(*[feeds.get(p.name) for p in v.inputs], **attrs)
+            args = list(feeds.values()) if is_fold(v) else [feeds.get(p.name) for p in v.inputs]
+            (got,) = kernel(*args, **attrs)
             for name, run in (("onnx.reference", lambda: reference.run(None, feeds)[0]),
                               ("onnxruntime", lambda: None if session is None else run_ort(session, feeds, out_dtype))):
                 try:

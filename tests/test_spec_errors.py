@@ -2,6 +2,7 @@
 all errors of a run come together; the CLI exits non-zero without a traceback and writes nothing."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,71 @@ def test_formula_reading_an_optional_input_says_what_it_takes_when_absent(spec_t
                                                 "{formula: 'maximum(X, B)', absent: {B: lowest}}")) == []
     errors = errors_for(spec_tree, with_b.replace("{formula: alpha * X}", "{formula: X, absent: {B: lowest}}"))
     assert any("elementwise.absent.B: the formula does not read it" in e for e in errors), errors
+
+
+# GOOD_OP with X variadic: a fold of alpha-scaled sums (Sum-like).
+VARIADIC_OP = GOOD_OP.replace("        type: T\n        description: {en: Input., zh: 输入。}\n",
+                              "        type: T\n        option: variadic\n        description: {en: Input., zh: 输入。}\n") \
+    .replace("{formula: alpha * X}", "{formula: acc + alpha * X, fold: X}")
+
+
+def test_fold_over_a_variadic_input_is_accepted(spec_tree):
+    assert "option: variadic" in VARIADIC_OP
+    assert errors_for(spec_tree, VARIADIC_OP) == []
+    mean = VARIADIC_OP.replace("fold: X}", "fold: X, finish: acc / count(X), broadcast: none}")
+    assert errors_for(spec_tree, mean) == []
+
+
+@pytest.mark.parametrize("change,expected", [
+    # a variadic input read without fold
+    (("{formula: acc + alpha * X, fold: X}", "{formula: alpha * X}"),
+     "demo.Scale@2: elementwise: an element-wise formula reads a variadic input by folding over it: give "
+     "elementwise.fold"),
+    # fold over an input that does not exist
+    (("fold: X}", "fold: Z}"), "demo.Scale@2: elementwise.fold: no input named 'Z'; a fold takes the op's variadic "
+                               "input (X)"),
+    # the formula of a fold reads the accumulator and the next tensor
+    (("{formula: acc + alpha * X,", "{formula: alpha * X,"),
+     "demo.Scale@2: elementwise.formula: a fold's formula combines the accumulator acc with the next tensor X; "
+     "it does not read acc"),
+    # finish reads the accumulator, not the tensors
+    (("fold: X}", "fold: X, finish: X / 2}"), "demo.Scale@2: elementwise.finish: unknown name 'X'; expected one of: "
+                                             "acc, alpha"),
+    # count() takes the folded input
+    (("fold: X}", "fold: X, finish: acc / count(alpha)}"),
+     "demo.Scale@2: elementwise.finish: count() takes the folded input's name: count(X)"),
+    # a fold broadcasts multidirectionally or not at all
+    (("fold: X}", "fold: X, broadcast: xla}"),
+     "demo.Scale@2: elementwise.broadcast: a fold broadcasts its tensors multidirectionally, or not at all (none); "
+     "not xla"),
+    # an output shape other than the fold's broadcasting gives
+    (("        description: {en: Output., zh: 输出。}\n", "        description: {en: Output., zh: 输出。}\n"
+      "        shape: shapes(X)[0]\n"),
+     "demo.Scale@2: outputs.Y.shape: the stated shape 'shapes(X)[0]' is not the one the fold's multidirectional "
+     "broadcasting gives (broadcast_shape(X))"),
+    # a parameter named like the accumulator
+    (("name: alpha\n", "name: acc\n"), "demo.Scale@2: elementwise.fold: the accumulator of a fold is named 'acc', "
+                                        "as is a parameter or attribute of this version"),
+])
+def test_fold_misuse_is_located(spec_tree, change, expected):
+    old, new = change
+    assert old in VARIADIC_OP
+    errors = errors_for(spec_tree, VARIADIC_OP.replace(old, new))
+    assert any(expected in e for e in errors), errors
+    assert all(re.match(r"\S*Scale\.yaml:\d+:\d+: demo\.Scale@2: ", e) for e in errors), errors  # file:line:col
+
+
+def test_fold_over_a_single_input_or_without_fold(spec_tree):
+    """fold names a variadic input; finish and count() belong to a fold."""
+    errors = errors_for(spec_tree, GOOD_OP.replace("{formula: alpha * X}", "{formula: acc + X, fold: X}"))
+    assert any("demo.Scale@2: elementwise.fold: input 'X' is not variadic; a fold runs over the tensors of a "
+               "variadic input" in e for e in errors), errors
+    errors = errors_for(spec_tree, GOOD_OP.replace("{formula: alpha * X}", "{formula: alpha * X, finish: acc}"))
+    assert any("demo.Scale@2: elementwise.finish: finish applies to a fold: give elementwise.fold too" in e
+               for e in errors), errors
+    errors = errors_for(spec_tree, GOOD_OP.replace("{formula: alpha * X}", "{formula: X / count(X)}"))
+    assert any("elementwise.formula: count() counts the tensors of a folded variadic input; this formula folds none"
+               in e for e in errors), errors
 
 
 @pytest.mark.parametrize("change,expected", [

@@ -9,7 +9,7 @@ from typing import Any, Sequence, cast
 from .. import expr
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..names import C_KEYWORDS, C_RENAMED
-from ..model import Domain, OpSpec, OpVersion, Parameter, SpecSet
+from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, render as render_template
 
 _ATTR_C = {"int": "int64_t {n}", "float": "double {n}", "bool": "bool {n}", "string": "const char *{n}",
@@ -188,8 +188,94 @@ def c_limit(elem: ElemType, compute: ElemType, which: str) -> str:
     return f"(({compute.c_compute}){value})"
 
 
+def _attribute_setup(v: OpVersion, elem_in: ElemType, compute: ElemType) -> tuple[dict[str, str], list[str]]:
+    """How a kernel's formulas name the attributes they read, and the statements giving those names their
+    values in the compute type (string attributes are compared as given)."""
+    ew = v.elementwise
+    assert ew is not None
+    absent = dict(ew.absent)
+    read = expr.formula_names(ew.formula) | (expr.formula_names(ew.finish) if ew.finish is not None else frozenset())
+    rename, setup = {}, []
+    for a in v.attributes:
+        if a.name in read and a.type in ("string", "enum"):
+            rename[a.name] = c_name(a.name)  # only compared with words (strcmp), as given
+        elif a.name in absent:  # an attribute without a default: has_<name> says whether it was given
+            rename[a.name] = f"{c_name(a.name)}_a"
+            setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = has_{a.name} ? "
+                         f"({compute.c_compute}){c_name(a.name)} : {c_limit(elem_in, compute, absent[a.name])};")
+        elif a.name in read:
+            rename[a.name] = f"{c_name(a.name)}_a"
+            setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
+    return rename, setup
+
+
+def _attribute_parameters(v: OpVersion) -> list[list[str]]:
+    """The attributes' parameters of a typed kernel, in the spec's order (a list attribute's two together)."""
+    absent = dict(v.elementwise.absent) if v.elementwise is not None else {}
+    groups = []
+    for a in v.attributes:
+        if a.name in absent:
+            groups.append([_ATTR_C[a.type].format(n=c_name(a.name)), f"bool has_{a.name}"])
+        elif a.type in _ATTR_C:
+            groups.append([_ATTR_C[a.type].format(n=c_name(a.name))])
+        elif a.type == "ints":
+            groups.append([f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"])
+    return groups
+
+
+def _unused_attributes(v: OpVersion, used: frozenset[str] | set[str]) -> list[str]:
+    """The attribute parameters a kernel does not read (cast to void in its body)."""
+    return [c_name(a.name) + suffix for a in v.attributes if a.type in _ATTR_C or a.type == "ints"
+            if a.name not in used for suffix in (("", "_len") if a.type == "ints" else ("",))]
+
+
+def fold_kernel_views(v: OpVersion) -> list[dict[str, Any]]:
+    """Typed kernels of a fold (elementwise.fold): the variadic input as arrays of data pointers, shapes and
+    ranks plus their count. The output is computed in blocks of OPGEN_FOLD_BLOCK elements: each block's
+    accumulator, a compute-type array on the stack, takes the first tensor, then the formula with each further
+    one (an iterator per tensor, seeked to the block), then finish rounds it once into the output. So any
+    number of tensors folds without the iterator's operand limit, and float16 is rounded once, not per step."""
+    ew = v.elementwise
+    assert ew is not None and ew.fold is not None
+    fold = next(p for p in v.inputs if p.name == ew.fold)
+    n, out = c_name(fold.name), c_name(ew.output)
+    views = []
+    for elem_in, elem_out, compute in type_plan(v):
+        kind = _kind(compute)
+        rename = {FOLD_ACCUMULATOR: "acc_v", fold.name: f"{n}_v"}
+        attribute_names, setup = _attribute_setup(v, elem_in, compute)
+        rename.update(attribute_names)
+        counts = {fold.name: f"{n}_count"}
+        groups = [[f"const {elem_in.c_type} *const *{n}", f"const int64_t *const *{n}_shape",
+                   f"const size_t *{n}_rank", f"size_t {n}_count"]]
+        groups += _attribute_parameters(v)
+        groups.append([f"{elem_out.c_type} *OPGEN_RESTRICT {out}"])
+        step = expr.formula_to_c(ew.formula, rename, compute.c_compute, kind, counts)
+        finish = expr.formula_to_c(ew.finish_formula(), rename, compute.c_compute, kind, counts)
+        used = expr.formula_names(ew.formula) | expr.formula_names(ew.finish_formula())
+        function = f"{function_prefix(v)}_{elem_in.name}"
+        same_shape = ew.broadcast == "none"
+        views.append(dict(
+            declaration=prototype("opgen_status", function, groups, ";"),
+            definition=prototype("opgen_status", function, groups, " {"),
+            key=v.key, elem=elem_in.name, out_elem=elem_out.name, function=function,
+            formula=f"acc = {ew.fold}[0]; acc = {expr.canonical(ew.formula)} for each further tensor of {ew.fold}; "
+                    f"{ew.output} = {expr.canonical(ew.finish_formula())}",
+            compute=compute.c_compute, output=out, attribute_setup=setup, unused=_unused_attributes(v, used),
+            fold=dict(name=n, elem=elem_in.c_type, same_shape="true" if same_shape else "false",
+                      load=_load(elem_in, compute, "fold_x[it.offset[1]]"),
+                      load_contiguous=_load(elem_in, compute, "fold_x[fold_start + i]"),
+                      step=step, store=_STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=finish)),
+            output_shape_text=(f"the shape of every tensor of {n}" if same_shape
+                               else f"the broadcast shape of the tensors of {n}"),
+        ))
+    return views
+
+
 def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     ew = v.elementwise
+    if ew is not None and ew.fold is not None:
+        return fold_kernel_views(v)
     absent = dict(ew.absent) if ew is not None else {}
     if ew is None or any(p.option == "variadic" or (p.option == "optional" and p.name not in absent)
                          for p in v.inputs):
@@ -199,17 +285,8 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     for elem_in, elem_out, compute in type_plan(v):
         kind = _kind(compute)
         rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
-        setup = []
-        for a in v.attributes:
-            if a.name in expr.formula_names(ew.formula) and a.type in ("string", "enum"):
-                rename[a.name] = c_name(a.name)  # only compared with words (strcmp), as given
-            elif a.name in absent:  # an attribute without a default: has_<name> says whether it was given
-                rename[a.name] = f"{c_name(a.name)}_a"
-                setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = has_{a.name} ? "
-                             f"({compute.c_compute}){c_name(a.name)} : {c_limit(elem_in, compute, absent[a.name])};")
-            elif a.name in expr.formula_names(ew.formula):
-                rename[a.name] = f"{c_name(a.name)}_a"
-                setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
+        attribute_names, setup = _attribute_setup(v, elem_in, compute)
+        rename.update(attribute_names)
         groups = []  # the parameters, an operand's (or a list attribute's) together
         elems = {p.name: fixed_inputs(v).get(p.name, elem_in) for p in v.inputs}
         for p in v.inputs:
@@ -217,13 +294,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
             # OPGEN_RESTRICT (runtime.h): C's restrict, which C++ spells __restrict; the headers serve both.
             groups.append([f"const {elems[p.name].c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape",
                            f"size_t {n}_rank"])
-        for a in v.attributes:
-            if a.name in absent:
-                groups.append([_ATTR_C[a.type].format(n=c_name(a.name)), f"bool has_{a.name}"])
-            elif a.type in _ATTR_C:
-                groups.append([_ATTR_C[a.type].format(n=c_name(a.name))])
-            elif a.type == "ints":
-                groups.append([f"const int64_t *{c_name(a.name)}", f"size_t {c_name(a.name)}_len"])
+        groups += _attribute_parameters(v)
         out = c_name(ew.output)
         groups.append([f"{elem_out.c_type} *OPGEN_RESTRICT {out}"])  # restrict: no aliasing, so loops vectorise
         params = [p for g in groups for p in g]
@@ -256,8 +327,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
         xla = ew.broadcast == "xla"
         used = expr.formula_names(ew.formula) | ({"data_format", "per_channel_broadcast"} if align else set()) \
             | ({"broadcast_dimensions"} if xla else set())
-        unused = [c_name(a.name) + suffix for a in v.attributes if a.type in _ATTR_C or a.type == "ints"
-                  if a.name not in used for suffix in (("", "_len") if a.type == "ints" else ("",))]
+        unused = _unused_attributes(v, used)
         store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)
         function = f"{function_prefix(v)}_{elem_in.name}"
         views.append(dict(
@@ -269,6 +339,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
             target_index=target_index, align=align, source_index=source_index, target=target,
             xla=dict(lhs=c_name(names[0]), rhs=c_name(names[1]), dims=c_name("broadcast_dimensions")) if xla else None,
             output_shape_text=(f"the shape of {target}" if target_index >= 0 else "the broadcast shape of the inputs"),
+            fold=None,
         ))
     return views
 

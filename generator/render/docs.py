@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import expr
 from ..dtypes import type_key
-from ..model import Attribute, Domain, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
+from ..model import FOLD_ACCUMULATOR, Attribute, Domain, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
 from .changelog import changelog
 from .common import render as render_template
 
@@ -32,6 +32,7 @@ LABELS = {
         each="each", example_inputs="inputs", example_outputs="outputs", example_attributes="attributes",
         when_absent="When not given", lowest="the lowest finite value of the element type",
         highest="the highest finite value of the element type",
+        fold_each="for each further tensor of {name}, in order; computed in the compute type, rounded once",
     ),
     "zh": dict(
         domain="域", category="类别", versions="版本", version="版本", sources="来源", section="节",
@@ -48,6 +49,7 @@ LABELS = {
         variadic="可变", single="单个", homogeneous="同质", heterogeneous="异质",
         each="每个", example_inputs="输入", example_outputs="输出", example_attributes="属性",
         when_absent="未给出时", lowest="元素类型的最小有限值", highest="元素类型的最大有限值",
+        fold_each="依次对 {name} 的其余每个张量; 以计算类型进行, 最后只舍入一次",
     ),
 }
 
@@ -99,6 +101,19 @@ def param_option(p: Parameter, L: dict[str, str]) -> str:
     return text
 
 
+def formula_lines(v: OpVersion, L: dict[str, str]) -> list[str]:
+    """The formula as the docs show it: `output = formula`, or a fold's three steps (first tensor, each further
+    one, finish), all re-emitted from the parsed tree."""
+    ew = v.elementwise
+    if ew is None:
+        return []
+    if ew.fold is None:
+        return [f"{ew.output} = {expr.canonical(ew.formula)}"]
+    return [f"{FOLD_ACCUMULATOR} = {ew.fold}[0]",
+            f"{FOLD_ACCUMULATOR} = {expr.canonical(ew.formula)}    # {L['fold_each'].format(name=ew.fold)}",
+            f"{ew.output} = {expr.canonical(ew.finish_formula())}"]
+
+
 def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
     L = LABELS[lang]
     meta: list[tuple[str, Any]] = [(L["since"], v.since_version)]
@@ -113,7 +128,7 @@ def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
     return dict(
         v=v, meta=meta, summary=v.summary.get(lang),
         body_fence=fence(v.function_body or ""),
-        formula=expr.canonical(v.elementwise.formula) if v.elementwise else "",
+        formula_lines=formula_lines(v, L),
         absent=[(name, L[which]) for name, which in v.elementwise.absent] if v.elementwise else [],
         attributes=[dict(name=a.name, type=a.type, default=default_text(a, L),
                          values=", ".join(map(str, a.values)), description=a.description.get(lang))

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import expr
 from ..dtypes import tensor_elem, type_key
-from ..model import Domain, OpSpec, OpVersion, Parameter, SpecSet
+from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, py_call, render_python
 
 PACKAGE = "python/opgen_ops"
@@ -221,6 +221,10 @@ def _formula_view(v: OpVersion, params: str, convert: list[str], validate_inputs
                   free: list[tuple[str, str, tuple[Any, ...]]], validate_outputs: str, first_input: str) -> KernelView:
     ew = v.elementwise
     assert ew is not None  # called for element-wise ops only
+    if ew.fold is not None:
+        body = _fold_body(v)
+        return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
+                          _fold_doc(v))
     inputs = list(v.inputs)
     rename = {p.name: py_name(p.name) + "_" for p in inputs}
     scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string", "enum")]
@@ -266,6 +270,46 @@ def _formula_view(v: OpVersion, params: str, convert: list[str], validate_inputs
              f"return (_ew.finish(result, {out_dtype}),)"]
     return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
                       expr.canonical(ew.formula))  # re-emitted from the tree: spec text never reaches code
+
+
+def _fold_doc(v: OpVersion) -> str:
+    """What a fold kernel computes, re-emitted from the parsed formulas (spec text never reaches code)."""
+    ew = v.elementwise
+    assert ew is not None and ew.fold is not None
+    doc = f"acc = {ew.fold}[0], then acc = {expr.canonical(ew.formula)} for each further tensor of {ew.fold}"
+    return doc + (f"; result {expr.canonical(ew.finish)}" if ew.finish is not None else "")
+
+
+def _fold_body(v: OpVersion) -> list[str]:
+    """The statements of a fold kernel (elementwise.fold) after validation: the tensors of the variadic input
+    (`variadic`) folded in the compute type by _ew.fold, NumPy broadcasting them (multidirectional; with
+    broadcast none the validator has found them of one shape), then finish, rounded once."""
+    ew = v.elementwise
+    assert ew is not None and ew.fold is not None
+    out = next(p for p in v.outputs if p.name == ew.output)
+    if out.is_fixed:
+        out_dtype = f"_ew.numpy_dtype({tensor_elem(out.type)!r})"
+    elif out in v.free_outputs():
+        out_dtype = f"{py_name(out.name)}_out"
+    else:
+        out_dtype = "variadic[0].dtype"
+    body = []
+    if ew.types:
+        covered = tuple(tensor_elem(t) for t in ew.types)
+        refusal = f"f'{v.key} has no formula for {{_ew.elem(variadic[0].dtype)}} (see its notes)'"
+        body += [f"if _ew.elem(variadic[0].dtype) not in {covered!r}:", f"    raise NotImplementedError({refusal})"]
+    scalar_attrs = [a for a in v.attributes if a.type in ("int", "float", "bool", "string", "enum")]
+    body += [f"{py_name(a.name)} = float({py_name(a.name)})" for a in scalar_attrs if a.type == "float"]
+    rename = {a.name: py_name(a.name) for a in scalar_attrs}
+    rename.update({FOLD_ACCUMULATOR: FOLD_ACCUMULATOR, ew.fold: py_name(ew.fold) + "_"})
+    counts = {ew.fold: "len(variadic)"}
+    step = expr.formula_to_numpy(ew.formula, rename, counts)
+    body += [f"compute = _ew.compute_dtype_for({out_dtype}, variadic[0].dtype)",
+             'with np.errstate(all="ignore"):',
+             f"    {FOLD_ACCUMULATOR} = _ew.fold(variadic, compute, lambda {FOLD_ACCUMULATOR}, {rename[ew.fold]}: {step})",
+             f"    result = {expr.formula_to_numpy(ew.finish_formula(), rename, counts)}",
+             f"    return (_ew.finish(result, {out_dtype}),)"]  # the rounding may overflow to inf (float16)
+    return body
 
 
 def _uses(kernels: list[KernelView], name: str) -> bool:

@@ -44,6 +44,18 @@ def finish(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.asarray(value).astype(dtype, copy=False)
 
 
+def fold(arrays: Sequence[np.ndarray], compute: np.dtype,
+         step: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """The accumulator of a fold (spec elementwise.fold: Max, Sum, ...): a copy of the first array in the compute
+    type, then step(acc, x) with each further array in order, converted to the compute type. NumPy broadcasts
+    the operands (multidirectional), so the result has their broadcast shape; nothing is rounded to the
+    element type here (finish() does that once)."""
+    acc = np.array(arrays[0], dtype=compute)  # a copy: the kernel never returns its input array itself
+    for x in arrays[1:]:
+        acc = np.asarray(step(acc, np.asarray(x).astype(compute, copy=False)))
+    return acc
+
+
 def align_onnx_prelu_legacy(slope: np.ndarray, x_shape: Sequence[int]) -> np.ndarray:
     return slope.reshape(broadcast.onnx_prelu_legacy(slope.shape, x_shape))
 

@@ -147,6 +147,49 @@ static inline void opgen_iter_next(opgen_iter *it) {
     }
 }
 
+/* Move to output element `start` (row-major), where `start` calls of opgen_iter_next would. */
+static inline void opgen_iter_seek(opgen_iter *it, int64_t start) {
+    for (size_t k = 0; k < it->n; ++k) it->offset[k] = 0;
+    for (size_t d = it->rank; d-- > 0;) {
+        int64_t size = it->shape[d];
+        it->idx[d] = size > 0 ? start % size : 0;
+        start = size > 0 ? start / size : 0;
+        for (size_t k = 0; k < it->n; ++k) it->offset[k] += it->idx[d] * it->stride[k][d];
+    }
+}
+
+/* ---- folds over a variadic input (elementwise.fold: Max, Min, Sum, Mean) ---- */
+
+/* Output elements a fold kernel computes at a time: its accumulator is an array of this many values of the
+ * compute type on the stack (8 KiB for double). */
+#define OPGEN_FOLD_BLOCK 1024
+
+/* The output shape of a fold over n >= 1 tensors: their multidirectional broadcast, or with same_shape
+ * (broadcast none) the first tensor's shape, which every tensor must have. */
+static inline opgen_status opgen_fold_shape(size_t n, const int64_t *const *shapes, const size_t *ranks,
+                                            bool same_shape, int64_t *out, size_t *out_rank) {
+    size_t rank = 0;
+    if (n == 0) return OPGEN_ERR_ARGUMENT;
+    for (size_t k = 0; k < n; ++k) {
+        if (ranks[k] > OPGEN_MAX_RANK) return OPGEN_ERR_ARGUMENT;
+        if (same_shape && ranks[k] != ranks[0]) return OPGEN_ERR_SHAPE;
+        if (ranks[k] > rank) rank = ranks[k];
+    }
+    for (size_t d = 0; d < rank; ++d) {
+        int64_t size = 1;
+        for (size_t k = 0; k < n; ++k) {
+            size_t r = ranks[k];
+            if (d + r < rank) continue;
+            int64_t s = shapes[k][d + r - rank];
+            if (same_shape ? s != shapes[0][d] : (s != 1 && size != 1 && size != s)) return OPGEN_ERR_SHAPE;
+            if (s != 1 || same_shape) size = s;
+        }
+        out[d] = size;
+    }
+    *out_rank = rank;
+    return OPGEN_OK;
+}
+
 /* ---- comparisons of unsigned values (keeps `x < 0` free of -Wtype-limits) --- */
 
 static inline bool opgen_cmp_lt_u64(uint64_t a, uint64_t b) { return a < b; }
