@@ -446,6 +446,7 @@ def test_unknown_dimensions_written_by_shape_inference_are_read(name):
     # grid does not take (tests/test_onnx_node_tests.py, OPGEN_ONLY; README, cases beyond the checker).
     assert [(r.op, r.where) for r in report.records] == [("onnx.Split@18", "constraint C4")], report.to_text()
     assert "else_branch" in report.records[0].graph or "then_branch" in report.records[0].graph
+    assert "3d" in name
 
 
 def test_declared_unknown_dimensions_are_unknown_and_impossible_ones_are_located():

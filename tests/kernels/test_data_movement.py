@@ -1249,9 +1249,9 @@ def test_general_split_uneven_parts():
     for g, want in zip(got, onnx_reference("Split", [x], {"num_outputs": 4}, n_out=4, opset=18)):
         assert_exact(g, want)
     assert ort_rejects("Split", [x], {"num_outputs": 4}, n_out=4)
-    with pytest.raises(ValueError, match="cannot be split"):
+    with pytest.raises(ValidationError, match="C7"):  # 5 in pieces of 2: the last would be -1
         split(np.arange(5), None, axis=0, num_outputs=4)
-    with pytest.raises(ValueError, match="summing"):
+    with pytest.raises(ValidationError, match="C6"):  # lengths summing to 4, not 5
         split(np.arange(5), np.array([2, 2]), axis=0, num_outputs=None)
     with pytest.raises(ValidationError, match="C2"):  # exactly one of split and num_outputs
         split(np.arange(5), np.array([5]), axis=0, num_outputs=1)

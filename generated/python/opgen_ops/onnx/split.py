@@ -55,9 +55,10 @@ SIGNATURE_V18 = Signature(
             lambda c: -(
                 -c.shape('input')[c.attr('axis') % c.rank('input')]
                 // c.attr('num_outputs')
-            ) * (c.attr('num_outputs') - 1) < c.shape('input')[c.attr('axis') % c.rank('input')],
-            'With num_outputs, every piece is ceil(size / num_outputs) long except a shorter, non-empty last one: '
-            'the size of input along axis must leave the last piece at least one element.',
+            ) * (c.attr('num_outputs') - 1) <= c.shape('input')[c.attr('axis') % c.rank('input')],
+            'With num_outputs, every piece but the last is ceil(size / num_outputs) long and the last takes the '
+            "rest: the rest may be empty but not negative (as onnx's shape inference and onnx.reference; "
+            'onnxruntime also refuses an empty last piece, see note empty_last_piece).',
             when=lambda c: c.has('num_outputs'),
         ),
         Check(
