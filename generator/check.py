@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import expr
+from . import expr, formula
 from .dtypes import ELEM_TYPES, parse_type, tensor_elem
 from .errors import SpecError
 from .names import RESERVED_MODULES, name_problems
@@ -304,7 +304,7 @@ def _check_elementwise(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     readable = True
     for key, text, known in texts:
         try:
-            for problem in expr.check_formula(text, known, strings, counted):
+            for problem in formula.check_formula(text, known, strings, counted):
                 yield ew.location, f"elementwise.{key}", problem
         except expr.ExprError as exc:
             readable = False
@@ -346,7 +346,7 @@ def _check_absent(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     ew = v.elementwise
     assert ew is not None
     try:
-        used = expr.formula_names(ew.formula)
+        used = formula.formula_names(ew.formula)
     except expr.ExprError:
         return  # reported by _check_elementwise
     optional = {p.name for p in v.inputs if p.option == "optional"}
@@ -393,7 +393,7 @@ def _check_fold(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     if clashing:
         yield ew.location, "elementwise.fold", f"the accumulator of a fold is named {FOLD_ACCUMULATOR!r}, as is a " \
                                                "parameter or attribute of this version"
-    missing = {FOLD_ACCUMULATOR, ew.fold} - expr.formula_names(ew.formula)
+    missing = {FOLD_ACCUMULATOR, ew.fold} - formula.formula_names(ew.formula)
     if missing:
         yield ew.location, "elementwise.formula", (
             f"a fold's formula combines the accumulator {FOLD_ACCUMULATOR} with the next tensor {ew.fold}; it does "
@@ -419,7 +419,7 @@ def _check_formula_typing(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     ew = v.elementwise
     assert ew is not None
     floats = frozenset(a.name for a in v.attributes if a.type == "float")
-    used = frozenset().union(*(expr.float_attributes_outside_mul_trunc(text, floats)
+    used = frozenset().union(*(formula.float_attributes_outside_mul_trunc(text, floats)
                                for text in (ew.formula, ew.finish) if text is not None)) \
         if floats and v.inputs else frozenset()
     if not used:

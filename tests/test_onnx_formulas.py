@@ -589,16 +589,16 @@ def test_types_the_formula_leaves_out_have_no_kernel(v, dtype):
 def test_formulas_compare_string_attributes_with_words_only():
     """Gelu's formula reads its string attribute approximate as approximate == 'tanh'; the checker refuses
     other uses of strings (the C kernel compares with strcmp, the NumPy kernel with ==)."""
-    from opgen import expr
+    from opgen import formula
 
     names, strings = {"X", "alpha", "approximate"}, {"approximate"}
-    assert expr.check_formula("where(approximate == 'tanh', X, 0)", names, strings) == []
-    assert expr.check_formula("where('tanh' != approximate, X, 0)", names, strings) == []
-    assert any("can only be compared" in p for p in expr.check_formula("where(approximate, X, 0)", names, strings))
-    assert any("not a string attribute" in p for p in expr.check_formula("where(alpha == 'a', X, 0)", names, strings))
-    assert any("plain words" in p for p in expr.check_formula("where(approximate == 'a b', X, 0)", names, strings))
-    assert any("not a number" in p for p in expr.check_formula("X + 'a'", names, strings))
-    c = expr.formula_to_c("where(approximate == 'tanh', X, 0)", {"X": "x", "approximate": "approximate"},
+    assert formula.check_formula("where(approximate == 'tanh', X, 0)", names, strings) == []
+    assert formula.check_formula("where('tanh' != approximate, X, 0)", names, strings) == []
+    assert any("can only be compared" in p for p in formula.check_formula("where(approximate, X, 0)", names, strings))
+    assert any("not a string attribute" in p for p in formula.check_formula("where(alpha == 'a', X, 0)", names, strings))
+    assert any("plain words" in p for p in formula.check_formula("where(approximate == 'a b', X, 0)", names, strings))
+    assert any("not a number" in p for p in formula.check_formula("X + 'a'", names, strings))
+    c = formula.formula_to_c("where(approximate == 'tanh', X, 0)", {"X": "x", "approximate": "approximate"},
                           "float", "float")
     assert 'strcmp(approximate, "tanh") == 0' in c and "approximate != NULL" in c
 

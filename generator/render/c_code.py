@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence, cast
 
-from .. import expr
+from .. import expr, formula
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..names import C_KEYWORDS, C_RENAMED
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
@@ -147,7 +147,7 @@ def type_plan(v: OpVersion) -> list[tuple[ElemType, ElemType, ElemType]]:
         compute = elem_out if elem_out.kind == "float" else elem_in
         if not (elem_in.c_type and elem_out.c_type and compute.c_type):
             continue
-        if expr.c_supported(ew.formula, _kind(compute)):
+        if formula.c_supported(ew.formula, _kind(compute)):
             plan.append((elem_in, elem_out, compute))
     return plan
 
@@ -194,7 +194,7 @@ def _attribute_setup(v: OpVersion, elem_in: ElemType, compute: ElemType) -> tupl
     ew = v.elementwise
     assert ew is not None
     absent = dict(ew.absent)
-    read = expr.formula_names(ew.formula) | (expr.formula_names(ew.finish) if ew.finish is not None else frozenset())
+    read = formula.formula_names(ew.formula) | (formula.formula_names(ew.finish) if ew.finish is not None else frozenset())
     rename, setup = {}, []
     for a in v.attributes:
         if a.name in read and a.type in ("string", "enum"):
@@ -250,9 +250,9 @@ def fold_kernel_views(v: OpVersion) -> list[dict[str, Any]]:
                    f"const size_t *{n}_rank", f"size_t {n}_count"]]
         groups += _attribute_parameters(v)
         groups.append([f"{elem_out.c_type} *OPGEN_RESTRICT {out}"])
-        step = expr.formula_to_c(ew.formula, rename, compute.c_compute, kind, counts)
-        finish = expr.formula_to_c(ew.finish_formula(), rename, compute.c_compute, kind, counts)
-        used = expr.formula_names(ew.formula) | expr.formula_names(ew.finish_formula())
+        step = formula.formula_to_c(ew.formula, rename, compute.c_compute, kind, counts)
+        finish = formula.formula_to_c(ew.finish_formula(), rename, compute.c_compute, kind, counts)
+        used = formula.formula_names(ew.formula) | formula.formula_names(ew.finish_formula())
         function = f"{function_prefix(v)}_{elem_in.name}"
         same_shape = ew.broadcast == "none"
         views.append(dict(
@@ -310,7 +310,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
                            f"({n} != NULL ? {contiguous} : {value})", f"{n} != NULL ? {n}_rank : 0")
 
         operands = [operand(k, p) for k, p in enumerate(v.inputs)]
-        body = expr.formula_to_c(ew.formula, rename, compute.c_compute, kind)
+        body = formula.formula_to_c(ew.formula, rename, compute.c_compute, kind)
         target_index, align, source_index, target = -1, "", 0, ""
         names = [p.name for p in v.inputs]
         if ew.broadcast in ("unidirectional", "onnx_prelu_legacy", "onednn_prelu") and rule is not None:
@@ -325,7 +325,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
         elif ew.broadcast == "none":
             target_index, target = 0, c_name(names[0])  # no broadcasting: the output has the first input's shape
         xla = ew.broadcast == "xla"
-        used = expr.formula_names(ew.formula) | ({"data_format", "per_channel_broadcast"} if align else set()) \
+        used = formula.formula_names(ew.formula) | ({"data_format", "per_channel_broadcast"} if align else set()) \
             | ({"broadcast_dimensions"} if xla else set())
         unused = _unused_attributes(v, used)
         store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .. import expr
+from .. import expr, formula
 from ..dtypes import tensor_elem, type_key
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
 from .common import HEADER, module_name, py_call, render_python
@@ -266,7 +266,7 @@ def _formula_view(v: OpVersion, params: str, convert: list[str], validate_inputs
         lhs, rhs = (rename[p.name] for p in inputs[:2])
         body.append(f"{lhs}, {rhs} = _ew.align_xla({lhs}, {rhs}, broadcast_dimensions)")
     body += ['with np.errstate(all="ignore"):',
-             f"    result = {expr.formula_to_numpy(ew.formula, rename)}",
+             f"    result = {formula.formula_to_numpy(ew.formula, rename)}",
              f"return (_ew.finish(result, {out_dtype}),)"]
     return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
                       expr.canonical(ew.formula))  # re-emitted from the tree: spec text never reaches code
@@ -303,11 +303,11 @@ def _fold_body(v: OpVersion) -> list[str]:
     rename = {a.name: py_name(a.name) for a in scalar_attrs}
     rename.update({FOLD_ACCUMULATOR: FOLD_ACCUMULATOR, ew.fold: py_name(ew.fold) + "_"})
     counts = {ew.fold: "len(variadic)"}
-    step = expr.formula_to_numpy(ew.formula, rename, counts)
+    step = formula.formula_to_numpy(ew.formula, rename, counts)
     body += [f"compute = _ew.compute_dtype_for({out_dtype}, variadic[0].dtype)",
              'with np.errstate(all="ignore"):',
              f"    {FOLD_ACCUMULATOR} = _ew.fold(variadic, compute, lambda {FOLD_ACCUMULATOR}, {rename[ew.fold]}: {step})",
-             f"    result = {expr.formula_to_numpy(ew.finish_formula(), rename, counts)}",
+             f"    result = {formula.formula_to_numpy(ew.finish_formula(), rename, counts)}",
              f"    return (_ew.finish(result, {out_dtype}),)"]  # the rounding may overflow to inf (float16)
     return body
 
