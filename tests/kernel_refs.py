@@ -4,6 +4,7 @@ and one comparison that treats NaN positions and tolerances the same way everywh
 Tolerances live in one place, opgen.testing.TOLERANCES."""
 from __future__ import annotations
 
+import math
 import os
 
 import ml_dtypes
@@ -78,3 +79,31 @@ def assert_matches(got: np.ndarray, want, dtype: str, label: str = "", exact: bo
         want.astype(np.complex128 if want.dtype.kind == "c" else np.float64)
     np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{label}: NaN positions differ")
     np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=label)
+
+
+def jax_padding(auto_pad, ceil_mode, sizes, window, strides, base, wdil):
+    """Explicit XLA padding for the hlir document's auto_pad / ceil_mode (ReduceWindow note
+    auto_pad_and_ceil_mode), computed with jax's own SAME rules on the dilated sizes."""
+    dilated = [(n - 1) * b + 1 if n else 0 for n, b in zip(sizes, base)]
+    spans = [(w - 1) * d + 1 for w, d in zip(window, wdil)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return lax.padtype_to_pads(dilated, spans, strides, "SAME" if auto_pad == "SAME_UPPER" else "SAME_LOWER")
+    pads = []
+    for n, w, s in zip(dilated, spans, strides):
+        out = math.ceil((n - w) / s) + 1
+        if auto_pad == "NOTSET" and ceil_mode and out > 0:
+            out -= (out - 1) * s >= n
+            pads.append((0, max((out - 1) * s + w - n, 0)))
+        else:
+            pads.append((0, 0))
+    return pads
+
+
+def xla_log2_reduction(n, rank, k, recall):
+    """log2_reduction as ApproxTopKReductionOutputSize chooses it (top_k > 1, recall < 1)."""
+    tiling = 1024 if rank == 1 else 128
+    if n <= tiling:
+        return 0
+    m = min(max(int((1.0 - k) / np.log(recall)), tiling), n)
+    r = int(np.floor(np.log2(n // m))) if n // m else 0
+    return min(r, int(np.ceil(np.log2(n / tiling)))) if r else 0

@@ -7,13 +7,12 @@ first dimension off by one) is reported at that output ("output 'name'", of a va
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
 
 import opgen_ops
-from kernel_refs import jax, jnp, lax
+from kernel_refs import jax, jax_padding, jnp, lax, xla_log2_reduction
 
 F, D, I64 = "float", "double", "int64"
 
@@ -100,22 +99,6 @@ def test_reduce_drops_the_reduced_dimensions(shape, dimensions, n):
           want, pieces("outputs", n), tied=("C4",))
 
 
-def jax_padding(auto_pad, ceil_mode, sizes, window, strides, base, wdil):
-    """tests/kernels/test_window.py's explicit XLA padding for auto_pad / ceil_mode (note
-    auto_pad_and_ceil_mode), computed with jax's own SAME rules on the dilated sizes."""
-    dilated = [(n - 1) * b + 1 if n else 0 for n, b in zip(sizes, base)]
-    spans = [(w - 1) * d + 1 for w, d in zip(window, wdil)]
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return lax.padtype_to_pads(dilated, spans, strides, "SAME" if auto_pad == "SAME_UPPER" else "SAME_LOWER")
-    pads = []
-    for n, w, s in zip(dilated, spans, strides):
-        out = math.ceil((n - w) / s) + 1
-        if auto_pad == "NOTSET" and ceil_mode and out > 0:
-            out -= (out - 1) * s >= n
-            pads.append((0, max((out - 1) * s + w - n, 0)))
-        else:
-            pads.append((0, 0))
-    return pads
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -146,14 +129,6 @@ def test_reduce_window_against_lax_reduce_window(seed):
               want, pieces("outputs", n))
 
 
-def _log2_reduction(n, rank, k, recall):
-    """log2_reduction as XLA's ApproxTopKReductionOutputSize chooses it (tests/kernels/test_control_flow.py)."""
-    tiling = 1024 if rank == 1 else 128
-    if n <= tiling:
-        return 0
-    m = min(max(int((1.0 - k) / np.log(recall)), tiling), n)
-    r = int(np.floor(np.log2(n // m))) if n // m else 0
-    return min(r, int(np.ceil(np.log2(n / tiling)))) if r else 0
 
 
 @pytest.mark.parametrize("shape, axis, k, recall", [
@@ -162,7 +137,7 @@ def _log2_reduction(n, rank, k, recall):
 def test_partial_reduce_output_size_is_xlas(shape, axis, k, recall):
     """XLA's ApproxTopKReductionOutputSize, through jax.lax.approx_max_k's CPU fallback (which keeps
     that many elements with aggregate_to_topk=False), for the log2_reduction it chooses (> 0)."""
-    r = _log2_reduction(shape[axis], len(shape), k, recall)
+    r = xla_log2_reduction(shape[axis], len(shape), k, recall)
     assert r > 0
     values, _ = jax.lax.approx_max_k(jnp.zeros(shape, jnp.float32), k, reduction_dimension=axis,
                                      recall_target=recall, aggregate_to_topk=False)

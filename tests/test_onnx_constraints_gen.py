@@ -19,7 +19,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from onnx_cases import where
+from onnx_cases import onnx_rejects, where
 from onnx_refs import ort_session
 
 F, D, I32, I64, U8 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8
@@ -61,14 +61,6 @@ def model(op, opset, ins, attrs, outs):
     graph = helper.make_graph([node], "g", inputs, out_infos, initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10), feeds
 
-
-def onnx_rejects(m):
-    try:
-        onnx.checker.check_model(m, full_check=True)
-        onnx.shape_inference.infer_shapes(m, check_type=True, strict_mode=True)
-    except Exception:  # noqa: BLE001  (any refusal counts)
-        return True
-    return False
 
 
 def ort_error(m, feeds):

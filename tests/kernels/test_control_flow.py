@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import opgen_ops
-from kernel_refs import assert_matches, jax, jnp, kernel, lax, random_array
+from kernel_refs import assert_matches, jax, jnp, kernel, lax, random_array, xla_log2_reduction
 from opgen.runtime import graph_runner
 from opgen.runtime.kernels import custom
 from opgen.runtime.validation import ValidationError
@@ -265,14 +265,6 @@ def _approx_output_size(shape, axis, k, recall):
     return values.shape[axis]
 
 
-def _log2_reduction(n, rank, k, recall):
-    """log2_reduction as ApproxTopKReductionOutputSize chooses it (top_k > 1, recall < 1)."""
-    tiling = 1024 if rank == 1 else 128
-    if n <= tiling:
-        return 0
-    m = min(max(int((1.0 - k) / np.log(recall)), tiling), n)
-    r = int(np.floor(np.log2(n // m))) if n // m else 0
-    return min(r, int(np.ceil(np.log2(n / tiling)))) if r else 0
 
 
 @pytest.mark.parametrize("dtype", ["float", "double", "int32", "float16"])
@@ -287,7 +279,7 @@ def test_partial_reduce_windows_match_a_jax_reduction(dtype):
     for trial, (shape, axis, k, recall) in enumerate([((3, 1000), 1, 10, 0.9), ((700, 2), 0, 4, 0.8),
                                                      ((5000,), 0, 20, 0.95), ((2, 300, 3), 1, 2, 0.5)]):
         n = shape[axis]
-        r = _log2_reduction(n, len(shape), k, recall)
+        r = xla_log2_reduction(n, len(shape), k, recall)
         x = random_array(rng, shape, dtype, -1000, 1000)
         index = np.broadcast_to(np.arange(n, dtype=np.int32).reshape([-1 if d == axis else 1
                                                                       for d in range(len(shape))]), shape).copy()

@@ -23,7 +23,7 @@ from onnx.reference import ReferenceEvaluator
 
 import jax
 import opgen_ops
-from kernel_refs import assert_matches, jnp, kernel, lax, np_dtype, random_array
+from kernel_refs import assert_matches, jax_padding, jnp, kernel, lax, np_dtype, random_array
 from opgen.runtime import kernels as runtime_kernels
 from opgen.runtime.validation import ValidationError
 from onnx_refs import ort_session
@@ -310,22 +310,6 @@ JAX_COMPUTATIONS = {
 }
 
 
-def jax_padding(auto_pad, ceil_mode, sizes, window, strides, base, wdil):
-    """Explicit XLA padding for the document's auto_pad / ceil_mode (note auto_pad_and_ceil_mode),
-    computed with jax's own SAME rules on the dilated sizes."""
-    dilated = [(n - 1) * b + 1 if n else 0 for n, b in zip(sizes, base)]
-    spans = [(w - 1) * d + 1 for w, d in zip(window, wdil)]
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return lax.padtype_to_pads(dilated, spans, strides, "SAME" if auto_pad == "SAME_UPPER" else "SAME_LOWER")
-    pads = []
-    for n, w, s in zip(dilated, spans, strides):
-        out = math.ceil((n - w) / s) + 1
-        if auto_pad == "NOTSET" and ceil_mode and out > 0:
-            out -= (out - 1) * s >= n
-            pads.append((0, max((out - 1) * s + w - n, 0)))
-        else:
-            pads.append((0, 0))
-    return pads
 
 
 @pytest.mark.parametrize("seed", range(40))
