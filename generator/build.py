@@ -126,49 +126,40 @@ class BuildResult:
     coverage: str = ""  # which op versions lack a NumPy or C kernel (opgen.coverage)
 
 
+def build_summary(result: BuildResult) -> str:
+    """The line `opgen build` ends with: what was written, and how many ops were rendered."""
+    assert result.outcome is not None
+    ops = "nothing to do" if result.noop else f"{result.rendered_ops} op(s) rendered, {result.reused_ops} unchanged"
+    return f"opgen build: {result.outcome.summary()} ({ops})"
+
+
 def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
     """Build (or with check=True compare) `out_dir` from `specs_dir`; one build per folder at a time."""
     if check:
-        checked = _run(specs_dir, out_dir, check=True)
-        assert checked is not None  # noop_only not asked
-        return checked
+        return _run(specs_dir, out_dir, check=True)
     from .render.writer import build_lock
 
     created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)  # the lock is taken on the folder itself
     with build_lock(out_dir):
         result = _run(specs_dir, out_dir, check=False)
-    assert result is not None  # noop_only not asked
     if created and result.outcome is None:
         with contextlib.suppress(OSError):
             out_dir.rmdir()  # specs with errors: leave no trace (only if still empty)
     return result
 
 
-def noop_summary(specs_dir: Path, out_dir: Path) -> str | None:
-    """The summary line of a build with nothing to do, or None when there is something to do (then
-    nothing was done: the caller runs the build). The console command asks this first."""
-    if not out_dir.is_dir():
-        return None
-    from .render.writer import build_lock
-
-    with build_lock(out_dir):
-        result = _run(specs_dir, out_dir, check=False, noop_only=True)
-    return None if result is None or result.outcome is None else f"opgen build: {result.outcome.summary()} (nothing to do)"
-
-
-def _run(specs_dir: Path, out_dir: Path, check: bool, noop_only: bool = False) -> BuildResult | None:
+def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
     # --check trusts nothing remembered: it reads every file.
     stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.json")
     try:
-        return _build(specs_dir, out_dir, check, stats, noop_only)
+        return _build(specs_dir, out_dir, check, stats)
     finally:
         if stats is not None:
             stats.save()
 
 
-def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None,
-           noop_only: bool = False) -> BuildResult | None:
+def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None) -> BuildResult:
     inputs = gather_inputs(specs_dir, stats)
     previous = mf.read(out_dir)
     if not check and previous.inputs == inputs.total and not previous.journal and previous.files \
@@ -176,8 +167,6 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None,
         from .render.writer import Outcome
 
         return BuildResult(Outcome(unchanged=sorted([*previous.files, mf.MANIFEST])), noop=True)
-    if noop_only:
-        return None
 
     from .parse import load_specs
     from .render import SHARED, render_op, render_shared

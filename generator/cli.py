@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .build import BuildResult, build_summary
 from .errors import OpgenError, SpecError
 from .paths import project_root as _project_root
 
-if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: a no-op build never needs them
+if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: starting the command never needs them
     from .model import SpecSet
 
 
@@ -73,9 +74,17 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
     specs_dir = specs_dir or _project_root() / "specs"
     out_dir = out_dir or specs_dir.parent / "generated"
     try:
-        result = run(specs_dir, out_dir, check=check)
+        result: BuildResult | OpgenError = run(specs_dir, out_dir, check=check)
     except (BuildError, RenderError) as exc:
-        click.echo(f"opgen build: {exc}", err=True)
+        result = exc
+    report_build(result, out_dir, check)
+
+
+def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool) -> None:
+    """Say what a build did (or why it could not run), and exit 1 when it failed or, with --check, found
+    stale files. Also used by the console command's no-op fast path (opgen.entry)."""
+    if isinstance(result, OpgenError):
+        click.echo(f"opgen build: {result}", err=True)
         sys.exit(1)
     if result.outcome is None:
         _report(result.errors)
@@ -95,8 +104,7 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
         return
     for rel in outcome.kept:
         click.echo(f"kept: {rel} (no longer generated, but edited since opgen wrote it: remove it by hand)")
-    ops = "nothing to do" if result.noop else f"{result.rendered_ops} op(s) rendered, {result.reused_ops} unchanged"
-    click.echo(f"opgen build: {outcome.summary()} ({ops})")
+    click.echo(build_summary(result))
     if result.coverage:
         click.echo(result.coverage)
 

@@ -183,5 +183,11 @@ def test_the_console_command_answers_a_no_op_build_without_click_and_says_the_sa
     assert modules == "[]" and lines == [build(specs, tmp_path / "generated").output.strip()]
     assert lines[0].endswith("(nothing to do)")
     write(specs / "demo" / "Scale.yaml", GOOD_OP.replace("Scales X.", "Scales X by alpha."))
-    output = console()  # click ends the process itself (sys.exit): no module list printed
-    assert any(line.endswith("(1 op(s) rendered, 0 unchanged)") for line in output), output
+    *lines, modules = console()
+    assert any(line.endswith("(1 op(s) rendered, 0 unchanged)") for line in lines), lines
+    assert "click" in modules  # a build with something to say is reported by the command line (opgen.cli)
+    write(specs / "demo" / "Scale.yaml", GOOD_OP.replace("type: float", "type: flaot", 1))
+    done = subprocess.run([sys.executable, "-c", script, "build"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "error(s) in the specs; nothing was generated." in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

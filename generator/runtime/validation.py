@@ -7,11 +7,14 @@ found and what is allowed.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..dtypes import type_key
+from ..errors import OpgenError
 from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-exported)
 
 # The context types live in their own module (shape_rules needs them, and this module runs the rules);
@@ -19,8 +22,6 @@ from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-ex
 from .context import Bound, CheckContext, Unknown  # noqa: F401  (re-exported)
 from .context import TensorInfo as TensorInfo  # re-exported (validators and readers import it from here)
 from .shape_rules import RULES
-from ..dtypes import type_key
-from ..errors import OpgenError
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,13 @@ class Signature:
     def key(self) -> str:
         return f"{self.op}@{self.version}"
 
+    @functools.cached_property
+    def _attributes_by_name(self) -> dict[str, AttrSig]:
+        return {a.name: a for a in self.attributes}
+
     def attribute(self, name: str) -> AttrSig | None:
-        return next((a for a in self.attributes if a.name == name), None)
+        """The attribute called `name` (checks ask this for every shape() and rank() they read)."""
+        return self._attributes_by_name.get(name)
 
     def allowed(self, param: ParamSig) -> tuple[str, ...]:
         if param.type in self.type_constraints:
