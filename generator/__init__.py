@@ -1,15 +1,15 @@
 """opgen: spec-driven code generation for machine-learning operator sets.
 
 The command line is `opgen` (opgen.cli); the pipeline is opgen.parse -> opgen.check -> opgen.render.
-`opgen.validate_model(path_or_model)` checks a model file against the specs (imported on first use,
-so `import opgen` stays cheap).
+`opgen.validate_model(path_or_model)` checks a model file against the specs and `opgen.run_model(model,
+inputs)` runs it on the generated kernels (both imported on first use, so `import opgen` stays cheap).
 """
 from __future__ import annotations
 
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["validate_model", "__version__"]
+__all__ = ["validate_model", "run_model", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -17,4 +17,8 @@ def __getattr__(name: str) -> Any:
         from .validate import validate_model
 
         return validate_model
+    if name == "run_model":
+        from .run import run_model
+
+        return run_model
     raise AttributeError(f"module 'opgen' has no attribute {name!r}")

@@ -103,12 +103,18 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
     singles = [p for p in v.inputs if p.option != "variadic"]
     variadics = [p for p in v.inputs if p.option == "variadic"]
     params = [py_name(p.name) + ("=None" if p.option == "optional" else "") for p in singles]
-    convert = [f"{py_name(p.name)} = None if {py_name(p.name)} is None else np.asarray({py_name(p.name)})"
-               if p.option == "optional" else f"{py_name(p.name)} = np.asarray({py_name(p.name)})" for p in singles]
+
+    def convert_call(p: Parameter, x: str) -> str:  # a sequence or an optional stays what it is (runtime.values)
+        tensor_only = all(t.startswith("tensor(") for t in v.allowed_types(p))
+        return f"np.asarray({x})" if tensor_only else f"as_input({x})"
+
+    convert = [f"{py_name(p.name)} = None if {py_name(p.name)} is None else {convert_call(p, py_name(p.name))}"
+               if p.option == "optional" else f"{py_name(p.name)} = {convert_call(p, py_name(p.name))}"
+               for p in singles]
     names = [py_name(p.name) for p in singles]
     if variadics:
         params.append("*variadic")
-        convert.append("variadic = [np.asarray(x) for x in variadic]")
+        convert.append(f"variadic = [{convert_call(variadics[0], 'x')} for x in variadic]")
         validate_inputs = _tuple_display(names + ["*variadic"])
     else:
         validate_inputs = _tuple_display(names)
@@ -141,7 +147,8 @@ def _module_names(op: OpSpec) -> set[str]:
     """Names a kernel import must not take: the module's own, the runtime's it imports, the kernels'
     parameters and locals, and the builtins (a check may use them)."""
     names = {"OP", "VALIDATORS", "SIGNATURES", "KERNELS", "np", "_ew", "_validate", "annotations", "AttrSig",
-             "Check", "ParamSig", "RuleCall", "OutputShape", "Signature", "ValidationError", "as_outputs", "split_variadic",
+             "Check", "ParamSig", "RuleCall", "OutputShape", "Signature", "ValidationError", "as_input", "as_outputs",
+             "split_variadic",
              "variadic", "problems", "compute", "result"}
     names |= set(dir(builtins)) | set(keyword.kwlist)
     for v in op.versions:
@@ -329,8 +336,8 @@ def import_view(op: OpSpec, versions: list[dict[str, Any]], imports: dict[str, t
             "ParamSig": any(item["v"].inputs or item["v"].outputs for item in versions),
             "ValidationError": bool(kernels)}
     validation = sorted(name for name, needed in used.items() if needed)
-    helpers = [name for name in ("as_outputs", "split_variadic")
-               if any(name + "(" in line for k in kernels for line in k.body)]
+    helpers = [name for name in ("as_input", "as_outputs", "split_variadic")
+               if any(name + "(" in line for k in kernels for line in [*k.convert, *k.body])]
     plain: dict[str, list[str]] = {}
     aliased = []
     for module, function, local in imports.values():

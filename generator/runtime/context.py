@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping, cast
 import numpy as np
 
 from ..dtypes import elem_of_numpy
+from .values import OptionalValue, SequenceValue, common_shape
 
 if TYPE_CHECKING:  # for annotations only: validation imports this module
     from .validation import Signature
@@ -43,6 +44,8 @@ class TensorInfo:
         if isinstance(value, tuple) and len(value) == 2 and (value[0] is None or isinstance(value[0], str)):
             dtype, shape = value
             return TensorInfo(dtype, None if shape is None else tuple(shape))
+        if isinstance(value, (SequenceValue, OptionalValue)):
+            return TensorInfo(value.type, common_shape(value), value)
         arr = np.asarray(value)
         return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape), arr)
 

@@ -35,6 +35,7 @@ from ..dtypes import elem_of_numpy
 from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
 from .context import TensorInfo
+from .values import as_input, is_value
 
 GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')"
 
@@ -106,23 +107,41 @@ class GraphFunction:
     def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
         if len(args) != len(self.input_names):
             raise GraphError(f"{self!r} takes {len(self.input_names)} arguments, {len(args)} given")
-        env: dict[str, np.ndarray] = dict(self.outer)
-        for name, value in zip(self.input_names, args):
-            env[name] = self._checked(name, np.asarray(value))
+        env = self.run(dict(zip(self.input_names, args)))
+        return tuple(env[n] for n in self.output_names)
+
+    def run(self, feeds: Mapping[str, Any], progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Run the graph on named inputs; every value defined, by name. An input the graph also holds as
+        a constant (an ONNX initializer listed among the inputs) may be left out: it has its constant's
+        value. `progress(k)` is told after each node (k nodes run)."""
+        env: dict[str, Any] = dict(self.outer)
+        constants = set(self.graph.initializers)
+        missing = [n for n in self.input_names if n not in feeds and n not in constants]
+        if missing:
+            raise GraphError(f"{self!r}: no value given for input(s) {', '.join(map(repr, missing))}")
         for name in self.graph.initializers:
             value = self.declared(name).value
             if value is None:
                 raise GraphError(f"{self!r}: constant {name!r} has no value")
             env[name] = np.asarray(value)
-        for node in self.graph.nodes:
+        for name in self.input_names:
+            if name in feeds:
+                env[name] = self._checked(name, as_input(feeds[name]))
+        for k, node in enumerate(self.graph.nodes):
             self._run(node, env)
+            if progress is not None:
+                progress(k + 1)
         missing = [n for n in self.output_names if n not in env]
         if missing:
             raise GraphError(f"{self!r}: output(s) {', '.join(map(repr, missing))} are never defined")
-        return tuple(env[n] for n in self.output_names)
+        return env
 
-    def _checked(self, name: str, value: np.ndarray) -> np.ndarray:
+    def _checked(self, name: str, value: Any) -> Any:
         decl = self.declared(name)
+        if is_value(value):  # a sequence or an optional: its type, when both sides state one
+            if decl.dtype is not None and value.type is not None and value.type != decl.dtype:
+                raise GraphError(f"argument {name!r} is a {value.type}, the graph declares {decl.dtype}")
+            return value
         if decl.dtype is not None and elem_of_numpy(value.dtype) != decl.dtype:
             raise GraphError(f"argument {name!r} has dtype {elem_of_numpy(value.dtype)}, the graph declares "
                              f"{decl.dtype}")
@@ -165,8 +184,9 @@ class GraphFunction:
             results = kernel(*args, **kwargs)
         except GraphError:
             raise
-        except (ValueError, TypeError) as exc:
-            raise GraphError(f"{label}: {exc}") from exc
+        except Exception as exc:  # any kernel failure is reported with the node that raised it
+            raise GraphError(f"{label}: {type(exc).__name__}: {exc}" if not isinstance(exc, (ValueError, TypeError))
+                             else f"{label}: {exc}") from exc
         if len(results) < len([o for o in outputs if o]):
             raise GraphError(f"{label}: {len(outputs)} outputs named, the kernel returned {len(results)}")
         for name, value in zip(outputs, results):

@@ -38,6 +38,18 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
     """
     if registry is None:
         registry = make_registry(specs)
+    return _check(model, kind, limits, registry, allow_unknown_ops)[0]
+
+
+def check_and_read(model: Any, *, kind: str | None = None, specs: str | os.PathLike[str] | None = None,
+                   limits: Limits = RUN_LIMITS) -> tuple[Report, Graph]:
+    """Validate a model and keep the graph the validation walked (every constant keeping its value, as
+    the runner needs): `opgen run` reads a model once, checks it, then runs the same graph."""
+    return _check(model, kind, limits, make_registry(specs), False)
+
+
+def _check(model: Any, kind: str | None, limits: Limits, registry: Registry,
+           allow_unknown_ops: bool) -> tuple[Report, Graph]:
     collecting = gc.isenabled()
     # Parsing and reading allocate 10^6+ objects and free none: cyclic collections would only cost time
     # (with them, json.loads of a 100 000-op oneDNN graph took twice as long).
@@ -53,7 +65,8 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
     finally:
         if collecting:
             gc.enable()
-    return Report(name, kind, context, checker.nodes, records + checker.records, dict(checker.unchecked))
+    report = Report(name, kind, context, checker.nodes, records + checker.records, dict(checker.unchecked))
+    return report, graph
 
 
 def read_model(model: Any, *, kind: str | None = None, limits: Limits = RUN_LIMITS,

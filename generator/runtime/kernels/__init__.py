@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..values import SequenceValue, as_input  # noqa: F401  (as_input: used by the generated kernels)
+
 PACKAGE = __name__
 
 
@@ -64,6 +66,8 @@ def signature_problems(name: str, positional: list[str], keywords: list[str]) ->
 def as_outputs(result: Any) -> tuple[np.ndarray, ...]:
     """A kernel function's result as the tuple of outputs (a tuple or list as it is, else one output).
     The generated kernels call their function directly (imported from its module) and pass the result here."""
+    if isinstance(result, SequenceValue):  # one output that is a sequence (a list itself)
+        return (result,)
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
