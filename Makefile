@@ -35,6 +35,7 @@ test: $(TESTSTAMP)
 bench: $(TESTSTAMP)
 	$(BIN)/python tests/benchmarks/run.py
 	$(BIN)/python tests/benchmarks/kernels_bench.py
+	$(BIN)/python tests/benchmarks/run_models_bench.py
 	$(BIN)/python tests/benchmarks/window_bench.py
 	$(BIN)/python tests/benchmarks/vision_bench.py
 	$(BIN)/python tests/benchmarks/indexing_bench.py

@@ -1,4 +1,4 @@
-"""The `opgen` command line: build, list, show, lint, validate, import."""
+"""The `opgen` command line: build, list, show, lint, validate, run (opgen.cli_run), import."""
 from __future__ import annotations
 
 import sys
@@ -253,6 +253,15 @@ def import_onnx(ops: tuple[str, ...], all_ops: bool, category: str | None, texts
     click.echo(f"opgen import onnx: {len(result.written)} spec(s) written, {len(result.errors)} error(s)")
     if result.errors:
         sys.exit(1)
+
+
+def _register_run() -> None:
+    from .cli_run import run
+
+    main.add_command(run)
+
+
+_register_run()
 
 
 if __name__ == "__main__":

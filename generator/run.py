@@ -22,11 +22,21 @@ from .runtime.values import OptionalValue, SequenceValue
 
 class ModelError(OpgenError, ValueError):
     """A model that may not run: it cannot be read, `opgen validate` finds problems in it, or the
-    inputs given do not fit it. `problems` lists what validation found (empty otherwise)."""
+    inputs given do not fit it. `problems` lists what validation found (empty otherwise);
+    `exit_code` is what `opgen run` exits with (1: an invalid model, 2: unreadable, or bad inputs)."""
 
     def __init__(self, message: str, problems: list[Any] | None = None):
         self.problems = problems or []
+        self.exit_code = 1 if self.problems else 2
         super().__init__(message)
+
+
+def _describe(graph: Any, name: str) -> str:
+    info = graph.values.get(name)
+    if info is None or info.dtype is None:
+        return name
+    shape = "" if info.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in info.shape) + "]"
+    return f"{name} ({info.dtype}{shape})"
 
 
 def _onnx_model(model: Any) -> Any:
@@ -47,6 +57,14 @@ def _onnx_model(model: Any) -> Any:
 
         proto = onnx.inliner.inline_local_functions(proto)
     return proto
+
+
+def _input_defaults(proto: Any, input_names: list[str], given: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The initializers of inputs not given (ONNX lets an initializer be an input's default value)."""
+    from onnx import numpy_helper
+
+    wanted = set(input_names) - set(given)
+    return {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name in wanted}
 
 
 def _feed(name: str, value: Any, declared: str | None) -> Any:
@@ -94,6 +112,11 @@ def run_model(model: Any, inputs: Mapping[str, Any] | None = None, *, check: boo
     if unknown:
         raise ModelError(f"the model has no input(s) {', '.join(map(repr, unknown))}; its inputs: "
                          f"{', '.join(map(repr, graph.inputs)) or 'none'}")
+    if proto is not None:  # initializers listed among the inputs are defaults the reader leaves unvalued
+        inputs = {**_input_defaults(proto, graph.inputs, inputs), **inputs}
+    missing = [n for n in graph.inputs if n not in inputs and n not in set(graph.initializers)]
+    if missing:
+        raise ModelError(f"no value given for input(s) {', '.join(_describe(graph, n) for n in missing)}")
     feeds = {name: _feed(name, value, graph.values[name].dtype if name in graph.values else None)
              for name, value in inputs.items()}
     function = GraphFunction(graph, opgen_ops)

@@ -120,6 +120,8 @@ class GraphFunction:
         if missing:
             raise GraphError(f"{self!r}: no value given for input(s) {', '.join(map(repr, missing))}")
         for name in self.graph.initializers:
+            if name in feeds:  # an initializer listed among the inputs: the value given wins
+                continue
             value = self.declared(name).value
             if value is None:
                 raise GraphError(f"{self!r}: constant {name!r} has no value")

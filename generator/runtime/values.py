@@ -15,7 +15,7 @@ import numpy as np
 from ..dtypes import elem_of_numpy
 
 
-class SequenceValue(list):
+class SequenceValue(list):  # type: ignore[type-arg]  # a list of arrays, as the kernels build them
     """An ONNX sequence: a list of tensors of one element type. `elem_type` is the tensor type of the
     elements (tensor(float)); None when the sequence is empty and nothing says what it would hold."""
 

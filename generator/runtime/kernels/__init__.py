@@ -63,7 +63,7 @@ def signature_problems(name: str, positional: list[str], keywords: list[str]) ->
     return problems
 
 
-def as_outputs(result: Any) -> tuple[np.ndarray, ...]:
+def as_outputs(result: Any) -> tuple[Any, ...]:
     """A kernel function's result as the tuple of outputs (a tuple or list as it is, else one output).
     The generated kernels call their function directly (imported from its module) and pass the result here."""
     if isinstance(result, SequenceValue):  # one output that is a sequence (a list itself)
