@@ -26,8 +26,9 @@ Semantics of a run:
 """
 from __future__ import annotations
 
+import functools
 import inspect
-from typing import Any, Callable, Mapping, Protocol, cast
+from typing import Any, Callable, Mapping, NamedTuple, Protocol, cast
 
 import numpy as np
 
@@ -53,11 +54,12 @@ class KernelResolver(Protocol):
     def get_signature(self, domain: str, op: str, opset: int | None = None) -> Any: ...
 
 
-def _keywords(kernel: Callable[..., Any]) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _keywords(kernel: Callable[..., Any]) -> frozenset[str]:
     try:
-        return set(inspect.signature(kernel).parameters)
+        return frozenset(inspect.signature(kernel).parameters)
     except (TypeError, ValueError):
-        return set()
+        return frozenset()
 
 
 def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
@@ -82,8 +84,11 @@ class GraphFunction:
     mapping, which is read into that model first."""
 
     def __init__(self, graph: Graph | Mapping[str, Any], resolver: KernelResolver, *, domain: str | None = None,
-                 opset: int | None = None, outer: Mapping[str, np.ndarray] | None = None, elementwise: bool = False):
+                 opset: int | None = None, outer: Mapping[str, Any] | None = None, elementwise: bool = False,
+                 plans: dict[int, _Step] | None = None):
         self.graph = _as_graph(graph, domain, opset)
+        # each node's _Step, by id(node); shared with the functions of the graph's nested graphs
+        self._plans: dict[int, _Step] = plans if plans is not None else {}
         self.resolver = resolver
         self.outer = outer if outer is not None else {}
         # elementwise: a scalar graph applied to whole arrays at once (PartialReduce's comparator): the
@@ -154,46 +159,66 @@ class GraphFunction:
             raise GraphError(f"argument {name!r} has shape {list(value.shape)}, the graph declares {shown}")
         return value
 
-    def _run(self, node: Node, env: dict[str, np.ndarray]) -> None:
+    def _plan(self, node: Node) -> _Step:
+        """What running the node needs that does not change between runs: its kernel and the keywords
+        from its attributes and its outputs' declarations (a loop body runs its nodes many times)."""
+        step = self._plans.get(id(node))
+        if step is not None:
+            return step
         label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
             kernel = self.resolver.get_kernel(node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
-        args: list[np.ndarray | None] = []
+        kwargs: dict[str, Any] = dict(node.attributes)
+        accepted = _keywords(kernel)
+        signature = self.resolver.get_signature(node.domain, node.op, node.opset)
+        for param, value_name in zip(signature.outputs, node.outputs):
+            decl = self.declared(value_name)
+            if f"{param.name}_dtype" in accepted and decl.dtype is not None:
+                kwargs.setdefault(f"{param.name}_dtype", decl.dtype)
+            if f"{param.name}_shape" in accepted and decl.shape is not None and None not in decl.shape:
+                kwargs.setdefault(f"{param.name}_shape", tuple(decl.shape))
+        step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o))
+        self._plans[id(node)] = step
+        return step
+
+    def _run(self, node: Node, env: dict[str, Any]) -> None:
+        step = self._plan(node)
+        args: list[Any] = []
         for name in node.inputs:
             if name == "":
                 args.append(None)
             elif name in env:
                 args.append(env[name])
             else:
-                raise GraphError(f"{label}: input {name!r} is not defined before the node")
+                raise GraphError(f"{step.label}: input {name!r} is not defined before the node")
         while args and args[-1] is None:  # absent trailing optionals: leave them to their defaults
             args.pop()
-        kwargs: dict[str, Any] = dict(node.attributes)
-        for name, sub in node.graphs.items():  # nested graphs see this graph's values as they are now
-            kwargs[name] = GraphFunction(sub, self.resolver, outer=env)
-        accepted = _keywords(kernel)
-        signature = self.resolver.get_signature(node.domain, node.op, node.opset)
-        outputs = list(node.outputs)
-        for param, value_name in zip(signature.outputs, outputs):
-            decl = self.declared(value_name)
-            if f"{param.name}_dtype" in accepted and decl.dtype is not None:
-                kwargs.setdefault(f"{param.name}_dtype", decl.dtype)
-            if f"{param.name}_shape" in accepted and decl.shape is not None and None not in decl.shape:
-                kwargs.setdefault(f"{param.name}_shape", tuple(decl.shape))
+        kwargs = step.kwargs
+        if node.graphs:  # nested graphs see this graph's values as they are now
+            kwargs = dict(kwargs)
+            for name, sub in node.graphs.items():
+                kwargs[name] = GraphFunction(sub, self.resolver, outer=env, plans=self._plans)
         try:
-            results = kernel(*args, **kwargs)
+            results = step.kernel(*args, **kwargs)
         except GraphError:
             raise
         except Exception as exc:  # any kernel failure is reported with the node that raised it
-            raise GraphError(f"{label}: {type(exc).__name__}: {exc}" if not isinstance(exc, (ValueError, TypeError))
-                             else f"{label}: {exc}") from exc
-        if len(results) < len([o for o in outputs if o]):
-            raise GraphError(f"{label}: {len(outputs)} outputs named, the kernel returned {len(results)}")
-        for name, value in zip(outputs, results):
+            raise GraphError(f"{step.label}: {type(exc).__name__}: {exc}"
+                             if not isinstance(exc, (ValueError, TypeError)) else f"{step.label}: {exc}") from exc
+        if len(results) < step.n_outputs:
+            raise GraphError(f"{step.label}: {len(node.outputs)} outputs named, the kernel returned {len(results)}")
+        for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
+
+
+class _Step(NamedTuple):
+    label: str  # the node as errors name it
+    kernel: Callable[..., Any]
+    kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
+    n_outputs: int  # outputs the node names
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,
