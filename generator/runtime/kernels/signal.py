@@ -155,7 +155,12 @@ def _cosine_window(size: np.ndarray, coefficients: tuple[float, float, float], p
     with np.errstate(all="ignore"):
         angle = np.arange(count, dtype=np.float64) * (2 * np.pi / np.float64(period))
         w = a0 - a1 * np.cos(angle) + a2 * np.cos(2 * angle)
-        return w.astype(onnx_dtype(output_datatype))
+        dtype = onnx_dtype(output_datatype)
+        if dtype.kind in "iu":
+            # to float (the function body's type) before truncating: Blackman's peak, exactly 1, is
+            # 0.9999999999999999 in float64 and must stay 1 (spec note window_evaluation)
+            w = w.astype(np.float32)
+        return w.astype(dtype)
 
 
 def onnx_hann_window(size: np.ndarray, *, output_datatype: int = 1, periodic: int = 1,
