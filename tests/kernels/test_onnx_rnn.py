@@ -26,7 +26,7 @@ Disagreements, with the evidence:
   single query row (wrong rows, or a failure), and an integer mask fails (-inf in an integer type). It
   is compared where neither happens; the function body and onnxruntime cover the rest.
 - For a batch entry of sequence length 0, onnxruntime's RNN/GRU/LSTM give Y_h = Y_c = 0, and so does
-  opgen (spec note sequence_lens); onnx.reference has no sequence_lens.
+  opgen (spec note recurrent_evaluation); onnx.reference has no sequence_lens.
 """
 from __future__ import annotations
 
@@ -35,12 +35,12 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import helper
 from onnx.backend.test.case.node import function_testcase_helper
 from onnx.reference import ReferenceEvaluator
+from onnx_refs import ort_session
 
 import opgen_ops
-from onnx_refs import ort_session
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 TOL = {np.dtype(np.float32): (1e-5, 1e-5), np.dtype(np.float64): (1e-10, 1e-10),
@@ -295,6 +295,16 @@ def test_dft_types_against_reference(dtype):
               (1e-9, 1e-9) if np.dtype(dtype) == np.float64 else TOL[np.dtype(dtype)])
 
 
+def test_dft_and_stft_of_empty_batches():
+    x = np.zeros((0, 5, 2), np.float32)
+    for opset, attrs, inputs in ((17, {"axis": -2}, [x]), (20, {"onesided": 0}, [x, None, np.array(1, np.int64)])):
+        close(ours("DFT", opset, inputs, attrs)[0], reference(*node_models("DFT", opset, inputs, attrs,
+                                                                           [np.float32])[:2])[0], "DFT empty")
+    signal = np.zeros((0, 8, 1), np.float32)
+    got = ours("STFT", 17, [signal, np.array(2, np.int64), None, np.array(4, np.int64)], {"onesided": 1})[0]
+    assert got.shape == (0, 3, 3, 2) and got.dtype == np.float32
+
+
 def test_stft_against_onnxruntime_and_reference():
     """With and without window and frame_length, onesided on real signals, two-sided on complex ones."""
     rng = np.random.default_rng(11)
@@ -360,7 +370,8 @@ def test_mel_weight_matrix_against_onnxruntime_and_reference():
             attrs = {"output_datatype": code}
             model, feeds, _ = node_models("MelWeightMatrix", 17, inputs, attrs, [dtype])
             got = ours("MelWeightMatrix", 17, inputs, dict(attrs, output_dtype=np.dtype(dtype)))[0]
-            close(got, reference(model, feeds)[0], f"Mel {code} {[int(v) if v.dtype.kind == 'i' else float(v) for v in inputs]}")
+            values = [int(v) if v.dtype.kind == "i" else float(v) for v in inputs]
+            close(got, reference(model, feeds)[0], f"Mel {code} {values}")
             if code == 1:
                 close(got, onnxruntime(model, feeds)[0], "Mel onnxruntime")
 
@@ -614,10 +625,9 @@ def test_linear_attention_against_reference_and_body(rule):
         inputs, attrs = linear_attention_case(rng, rule, dtype)
         wide = [v if v is None else v.astype(np.float32) for v in inputs]
         want = reference(*node_models("LinearAttention", 27, wide, attrs, [np.float32] * 2)[:2])
-        state_type = dtype if inputs[3] is not None else dtype
-        got = ours("LinearAttention", 27, inputs, attrs)
+        got = ours("LinearAttention", 27, inputs, attrs)  # present_state: past_state's type, else the query's
         close(got[0], want[0].astype(dtype), f"LinearAttention {np.dtype(dtype).name}")
-        close(got[1], want[1].astype(state_type), f"LinearAttention {np.dtype(dtype).name} state")
+        close(got[1], want[1].astype(dtype), f"LinearAttention {np.dtype(dtype).name} state")
 
 
 def test_causal_conv_with_state_against_reference_and_body():

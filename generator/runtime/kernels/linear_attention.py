@@ -74,9 +74,9 @@ def onnx_linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray,
     with np.errstate(all="ignore"):
         for t in range(steps):
             k_t, v_t = k[:, :, t], v[:, :, t]                                  # [b, heads, d_k / d_v]
-            if gated:
+            if decay is not None:
                 state = state * np.exp(decay[:, :, t])[..., None]              # rows scaled per key feature
-            if delta:
+            if beta is not None:
                 recalled = np.einsum("bhkv,bhk->bhv", state, k_t)
                 v_t = beta[:, :, t] * (v_t - recalled)
             state = state + k_t[..., :, None] * v_t[..., None, :]

@@ -25,6 +25,9 @@ import numpy as np
 from ..elementwise import compute_dtype
 
 Activation = Callable[[np.ndarray], np.ndarray]
+State = tuple[np.ndarray, ...]
+Cell = Callable[[np.ndarray, State], State]          # (input projection of a step, state) -> new state
+MakeCell = Callable[[int, np.ndarray, np.ndarray], Cell]   # (direction, R, Rb) -> that direction's cell
 
 # name (lower case) -> (takes alpha, takes beta, default alpha, default beta); None: no default exists
 _PARAMETERS: dict[str, tuple[bool, bool, float | None, float | None]] = {
@@ -44,7 +47,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def _activation(name: str, alpha: float | None, beta: float | None) -> Activation:
+def _activation(name: str, alpha: np.floating, beta: np.floating) -> Activation:
+    """The activation function of that name (alpha and beta are used by the ones that take them)."""
     kind = name.lower()
     if kind == "relu":
         return lambda x: np.maximum(x, 0)
@@ -61,7 +65,7 @@ def _activation(name: str, alpha: float | None, beta: float | None) -> Activatio
     if kind == "leakyrelu":
         return lambda x: np.where(x >= 0, x, alpha * x)
     if kind == "thresholdedrelu":
-        return lambda x: np.where(x > alpha, x, 0)
+        return lambda x: np.where(x >= alpha, x, 0)  # the operator text's x >= alpha
     if kind == "scaledtanh":
         return lambda x: alpha * np.tanh(beta * x)
     if kind == "hardsigmoid":
@@ -94,8 +98,7 @@ def _activations(names: Sequence[str], alphas: Sequence[float] | None, betas: Se
             beta = beta_left.pop(0)
         if (takes_alpha and alpha is None) or (takes_beta and beta is None):
             raise ValueError(f"activation {name} needs activation_alpha and activation_beta values")
-        functions.append(_activation(name, None if alpha is None else dtype.type(alpha),
-                                     None if beta is None else dtype.type(beta)))
+        functions.append(_activation(name, dtype.type(alpha or 0.0), dtype.type(beta or 0.0)))
     return [functions[d * per_direction:(d + 1) * per_direction] for d in range(directions)]
 
 
@@ -115,9 +118,8 @@ def _step_order(seq_length: int, lengths: np.ndarray, reverse: bool) -> tuple[np
     return np.where(runs, lengths[None, :] - 1 - steps, 0), runs
 
 
-def _scan(x_proj: np.ndarray, state: tuple[np.ndarray, ...], lengths: np.ndarray, reverse: bool,
-          cell: Callable[[np.ndarray, tuple[np.ndarray, ...]], tuple[np.ndarray, ...]]
-          ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def _scan(x_proj: np.ndarray, state: State, lengths: np.ndarray, reverse: bool, cell: Cell
+          ) -> tuple[np.ndarray, State]:
     """Run one direction: x_proj [seq, batch, gates] (the input projection), state a tuple of
     [batch, hidden] arrays whose first is the hidden state. Returns (Y [seq, batch, hidden], final state)."""
     seq_length, batch = x_proj.shape[:2]
@@ -136,10 +138,10 @@ def _scan(x_proj: np.ndarray, state: tuple[np.ndarray, ...], lengths: np.ndarray
 
 def _recurrent(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None, sequence_lens: np.ndarray | None,
                initial: Sequence[np.ndarray | None], *, gates: int, direction: str, layout: int,
-               make_cell: Callable[[int, np.ndarray, np.ndarray, np.ndarray], Callable]
-               ) -> tuple[np.ndarray, ...]:
+               make_cell: MakeCell) -> tuple[np.ndarray, ...]:
     """The shared frame: layouts, directions, biases, initial states and sequence lengths. make_cell(d,
-    R_d, Rb_d, work) builds direction d's cell; returns (Y, final states...) in the op's layout."""
+    R_d, Rb_d) builds direction d's cell (in the compute type); returns (Y, final states...) in the op's
+    layout."""
     X = np.asarray(X)
     dtype = X.dtype
     work = compute_dtype(dtype)
@@ -163,7 +165,7 @@ def _recurrent(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None
             state = tuple(np.zeros((batch, hidden), work) if h is None else np.asarray(h)[d].astype(work)
                           for h in initial)
             reverse = direction == "reverse" or d == 1
-            cell = make_cell(d, r[d], b[d, gates * hidden:], work)
+            cell = make_cell(d, r[d], b[d, gates * hidden:])
             y, final = _scan(x_proj, state, lengths, reverse, cell)
             # an entry of length 0 ran no step: its final states are zero, not the initial ones (as onnxruntime)
             final = tuple(np.where(lengths[:, None] > 0, f, 0) for f in final)
@@ -190,14 +192,14 @@ def onnx_rnn(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None =
              activation_alpha: Sequence[float] | None = None, activation_beta: Sequence[float] | None = None,
              activations: Sequence[str] | None = None, clip: float | None = None, direction: str = "forward",
              hidden_size: int | None = None, layout: int = 0, output_sequence: int = 0
-             ) -> tuple[np.ndarray, np.ndarray]:
+             ) -> tuple[np.ndarray, ...]:
     """ONNX RNN: Ht = f(Xt W^T + Ht-1 R^T + Wb + Rb), f = Tanh by default. Returns (Y, Y_h)."""
     direction = _direction(direction)
     directions = 2 if direction == "bidirectional" else 1
     work = compute_dtype(np.asarray(X).dtype)
     fns = _activations(activations or ["Tanh"], activation_alpha, activation_beta, 1, directions, work)
 
-    def make_cell(d: int, r: np.ndarray, rb: np.ndarray, work: np.dtype) -> Callable:
+    def make_cell(d: int, r: np.ndarray, rb: np.ndarray) -> Cell:
         f = _clipped(fns[d][0], clip)
         return lambda xp, state: (f(xp + state[0] @ r.T + rb),)
 
@@ -210,7 +212,7 @@ def onnx_gru(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None =
              activation_alpha: Sequence[float] | None = None, activation_beta: Sequence[float] | None = None,
              activations: Sequence[str] | None = None, clip: float | None = None, direction: str = "forward",
              hidden_size: int | None = None, layout: int = 0, linear_before_reset: int = 0,
-             output_sequence: int = 0) -> tuple[np.ndarray, np.ndarray]:
+             output_sequence: int = 0) -> tuple[np.ndarray, ...]:
     """ONNX GRU, gates in the order z (update), r (reset), h (hidden):
     zt = f(Xt Wz^T + Ht-1 Rz^T + Wbz + Rbz), rt = f(Xt Wr^T + Ht-1 Rr^T + Wbr + Rbr),
     ht = g(Xt Wh^T + (rt * Ht-1) Rh^T + Rbh + Wbh), or with linear_before_reset
@@ -221,13 +223,13 @@ def onnx_gru(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None =
     work = compute_dtype(np.asarray(X).dtype)
     fns = _activations(activations or ["Sigmoid", "Tanh"], activation_alpha, activation_beta, 2, directions, work)
 
-    def make_cell(d: int, r: np.ndarray, rb: np.ndarray, work: np.dtype) -> Callable:
+    def make_cell(d: int, r: np.ndarray, rb: np.ndarray) -> Cell:
         f, g = (_clipped(fn, clip) for fn in fns[d])
         n = r.shape[-1]
         r_zr, r_h = r[:2 * n], r[2 * n:]
         rb_zr, rb_h = rb[:2 * n], rb[2 * n:]
 
-        def cell(xp: np.ndarray, state: tuple[np.ndarray, ...]) -> tuple[np.ndarray]:
+        def cell(xp: np.ndarray, state: State) -> State:
             h_prev = state[0]
             zr = f(xp[:, :2 * n] + h_prev @ r_zr.T + rb_zr)
             z, reset = zr[:, :n], zr[:, n:]
@@ -249,7 +251,7 @@ def onnx_lstm(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None 
               activation_alpha: Sequence[float] | None = None, activation_beta: Sequence[float] | None = None,
               activations: Sequence[str] | None = None, clip: float | None = None, direction: str = "forward",
               hidden_size: int | None = None, input_forget: int = 0, layout: int = 0, output_sequence: int = 0
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              ) -> tuple[np.ndarray, ...]:
     """ONNX LSTM, gates in the order i (input), o (output), f (forget), c (cell), peepholes P = [Pi, Po, Pf]:
     it = f(Xt Wi^T + Ht-1 Ri^T + Pi * Ct-1 + Wbi + Rbi), ft likewise with Pf (ft = 1 - it when
     input_forget couples the gates), ct = g(Xt Wc^T + Ht-1 Rc^T + Wbc + Rbc), Ct = ft * Ct-1 + it * ct,
@@ -263,13 +265,13 @@ def onnx_lstm(X: np.ndarray, W: np.ndarray, R: np.ndarray, B: np.ndarray | None 
     hidden = np.asarray(R).shape[-1]
     peep = np.zeros((directions, 3 * hidden), work) if P is None else np.asarray(P).astype(work)
 
-    def make_cell(d: int, r: np.ndarray, rb: np.ndarray, work: np.dtype) -> Callable:
+    def make_cell(d: int, r: np.ndarray, rb: np.ndarray) -> Cell:
         # clip bounds the gates' inputs; h applies to the cell state itself, which is not clipped
         f, g, h = _clipped(fns[d][0], clip), _clipped(fns[d][1], clip), fns[d][2]
         p_i, p_o, p_f = peep[d, :hidden], peep[d, hidden:2 * hidden], peep[d, 2 * hidden:]
         n = hidden
 
-        def cell(xp: np.ndarray, state: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        def cell(xp: np.ndarray, state: State) -> State:
             h_prev, c_prev = state
             pre = xp + h_prev @ r.T + rb
             i = f(pre[:, :n] + p_i * c_prev)
