@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from node_conformance import all_cases, run_case
 
 KNOWN_FILE = Path(__file__).with_name("known_failures.txt")
