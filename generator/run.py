@@ -52,6 +52,14 @@ def _onnx_model(model: Any) -> Any:
     if not isinstance(model, (str, Path, bytes, bytearray, memoryview, onnx.ModelProto)):
         return None
     proto = load_model(model, DEFAULT_LIMITS)
+    if isinstance(model, (str, Path)) and any(t.data_location == onnx.TensorProto.EXTERNAL
+                                              for t in proto.graph.initializer):
+        from onnx.external_data_helper import load_external_data_for_model
+
+        try:  # weights saved beside the model (onnx.save(..., save_as_external_data=True))
+            load_external_data_for_model(proto, str(Path(model).resolve().parent))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot read the model's external data: {exc}") from None
     if proto.functions:
         import onnx.inliner
 

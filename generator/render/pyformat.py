@@ -68,7 +68,13 @@ def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
         try:
             node = ast.parse(item, mode="eval").body
         except SyntaxError:
-            return None
+            try:  # a dict entry `key: value`: the key as written, the value laid out
+                entry = cast(ast.Dict, ast.parse("{" + item + "}", mode="eval").body)
+            except SyntaxError:
+                return None
+            if not isinstance(entry, ast.Dict) or len(entry.keys) != 1 or entry.keys[0] is None:
+                return None
+            prefix, node = ast.unparse(entry.keys[0]) + ": ", entry.values[0]
         return " " * indent + prefix + Layout(width).expr(node, indent + len(prefix), indent, 1) + ","
     if body.startswith("def ") and body.endswith(":"):
         try:

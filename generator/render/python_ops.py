@@ -201,9 +201,10 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
     if not v.inputs:
         first_input = "None"
     elif v.inputs[0].option != "variadic":
-        first_input = py_name(v.inputs[0].name) + ".dtype"
+        # getattr: an absent optional input (None), a sequence or an optional has no dtype
+        first_input = f"getattr({py_name(v.inputs[0].name)}, 'dtype', None)"
     else:
-        first_input = "(variadic[0].dtype if variadic else None)"
+        first_input = "(getattr(variadic[0], 'dtype', None) if variadic else None)"
     if v.kernel is not None:
         singles = [py_name(p.name) for p in v.inputs if p.option != "variadic"]
         n_var = sum(1 for p in v.inputs if p.option == "variadic")

@@ -11,12 +11,18 @@ import numpy.typing as npt
 
 from . import broadcast
 from ..dtypes import ELEM_TYPES
-from ..dtypes import elem_of_numpy as elem  # noqa: F401  (used by generated kernels)
+from ..dtypes import elem_of_numpy
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 _LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def elem(dtype: Any) -> str | None:
+    """The spec name of a dtype (used by the generated kernels); a sequence or optional type, already
+    spelled as the spec spells it (seq(tensor(float))), and None stay what they are."""
+    return dtype if dtype is None or isinstance(dtype, str) else elem_of_numpy(dtype)
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -76,18 +82,24 @@ def type_limit(dtype: np.dtype, compute: np.dtype, which: str) -> np.ndarray:
 
 
 def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None, allowed: tuple[str, ...],
-                 name: str) -> np.dtype:
+                 name: str) -> np.dtype | str | None:
     """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To, Iota's T).
 
-    Given explicitly, it is used; otherwise the first input's dtype when the spec allows it."""
+    Given explicitly, it is used; otherwise the first input's dtype when the spec allows it. A sequence
+    or optional output's type stays its spelling (seq(tensor(float))); when the spec allows such types
+    and none is given, None: the kernel function decides (SequenceEmpty's dtype attribute)."""
     if requested is not None:
         if isinstance(requested, str) and requested in ELEM_TYPES:
             return numpy_dtype(requested)
+        if isinstance(requested, str) and "(" in requested:
+            return requested
         return np.dtype(requested)
     if first_input is not None and elem(first_input) in allowed:
         return np.dtype(first_input)
-    if len(allowed) == 1:  # the spec allows one type only (Compare's bool, Complex's complex64)
+    if len(allowed) == 1 and allowed[0] in ELEM_TYPES:  # one type only (Compare's bool, Complex's complex64)
         return numpy_dtype(allowed[0])
+    if any(a not in ELEM_TYPES for a in allowed):
+        return None
     what = f"the input dtype {first_input} is not one of" if first_input is not None else "choose one of"
     raise ValueError(f"{name}_dtype is required: {what} {', '.join(allowed)}")
 

@@ -19,6 +19,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
@@ -233,6 +234,27 @@ class _Converter:
                                            f"{dtype} {list(dims)} ({type(exc).__name__})", found=what))
         return TensorInfo(dtype, dims, value)
 
+    def sparse_info(self, st: onnx.SparseTensorProto, what: str, constant: bool) -> TensorInfo:
+        """A sparse tensor as the dense tensor it stands for (zeros where no value is given): the value
+        kept like a dense constant's, for the checks and for running (Constant's sparse_value)."""
+        dims = tuple(st.dims)
+        check_shape(dims, self.limits, what)
+        dtype = ELEM.get(st.values.data_type)
+        value = None
+        if constant and math.prod(dims) <= self.limits.max_constant_elements:
+            try:
+                values = numpy_helper.to_array(st.values)
+                indices = numpy_helper.to_array(st.indices).astype(np.int64)
+                dense = np.zeros(math.prod(dims), values.dtype)
+                # indices: [NNZ] linear positions, or [NNZ, rank] coordinates
+                flat = np.ravel_multi_index(tuple(indices.T), dims) if indices.ndim == 2 else indices
+                dense[flat] = values
+                value = dense.reshape(dims)
+            except Exception as exc:  # indices out of range, data that does not match its type
+                self.records.append(Record("error", "", what, "its data cannot be read as a sparse "
+                                           f"{dtype} {list(dims)} ({type(exc).__name__})", found=what))
+        return TensorInfo(dtype, dims, value)
+
     # ---- graphs ----------------------------------------------------------------------------------
 
     def graph(self, g: onnx.GraphProto, depth: int, path: str) -> Graph:
@@ -258,9 +280,8 @@ class _Converter:
         for st in g.sparse_initializer:
             name = to_str(st.values.name)
             initializers.append(name)
-            dims = tuple(st.dims)
-            check_shape(dims, self.limits, _where("sparse initializer", name, path))
-            values.setdefault(name, TensorInfo(ELEM.get(st.values.data_type), dims))
+            values.setdefault(name, self.sparse_info(st, _where("sparse initializer", name, path),
+                                                     constant=name not in input_names))
         types, new_type = self.types, self._new_type
         declared = self.declared if depth == 0 else None
         inferred: set[str] = set()
@@ -420,9 +441,8 @@ class _Converter:
             elif t == AttributeProto.STRINGS:
                 values[name] = [s.decode("utf-8", "replace") for s in a.strings]
             elif t == AttributeProto.SPARSE_TENSOR:
-                dims = tuple(a.sparse_tensor.dims)
-                check_shape(dims, self.limits, _where(f"{node.label} attribute", name, path))
-                values[name] = TensorInfo(ELEM.get(a.sparse_tensor.values.data_type), dims)
+                values[name] = self.sparse_info(a.sparse_tensor, _where(f"{node.label} attribute", name, path),
+                                                constant=True)
             elif t == AttributeProto.TYPE_PROTO:
                 values[name] = type_string(a.tp)
             else:  # lists of sparse tensors or types, undefined: their kind is reported if the spec disagrees

@@ -14,7 +14,6 @@ import numpy as np
 
 from ..elementwise import compute_dtype, ieee_results
 
-
 # ---- ArgMax / ArgMin (ONNX-style: first or last index, NaN counts as the extreme) ----------------
 
 

@@ -71,7 +71,7 @@ def kernel_v1(input, *, output_dtype=None):
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
-        input.dtype,
+        getattr(input, 'dtype', None),
         (
             'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
             'float', 'double', 'complex64', 'complex128',

@@ -52,7 +52,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, output_dtype=None):
     'Reference kernel of hlir.Cbrt@1: cbrt(input).'
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, input.dtype, ('float16', 'float', 'double'), 'output')
+    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double'), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -66,7 +66,7 @@ def kernel_v1(lhs, rhs, *, comparison_direction, output_dtype=None):
     'Reference kernel of hlir.Compare@1: calls opgen.runtime.kernels.binary.compare.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
-    output_out = _ew.output_dtype(output_dtype, lhs.dtype, ('bool',), 'output')
+    output_out = _ew.output_dtype(output_dtype, getattr(lhs, 'dtype', None), ('bool',), 'output')
     problems = validate_v1((lhs, rhs,), {'comparison_direction': comparison_direction}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -59,7 +59,7 @@ def kernel_v1(lhs, rhs, *, output_dtype=None):
     'Reference kernel of hlir.Complex@1: calls opgen.runtime.kernels.binary.complex.'
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
-    output_out = _ew.output_dtype(output_dtype, lhs.dtype, ('complex64',), 'output')
+    output_out = _ew.output_dtype(output_dtype, getattr(lhs, 'dtype', None), ('complex64',), 'output')
     problems = validate_v1((lhs, rhs,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)

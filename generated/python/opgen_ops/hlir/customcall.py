@@ -74,7 +74,7 @@ def kernel_v1(*variadic, target_name, shape, output_dtype=None):
     variadic = [np.asarray(x) for x in variadic]
     output_out = _ew.output_dtype(
         output_dtype,
-        variadic[0].dtype if variadic else None,
+        getattr(variadic[0], 'dtype', None) if variadic else None,
         (
             'bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16',
             'float', 'double', 'complex64', 'complex128',

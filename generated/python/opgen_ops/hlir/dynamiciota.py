@@ -62,7 +62,7 @@ def kernel_v1(shape, *, iota_dimension, output_dtype=None):
     shape = np.asarray(shape)
     output_out = _ew.output_dtype(
         output_dtype,
-        shape.dtype,
+        getattr(shape, 'dtype', None),
         ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
         'output',
     )

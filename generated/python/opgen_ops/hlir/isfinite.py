@@ -53,7 +53,7 @@ def kernel_v1(input, *, output_dtype=None):
     'Reference kernel of hlir.IsFinite@1: isfinite(input).'
     input = np.asarray(input)
     output_out = _ew.output_dtype(
-        output_dtype, input.dtype, ('float16', 'float', 'double', 'int8', 'int32', 'bool'), 'output'
+        output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double', 'int8', 'int32', 'bool'), 'output'
     )
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:

@@ -195,7 +195,7 @@ def kernel_v1(
 ):
     'Reference kernel of hlir.MaxPool@1: calls opgen.runtime.kernels.window.max_pool.'
     input = np.asarray(input)
-    Indices_out = _ew.output_dtype(Indices_dtype, input.dtype, ('int64',), 'Indices')
+    Indices_out = _ew.output_dtype(Indices_dtype, getattr(input, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v1(
         (input,),
         {

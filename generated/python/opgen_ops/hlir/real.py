@@ -60,7 +60,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, output_dtype=None):
     'Reference kernel of hlir.Real@1: calls opgen.runtime.kernels.complex_parts.real.'
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, input.dtype, ('float16', 'float', 'double'), 'output')
+    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double'), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -89,7 +89,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, start=0, end=1024, output_dtype=None):
     'Reference kernel of hlir.Shape@1: calls opgen.runtime.kernels.data_movement.shape_of.'
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, input.dtype, ('int64',), 'output')
+    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int64',), 'output')
     problems = validate_v1((input,), {'start': start, 'end': end}, [(_ew.elem(output_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -75,7 +75,7 @@ def kernel_v17(size, *, output_datatype=1, periodic=1, output_dtype=None):
     size = np.asarray(size)
     output_out = _ew.output_dtype(
         output_dtype,
-        size.dtype,
+        getattr(size, 'dtype', None),
         (
             'bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64',
             'uint8',

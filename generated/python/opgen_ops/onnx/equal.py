@@ -63,7 +63,7 @@ def kernel_v19(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Equal@19: A == B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v19((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -123,7 +123,7 @@ def kernel_v13(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Equal@13: A == B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v13((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -183,7 +183,7 @@ def kernel_v11(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Equal@11: A == B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v11((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -237,7 +237,7 @@ def kernel_v7(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Equal@7: A == B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v7((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)

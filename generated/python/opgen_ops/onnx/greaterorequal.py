@@ -63,7 +63,7 @@ def kernel_v16(A, B, *, C_dtype=None):
     'Reference kernel of onnx.GreaterOrEqual@16: A >= B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v16((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -120,7 +120,7 @@ def kernel_v12(A, B, *, C_dtype=None):
     'Reference kernel of onnx.GreaterOrEqual@12: A >= B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v12((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -59,7 +59,7 @@ def kernel_v20(X, *, detect_negative=1, detect_positive=1, Y_dtype=None):
         'detect_negative, 0))).'
     )
     X = np.asarray(X)
-    Y_out = _ew.output_dtype(Y_dtype, X.dtype, ('bool',), 'Y')
+    Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20(
         (X,), {'detect_negative': detect_negative, 'detect_positive': detect_positive}, [(_ew.elem(Y_out), None)]
     )
@@ -113,7 +113,7 @@ def kernel_v10(X, *, detect_negative=1, detect_positive=1, Y_dtype=None):
         'detect_negative, 0))).'
     )
     X = np.asarray(X)
-    Y_out = _ew.output_dtype(Y_dtype, X.dtype, ('bool',), 'Y')
+    Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v10(
         (X,), {'detect_negative': detect_negative, 'detect_positive': detect_positive}, [(_ew.elem(Y_out), None)]
     )

@@ -54,7 +54,7 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 def kernel_v20(X, *, Y_dtype=None):
     'Reference kernel of onnx.IsNaN@20: X != X.'
     X = np.asarray(X)
-    Y_out = _ew.output_dtype(Y_dtype, X.dtype, ('bool',), 'Y')
+    Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20((X,), {}, [(_ew.elem(Y_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -99,7 +99,7 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 def kernel_v13(X, *, Y_dtype=None):
     'Reference kernel of onnx.IsNaN@13: X != X.'
     X = np.asarray(X)
-    Y_out = _ew.output_dtype(Y_dtype, X.dtype, ('bool',), 'Y')
+    Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v13((X,), {}, [(_ew.elem(Y_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -144,7 +144,7 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 def kernel_v9(X, *, Y_dtype=None):
     'Reference kernel of onnx.IsNaN@9: X != X.'
     X = np.asarray(X)
-    Y_out = _ew.output_dtype(Y_dtype, X.dtype, ('bool',), 'Y')
+    Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v9((X,), {}, [(_ew.elem(Y_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -63,7 +63,7 @@ def kernel_v13(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Less@13: A < B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v13((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -120,7 +120,7 @@ def kernel_v9(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Less@9: A < B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v9((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
@@ -174,7 +174,7 @@ def kernel_v7(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Less@7: A < B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v7((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)

@@ -121,7 +121,7 @@ def kernel_v17(
     upper_edge_hertz = np.asarray(upper_edge_hertz)
     output_out = _ew.output_dtype(
         output_dtype,
-        num_mel_bins.dtype,
+        getattr(num_mel_bins, 'dtype', None),
         (
             'bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64',
             'uint8',

@@ -57,7 +57,7 @@ def kernel_v7(A, B, *, C_dtype=None):
     'Reference kernel of onnx.Xor@7: A ^ B.'
     A = np.asarray(A)
     B = np.asarray(B)
-    C_out = _ew.output_dtype(C_dtype, A.dtype, ('bool',), 'C')
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
     problems = validate_v7((A, B,), {}, [(_ew.elem(C_out), None)])
     if problems:
         raise ValidationError(problems)
