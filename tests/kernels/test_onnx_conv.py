@@ -1,0 +1,307 @@
+"""ONNX convolution, pooling, resize and vision kernels against independent implementations.
+
+Every version of every op is called through `opgen_ops.get_kernel("onnx", op, version)` and compared with
+onnx.reference (ReferenceEvaluator on a one-node model) and onnxruntime where they implement the version,
+on random inputs. Where neither implements a version (Upsample 1, Resize 10's downsampling, MaxRoiPool 22,
+GlobalLpPool 1 and 22, AveragePool 1, LpPool 1, the bfloat16 variants) the test compares with a version that
+means the same thing, on inputs where ONNX's changelog says they agree. Where a reference disagrees with the
+document or with the other reference, the test says which one opgen follows and why:
+
+- ConvTranspose with group > 1: onnx.reference splits W by output channel (wrong), onnxruntime only;
+- LpPool with padding: onnx.reference scales the average by the full kernel size (the padding counted as
+  |x|^p = 0 only partly), onnxruntime sums over the window: onnxruntime only there;
+- MaxPool storage_order 1: both references count batch and channel row-major (checked with N, C > 1);
+- MaxUnpool with output_shape: onnxruntime indexes into output_shape, the node test and onnx.reference into
+  the unpooled shape placed at the corner: onnx.reference (the node test) is followed;
+- Resize: onnx.reference generated the node tests; onnxruntime computes align_corners with the integer output
+  length (the node test test_resize_downsample_scales_linear_align_corners fails in it) and antialiasing
+  with another filter (PIL's), so it is compared with sizes-based and scale-1 cases only; Resize 10 is
+  compared with onnxruntime when enlarging (onnxruntime rounds nearest up when shrinking, ONNX's version
+  converter maps Resize 10 to nearest_mode floor, which opgen follows) and with Resize 11 (asymmetric, floor);
+- RoiAlign max mode: both references pool the largest weighted corner term (opgen follows them in ONNX);
+- GridSample: onnx.reference computes the coordinates in float32; torch.nn.functional.grid_sample is the
+  third reference (cubic in 4-D only).
+"""
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+
+import opgen_ops
+from onnx_refs import ort_session
+from opgen.runtime.kernels.onnx_pool import onnx_max_unpool
+
+F32, F64, F16 = np.float32, np.float64, np.float16
+BF16 = ml_dtypes.bfloat16
+RNG = np.random.default_rng(20240607)
+
+
+def ours(op: str, version: int, feeds: list, attrs: dict) -> tuple:
+    """The opgen kernel's outputs; feeds are (name, array) pairs, an array None an absent optional input."""
+    args = [value for _, value in feeds]
+    while args and args[-1] is None:
+        args.pop()
+    return opgen_ops.get_kernel("onnx", op, version)(*args, **attrs)
+
+
+def model(op: str, opset: int, feeds: list, attrs: dict, out_dtypes: list):
+    names = [name if value is not None else "" for name, value in feeds]
+    while names and names[-1] == "":
+        names.pop()
+    node = helper.make_node(op, names, [f"out{k}" for k in range(len(out_dtypes))], **attrs)
+    inputs = [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(np.asarray(value).dtype), None)
+              for name, value in feeds if value is not None]
+    outputs = [helper.make_tensor_value_info(f"out{k}", helper.np_dtype_to_tensor_dtype(np.dtype(t)), None)
+               for k, t in enumerate(out_dtypes)]
+    return helper.make_model(helper.make_graph([node], "g", inputs, outputs),
+                             opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+def reference(op: str, opset: int, feeds: list, attrs: dict, out_dtypes: list, runtime: str) -> list:
+    m = model(op, opset, feeds, attrs, out_dtypes)
+    values = {name: value for name, value in feeds if value is not None}
+    if runtime == "reference":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ReferenceEvaluator(m).run(None, values)
+    return ort_session(m).run(None, values)
+
+
+def assert_close(got, want, label: str, rtol: float | None = None, atol: float | None = None) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{label}: dtype {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{label}: shape {got.shape} != {want.shape}"
+    if got.dtype.kind in "biuO":
+        np.testing.assert_array_equal(got, want, err_msg=label)
+        return
+    default = {np.dtype(F64): 1e-10, np.dtype(F32): 1e-5, np.dtype(F16): 4e-3, np.dtype(BF16): 2e-2}[got.dtype]
+    g, w = got.astype(F64), want.astype(F64)
+    scale = max(float(np.max(np.abs(w[np.isfinite(w)]), initial=1.0)), 1.0)
+    np.testing.assert_allclose(g, w, rtol=rtol if rtol is not None else default,
+                               atol=(atol if atol is not None else default) * scale, equal_nan=True, err_msg=label)
+
+
+def check(op: str, version: int, feeds: list, attrs: dict, runtimes=("reference", "ort"), out_dtypes=None,
+          outputs: int = 1, **tolerance) -> tuple:
+    """Compare every requested output with each runtime; returns opgen's outputs."""
+    got = ours(op, version, feeds, attrs)
+    out_dtypes = out_dtypes or [got[k].dtype for k in range(outputs)]
+    compared = 0
+    for runtime in runtimes:
+        try:
+            want = reference(op, version, feeds, attrs, out_dtypes, runtime)
+        except Exception as exc:  # onnxruntime without a kernel for this version and type
+            if runtime == "ort" and "NOT_IMPLEMENTED" in str(exc) and len(runtimes) > 1:
+                continue
+            raise
+        for k in range(outputs):
+            assert_close(got[k], want[k], f"{op}@{version} {runtime} output {k} {attrs}", **tolerance)
+        compared += 1
+    assert compared, f"{op}@{version}: no reference ran"
+    return got
+
+
+def check_rounded(op: str, version: int, feeds: list, attrs: dict, runtimes=("ort", "reference"),
+                  outputs: int = 1) -> None:
+    """float16/bfloat16 are computed in float32 and rounded once: opgen on the low-precision inputs equals
+    a reference on the same (exact) values in float32, rounded to the low-precision type. onnxruntime is
+    preferred (onnx.reference computes some ops in the input's dtype); the first runtime that has the op
+    decides."""
+    low = next(np.asarray(v).dtype for _, v in feeds if v is not None)
+    widened = [(n, np.asarray(v).astype(F32) if v is not None and np.asarray(v).dtype == low else v) for n, v in feeds]
+    got = ours(op, version, feeds, attrs)
+    for runtime in runtimes:
+        try:
+            want = reference(op, 22 if version < 22 and low == BF16 else version, widened, attrs,
+                             [F32 if np.asarray(g).dtype == low else np.asarray(g).dtype for g in got[:outputs]],
+                             runtime)
+        except Exception as exc:
+            if runtime == "ort" and "NOT_IMPLEMENTED" in str(exc):
+                continue
+            raise
+        for k in range(outputs):
+            w = want[k].astype(low) if want[k].dtype == F32 else want[k]
+            assert_close(got[k], w, f"{op}@{version} {low} via float32 {runtime} {attrs}")
+        return
+    raise AssertionError(f"{op}@{version}: no reference ran")
+
+
+def rand(shape, dtype=F32, low=-3.0, high=3.0) -> np.ndarray:
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        return RNG.integers(max(info.min, -60), min(info.max, 60), size=shape, endpoint=True).astype(dtype)
+    return RNG.uniform(low, high, size=shape).astype(dtype)
+
+
+# ---- Conv, ConvTranspose, ConvInteger, QLinearConv, DeformConv, Col2Im ------------------------------
+
+CONV_CASES = [  # (X shape, W shape, attributes)
+    ((2, 4, 7), (6, 2, 3), dict(group=2, strides=[2], pads=[1, 2], dilations=[2])),
+    ((1, 3, 6, 5), (4, 3, 3, 2), dict(strides=[2, 1], pads=[1, 0, 2, 1])),
+    ((1, 2, 7, 6), (2, 2, 3, 3), dict(auto_pad="SAME_UPPER", strides=[2, 2])),
+    ((1, 2, 7, 6), (2, 2, 2, 3), dict(auto_pad="SAME_LOWER", strides=[2, 3], dilations=[2, 1])),
+    ((1, 2, 5, 6), (3, 2, 2, 2), dict(auto_pad="VALID", kernel_shape=[2, 2])),
+    ((1, 4, 4, 3, 5), (4, 1, 2, 2, 3), dict(group=4, pads=[1, 0, 1, 0, 1, 1])),
+    ((0, 2, 5, 5), (3, 2, 3, 3), dict()),  # empty batch
+]
+
+
+@pytest.mark.parametrize("version", [1, 11, 22])
+@pytest.mark.parametrize("case", range(len(CONV_CASES)))
+def test_conv(version, case):
+    xs, ws, attrs = CONV_CASES[case]
+    # onnxruntime refuses SAME with dilations
+    runtimes = ("reference",) if "SAME" in attrs.get("auto_pad", "") and "dilations" in attrs else ("reference", "ort")
+    for dtype, bias in ((F32, True), (F64, False)):
+        feeds = [("X", rand(xs, dtype)), ("W", rand(ws, dtype)), ("B", rand(ws[:1], dtype) if bias else None)]
+        check("Conv", version, feeds, attrs, runtimes=runtimes)
+    for dtype in (F16, BF16) if version == 22 else (F16,):
+        check_rounded("Conv", version, [("X", rand(xs, dtype)), ("W", rand(ws, dtype)), ("B", rand(ws[:1], dtype))],
+                      attrs, runtimes=runtimes[::-1])
+
+
+TRANSPOSE_CASES = [  # (X shape, W shape, attributes, onnx.reference agrees)
+    ((1, 2, 3, 3), (2, 3, 3, 3), dict(strides=[3, 2], pads=[1, 2, 1, 2]), True),
+    ((1, 1, 3, 3), (1, 2, 3, 3), dict(strides=[3, 2], output_shape=[10, 8]), True),
+    ((1, 1, 3, 3), (1, 2, 3, 3), dict(strides=[3, 2], output_shape=[8, 6]), False),  # a smaller output_shape cuts
+    ((1, 1, 3, 3), (1, 2, 3, 3), dict(strides=[3, 2], output_padding=[1, 1]), True),
+    ((1, 2, 3, 4), (2, 2, 3, 3), dict(strides=[2, 2], auto_pad="SAME_UPPER"), True),
+    ((1, 2, 3, 4), (2, 2, 3, 2), dict(strides=[2, 3], auto_pad="SAME_LOWER"), False),
+    ((1, 2, 5), (2, 2, 3), dict(dilations=[2], strides=[2], pads=[1, 0]), True),
+    ((2, 4, 3, 3), (4, 3, 2, 2), dict(group=2, strides=[2, 1]), False),  # onnx.reference's groups are wrong
+    ((1, 2, 2, 2, 3), (2, 1, 2, 2, 2), dict(strides=[1, 2, 2], pads=[0, 1, 0, 0, 0, 1]), True),
+]
+
+
+@pytest.mark.parametrize("version", [1, 11, 22])
+@pytest.mark.parametrize("case", range(len(TRANSPOSE_CASES)))
+def test_conv_transpose(version, case):
+    xs, ws, attrs, ref_agrees = TRANSPOSE_CASES[case]
+    for dtype in (F32, F64) if ref_agrees else (F32,):  # onnxruntime has no double ConvTranspose
+        feeds = [("X", rand(xs, dtype)), ("W", rand(ws, dtype)), ("B", rand((ws[1] * attrs.get("group", 1),), dtype))]
+        check("ConvTranspose", version, feeds, attrs, runtimes=("reference", "ort") if ref_agrees else ("ort",))
+
+
+def test_conv_transpose_low_precision_and_short_kernel_same():
+    for dtype in (F16, BF16):
+        x, w = rand((1, 2, 3, 3), dtype), rand((2, 2, 3, 3), dtype)
+        check_rounded("ConvTranspose", 22, [("X", x), ("W", w)], dict(strides=[2, 2], pads=[1, 0, 0, 1]))
+    # SAME with a kernel shorter than the stride: the padding would be negative, nothing is padded
+    # (note same_padding_clamped): onnxruntime's size
+    x, w = rand((1, 1, 3, 3)), rand((1, 1, 1, 2))
+    check("ConvTranspose", 22, [("X", x), ("W", w)], dict(strides=[3, 3], auto_pad="SAME_UPPER"), runtimes=("ort",))
+
+
+def zero_point(dtype, shape=()):
+    return np.asarray(rand(shape, dtype) // 4, dtype=dtype)
+
+
+@pytest.mark.parametrize("types", [(np.uint8, np.uint8), (np.uint8, np.int8), (np.int8, np.int8)])
+def test_conv_integer(types):
+    tx, tw = types
+    for xs, ws, attrs in CONV_CASES[:5]:
+        feeds = [("x", rand(xs, tx)), ("w", rand(ws, tw)), ("x_zero_point", zero_point(tx)),
+                 ("w_zero_point", zero_point(tw))]
+        runtimes = ("reference", "ort") if tw == np.uint8 or tx == np.uint8 else ("reference",)
+        if "SAME" in attrs.get("auto_pad", "") and "dilations" in attrs:  # onnxruntime refuses SAME with dilations
+            runtimes = ("reference",)
+        check("ConvInteger", 10, feeds, attrs, runtimes=runtimes, out_dtypes=[np.int32])
+        check("ConvInteger", 10, feeds[:2], attrs, runtimes=runtimes, out_dtypes=[np.int32])
+    # one w zero point per output channel (onnx.reference; onnxruntime takes per-tensor ones only)
+    x, w = rand((1, 2, 5, 5), tx), rand((3, 2, 2, 2), tw)
+    feeds = [("x", x), ("w", w), ("x_zero_point", zero_point(tx)), ("w_zero_point", zero_point(tw, (3,)))]
+    check("ConvInteger", 10, feeds, {}, runtimes=("reference",), out_dtypes=[np.int32])
+
+
+@pytest.mark.parametrize("types", [(np.uint8, np.uint8), (np.uint8, np.int8), (np.int8, np.int8)])
+def test_qlinear_conv(types):
+    tx, tw = types
+    for xs, ws, attrs in CONV_CASES[:5]:
+        m = ws[0]
+        for per_channel in (False, True):
+            shape = (m,) if per_channel else ()
+            feeds = [("x", rand(xs, tx)), ("x_scale", np.array(0.05, F32)), ("x_zero_point", zero_point(tx)),
+                     ("w", rand(ws, tw)), ("w_scale", rand(shape, F32, 0.01, 0.1)),
+                     ("w_zero_point", np.zeros(shape, tw)), ("y_scale", np.array(0.7, F32)),
+                     ("y_zero_point", zero_point(tx)), ("B", rand((m,), np.int32))]
+            runtimes = ("reference", "ort")
+            if "SAME" in attrs.get("auto_pad", "") and "dilations" in attrs:
+                runtimes = ("reference",)  # onnxruntime refuses SAME with dilations
+            elif per_channel and len(xs) != 4:
+                runtimes = ("ort",)  # onnx.reference shapes per-channel scales for 2-D images only
+            check("QLinearConv", 10, feeds, attrs, runtimes=runtimes)
+
+
+def test_deform_conv_against_the_references():
+    x, w = rand((1, 4, 5, 4), F32), rand((2, 2, 2, 2), F32)
+    attrs = dict(group=2, offset_group=2, strides=[1, 2], pads=[1, 0, 0, 1], dilations=[2, 1])
+    out = [(5 + 1 - 3) // 1 + 1, (4 + 1 - 2) // 2 + 1]
+    offset = rand((1, 2 * 4 * 2, *out), F32, -1.5, 1.5)
+    mask = rand((1, 2 * 4, *out), F32, 0, 1)
+    for version in (19, 22):
+        for feeds in ([("X", x), ("W", w), ("offset", offset), ("B", rand((2,), F32)), ("mask", mask)],
+                      [("X", x), ("W", w), ("offset", offset)]):
+            check("DeformConv", version, feeds, attrs)
+    xd = rand((1, 2, 4, 4), F64)
+    # double: onnx.reference computes the sampling coordinates in float32, hence float32's tolerance
+    check("DeformConv", 22, [("X", xd), ("W", rand((2, 2, 2, 2), F64)), ("offset", rand((1, 8, 3, 3), F64, -2, 2))],
+          {}, runtimes=("reference",), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 7), (2, 2, 3, 4, 5)])
+def test_deform_conv_without_offsets_is_conv(shape):
+    # 1-D and 3-D: no reference implements them; zero offsets and a unit mask make DeformConv a Conv
+    rank = len(shape) - 2
+    x, w = rand(shape, F32), rand((4, shape[1], *([2] * rank)), F32)
+    attrs = dict(pads=[1] * rank + [0] * rank, strides=[2] * rank)
+    conv = ours("Conv", 22, [("X", x), ("W", w)], attrs)[0]
+    offset = np.zeros((shape[0], 2 ** rank * rank, *conv.shape[2:]), F32)
+    got = ours("DeformConv", 22, [("X", x), ("W", w), ("offset", offset)], attrs)[0]
+    assert_close(got, reference("Conv", 22, [("X", x), ("W", w)], attrs, [F32], "ort")[0], "DeformConv as Conv")
+
+
+COL2IM_CASES = [  # (image_shape, block_shape, attributes)
+    ([5, 5], [2, 2], {}),
+    ([5, 6], [3, 2], dict(strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2])),
+    ([3, 4, 4], [2, 2, 2], dict(strides=[1, 2, 1], dilations=[1, 1, 2])),
+]
+
+
+def col2im_blocks(image, block, attrs):
+    rank = len(image)
+    s, d, p = attrs.get("strides", [1] * rank), attrs.get("dilations", [1] * rank), attrs.get("pads", [0] * 2 * rank)
+    return int(np.prod([(n + p[i] + p[rank + i] - (b - 1) * d[i] - 1) // s[i] + 1
+                        for i, (n, b) in enumerate(zip(image, block))]))
+
+
+@pytest.mark.parametrize("case", range(len(COL2IM_CASES)))
+def test_col2im(case):
+    image, block, attrs = COL2IM_CASES[case]
+    L = col2im_blocks(image, block, attrs)
+    for dtype in (F32, F64, np.int32):
+        x = rand((2, 3 * int(np.prod(block)), L), dtype)
+        feeds = [("input", x), ("image_shape", np.array(image)), ("block_shape", np.array(block))]
+        check("Col2Im", 18, feeds, attrs, runtimes=("reference", "ort") if dtype == F32 and len(image) == 2
+              else ("reference",))
+
+
+def test_col2im_strings_and_bool_move_like_numbers():
+    # strings and bool: no reference takes them; with non-overlapping blocks Col2Im only moves elements,
+    # so the strings must land where onnx.reference moves their (distinct) codes, "" elsewhere
+    image, block, attrs = [6, 4], [2, 2], dict(strides=[3, 2], pads=[0, 0, 1, 0])
+    L = col2im_blocks(image, block, attrs)
+    codes = np.arange(1, 2 * 4 * L + 1, dtype=np.int64).reshape(2, 4, L)
+    words = np.array([f"w{c}" for c in codes.ravel()], dtype=object).reshape(codes.shape)
+    shapes = [("image_shape", np.array(image)), ("block_shape", np.array(block))]
+    moved = reference("Col2Im", 18, [("input", codes), *shapes], attrs, [np.int64], "reference")[0]
+    got = ours("Col2Im", 18, [("input", words), *shapes], attrs)[0]
+    want = np.where(moved > 0, np.array([""] + [f"w{c}" for c in range(1, codes.size + 1)], dtype=object)[moved], "")
+    np.testing.assert_array_equal(got, want)
+    flags = ours("Col2Im", 18, [("input", codes % 3 == 0), *shapes], attrs)[0]
+    np.testing.assert_array_equal(flags, (moved % 3 == 0) & (moved > 0))
