@@ -108,7 +108,7 @@ def check(op: str, version: int, feeds: list, attrs: dict, runtimes=("reference"
 
 
 def check_rounded(op: str, version: int, feeds: list, attrs: dict, runtimes=("ort", "reference"),
-                  outputs: int = 1) -> None:
+                  outputs: int = 1, opset: int | None = None) -> None:
     """float16/bfloat16 are computed in float32 and rounded once: opgen on the low-precision inputs equals
     a reference on the same (exact) values in float32, rounded to the low-precision type. onnxruntime is
     preferred (onnx.reference computes some ops in the input's dtype); the first runtime that has the op
@@ -118,7 +118,7 @@ def check_rounded(op: str, version: int, feeds: list, attrs: dict, runtimes=("or
     got = ours(op, version, feeds, attrs)
     for runtime in runtimes:
         try:
-            want = reference(op, 22 if version < 22 and low == BF16 else version, widened, attrs,
+            want = reference(op, opset or (22 if version < 22 and low == BF16 else version), widened, attrs,
                              [F32 if np.asarray(g).dtype == low else np.asarray(g).dtype for g in got[:outputs]],
                              runtime)
         except Exception as exc:
@@ -305,3 +305,173 @@ def test_col2im_strings_and_bool_move_like_numbers():
     np.testing.assert_array_equal(got, want)
     flags = ours("Col2Im", 18, [("input", codes % 3 == 0), *shapes], attrs)[0]
     np.testing.assert_array_equal(flags, (moved % 3 == 0) & (moved > 0))
+
+
+# ---- AveragePool, MaxPool, LpPool, the global pools, MaxRoiPool, MaxUnpool ---------------------------
+
+POOL_CASES = [  # (X shape, attributes, the first version that has every attribute)
+    ((2, 3, 9), dict(kernel_shape=[3], strides=[2], pads=[1, 2]), 1),
+    ((1, 2, 6, 7), dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1]), 1),
+    ((1, 2, 6, 7), dict(kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER"), 1),
+    ((1, 2, 6, 7), dict(kernel_shape=[2, 3], strides=[2, 2], auto_pad="SAME_LOWER"), 1),
+    ((1, 2, 7, 6), dict(kernel_shape=[3, 2], strides=[2, 3], auto_pad="VALID"), 1),
+    ((1, 2, 6, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 0, 1], ceil_mode=1), 10),
+    ((1, 1, 7, 7), dict(kernel_shape=[3, 3], strides=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1), 10),
+    ((1, 2, 8, 7), dict(kernel_shape=[2, 3], dilations=[2, 2], pads=[1, 0, 1, 2]), 19),
+    ((1, 1, 5, 6, 7), dict(kernel_shape=[2, 3, 2], strides=[2, 1, 3], dilations=[2, 1, 2], ceil_mode=1), 19),
+]
+
+
+@pytest.mark.parametrize("version", [1, 7, 10, 11, 19, 22])
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+def test_average_pool(version, case):
+    shape, attrs, since = POOL_CASES[case]
+    if version < since:
+        return
+    # no reference has AveragePool 1 (7 without count_include_pad, whose default 0 it keeps): 7 stands in for it
+    opset = max(version, 7)
+    for count_include_pad in (0, 1) if version >= 7 else (0,):
+        full = dict(attrs, count_include_pad=count_include_pad) if version >= 7 else attrs
+        # onnx.reference miscounts the last ceil_mode windows of a dilated 3-D pool: onnxruntime only there
+        ref_ok = case != 8
+        for dtype, runtimes in ((F32, ("reference", "ort") if ref_ok else ("ort",)),
+                                (F64, ("reference",) if ref_ok else ())):
+            x = rand(shape, dtype)
+            got = ours("AveragePool", version, [("X", x)], full)[0]
+            for r in runtimes:
+                assert_close(got, reference("AveragePool", opset, [("X", x)], full, [dtype], r)[0],
+                             f"AveragePool@{version} {r} {full}")
+        if version >= 19:
+            check_rounded("AveragePool", version, [("X", rand(shape, BF16 if version == 22 else F16))], full)
+
+
+@pytest.mark.parametrize("version", [1, 8, 10, 11, 12, 22])
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+def test_max_pool(version, case):
+    shape, attrs, since = POOL_CASES[case]
+    if version < max(since, 10 if "dilations" in attrs else 1):
+        return
+    outputs = 1 if version == 1 else 2
+    dtypes = (F32, F64, np.int8, np.uint8) if version >= 12 else (F32, F64)
+    for dtype in dtypes:
+        if dtype == F64 and attrs.get("auto_pad") == "SAME_LOWER":
+            continue  # onnxruntime has no double MaxPool 1, and onnx.reference is wrong there
+        x = rand(shape, dtype)
+        for storage_order in (0, 1) if version >= 8 else (None,):
+            full = attrs if storage_order is None else dict(attrs, storage_order=storage_order)
+            # onnx.reference gives SAME_LOWER one output too few when the stride exceeds 1
+            check("MaxPool", version, [("X", x)], full, outputs=outputs, out_dtypes=[dtype, np.int64][:outputs],
+                  runtimes=("ort",) if attrs.get("auto_pad") == "SAME_LOWER" else ("reference", "ort"))
+    if version >= 10:
+        check_rounded("MaxPool", version, [("X", rand(shape, BF16 if version == 22 else F16))], attrs, outputs=2)
+
+
+def test_max_pool_indices_count_batch_and_channel_in_row_major_order():
+    # storage_order 1 is column-major within each (n, c) image only (both references; onnx.reference's
+    # path for unit strides gives indices within the window instead: onnxruntime only there)
+    x = rand((2, 3, 5, 4), F32)
+    check("MaxPool", 12, [("X", x)], dict(kernel_shape=[2, 2], storage_order=1), outputs=2,
+          out_dtypes=[F32, np.int64], runtimes=("ort",))
+    check("MaxPool", 12, [("X", x)], dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1], storage_order=1),
+          outputs=2, out_dtypes=[F32, np.int64])
+
+
+def test_max_pool_nan_propagates():
+    # NaN is the largest value (hlir.MaxPool, GlobalMaxPool, ReduceMax: note nan_propagates); both references
+    # skip a NaN that is not a window's first element
+    x = np.array([[[1.0, np.nan, 3.0, -1.0]]], F32)
+    y, i = ours("MaxPool", 12, [("X", x)], dict(kernel_shape=[2]))
+    np.testing.assert_array_equal(y, np.array([[[np.nan, np.nan, 3.0]]], F32))
+    np.testing.assert_array_equal(i, [[[1, 1, 2]]])
+
+
+LP_CASES = [case for case in POOL_CASES if case[2] <= 11 and "pads" not in case[1]] + [
+    ((1, 2, 6, 7), dict(kernel_shape=[2, 3], strides=[2, 2], dilations=[2, 1]), 18),
+    ((1, 2, 6, 7), dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1), 18),
+]
+
+
+@pytest.mark.parametrize("version", [1, 2, 11, 18, 22])
+@pytest.mark.parametrize("case", range(len(LP_CASES)))
+def test_lp_pool(version, case):
+    shape, attrs, since = LP_CASES[case]
+    if version < since:
+        return
+    for p in (1, 2, 3):
+        full = dict(attrs, p=float(p) if version == 1 else p)
+        x = rand(shape, F32)
+        # onnxruntime has no LpPool 1 (p a float there): LpPool 2 with the same integer p stands in for it
+        got = ours("LpPool", version, [("X", x)], full)[0]
+        want = reference("LpPool", max(version, 2), [("X", x)], dict(attrs, p=p), [F32], "ort")[0]
+        assert_close(got, want, f"LpPool@{version} ort {full}")
+        if version >= 18 and not attrs.get("ceil_mode"):  # onnx.reference's ceil_mode windows: see below
+            check("LpPool", version, [("X", x)], full, runtimes=("reference",))
+    if version == 22:
+        check_rounded("LpPool", version, [("X", rand(shape, BF16))], dict(attrs, p=2), runtimes=("ort",))
+
+
+def test_lp_pool_padding_adds_nothing():
+    # with padding or ceil_mode onnx.reference scales the window's mean of |x|^p by the kernel size, which
+    # counts the padding neither as 0 nor as absent; onnxruntime sums |x|^p over the window: onnxruntime
+    x = rand((1, 2, 6, 7), F32)
+    for attrs in (dict(kernel_shape=[3, 3], pads=[1, 1, 2, 0], p=2), dict(kernel_shape=[3, 2], strides=[2, 2],
+                                                                            pads=[1, 0, 1, 1], ceil_mode=1, p=3)):
+        check("LpPool", 18, [("X", x)], attrs, runtimes=("ort",))
+    assert ours("LpPool", 1, [("X", x)], dict(kernel_shape=[2, 2], p=1.5))[0].shape == (1, 2, 5, 6)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5), (1, 2, 4, 3), (1, 2, 3, 2, 4), (1, 2, 0, 3)])
+def test_global_pools(shape):
+    x = rand(shape, F32)
+    for version in (1, 22):
+        runtimes = ("ort",) if 0 in shape else ("reference", "ort")
+        check("GlobalAveragePool", version, [("X", x)], {}, runtimes=runtimes if 0 not in shape else ("ort",)) \
+            if 0 not in shape else None
+        # onnx.reference keeps the wrong axes for GlobalMaxPool when the input is not 4-D
+        check("GlobalMaxPool", version, [("X", x)], {}, runtimes=runtimes if len(shape) == 4 else ("ort",)) \
+            if 0 not in shape else None
+    for version in (2, 22) if 0 not in shape else ():  # onnxruntime refuses empty images
+        for p in (1, 2, 3):
+            # onnxruntime has GlobalLpPool 2 only: 22 means the same on float
+            got = ours("GlobalLpPool", version, [("X", x)], dict(p=p))[0]
+            assert_close(got, reference("GlobalLpPool", 2, [("X", x)], dict(p=p), [F32], "ort")[0], f"GlobalLpPool p={p}")
+    got = ours("GlobalLpPool", 1, [("X", x)], dict(p=2.0))[0]
+    assert_close(got, ours("GlobalLpPool", 2, [("X", x)], dict(p=2))[0], "GlobalLpPool@1 is @2 for integral p")
+    if 0 not in shape:
+        check_rounded("GlobalAveragePool", 22, [("X", rand(shape, BF16))], {})
+        check_rounded("GlobalMaxPool", 22, [("X", rand(shape, F16))], {})
+    else:  # no elements: the mean is NaN (0 / 0), the max -inf, the Lp norm 0
+        assert np.isnan(ours("GlobalAveragePool", 22, [("X", x)], {})[0]).all()
+        assert np.isneginf(ours("GlobalMaxPool", 22, [("X", x)], {})[0]).all()
+        assert (ours("GlobalLpPool", 22, [("X", x)], dict(p=2))[0] == 0).all()
+
+
+def test_max_roi_pool():
+    x = rand((2, 3, 8, 7), F32)
+    rois = np.array([[0, 1, 1, 5, 6], [1, 0.375, 2.625, 3.5, 7.875], [1, -2, -1, 10, 12], [0, 3, 3, 3, 3]], F32)
+    for attrs in (dict(pooled_shape=[2, 3]), dict(pooled_shape=[3, 3], spatial_scale=0.5)):
+        check("MaxRoiPool", 1, [("X", x), ("rois", rois)], attrs, runtimes=("ort",))
+        # onnxruntime has no MaxRoiPool 22: 22 adds bfloat16 only, so float must match version 1
+        assert_close(ours("MaxRoiPool", 22, [("X", x), ("rois", rois)], attrs)[0],
+                     ours("MaxRoiPool", 1, [("X", x), ("rois", rois)], attrs)[0], "MaxRoiPool@22")
+        check_rounded("MaxRoiPool", 22, [("X", rand((2, 3, 8, 7), BF16)), ("rois", rois.astype(BF16))], attrs,
+                      runtimes=("ort",), opset=1)
+
+
+def test_max_unpool_function():
+    # MaxUnpool's spec cannot name a kernel yet (its input output_shape clashes with a derived name): the
+    # function is compared directly; MaxPool's indices make the input. onnx.reference fails with padding:
+    # onnxruntime only there; with output_shape onnx.reference only (see the module docstring)
+    for shape, attrs, runtimes in (((2, 3, 6, 4), dict(kernel_shape=[2, 2], strides=[2, 2]), ("reference", "ort")),
+                                   ((2, 3, 6, 5), dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 0, 1]), ("ort",))):
+        y, i = ours("MaxPool", 12, [("X", rand(shape, F32))], attrs)
+        feeds = [("X", y), ("I", i)]
+        for runtime in runtimes:
+            want = reference("MaxUnpool", 11, feeds, attrs, [F32], runtime)[0]
+            assert_close(onnx_max_unpool(y, i, **attrs), want, f"MaxUnpool {runtime} {attrs}")
+    attrs = dict(kernel_shape=[2, 2], strides=[2, 2])
+    y, i = ours("MaxPool", 12, [("X", rand((2, 3, 6, 4), F32))], attrs)
+    for shape in ([2, 3, 8, 6], [2, 3, 7, 4]):
+        want = reference("MaxUnpool", 11, [("X", y), ("I", i), ("output_shape", np.array(shape))], attrs, [F32],
+                         "reference")[0]
+        assert_close(onnx_max_unpool(y, i, np.array(shape), **attrs), want, f"MaxUnpool output_shape {shape}")

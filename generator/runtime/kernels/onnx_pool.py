@@ -43,9 +43,12 @@ def onnx_max_pool(X: np.ndarray, *, auto_pad: str = "NOTSET", ceil_mode: int = 0
     x = np.asarray(X)
     if storage_order not in (0, 1):
         raise ValueError(f"storage_order must be 0 or 1, got {storage_order}")
-    value, index = max_pool(x, kernel_shape=kernel_shape, strides=strides, padding=pads, dilations=dilations,
+    # bfloat16 (an ml_dtypes type, which the hlir kernel does not order) is pooled in float32: exact
+    work = x if x.dtype.kind in "fiu" else x.astype(compute_dtype(x.dtype))
+    value, index = max_pool(work, kernel_shape=kernel_shape, strides=strides, padding=pads, dilations=dilations,
                             auto_pad=auto_pad, ceil_mode=bool(ceil_mode), return_indices=True, storage_order=0,
                             Indices_dtype=Indices_dtype or "int64")
+    value = value.astype(x.dtype)
     if storage_order == 1 and index.size:  # column-major within each (n, c) plane
         spatial = x.shape[2:]
         step = int(np.prod(spatial, dtype=np.int64))
