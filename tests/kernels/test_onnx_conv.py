@@ -36,6 +36,7 @@ from onnx.reference import ReferenceEvaluator
 import opgen_ops
 from onnx_refs import ort_session
 from opgen.runtime.kernels.onnx_pool import onnx_max_unpool
+from opgen.runtime.validation import ValidationError
 
 F32, F64, F16 = np.float32, np.float64, np.float16
 BF16 = ml_dtypes.bfloat16
@@ -475,3 +476,133 @@ def test_max_unpool_function():
         want = reference("MaxUnpool", 11, [("X", y), ("I", i), ("output_shape", np.array(shape))], attrs, [F32],
                          "reference")[0]
         assert_close(onnx_max_unpool(y, i, np.array(shape), **attrs), want, f"MaxUnpool output_shape {shape}")
+
+
+# ---- Resize, Upsample -------------------------------------------------------------------------------
+
+RESIZE_CASES = [  # (X shape, attributes, scales or None, sizes or None, axes or None)
+    ((1, 2, 4, 5), dict(mode="nearest"), [1, 1, 1.7, 0.6], None, None),
+    ((1, 2, 4, 5), dict(mode="nearest", nearest_mode="round_prefer_ceil",
+                        coordinate_transformation_mode="asymmetric"), None, [1, 2, 7, 3], None),
+    ((2, 4, 5), dict(mode="nearest", nearest_mode="floor", coordinate_transformation_mode="align_corners"),
+     [1, 0.5, 2.5], None, None),
+    ((1, 1, 4, 5), dict(mode="nearest", nearest_mode="ceil", coordinate_transformation_mode="tf_half_pixel_for_nn"),
+     [1, 1, 1.5, 0.8], None, None),
+    ((1, 2, 4, 5), dict(mode="linear"), [1, 1, 0.6, 1.7], None, None),
+    ((1, 2, 4, 5), dict(mode="linear", coordinate_transformation_mode="align_corners"), [1, 1, 0.6, 1.7], None, None),
+    ((1, 2, 4, 5), dict(mode="linear", coordinate_transformation_mode="pytorch_half_pixel"), None, [1, 2, 1, 3], None),
+    ((3, 4, 5), dict(mode="cubic", exclude_outside=1, cubic_coeff_a=-0.5), [1, 1.5, 0.7], None, None),
+    ((1, 2, 4, 5), dict(mode="cubic", coordinate_transformation_mode="asymmetric"), None, [1, 2, 9, 2], None),
+    ((1, 1, 5, 6), dict(mode="linear", coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=7.0),
+     None, [1, 1, 4, 7], None),
+    ((1, 1, 5, 6), dict(mode="nearest", coordinate_transformation_mode="tf_crop_and_resize"), [1, 1, 1.4, 0.5], None,
+     None),
+]
+CROP = np.array([0, 0, -0.1, 0.2, 1, 1, 0.8, 1.3], F32)
+
+
+@pytest.mark.parametrize("version", [11, 13, 18, 19])
+@pytest.mark.parametrize("case", range(len(RESIZE_CASES)))
+def test_resize(version, case):
+    shape, attrs, scales, sizes, _ = RESIZE_CASES[case]
+    if version != 11 and attrs.get("coordinate_transformation_mode") == "tf_half_pixel_for_nn":
+        return  # only Resize 11 has it
+    crop = attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize"
+    for dtype in (F32, F64, np.uint8, np.int32):
+        feeds = [("X", rand(shape, dtype, 0, 100) if dtype != F64 else rand(shape, dtype)),
+                 ("roi", CROP[:0] if not crop else np.concatenate([np.zeros(len(shape) - 2), CROP[2:4], np.ones(
+                     len(shape) - 2), CROP[6:]]).astype(F64 if dtype == F64 else F32)),
+                 ("scales", np.array(scales if scales else [], F32)),
+                 ("sizes", np.array(sizes, np.int64) if sizes else None)]
+        # onnxruntime: integer output lengths in its formulas (module docstring): sizes-based float cases only
+        runtimes = ("reference", "ort") if sizes and dtype == F32 and version >= 13 else ("reference",)
+        if attrs.get("coordinate_transformation_mode") == "tf_half_pixel_for_nn":
+            if dtype not in (F32, np.uint8):
+                continue
+            runtimes = ("ort",)  # onnx.reference does not know Resize 11's tf_half_pixel_for_nn
+        # onnx.reference's cubic weights are float32 (its cubic_coeff_a is a np.float32)
+        tolerance = dict(rtol=1e-5, atol=1e-5) if attrs["mode"] == "cubic" and dtype == F64 else {}
+        check("Resize", version, feeds, attrs, runtimes=runtimes, **tolerance)
+
+
+@pytest.mark.parametrize("policy", ["stretch", "not_larger", "not_smaller"])
+def test_resize_axes_and_aspect_ratio_policies(policy):
+    x = rand((2, 3, 6, 5), F32)
+    for version in (18, 19):
+        for mode, axes, sizes in (("nearest", [3, 2], [4, 9]), ("linear", [3, 1], [8, 2]), ("cubic", [2], [4])):
+            attrs = dict(mode=mode, axes=axes, keep_aspect_ratio_policy=policy)
+            feeds = [("X", x), ("roi", None), ("scales", None), ("sizes", np.array(sizes))]
+            got = check("Resize", version, feeds, attrs, runtimes=("reference",))[0]
+            # negative axes count from the back (onnx.reference cannot take them)
+            negative = ours("Resize", version, feeds, dict(attrs, axes=[a - 4 for a in axes]))[0]
+            np.testing.assert_array_equal(negative, got)
+        attrs = dict(mode="linear", axes=[2, 3], coordinate_transformation_mode="half_pixel_symmetric")
+        if version == 19:
+            check("Resize", version, [("X", x), ("roi", None), ("scales", np.array([0.7, 1.4], F32))], attrs,
+                  runtimes=("reference",))
+        attrs = dict(mode="linear", axes=[3, 2], coordinate_transformation_mode="tf_crop_and_resize")
+        roi = np.array([0.2, 0.1, 0.9, 1.2], F32)
+        check("Resize", version, [("X", x), ("roi", roi), ("scales", np.array([1.5, 0.8], F32))], attrs,
+              runtimes=("reference",))
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_resize_antialias(mode):
+    x = rand((1, 2, 9, 8), F32)
+    for scales in ([1, 1, 0.45, 0.6], [1, 1, 0.3, 1.5]):
+        for exclude_outside in (0, 1):
+            attrs = dict(mode=mode, antialias=1, exclude_outside=exclude_outside)
+            check("Resize", 18, [("X", x), ("roi", None), ("scales", np.array(scales, F32))], attrs,
+                  runtimes=("reference",))
+    check("Resize", 19, [("X", x), ("roi", None), ("scales", None), ("sizes", np.array([1, 2, 4, 3]))],
+          dict(mode=mode, antialias=1), runtimes=("reference",))
+
+
+def test_resize_low_precision_and_other_types():
+    x = rand((1, 2, 4, 5), F16)
+    for attrs in (dict(mode="linear"), dict(mode="cubic"), dict(mode="nearest")):
+        check_rounded("Resize", 19, [("X", x), ("roi", None), ("scales", np.array([1, 1, 1.5, 0.6], F32))], attrs)
+    xb = rand((1, 2, 4, 5), BF16)
+    check_rounded("Resize", 19, [("X", xb), ("roi", None), ("scales", np.array([1, 1, 1.5, 0.6], F32))],
+                  dict(mode="linear"), runtimes=("reference",))
+    # strings and bool are copied by nearest, as the element indices of the same resize say
+    codes = np.arange(40).reshape(1, 2, 4, 5)
+    feeds = [("roi", None), ("scales", np.array([1, 1, 1.7, 0.6], F32))]
+    where = ours("Resize", 19, [("X", codes), *feeds], {})[0]
+    words = np.array([f"s{c}" for c in range(40)], dtype=object)
+    np.testing.assert_array_equal(ours("Resize", 19, [("X", words[codes]), *feeds], {})[0], words[where])
+    np.testing.assert_array_equal(ours("Resize", 13, [("X", codes % 3 == 0), *feeds], {})[0], where % 3 == 0)
+    check("Resize", 13, [("X", codes.astype(np.int64)), *feeds], {})  # int64: exact copies
+    # empty axes stay empty
+    empty = np.zeros((1, 0, 3), F32)
+    assert ours("Resize", 19, [("X", empty), ("roi", None), ("scales", np.array([2, 2, 2], F32))], {})[0].shape == (2, 0, 6)
+
+
+def test_resize_10_and_upsample():
+    x = rand((1, 2, 3, 4), F32)
+    for scales in ([1, 1, 2, 3], [1, 1, 1.5, 2.5], [1, 1, 1.7, 1.3]):
+        s = np.array(scales, F32)
+        for mode in ("nearest", "linear"):
+            check("Resize", 10, [("X", x), ("scales", s)], dict(mode=mode), runtimes=("ort",))
+            check("Upsample", 9, [("X", x), ("scales", s)], dict(mode=mode), runtimes=("ort",))
+            check("Upsample", 7, [("X", x)], dict(mode=mode, scales=[float(v) for v in scales]), runtimes=("ort",))
+            # Resize 10 when shrinking (onnxruntime rounds nearest up there) is Resize 11 with asymmetric
+            # coordinates and nearest_mode floor
+            shrink = np.array([1, 1, 0.7, 0.6], F32)
+            got = ours("Resize", 10, [("X", x), ("scales", shrink)], dict(mode=mode))[0]
+            attrs = dict(mode=mode, coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+            want = reference("Resize", 11, [("X", x), ("roi", CROP[:0]), ("scales", shrink)], attrs, [F32],
+                             "reference")[0]
+            assert_close(got, want, f"Resize@10 {mode} {shrink}")
+        if scales[0] == 1 and scales[1] == 1:  # Upsample 1 scales H and W of NCHW; "bilinear" is linear
+            for mode, same in (("nearest", "nearest"), ("bilinear", "linear")):
+                got = ours("Upsample", 1, [("X", x)], dict(mode=mode, height_scale=scales[2], width_scale=scales[3]))[0]
+                want = ours("Upsample", 7, [("X", x)], dict(mode=same, scales=[float(v) for v in scales]))[0]
+                assert_close(got, want, "Upsample@1")
+    check("Upsample", 9, [("X", rand((2, 3), np.int32)), ("scales", np.array([2, 3], F32))], {}, runtimes=("reference",))
+
+
+def test_upsample_10_is_deprecated():
+    # Upsample 10 marks the op deprecated: the validator refuses it, as no model of opset 10 may use it
+    with pytest.raises(ValidationError, match="deprecated"):
+        ours("Upsample", 10, [("X", rand((1, 1, 2, 2))), ("scales", np.array([1, 1, 2, 2], F32))], {})
