@@ -5,10 +5,11 @@ What ONNX means differently from the hlir kernels, each in a note of the ONNX sp
 - GridSample samples N-D inputs (versions 20 and 22; 16 is 4-D), also by cubic interpolation (Keys,
   a = -0.75), and samples any element type: numbers other than floats are interpolated in float64 and
   rounded half to even with saturation, strings only by nearest. Its padding modes pad the coordinates
-  (PyTorch's grid_sample): zeros reads 0 outside; border clamps a coordinate outside the border to the
-  edge pixels; reflection mirrors it about the border, which is the edge pixel centres with
-  align_corners (Pad's reflect mode on the pixel grid) and the outer pixel edges without (Pad's
-  symmetric mode);
+  as PyTorch's grid_sample and onnxruntime do: zeros reads 0 outside; border reads the edge pixel for
+  every interpolation tap outside (Pad's edge mode on the pixel grid; onnx.reference clamps the
+  coordinate instead, which differs for cubic); reflection mirrors the coordinate about the border,
+  the edge pixel centres with align_corners (Pad's reflect mode on the pixel grid) and the outer pixel
+  edges without (Pad's symmetric mode);
 - RoiAlign's max mode takes, at each sampling point, the largest of the four weighted corner terms
   weight * value, and pools those (onnxruntime, onnx.reference); hlir.RoiAlign pools the bilinear samples;
 - NonMaxSuppression keeps the boxes whose score is strictly greater than score_threshold, and every box
@@ -61,10 +62,7 @@ def onnx_grid_sample(X: np.ndarray, grid: np.ndarray, *, align_corners: int = 0,
     points = [np.where(nan, 0.0, p) for p in points]
     if kind == "NEAREST":  # rounded before the border rules, as PyTorch does
         points = [np.rint(p) for p in points]
-    if padding_mode == "border":  # outside [low, high]: clamp the coordinate to the edge pixels
-        for d, p in enumerate(points):
-            low, high = (0.0, spatial[d] - 1.0) if align_corners else (-0.5, spatial[d] - 0.5)
-            points[d] = np.where((p < low) | (p > high), np.clip(p, 0.0, spatial[d] - 1.0), p)
+    if padding_mode == "border":  # every tap outside reads the edge pixel (note border_taps)
         pad = "PAD_EDGE"
     elif padding_mode == "reflection":
         pad = "PAD_REFLECT" if align_corners else "PAD_SYMMETRIC"
@@ -121,7 +119,9 @@ def onnx_non_max_suppression(boxes: np.ndarray, scores: np.ndarray,
 def onnx_affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: int = 0) -> np.ndarray:
     """ONNX AffineGrid: for size (N, C, H, W) (or (N, C, D, H, W)), grid[n, h, w] = theta[n] @ (x_w, y_h, 1)
     with the pixel centres normalized to [-1, 1] (the edge pixel centres at -1 and 1 with align_corners,
-    else the outer pixel edges). Computed in float64, rounded once to theta's type."""
+    else the outer pixel edges; an axis of one pixel has its centre at 0 either way, as PyTorch's
+    affine_grid: onnx.reference puts it at -1, onnxruntime at 1). Computed in float64, rounded once to
+    theta's type."""
     t = np.asarray(theta)
     dims = [int(v) for v in np.asarray(size).reshape(-1)]
     spatial = dims[2:]
@@ -130,8 +130,8 @@ def onnx_affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: int 
         raise ValueError(f"theta has shape {t.shape}; size {dims} needs ({dims[0]}, {rank}, {rank + 1})")
 
     def centres(n: int) -> np.ndarray:
-        if align_corners:
-            return np.linspace(-1.0, 1.0, n) if n > 1 else np.full(n, -1.0)
+        if align_corners:  # one pixel: its centre is the middle, 0 (note unit_axis)
+            return np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(n)
         return (2.0 * np.arange(n) + 1.0) / n - 1.0
 
     axes = np.meshgrid(*[centres(n) for n in spatial], indexing="ij")  # one per spatial axis (D, H, W order)
