@@ -1,4 +1,6 @@
 """Resize, and the interpolation helpers the vision kernels share (vision.py: RoiAlign, GridSample).
+The separable resampler (`resample`) and the coordinate formulas (`source_coordinates`) also serve ONNX
+Resize and Upsample (onnx_resize.py), which differ in the scale the formulas use.
 
 Resize is separable: an N-linear (N-cubic, nearest) resize is one 1-D resize per axis, each a gather
 of a few neighbouring positions ("taps") and a weighted sum over them. Conventions (spec notes of

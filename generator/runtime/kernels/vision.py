@@ -1,5 +1,6 @@
 """Vision kernels: RoiAlign, MaxRoiPool, NMS and GridSample (Resize and the shared interpolation
-helpers are in resize.py).
+helpers are in resize.py). The N-D point sampler (`sample_points`), the greedy box selection
+(`select_boxes`) and RoiAlign also serve the ONNX kernels (onnx_vision.py, onnx_conv.py's DeformConv).
 
 Conventions (each recorded in the op's spec notes):
 - float16 inputs are computed in float32 and rounded once; float and double in their own precision;
