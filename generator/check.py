@@ -120,8 +120,13 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
                 yield item.location, f"{kind}.{item.name!r}", f"{item.name!r} is not an identifier"
             if names.count(item.name) > 1:
                 yield item.location, f"{kind}.{item.name}", f"{item.name!r} is declared more than once in {kind}"
+    derived: dict[str, tuple[str, ...]] | None = None
+    if v.kernel is not None:  # a runtime function: derived names only for free and node-shaped outputs
+        derived = {p.name: ("_", "_dtype", "_out") for p in v.free_outputs()}
+        for name in v.shape_from_node:
+            derived[name] = derived.get(name, ("_",)) + ("_shape",)
     for name, problem in name_problems([i.name for i in v.inputs + v.outputs + v.attributes], kernel=v.has_kernel,
-                                       c_kernel=v.elementwise is not None).items():
+                                       c_kernel=v.elementwise is not None, derived=derived).items():
         item = next(i for i in v.inputs + v.outputs + v.attributes if i.name == name)
         yield item.location, f"{'attributes' if item in v.attributes else 'inputs' if item in v.inputs else 'outputs'}" \
             f".{name}", problem + "; choose another name"

@@ -56,13 +56,17 @@ uintptr_t bool true false NULL INFINITY NAN HUGE_VAL errno assert offsetof""".sp
 C_RENAMED = C_KEYWORDS | (C_STANDARD - C_MACROS)
 
 
-def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True) -> dict[str, str]:
+def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True,
+                  derived: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:
     """Problems of a version's parameter and attribute names, by name (empty when none clash).
 
     Without a kernel (`kernel`), spec names appear only in the validator's data and the C attribute
     struct, so only names that break those count; without a C kernel (`c_kernel`, an element-wise
     formula), C locals cannot be shadowed and are allowed (RandomUniform's `low` and `high`). C keywords and
-    C library functions are allowed either way: the C renderer spells them with a trailing "_" (C_RENAMED)."""
+    C library functions are allowed either way: the C renderer spells them with a trailing "_" (C_RENAMED).
+    `derived`: for a kernel that calls a runtime function (no formula, no typed C), the suffixes the
+    generated code really derives from each name (`_dtype` only for an output no input types,
+    `_shape` only for one the node gives the shape of); other names derive only `_`."""
     problems: dict[str, str] = {}
     present = set(names)
     c_reserved = C_RESERVED if c_kernel else C_MACROS
@@ -75,7 +79,10 @@ def name_problems(names: list[str], kernel: bool = True, c_kernel: bool = True) 
         if name.lower().startswith("opgen") or name.startswith("__") or (name.startswith("_") and name[1:2].isupper()):
             problems[name] = f"{name!r} is reserved (opgen's own prefix, or a name C reserves)"
         for suffix in DERIVED_SUFFIXES if kernel else ("_",):
-            if name.endswith(suffix) and name[: -len(suffix)] in present:
+            base = name[: -len(suffix)]
+            if derived is not None and suffix not in derived.get(base, ("_",)):
+                continue
+            if name.endswith(suffix) and base in present:
                 problems[name] = (f"{name!r} clashes with the name generated code derives from "
                                   f"{name[: -len(suffix)]!r} ({name[: -len(suffix)]}{suffix})")
         for prefix in DERIVED_PREFIXES:

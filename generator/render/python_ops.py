@@ -31,8 +31,12 @@ class KernelView:
     doc: str  # what the kernel computes, for its docstring (emitted as a Python string literal)
 
 
+AMBIGUOUS = ("l", "O", "I")  # names PEP 8 (ruff E741) forbids for variables: MaxUnpool's input I
+
+
 def py_name(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
+    """A spec name as a Python identifier: keywords and the ambiguous one-letter names with a "_"."""
+    return name + "_" if keyword.iskeyword(name) or name in AMBIGUOUS else name
 
 
 def signature_literal(v: OpVersion) -> dict[str, Any]:

@@ -170,9 +170,11 @@ class GraphFunction:
             kernel = self.resolver.get_kernel(node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
-        kwargs: dict[str, Any] = dict(node.attributes)
-        accepted = _keywords(kernel)
+        # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array)
+        kwargs: dict[str, Any] = {name: _attribute_value(value) for name, value in node.attributes.items()}
         signature = self.resolver.get_signature(node.domain, node.op, node.opset)
+        # the <output>_dtype/_shape keywords the kernel takes (not an input of that name: MaxUnpool's output_shape)
+        accepted = _keywords(kernel) - {p.name for p in signature.inputs}
         for param, value_name in zip(signature.outputs, node.outputs):
             decl = self.declared(value_name)
             if f"{param.name}_dtype" in accepted and decl.dtype is not None:
@@ -212,6 +214,15 @@ class GraphFunction:
         for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
+
+
+def _attribute_value(value: Any) -> Any:
+    """An attribute as a kernel takes it: a tensor (TensorInfo, as the readers keep it) as its array."""
+    if isinstance(value, TensorInfo):
+        return value if value.value is None else np.asarray(value.value)
+    if isinstance(value, list) and value and all(isinstance(v, TensorInfo) for v in value):
+        return [_attribute_value(v) for v in value]
+    return value
 
 
 class _Step(NamedTuple):

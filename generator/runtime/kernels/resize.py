@@ -1,4 +1,6 @@
 """Resize, and the interpolation helpers the vision kernels share (vision.py: RoiAlign, GridSample).
+The separable resampler (`resample`) and the coordinate formulas (`source_coordinates`) also serve ONNX
+Resize and Upsample (onnx_resize.py), which differ in the scale the formulas use.
 
 Resize is separable: an N-linear (N-cubic, nearest) resize is one 1-D resize per axis, each a gather
 of a few neighbouring positions ("taps") and a weighted sum over them. Conventions (spec notes of
@@ -79,23 +81,29 @@ def finish_rounded(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 # ---- Resize -----------------------------------------------------------------------------------
 
 
-def _source_coordinates(ctm: str, out_len: int, in_len: int, start: float, end: float) -> np.ndarray:
-    """x_original of every output position along one axis (the document's formulas, in float64)."""
+def source_coordinates(ctm: str, out_len: int, in_len: int, scale: float, length: float, start: float = 0.0,
+                       end: float = 1.0) -> np.ndarray:
+    """x_original of every output position along one axis (the document's formulas, in float64).
+    `scale` is the scale of the formulas and `length` the resized length, fractional when it comes from
+    a scale factor: hlir passes out_len / in_len and out_len (note scale_in_formulas), ONNX Resize the
+    node's scale and in_len * scale. A resized length of at most 1 maps to 0 (align_corners: the formula
+    divides 0 by 0; pytorch_half_pixel by definition) or to the ROI centre (tf_crop_and_resize)."""
     x = np.arange(out_len, dtype=np.float64)
-    scale = out_len / in_len
     if ctm == "HALF_PIXEL":
         return (x + 0.5) / scale - 0.5
+    if ctm == "HALF_PIXEL_SYMMETRIC":  # half_pixel, shifted so that a fractional length stays centred
+        return in_len / 2 * (1 - out_len / length) + (x + 0.5) / scale - 0.5
     if ctm == "ASYMMETRIC":
         return x / scale
     if ctm == "PYTORCH_HALF_PIXEL":
-        return (x + 0.5) / scale - 0.5 if out_len > 1 else np.zeros(out_len)
+        return (x + 0.5) / scale - 0.5 if length > 1 else np.zeros(out_len)
     if ctm == "TF_HALF_PIXEL_FOR_NN":
         return (x + 0.5) / scale
-    if ctm == "ALIGN_CORNERS":  # one output position: the formula divides 0 by 0; it maps to 0 (note)
-        return x * (in_len - 1) / (out_len - 1) if out_len > 1 else np.zeros(out_len)
+    if ctm == "ALIGN_CORNERS":
+        return x * (in_len - 1) / (length - 1) if length > 1 else np.zeros(out_len)
     if ctm == "TF_CROP_AND_RESIZE":
-        if out_len > 1:
-            return start * (in_len - 1) + x * (end - start) * (in_len - 1) / (out_len - 1)
+        if length > 1:
+            return start * (in_len - 1) + x * (end - start) * (in_len - 1) / (length - 1)
         return np.full(out_len, 0.5 * (start + end) * (in_len - 1))
     raise ValueError(f"unknown coordinate_transformation_mode {ctm!r}")
 
@@ -126,9 +134,92 @@ def _resize_axis(data: np.ndarray, axis: int, index: np.ndarray, weights: np.nda
     return (gathered * w).sum(axis=axis + 1)
 
 
+def _stretched_taps(coords: np.ndarray, mode: str, cubic_coeff_a: float,
+                    stretch: float) -> tuple[np.ndarray, np.ndarray]:
+    """Antialiasing taps: the linear (triangle) or cubic kernel widened by `stretch` = 1 / scale > 1,
+    every input position within its support weighted kernel(distance / stretch), the weights
+    normalised to sum to 1."""
+    radius = 1.0 if mode == "LINEAR" else 2.0
+    reach = int(np.ceil(radius * stretch))
+    index = np.floor(coords).astype(np.int64)[:, None] + np.arange(-reach, reach + 1)
+    distance = np.abs(index - coords[:, None]) / stretch
+    if mode == "LINEAR":
+        weights = np.clip(1.0 - distance, 0.0, None)
+    else:
+        a = cubic_coeff_a
+        near = ((a + 2) * distance - (a + 3)) * distance * distance + 1
+        far = ((a * distance - 5 * a) * distance + 8 * a) * distance - 4 * a
+        weights = np.where(distance <= 1, near, np.where(distance < 2, far, 0.0))
+    return index, weights / weights.sum(axis=1, keepdims=True)
+
+
+def _axis_taps(coords: np.ndarray, n_in: int, mode: str, nearest_mode: str, cubic_coeff_a: float,
+               exclude_outside: bool, stretch: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """(input index, weight) of the taps of every output position along one axis, the indices clamped
+    to the input (neighbours outside take the edge value) unless exclude_outside drops them."""
+    if mode == "NEAREST":
+        return np.clip(round_nearest(coords, nearest_mode), 0, n_in - 1)[:, None], None
+    if stretch > 1:
+        index, weights = _stretched_taps(coords, mode, cubic_coeff_a, stretch)
+    else:
+        low, t = floor_fraction(coords)
+        if mode == "LINEAR":
+            index, weights = low[:, None] + np.arange(2), linear_weights(t)
+        else:
+            index, weights = low[:, None] + np.arange(-1, 3), cubic_weights(t, cubic_coeff_a)
+    if exclude_outside:
+        inside = (index >= 0) & (index < n_in)
+        weights = np.where(inside, weights, 0.0)
+        total = weights.sum(axis=1, keepdims=True)
+        weights = weights / np.where(total == 0, 1.0, total)
+    return np.clip(index, 0, n_in - 1), weights
+
+
+def resample(input: np.ndarray, out_shape: Sequence[int], coordinates: Sequence[np.ndarray | None], *, mode: str,
+             nearest_mode: str = "ROUND_PREFER_FLOOR", cubic_coeff_a: float = -0.75, exclude_outside: bool = False,
+             outside: np.ndarray | None = None, extrapolation_value: float = 0.0,
+             stretches: Sequence[float] | None = None) -> np.ndarray:
+    """The separable resize both Resize kernels share: axis k of the output samples input coordinates
+    coordinates[k] (None: the axis is kept as it is) by NEAREST, LINEAR or CUBIC interpolation; output
+    positions flagged in `outside` (TF_CROP_AND_RESIZE) take extrapolation_value; stretches[k] > 1
+    widens the LINEAR/CUBIC kernel of axis k (antialiasing). NEAREST copies input elements (exact for
+    every dtype, strings too); LINEAR/CUBIC compute floating types in their precision (float32 for
+    float16/bfloat16), complex in its own, integers and bool in float64, rounded once (finish_rounded)."""
+    x = np.asarray(input)
+    if mode == "NEAREST" or x.size == 0 or x.dtype.kind == "c":
+        work = x  # nearest copies elements: no arithmetic, exact for every dtype
+    elif x.dtype.kind in "iub":
+        work = x.astype(np.float64)
+    else:
+        work = x.astype(compute_dtype(x.dtype), copy=False)
+    for axis, coords in enumerate(coordinates):
+        n_in, n_out = x.shape[axis], out_shape[axis]
+        if n_out == 0 or n_in == 0:
+            if n_out > 0:
+                raise ValueError(f"axis {axis} is empty: there is nothing to resize it to {n_out} from")
+            work = np.take(work, np.zeros(0, np.int64), axis=axis)
+            continue
+        if coords is None:
+            continue
+        stretch = stretches[axis] if stretches is not None else 1.0
+        if n_out == n_in and stretch <= 1 and np.array_equal(coords, np.arange(n_in)):
+            continue  # the identity along this axis (every mode samples exactly at the input positions)
+        index, weights = _axis_taps(coords, n_in, mode, nearest_mode, cubic_coeff_a, exclude_outside, stretch)
+        work = _resize_axis(work, axis, index, weights)
+    if mode == "NEAREST":
+        result = work
+        if outside is not None and outside.any():
+            result = np.where(outside, finish_rounded(np.asarray(extrapolation_value, np.float64), x.dtype), result)
+        return np.ascontiguousarray(result).reshape(out_shape)
+    if outside is not None and outside.any():
+        work = np.where(outside, np.asarray(extrapolation_value).astype(work.dtype), work)
+    return finish_rounded(np.asarray(work), x.dtype).reshape(out_shape)
+
+
 def resize(input: np.ndarray, roi: np.ndarray | None, scales: Any, sizes: Sequence[int], *, mode: str,
            coordinate_transformation_mode: str, exclude_outside: bool, nearest_mode: str, extrapolation_value: float,
            cubic_coeff_a: float) -> np.ndarray:
+    """hlir.Resize (the conventions of the module docstring)."""
     x = np.asarray(input)
     rank = x.ndim
     crop = coordinate_transformation_mode == "TF_CROP_AND_RESIZE"
@@ -138,52 +229,17 @@ def resize(input: np.ndarray, roi: np.ndarray | None, scales: Any, sizes: Sequen
     else:  # roi takes effect only in TF_CROP_AND_RESIZE mode
         roi_start, roi_end = np.zeros(rank), np.ones(rank)
     out_shape = _output_shape(x.shape, roi_start, roi_end, scales, sizes)
-    for axis, (n_in, n_out) in enumerate(zip(x.shape, out_shape)):
-        if n_in == 0 and n_out > 0:
-            raise ValueError(f"axis {axis} is empty: there is nothing to resize it to {n_out} from")
-
-    if mode == "NEAREST" or x.size == 0:
-        work = x  # nearest copies elements: no arithmetic, exact for every dtype
-    elif x.dtype.kind == "c":
-        work = x
-    elif x.dtype.kind in "iub":
-        work = x.astype(np.float64)
-    else:
-        work = x.astype(compute_dtype(x.dtype), copy=False)
-
     outside = np.zeros(out_shape, dtype=bool) if crop else None
-    for axis in range(rank):
-        n_in, n_out = x.shape[axis], out_shape[axis]
-        if n_out == 0 or n_in == 0:
-            work = np.take(work, np.zeros(0, np.int64), axis=axis)
+    coordinates: list[np.ndarray | None] = []
+    for axis, (n_in, n_out) in enumerate(zip(x.shape, out_shape)):
+        if n_in == 0 or n_out == 0:
+            coordinates.append(None)
             continue
-        coords = _source_coordinates(coordinate_transformation_mode, n_out, n_in,
-                                     float(roi_start[axis]), float(roi_end[axis]))
-        if crop:
+        coords = source_coordinates(coordinate_transformation_mode, n_out, n_in, n_out / n_in, n_out,
+                                    float(roi_start[axis]), float(roi_end[axis]))
+        if outside is not None:
             off = (coords < 0) | (coords > n_in - 1)
             outside |= off.reshape((-1,) + (1,) * (rank - axis - 1))
-        if n_out == n_in and np.array_equal(coords, np.arange(n_in)):
-            continue  # the identity along this axis (every mode samples exactly at the input positions)
-        if mode == "NEAREST":
-            index, weights = round_nearest(coords, nearest_mode)[:, None], None
-        else:
-            low, t = floor_fraction(coords)
-            if mode == "LINEAR":
-                index, weights = low[:, None] + np.arange(2), linear_weights(t)
-            else:
-                index, weights = low[:, None] + np.arange(-1, 3), cubic_weights(t, cubic_coeff_a)
-            if exclude_outside:
-                inside = (index >= 0) & (index < n_in)
-                weights = np.where(inside, weights, 0.0)
-                total = weights.sum(axis=1, keepdims=True)
-                weights = weights / np.where(total == 0, 1.0, total)
-        work = _resize_axis(work, axis, np.clip(index, 0, n_in - 1), weights)
-
-    if mode == "NEAREST":
-        result = work
-        if outside is not None and outside.any():
-            result = np.where(outside, finish_rounded(np.asarray(extrapolation_value, np.float64), x.dtype), result)
-        return np.ascontiguousarray(result).reshape(out_shape)
-    if outside is not None and outside.any():
-        work = np.where(outside, np.asarray(extrapolation_value).astype(work.dtype), work)
-    return finish_rounded(np.asarray(work), x.dtype).reshape(out_shape)
+        coordinates.append(coords)
+    return resample(x, out_shape, coordinates, mode=mode, nearest_mode=nearest_mode, cubic_coeff_a=cubic_coeff_a,
+                    exclude_outside=exclude_outside, outside=outside, extrapolation_value=extrapolation_value)

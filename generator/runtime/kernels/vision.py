@@ -1,5 +1,6 @@
 """Vision kernels: RoiAlign, MaxRoiPool, NMS and GridSample (Resize and the shared interpolation
-helpers are in resize.py).
+helpers are in resize.py). The N-D point sampler (`sample_points`), the greedy box selection
+(`select_boxes`) and RoiAlign also serve the ONNX kernels (onnx_vision.py, onnx_conv.py's DeformConv).
 
 Conventions (each recorded in the op's spec notes):
 - float16 inputs are computed in float32 and rounded once; float and double in their own precision;
@@ -10,35 +11,57 @@ Conventions (each recorded in the op's spec notes):
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..elementwise import compute_dtype
-from .resize import floor_fraction, linear_weights
+from .resize import cubic_weights, floor_fraction, linear_weights
 
 # ---- RoiAlign -----------------------------------------------------------------------------------
 
 
-def _roi_align_weights(coords: np.ndarray, length: int, dtype: np.dtype) -> np.ndarray:
-    """Bilinear interpolation matrix (len(coords), length) with RoiAlign's boundary rule: a sample
-    more than one pixel outside [0, length] is 0; otherwise the coordinate is clamped to [0, length-1]."""
-    matrix = np.zeros((coords.size, length), dtype=dtype)
-    if length == 0 or coords.size == 0:
-        return matrix
+def _bilinear_taps(coords: np.ndarray, length: int) -> tuple[np.ndarray, ...]:
+    """RoiAlign's boundary rule for sampling coordinates along one axis: a sample more than one pixel
+    outside [0, length] reads nothing (valid False); otherwise the coordinate is clamped to
+    [0, length - 1]. Returns (low, high, weight of low, weight of high, valid)."""
     inside = (coords >= -1.0) & (coords <= length)
     clamped = np.clip(coords, 0.0, length - 1)
     low, t = floor_fraction(clamped)
     high = np.minimum(low + 1, length - 1)
+    return low, high, 1.0 - t, t, inside
+
+
+def _roi_align_weights(coords: np.ndarray, length: int, dtype: np.dtype) -> np.ndarray:
+    """Bilinear interpolation matrix (len(coords), length) under RoiAlign's boundary rule."""
+    matrix = np.zeros((coords.size, length), dtype=dtype)
+    if length == 0 or coords.size == 0:
+        return matrix
+    low, high, w_low, w_high, inside = _bilinear_taps(coords, length)
     rows = np.nonzero(inside)[0]
-    np.add.at(matrix, (rows, low[rows]), (1.0 - t[rows]).astype(dtype))
-    np.add.at(matrix, (rows, high[rows]), t[rows].astype(dtype))
+    np.add.at(matrix, (rows, low[rows]), w_low[rows].astype(dtype))
+    np.add.at(matrix, (rows, high[rows]), w_high[rows].astype(dtype))
     return matrix
+
+
+def _max_weighted_corner(image: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """(C, len(ys), len(xs)): at every sampling point the largest of its four bilinear corner terms
+    weight * value (a point outside the rule reads 0 for every corner): ONNX RoiAlign's max mode."""
+    height, width = image.shape[1:]
+    y_low, y_high, wy_low, wy_high, y_in = _bilinear_taps(ys, height)
+    x_low, x_high, wx_low, wx_high, x_in = _bilinear_taps(xs, width)
+    valid = (y_in[:, None] & x_in[None, :]).astype(image.dtype)
+    terms = [(wy[:, None] * wx[None, :] * valid).astype(image.dtype) * image[:, yi[:, None], xi[None, :]]
+             for yi, wy in ((y_low, wy_low), (y_high, wy_high)) for xi, wx in ((x_low, wx_low), (x_high, wx_high))]
+    return np.maximum.reduce(terms)
 
 
 def roi_align(input: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *, mode: str,
               coordinate_transformation_mode: str, output_height: int, output_width: int, sampling_ratio: int,
               spatial_scale: float) -> np.ndarray:
+    """hlir.RoiAlign; also ONNX RoiAlign, whose max mode (MAX_WEIGHTED_CORNER, onnx_vision.py) pools the
+    largest weighted corner term of every sample instead of the sampled values (note max_mode)."""
     x = np.asarray(input)
     work = x.astype(compute_dtype(x.dtype), copy=False)
     boxes = np.asarray(rois, dtype=np.float64)
@@ -59,11 +82,14 @@ def roi_align(input: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
         if grid_h <= 0 or grid_w <= 0:
             continue  # no sampling points: the pooled value is 0
         # sampling points: (grid + 0.5) / grid of the way through every bin
-        ys = y1 + (np.arange(output_height)[:, None] + (np.arange(grid_h) + 0.5) / grid_h) * bin_h
-        xs = x1 + (np.arange(output_width)[:, None] + (np.arange(grid_w) + 0.5) / grid_w) * bin_w
-        wy = _roi_align_weights(ys.reshape(-1), height, work.dtype)
-        wx = _roi_align_weights(xs.reshape(-1), width, work.dtype)
-        samples = wy @ work[b] @ wx.T  # (C, rows of samples, columns of samples): separable bilinear
+        ys = (y1 + (np.arange(output_height)[:, None] + (np.arange(grid_h) + 0.5) / grid_h) * bin_h).reshape(-1)
+        xs = (x1 + (np.arange(output_width)[:, None] + (np.arange(grid_w) + 0.5) / grid_w) * bin_w).reshape(-1)
+        if mode == "MAX_WEIGHTED_CORNER":
+            samples = _max_weighted_corner(work[b], ys, xs)
+        else:
+            wy = _roi_align_weights(ys, height, work.dtype)
+            wx = _roi_align_weights(xs, width, work.dtype)
+            samples = wy @ work[b] @ wx.T  # (C, rows of samples, columns of samples): separable bilinear
         samples = samples.reshape(c, output_height, grid_h, output_width, grid_w)
         if mode == "ROIALIGN_AVG":
             out[r] = samples.mean(axis=(2, 4))
@@ -134,6 +160,17 @@ def _suppresses(box: int, others: np.ndarray, corners: Sequence[np.ndarray], are
 
 def nms(boxes: np.ndarray, scores: np.ndarray, *, max_output_boxes_per_class: Any, iou_threshold: Any,
         score_threshold: Any, center_point_box: int) -> np.ndarray:
+    """hlir.NMS: the candidates are the boxes whose score is not below score_threshold."""
+    threshold = np.float32(score_threshold)
+    return select_boxes(boxes, scores, max_output_boxes_per_class, iou_threshold, center_point_box,
+                        lambda s: s >= threshold)
+
+
+def select_boxes(boxes: np.ndarray, scores: np.ndarray, max_output_boxes_per_class: Any, iou_threshold: Any,
+                 center_point_box: int, candidate: Any) -> np.ndarray:
+    """Greedy non-maximum suppression per (batch, class) among the boxes whose scores pass `candidate`
+    (float32 scores -> mask): best score first (ties by index), a box is dropped when its IoU with a
+    kept box exceeds iou_threshold; at most max_output_boxes_per_class per class. Rows [batch, class, box]."""
     boxes = np.asarray(boxes, dtype=np.float32)
     scores = np.asarray(scores, dtype=np.float32)
     if center_point_box not in (0, 1):
@@ -147,7 +184,8 @@ def nms(boxes: np.ndarray, scores: np.ndarray, *, max_output_boxes_per_class: An
                 areas = (corners[2] - corners[0]) * (corners[3] - corners[1])
             for k in range(scores.shape[1]):
                 s = scores[b, k]
-                candidates = np.nonzero(s >= np.float32(score_threshold))[0]  # NaN scores never qualify
+                with np.errstate(invalid="ignore"):
+                    candidates = np.nonzero(candidate(s))[0]
                 order = candidates[np.argsort(-s[candidates], kind="stable")]  # best first, ties by index
                 kept = 0
                 while order.size and kept < max_output_boxes_per_class:
@@ -184,6 +222,45 @@ def pad_index(index: np.ndarray, length: int, padding_mode: str) -> tuple[np.nda
     return source, np.ones(index.shape, dtype=bool)
 
 
+def sample_points(image: np.ndarray, points: Sequence[np.ndarray], mode: str, padding_mode: str,
+                  cubic_coeff_a: float = -0.75) -> np.ndarray:
+    """image (C, S1, ..., Sn) sampled at pixel coordinates `points` (n arrays of one shape Q, float64,
+    finite) -> (C, *Q) in image's dtype. NEAREST reads the pixel at the coordinate rounded half to even;
+    LINEAR and CUBIC sum the 2**n / 4**n neighbours with (multi)linear or Keys cubic weights. A pixel index
+    outside the image reads what padding_mode pads there (pad_index; PAD_VALUE: zero, "" for strings)."""
+    shape = image.shape[1:]
+    taps: list[tuple[np.ndarray, np.ndarray | None]]  # per axis: tap indices (..., taps), their weights
+    if mode == "NEAREST":
+        taps = [(np.rint(p).astype(np.int64)[..., None], None) for p in points]
+    else:
+        taps = []
+        for p in points:
+            low, t = floor_fraction(p)
+            if mode == "LINEAR":
+                taps.append((low[..., None] + np.arange(2), linear_weights(t)))
+            else:
+                taps.append((low[..., None] + np.arange(-1, 3), cubic_weights(t, cubic_coeff_a)))
+    zero = np.array("" if image.dtype == object else 0).astype(image.dtype)
+    real = image.real.dtype if image.dtype.kind == "c" else image.dtype
+    result: np.ndarray | None = None
+    for combination in itertools.product(*(range(index.shape[-1]) for index, _ in taps)):
+        sources: list[np.ndarray] = []
+        valid, weight = np.ones(points[0].shape, dtype=bool), None
+        for d, (k, (index, weights)) in enumerate(zip(combination, taps)):
+            source, reads = pad_index(index[..., k], shape[d], padding_mode)
+            sources.append(source)
+            valid &= reads
+            if weights is not None:
+                weight = weights[..., k] if weight is None else weight * weights[..., k]
+        values = np.where(valid, image[(slice(None), *sources)], zero)  # type: ignore[arg-type]
+        if weight is None:
+            return values
+        term = values * weight.astype(real)
+        result = term if result is None else result + term
+    assert result is not None  # at least one tap combination
+    return result
+
+
 def grid_sample(input: np.ndarray, grid: np.ndarray, *, mode: int, align_corners: bool,
                 padding_mode: str) -> np.ndarray:
     if mode not in GRID_SAMPLE_MODES:
@@ -197,34 +274,21 @@ def grid_sample(input: np.ndarray, grid: np.ndarray, *, mode: int, align_corners
         if padding_mode != "PAD_VALUE" and g.size:
             raise ValueError("an empty input has no pixels to pad with")
         return np.zeros((n, c, out_h, out_w), dtype=x.dtype)
-
-    # [-1, 1] -> pixel coordinates; far-off positions are capped
-    def pixel(normalized: np.ndarray, length: int) -> np.ndarray:
-        if align_corners:
-            p = (normalized + 1) / 2 * (length - 1)
-        else:
-            p = ((normalized + 1) * length - 1) / 2
-        return np.clip(p, -2.0 ** 52, 2.0 ** 52)
-
-    px, py = pixel(g[..., 0], width), pixel(g[..., 1], height)  # x indexes W, y indexes H
+    px = normalized_to_pixel(g[..., 0], width, align_corners)  # x indexes W, y indexes H
+    py = normalized_to_pixel(g[..., 1], height, align_corners)
     nan = np.isnan(px) | np.isnan(py)
     px, py = np.where(nan, 0.0, px), np.where(nan, 0.0, py)
-    batch = np.arange(n)[:, None, None]
+    result = np.stack([sample_points(work[b], [py[b], px[b]], GRID_SAMPLE_MODES[mode], padding_mode)
+                       for b in range(n)]) if n else np.zeros((0, c, out_h, out_w), work.dtype)
+    result = np.where(nan[:, None], np.array(np.nan, work.dtype), result)
+    return result.astype(x.dtype)
 
-    # values at integer pixels (N, Hout, Wout, C), 0 where PAD_VALUE pads
-    def fetch(iy: np.ndarray, ix: np.ndarray) -> np.ndarray:
-        sy, vy = pad_index(iy, height, padding_mode)
-        sx, vx = pad_index(ix, width, padding_mode)
-        values = work[batch, :, sy, sx]
-        return np.where((vy & vx)[..., None], values, np.zeros((), work.dtype))
 
-    if GRID_SAMPLE_MODES[mode] == "NEAREST":  # round half to even, as torch and ONNX do
-        result = fetch(np.rint(py).astype(np.int64), np.rint(px).astype(np.int64))
+def normalized_to_pixel(normalized: np.ndarray, length: int, align_corners: bool) -> np.ndarray:
+    """A grid coordinate in [-1, 1] as a pixel coordinate: -1 and 1 are the centres of the edge pixels
+    (align_corners) or their outer edges; far-off positions are capped at 2**52."""
+    if align_corners:
+        p = (normalized + 1) / 2 * (length - 1)
     else:
-        y0, ty = floor_fraction(py)
-        x0, tx = floor_fraction(px)
-        wy, wx = linear_weights(ty).astype(work.dtype), linear_weights(tx).astype(work.dtype)
-        result = sum(fetch(y0 + i, x0 + j) * (wy[..., i] * wx[..., j])[..., None]
-                     for i in range(2) for j in range(2))
-    result = np.where(nan[..., None], np.array(np.nan, work.dtype), result)
-    return np.moveaxis(result, 3, 1).astype(x.dtype)
+        p = ((normalized + 1) * length - 1) / 2
+    return np.clip(p, -2.0 ** 52, 2.0 ** 52)

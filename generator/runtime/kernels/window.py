@@ -208,23 +208,25 @@ def _beats(x: np.ndarray, acc: np.ndarray, largest: bool) -> np.ndarray:
 @ieee_results
 def average_pool(input: np.ndarray, *, dims: Sequence[int], kernel_shape: Sequence[int], ceil_mode: bool = False,
                  count_include_pad: bool = False, strides: Sequence[int] | None = None,
-                 padding: Sequence[int] | None = None, auto_pad: str | None = None) -> np.ndarray:
-    """Mean of each window over the axes `dims` (kernel_shape, strides and the padding pairs follow the
-    order of dims). Padding and ceil_mode positions hold no value; count_include_pad counts the padding
-    positions (explicit or SAME_*) in the divisor but never the positions ceil_mode adds past the padded
-    input (onnxruntime, onnx.reference). A window without any counted position gives NaN (0 / 0)."""
+                 padding: Sequence[int] | None = None, auto_pad: str | None = None,
+                 dilations: Sequence[int] | None = None) -> np.ndarray:
+    """Mean of each window over the axes `dims` (kernel_shape, strides, dilations and the padding pairs
+    follow the order of dims; dilations: ONNX AveragePool 19). Padding and ceil_mode positions hold no
+    value; count_include_pad counts the taps on padding positions (explicit or SAME_*) in the divisor but
+    never the taps ceil_mode adds past the padded input (onnxruntime, onnx.reference). A window without
+    any counted position gives NaN (0 / 0)."""
     x = np.asarray(input)
     dims = [int(d) for d in dims]
     rank = len(dims)
     strides = list(strides) if strides else [1] * rank
-    axes = pool_axes([x.shape[d] for d in dims], kernel_shape, strides, [1] * rank,
+    axes = pool_axes([x.shape[d] for d in dims], kernel_shape, strides, list(dilations) if dilations else [1] * rank,
                      auto_pad=auto_pad, padding=padding, ceil_mode=ceil_mode)
     compute = compute_dtype(x.dtype)
     view = window_view(x.astype(compute, copy=False), dims, axes, 0)
     total = _flat_taps(view, rank).sum(axis=-1)
     if count_include_pad:  # taps inside the padded input, whatever they read
-        counted = [np.clip(np.arange(a.out) * a.stride + a.span, None, a.padded_size) - np.arange(a.out) * a.stride
-                   for a in axes]
+        counted = [((np.arange(a.out)[:, None] * a.stride + np.arange(a.window)[None, :] * a.dilation)
+                    < a.padded_size).sum(axis=1) for a in axes]
     else:
         counted = [(tap_positions(a) >= 0).sum(axis=1) for a in axes]
     count = np.ones((), dtype=compute)
