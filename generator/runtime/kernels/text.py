@@ -1,0 +1,209 @@
+"""ONNX string operators: StringConcat, StringSplit, StringNormalizer, RegexFullMatch and TfIdfVectorizer.
+
+Strings are object arrays of Python str (bytes are read as UTF-8). Choices the texts leave open are spec
+notes of each operator:
+- StringSplit without a delimiter (or with ""): Python's str.split() (runs of whitespace separate,
+  leading and trailing whitespace dropped); with maxsplit, the remainder after the last split is kept
+  as it is, trailing whitespace included.
+- StringNormalizer: stop words match whole elements; case-insensitive matching compares Unicode case
+  folds (str.casefold); LOWER/UPPER apply Unicode's default case mappings (str.lower/str.upper), whatever
+  the locale attribute says.
+- RegexFullMatch: RE2 syntax run by Python's re after translating what differs (re2_to_python).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _strings(values: list[str], shape: tuple[int, ...]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out.reshape(shape)
+
+
+def string_concat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """ONNX StringConcat: x + y element by element, with multidirectional (NumPy) broadcasting."""
+    a, b = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
+    return _strings([_text(p) + _text(q) for p, q in zip(a.flat, b.flat)], a.shape)
+
+
+def string_split(x: np.ndarray, *, delimiter: str | None = None, maxsplit: int | None = None,
+                 Y_dtype: Any = None, Z_dtype: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """ONNX StringSplit: Y = the pieces of each element (a last dimension as long as the most pieces, padded
+    with ""), Z = the number of pieces (int64). An unset or negative maxsplit splits everywhere."""
+    x = np.asarray(x, dtype=object)
+    limit = -1 if maxsplit is None or maxsplit < 0 else int(maxsplit)
+    sep = delimiter if delimiter else None  # "" means whitespace, as unset
+    pieces = [_text(s).split(sep, limit) for s in x.flat]
+    width = max((len(p) for p in pieces), default=0)
+    padded = [piece for p in pieces for piece in p + [""] * (width - len(p))]
+    counts = np.array([len(p) for p in pieces], np.int64).reshape(x.shape)
+    return _strings(padded, x.shape + (width,)), counts
+
+
+def string_normalizer(x: np.ndarray, *, case_change_action: str = "NONE", is_case_sensitive: int = 0,
+                      locale: str | None = None, stopwords: list[str] | None = None) -> np.ndarray:
+    """ONNX StringNormalizer on a [C] or [1, C] tensor: drop the elements equal to a stop word, then change case.
+    When every element is dropped the result is one empty string, of shape [1] or [1, 1]."""
+    x = np.asarray(x, dtype=object)
+    if case_change_action not in ("NONE", "LOWER", "UPPER"):
+        raise ValueError(f"case_change_action must be NONE, LOWER or UPPER, got {case_change_action!r}")
+    words = [_text(w) for w in (stopwords or [])]
+    if is_case_sensitive:
+        stop, key = set(words), (lambda s: s)
+    else:
+        stop, key = {w.casefold() for w in words}, str.casefold
+    kept = [s for s in (_text(v) for v in x.flat) if key(s) not in stop]
+    if case_change_action == "LOWER":
+        kept = [s.lower() for s in kept]
+    elif case_change_action == "UPPER":
+        kept = [s.upper() for s in kept]
+    if not kept:
+        kept = [""]
+    return _strings(kept, (len(kept),) if x.ndim == 1 else (1, len(kept)))
+
+
+# ---- RE2 ----------------------------------------------------------------------------------------
+
+_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ", "cntrl": "\\x00-\\x1f\\x7f",
+          "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@\\[-`{-~",
+          "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
+# RE2's Perl classes are ASCII-only: outside a bracket expression as a class, inside it as its ranges.
+_PERL = {"d": ("[0-9]", "0-9"), "D": ("[^0-9]", None), "s": ("[\\t\\n\\f\\r ]", "\\t\\n\\f\\r "),
+         "S": ("[^\\t\\n\\f\\r ]", None), "w": ("[0-9A-Za-z_]", "0-9A-Za-z_"), "W": ("[^0-9A-Za-z_]", None)}
+
+
+def re2_to_python(pattern: str) -> str:
+    """An RE2 pattern as a Python re pattern of the same meaning (compiled with re.ASCII, so that \\b and the
+    negated classes inside brackets are ASCII as in RE2). Translated: \\z, \\Q...\\E, [[:class:]] and the Perl
+    classes; rejected (ValueError): what RE2 does not have (backreferences, lookaround, \\Z) and the RE2
+    features Python lacks (\\p{...} Unicode classes, \\C, (?U), negated POSIX classes)."""
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            if e == "Q":  # \Q...\E: literal text
+                end = pattern.find("\\E", i + 2)
+                literal = pattern[i + 2:] if end < 0 else pattern[i + 2:end]
+                out.append("".join("\\" + ch if not ch.isalnum() else ch for ch in literal))
+                i = n if end < 0 else end + 2
+                continue
+            if e in _PERL:
+                whole, inside = _PERL[e]
+                out.append(inside if in_class and inside else whole if not in_class else "\\" + e)
+            elif e == "z":
+                out.append("\\Z")
+            elif e in "123456789" or e in "ZCpPXRKgk":
+                raise ValueError(f"\\{e} in pattern {pattern!r}: not RE2 syntax, or an RE2 feature the reference "
+                                 f"kernel does not translate")
+            else:
+                out.append(c + e)
+            i += 2
+            continue
+        if in_class:
+            if pattern.startswith("[:", i):
+                end = pattern.find(":]", i + 2)
+                name = pattern[i + 2:end] if end > 0 else ""
+                if name not in _POSIX:
+                    raise ValueError(f"[:{name}:] in pattern {pattern!r} is not a POSIX class RE2 knows"
+                                     + (" (negated classes are not translated)" if name.startswith("^") else ""))
+                out.append(_POSIX[name])
+                i = end + 2
+                continue
+            if c == "]":  # a leading ] was taken as literal when the class opened
+                in_class = False
+            out.append(c)
+            i += 1
+            continue
+        if c == "[":
+            in_class = True
+            if pattern.startswith("[^", i):
+                out.append("[^")
+                i += 2
+            else:
+                out.append("[")
+                i += 1
+            if i < n and pattern[i] == "]":  # a leading ] is literal
+                out.append("\\]")
+                i += 1
+            continue
+        if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+            raise ValueError(f"pattern {pattern!r} has a lookaround, which RE2 does not support")
+        if pattern.startswith("(?", i):
+            flags = re.match(r"\(\?([a-zA-Z-]*)[:)]", pattern[i:])
+            if flags and "U" in flags.group(1):
+                raise ValueError(f"the U (ungreedy) flag of pattern {pattern!r} is not translated")
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def regex_full_match(x: np.ndarray, *, pattern: str | None = None, Y_dtype: Any = None) -> np.ndarray:
+    """ONNX RegexFullMatch: whether each element matches the RE2 pattern as a whole."""
+    if pattern is None:
+        raise ValueError("RegexFullMatch needs a pattern")
+    try:
+        regex = re.compile(re2_to_python(pattern), re.ASCII)
+    except re.error as exc:
+        raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
+    x = np.asarray(x, dtype=object)
+    return np.array([regex.fullmatch(_text(s)) is not None for s in x.flat], dtype=bool).reshape(x.shape)
+
+
+# ---- TfIdfVectorizer ----------------------------------------------------------------------------
+
+def _pool_ngrams(pool: list[Any], ngram_counts: list[int]) -> dict[tuple[Any, ...], int]:
+    """n-gram -> its position in the pool (counting n-grams): pool[ngram_counts[n-1]:ngram_counts[n]] holds the
+    n-grams of length n, each as n consecutive items."""
+    grams: dict[tuple[Any, ...], int] = {}
+    bounds = list(ngram_counts) + [len(pool)]
+    position = 0
+    for n in range(1, len(ngram_counts) + 1):
+        for at in range(bounds[n - 1], bounds[n], n):
+            grams.setdefault(tuple(pool[at:at + n]), position)  # a repeated n-gram counts at its first place
+            position += 1
+    return grams
+
+
+def tfidf_vectorizer(x: np.ndarray, *, max_gram_length: int, max_skip_count: int, min_gram_length: int, mode: str,
+                     ngram_counts: list[int], ngram_indexes: list[int], pool_int64s: list[int] | None = None,
+                     pool_strings: list[str] | None = None, weights: list[float] | None = None,
+                     Y_dtype: Any = None) -> np.ndarray:
+    """ONNX TfIdfVectorizer: for each row of x ([C] or [N, C]) the count of each pool n-gram of length
+    min_gram_length..max_gram_length whose items lie skip + 1 apart for skip = 0..max_skip_count (a 1-gram
+    counts once per position, whatever the skips), at output coordinate ngram_indexes[i]; then TF: the counts,
+    IDF: min(count, 1) * weight, TFIDF: count * weight (weights default to 1). float32."""
+    if mode not in ("TF", "IDF", "TFIDF"):
+        raise ValueError(f"mode must be TF, IDF or TFIDF, got {mode!r}")
+    x = np.asarray(x)
+    strings = pool_strings is not None
+    pool = [_text(s) for s in pool_strings] if strings else [int(v) for v in (pool_int64s or [])]
+    grams = _pool_ngrams(pool, ngram_counts)
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    width = max(ngram_indexes) + 1
+    counts = np.zeros((rows.shape[0], len(ngram_indexes)), np.float64)
+    for r, row in enumerate(rows):
+        items = [_text(v) for v in row] if strings else [int(v) for v in row]
+        for n in range(min_gram_length, max_gram_length + 1):
+            for skip in range(max_skip_count + 1 if n > 1 else 1):
+                step = skip + 1
+                for start in range(len(items) - (n - 1) * step):
+                    found = grams.get(tuple(items[start:start + (n - 1) * step + 1:step]))
+                    if found is not None:
+                        counts[r, found] += 1
+    scale = np.ones(len(ngram_indexes)) if weights is None or mode == "TF" else np.asarray(weights, np.float64)
+    values = (np.minimum(counts, 1) if mode == "IDF" else counts) * scale
+    out = np.zeros((rows.shape[0], width), np.float64)
+    for i, column in enumerate(ngram_indexes):
+        out[:, column] += values[:, i]
+    out = out.astype(np.float32)
+    return out[0] if x.ndim == 1 else out
