@@ -40,15 +40,19 @@ def _is_integer(dtype: np.dtype[Any]) -> bool:
     return dtype.kind in "iu" or dtype in _NARROW_INTS
 
 
+_ML_IINFO: Any = ml_dtypes.iinfo  # knows int4/int2 (ml_dtypes has no annotations)
+_ML_FINFO: Any = ml_dtypes.finfo
+
+
 def _int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
-    info: Any = ml_dtypes.iinfo(dtype) if dtype in _NARROW_INTS else np.iinfo(dtype)
+    info: Any = _ML_IINFO(dtype) if dtype in _NARROW_INTS else np.iinfo(dtype)
     return int(info.min), int(info.max)
 
 
 def to_float_format(value: np.ndarray, dtype: np.dtype[Any], saturate: bool) -> np.ndarray:
     """float64 values converted to a float8/float6/float4 dtype with ONNX's saturation rules (module doc)."""
     if saturate or dtype not in _FLOAT8_WITH_SPECIALS:
-        limit = float(ml_dtypes.finfo(dtype).max)
+        limit = float(_ML_FINFO(dtype).max)
         value = np.clip(value, -limit, limit)  # NaN stays NaN; infinities become the largest value
     return round_float64(value, dtype)
 
@@ -121,7 +125,8 @@ def quantize_linear(x: np.ndarray, y_scale: np.ndarray, y_zero_point: np.ndarray
     if _is_integer(target):
         with np.errstate(invalid="ignore"):
             return saturate_to(np.rint(quotient) + zero, target)
-    return saturate_to(quotient + zero, target, bool(saturate))
+    # A zero point of 0 is not added: -0 stays -0 (Cast's tables map -0 to -0; IEEE -0 + 0 would be +0).
+    return saturate_to(np.where(zero == 0, quotient, quotient + zero), target, bool(saturate))
 
 
 def dequantize_linear(x: np.ndarray, x_scale: np.ndarray, x_zero_point: np.ndarray | None = None, *, axis: int = 1,
@@ -207,4 +212,4 @@ def qlinear_matmul(a: np.ndarray, a_scale: np.ndarray, a_zero_point: np.ndarray,
     if _is_integer(target):
         with np.errstate(invalid="ignore"):
             return saturate_to(np.rint(value) + zero, target)
-    return saturate_to(value + zero, target)
+    return saturate_to(value if zero == 0 else value + zero, target)

@@ -2,9 +2,9 @@
 
 Strings are object arrays of Python str (bytes are read as UTF-8). Choices the texts leave open are spec
 notes of each operator:
-- StringSplit without a delimiter (or with ""): Python's str.split() (runs of whitespace separate,
-  leading and trailing whitespace dropped); with maxsplit, the remainder after the last split is kept
-  as it is, trailing whitespace included.
+- StringSplit without a delimiter (or with ""): runs of whitespace (Python's str.isspace: space, tab,
+  newline, ...) separate, and leading and trailing whitespace is dropped, from the remainder that maxsplit
+  leaves too. With a delimiter, an empty string is one empty piece (as "a," is "a" and "").
 - StringNormalizer: stop words match whole elements; case-insensitive matching compares Unicode case
   folds (str.casefold); LOWER/UPPER apply Unicode's default case mappings (str.lower/str.upper), whatever
   the locale attribute says.
@@ -40,8 +40,10 @@ def string_split(x: np.ndarray, *, delimiter: str | None = None, maxsplit: int |
     with ""), Z = the number of pieces (int64). An unset or negative maxsplit splits everywhere."""
     x = np.asarray(x, dtype=object)
     limit = -1 if maxsplit is None or maxsplit < 0 else int(maxsplit)
-    sep = delimiter if delimiter else None  # "" means whitespace, as unset
-    pieces = [_text(s).split(sep, limit) for s in x.flat]
+    if delimiter:
+        pieces = [_text(s).split(delimiter, limit) for s in x.flat]
+    else:  # "" means whitespace, as unset; the text drops leading and trailing whitespace from the output
+        pieces = [_text(s).strip().split(None, limit) for s in x.flat]
     width = max((len(p) for p in pieces), default=0)
     padded = [piece for p in pieces for piece in p + [""] * (width - len(p))]
     counts = np.array([len(p) for p in pieces], np.int64).reshape(x.shape)
@@ -56,10 +58,10 @@ def string_normalizer(x: np.ndarray, *, case_change_action: str = "NONE", is_cas
     if case_change_action not in ("NONE", "LOWER", "UPPER"):
         raise ValueError(f"case_change_action must be NONE, LOWER or UPPER, got {case_change_action!r}")
     words = [_text(w) for w in (stopwords or [])]
-    if is_case_sensitive:
-        stop, key = set(words), (lambda s: s)
-    else:
-        stop, key = {w.casefold() for w in words}, str.casefold
+    def key(s: str) -> str:
+        return s if is_case_sensitive else s.casefold()
+
+    stop = {key(w) for w in words}
     kept = [s for s in (_text(v) for v in x.flat) if key(s) not in stop]
     if case_change_action == "LOWER":
         kept = [s.lower() for s in kept]
@@ -186,7 +188,7 @@ def tfidf_vectorizer(x: np.ndarray, *, max_gram_length: int, max_skip_count: int
         raise ValueError(f"mode must be TF, IDF or TFIDF, got {mode!r}")
     x = np.asarray(x)
     strings = pool_strings is not None
-    pool = [_text(s) for s in pool_strings] if strings else [int(v) for v in (pool_int64s or [])]
+    pool: list[Any] = [_text(s) for s in pool_strings or []] if strings else [int(v) for v in pool_int64s or []]
     grams = _pool_ngrams(pool, ngram_counts)
     rows = x.reshape(1, -1) if x.ndim == 1 else x
     width = max(ngram_indexes) + 1
