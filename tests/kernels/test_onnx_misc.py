@@ -675,12 +675,19 @@ REGEX_CASES = [
     (r"(\W|^)[\w.\-]{0,25}@(yahoo|gmail)\.com(\W|$)", ["account@gmail.com", "x@hotmail.com"]),
     (r"[]a]+", ["]a]", "b"]),
     (r"(?P<word>ab)+c", ["ababc", "abc", "ac"]),
+    (r"(?<word>ab)+", ["abab", "a"]),
+    (r"\101\0\12[\101-\103]", ["A\0\nB", "a\0\nB"]),
+    (r"\x{e9}\x41", ["éA", "e"]),
+    (r"(?i)é[[:^alpha:]]+", ["É12", "é-", "éa"]),
+    (r"[\D\W]+", ["!é", "a", "1"]),
+    (r"\bé\b.\Bb", ["é ab", "é.ab"]),
 ]
 
 
 def test_regex_full_match_matches_onnxruntime_re2():
-    """onnxruntime runs RE2 itself: the translated patterns (ASCII Perl classes, POSIX classes, \\Q..\\E, \\z)
-    agree with it on inputs chosen where Python's re would differ."""
+    """onnxruntime runs RE2 itself: the translated patterns (ASCII Perl classes and word boundaries, POSIX classes,
+    octal and \\x{...} escapes, \\Q..\\E, \\z, (?<name>...)) agree with it on inputs chosen where Python's re
+    would differ; what RE2 rejects (backreferences, \\Z, counts over 1000) is rejected too."""
     for pattern, values in REGEX_CASES:
         x = strings(values)
         (got,) = ours("RegexFullMatch", 20, {"X": x}, pattern=pattern)
@@ -689,7 +696,7 @@ def test_regex_full_match_matches_onnxruntime_re2():
     x = strings(["ab", "c"], (1, 2, 1))
     (got,) = ours("RegexFullMatch", 20, {"X": x}, pattern="a.")
     same(got, reference("RegexFullMatch", 20, {"X": x}, {"Y": np.bool_}, pattern="a.")[0])
-    for unsupported in (r"(a)\1", r"a(?=b)", r"\pL+"):
+    for unsupported in (r"(a)\1", r"a(?=b)", r"\pL+", r"a\Z", r"x{1001}", r"\8"):
         with pytest.raises(ValueError):
             ours("RegexFullMatch", 20, {"X": x}, pattern=unsupported)
 

@@ -5,8 +5,9 @@ decoded to a (height, width, channels) uint8 array by Pillow, which the referenc
 Pillow's decoders follow the formats' own definitions, and its JPEG decoder is libjpeg-turbo with the
 "fancy" chroma upsampling the text describes. RGB and BGR give 3 channels (images with alpha or a palette
 are converted to RGB: alpha is dropped); Grayscale gives 1 channel, Pillow's ITU-R 601-2 luma
-L = (299 R + 587 G + 114 B) / 1000 for colour images. A stream that cannot be decoded gives an empty
-(0, 0, channels) array, as the text says ("an empty matrix").
+L = (299 R + 587 G + 114 B) / 1000 for colour images. An EXIF orientation tag is not applied (the text
+does not mention one). A stream that cannot be decoded gives an empty (0, 0, channels) array, as the text
+says ("an empty matrix").
 """
 from __future__ import annotations
 

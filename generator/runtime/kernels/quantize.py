@@ -8,16 +8,16 @@ The zero point has the scale's shape and is laid out the same way.
 
 Arithmetic (the choices the texts leave open are spec notes of QuantizeLinear and DequantizeLinear):
 - x / y_scale is the exact quotient of the two values rounded once to the precision type (the
-  `precision` attribute, else the type of y_scale): it is computed in float64 and rounded by the
-  conversion rules of opgen.runtime.kernels.conversion. A float8e8m0 scale (a power of two) or an
-  int32 one divides exactly (float64).
+  `precision` attribute, else the type of y_scale): computed in float64 and rounded once
+  (onnx_dtypes.round_float64). A float8e8m0 scale (a power of two) or an int32 one divides exactly.
 - integer targets: round half to even, add the zero point, clamp to the type's range; NaN becomes the
   type's smallest value (as onnxruntime: its clamp sends NaN to the lower bound).
 - float targets (float8, float6, float4): x / y_scale + zero point, rounded once to the target. With
   saturate (float8 only; float6 and float4 have no infinity and always saturate) out-of-range values and
   infinities become the largest finite value of their sign; without, they become what a plain conversion
   gives (NaN for the "fn"/"fnuz" formats, infinity for float8e5m2). NaN stays NaN where the format has
-  one; float4e2m1 and float6 have none, and NaN converts as ml_dtypes converts it.
+  one; float4e2m1 and float6 have none, and NaN converts as ml_dtypes converts it. A zero point of 0 is
+  not added, so -0 stays -0 (Cast's tables).
 - DequantizeLinear: (x - zero point) * x_scale from the exact values (float64), rounded once to the
   output type.
 """
@@ -72,7 +72,7 @@ def _layout(param: np.ndarray, x_shape: tuple[int, ...], axis: int, block_size: 
 
 def _zero_point(zero_point: np.ndarray | None, scale: np.ndarray, x_shape: tuple[int, ...], axis: int,
                 block_size: int) -> np.ndarray:
-    """The zero point as float64 values laid out like the scale (given as the input: 0 when absent)."""
+    """The zero point (0 when absent) as float64 values laid out like `scale`, the scale input as given."""
     if zero_point is None:
         return np.zeros((), np.float64)
     zero_point = np.asarray(zero_point)

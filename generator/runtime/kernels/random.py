@@ -1,7 +1,7 @@
 """Random number generation: hlir RngNormal and RngUniform; ONNX RandomNormal, RandomNormalLike,
 RandomUniform, RandomUniformLike, Bernoulli and Multinomial.
 
-The generator is documented and deterministic (spec note generator): NumPy's
+hlir: the generator is documented and deterministic (spec note generator): NumPy's
 numpy.random.Generator(numpy.random.PCG64(seed)), created afresh for every call, so the same seed,
 parameters, shape and element type always give the same tensor. The seed attribute's text says that
 an unspecified seed is taken from a timestamp, while its entry gives the default 1; the reference

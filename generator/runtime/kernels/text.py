@@ -74,21 +74,76 @@ def string_normalizer(x: np.ndarray, *, case_change_action: str = "NONE", is_cas
 
 # ---- RE2 ----------------------------------------------------------------------------------------
 
-_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ", "cntrl": "\\x00-\\x1f\\x7f",
-          "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@\\[-`{-~",
-          "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
-# RE2's Perl classes are ASCII-only: outside a bracket expression as a class, inside it as its ranges.
-_PERL = {"d": ("[0-9]", "0-9"), "D": ("[^0-9]", None), "s": ("[\\t\\n\\f\\r ]", "\\t\\n\\f\\r "),
-         "S": ("[^\\t\\n\\f\\r ]", None), "w": ("[0-9A-Za-z_]", "0-9A-Za-z_"), "W": ("[^0-9A-Za-z_]", None)}
+def _ascii_set(spec: str) -> set[int]:
+    """Code points of an ASCII class written as ranges, e.g. "0-9A-Z_" (no escapes)."""
+    points: set[int] = set()
+    k = 0
+    while k < len(spec):
+        if k + 2 < len(spec) and spec[k + 1] == "-":
+            points.update(range(ord(spec[k]), ord(spec[k + 2]) + 1))
+            k += 3
+        else:
+            points.add(ord(spec[k]))
+            k += 1
+    return points
+
+
+_CLASSES = {  # RE2's POSIX classes and (ASCII-only) Perl classes, as sets of code points
+    "alnum": _ascii_set("0-9A-Za-z"), "alpha": _ascii_set("A-Za-z"), "ascii": set(range(128)),
+    "blank": {9, 32}, "cntrl": set(range(32)) | {127}, "digit": _ascii_set("0-9"), "graph": _ascii_set("!-~"),
+    "lower": _ascii_set("a-z"), "print": _ascii_set(" -~"), "punct": _ascii_set("!-/:-@[-`{-~"),
+    "space": {9, 10, 11, 12, 13, 32}, "upper": _ascii_set("A-Z"), "word": _ascii_set("0-9A-Za-z_"),
+    "xdigit": _ascii_set("0-9A-Fa-f"),
+}
+_PERL = {"d": ("digit", False), "D": ("digit", True), "s": ("perl_space", False), "S": ("perl_space", True),
+         "w": ("word", False), "W": ("word", True)}
+_CLASSES["perl_space"] = {9, 10, 12, 13, 32}  # RE2's \s has no \v
+_WORD = "[0-9A-Za-z_]"
+_BOUNDARY = f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))"  # RE2's \b: ASCII word characters
+
+
+def _class_body(points: set[int], negate: bool) -> str:
+    """The inside of a bracket expression matching these code points (or every other one)."""
+    ranges: list[tuple[int, int]] = []
+    for p in sorted(points):
+        if ranges and ranges[-1][1] == p - 1:
+            ranges[-1] = (ranges[-1][0], p)
+        else:
+            ranges.append((p, p))
+    if negate:
+        gaps, start = [], 0
+        for lo, hi in ranges:
+            if lo > start:
+                gaps.append((start, lo - 1))
+            start = hi + 1
+        ranges = gaps + ([(start, 0x10FFFF)] if start <= 0x10FFFF else [])
+    return "".join(f"\\U{lo:08x}" + (f"-\\U{hi:08x}" if hi > lo else "") for lo, hi in ranges)
+
+
+def _octal(pattern: str, i: int) -> tuple[str, int] | None:
+    """RE2's octal escape at pattern[i] (a backslash): \\0 with up to two more octal digits, or \\1-\\7 followed by
+    one or two octal digits; None for \\1-\\9 alone (a backreference, which RE2 rejects) and \\8, \\9."""
+    digits = ""
+    for ch in pattern[i + 1:i + 4]:
+        if ch not in "01234567":
+            break
+        digits += ch
+    if not digits or (digits[0] != "0" and len(digits) < 2):
+        return None
+    return f"\\U{int(digits, 8):08x}", i + 1 + len(digits)
 
 
 def re2_to_python(pattern: str) -> str:
-    """An RE2 pattern as a Python re pattern of the same meaning (compiled with re.ASCII, so that \\b and the
-    negated classes inside brackets are ASCII as in RE2). Translated: \\z, \\Q...\\E, [[:class:]] and the Perl
-    classes; rejected (ValueError): what RE2 does not have (backreferences, lookaround, \\Z) and the RE2
-    features Python lacks (\\p{...} Unicode classes, \\C, (?U), negated POSIX classes)."""
+    """An RE2 pattern as a Python re pattern of the same meaning. Translated: the Perl classes \\d \\s \\w and \\b
+    (ASCII in RE2, Unicode in Python), [[:class:]] and [[:^class:]], octal escapes, \\x{...}, \\Q...\\E, \\z,
+    (?<name>...). Rejected (ValueError): what RE2 rejects too (backreferences, lookaround, \\Z, repetition counts
+    over 1000) and the RE2 features not translated (\\p{...} Unicode classes, \\C, the U flag)."""
     out: list[str] = []
     i, n, in_class = 0, len(pattern), False
+
+    def reject(what: str) -> ValueError:
+        return ValueError(f"pattern {pattern!r}: {what}")
+
     while i < n:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
@@ -96,17 +151,33 @@ def re2_to_python(pattern: str) -> str:
             if e == "Q":  # \Q...\E: literal text
                 end = pattern.find("\\E", i + 2)
                 literal = pattern[i + 2:] if end < 0 else pattern[i + 2:end]
-                out.append("".join("\\" + ch if not ch.isalnum() else ch for ch in literal))
+                out.append(re.escape(literal))
                 i = n if end < 0 else end + 2
                 continue
+            if e.isdigit():
+                octal = _octal(pattern, i)
+                if octal is None:
+                    raise reject(f"\\{e} is a backreference or an invalid escape, which RE2 rejects")
+                out.append(octal[0])
+                i = octal[1]
+                continue
+            if e == "x" and pattern.startswith("{", i + 2):
+                end = pattern.find("}", i + 3)
+                out.append(f"\\U{int(pattern[i + 3:end], 16):08x}")
+                i = end + 1
+                continue
             if e in _PERL:
-                whole, inside = _PERL[e]
-                out.append(inside if in_class and inside else whole if not in_class else "\\" + e)
+                name, negate = _PERL[e]
+                body = _class_body(_CLASSES[name], negate)
+                out.append(body if in_class else f"[{body}]")
+            elif e == "b" and not in_class:
+                out.append(_BOUNDARY)
+            elif e == "B" and not in_class:
+                out.append(f"(?!{_BOUNDARY})")
             elif e == "z":
                 out.append("\\Z")
-            elif e in "123456789" or e in "ZCpPXRKgk":
-                raise ValueError(f"\\{e} in pattern {pattern!r}: not RE2 syntax, or an RE2 feature the reference "
-                                 f"kernel does not translate")
+            elif e in "ZCpPXRKgkN":
+                raise reject(f"\\{e} is not RE2 syntax, or an RE2 feature the reference kernel does not translate")
             else:
                 out.append(c + e)
             i += 2
@@ -115,35 +186,42 @@ def re2_to_python(pattern: str) -> str:
             if pattern.startswith("[:", i):
                 end = pattern.find(":]", i + 2)
                 name = pattern[i + 2:end] if end > 0 else ""
-                if name not in _POSIX:
-                    raise ValueError(f"[:{name}:] in pattern {pattern!r} is not a POSIX class RE2 knows"
-                                     + (" (negated classes are not translated)" if name.startswith("^") else ""))
-                out.append(_POSIX[name])
+                negate = name.startswith("^")
+                if name.lstrip("^") not in _CLASSES or name.lstrip("^") == "perl_space":
+                    raise reject(f"[:{name}:] is not a POSIX class RE2 knows")
+                out.append(_class_body(_CLASSES[name.lstrip("^")], negate))
                 i = end + 2
                 continue
             if c == "]":  # a leading ] was taken as literal when the class opened
                 in_class = False
+            elif c == "[":
+                out.append("\\")  # a literal [ inside a class (Python would warn of a nested set)
             out.append(c)
             i += 1
             continue
         if c == "[":
             in_class = True
-            if pattern.startswith("[^", i):
-                out.append("[^")
-                i += 2
-            else:
-                out.append("[")
-                i += 1
+            negated = pattern.startswith("[^", i)
+            out.append("[^" if negated else "[")
+            i += 2 if negated else 1
             if i < n and pattern[i] == "]":  # a leading ] is literal
                 out.append("\\]")
                 i += 1
             continue
         if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
-            raise ValueError(f"pattern {pattern!r} has a lookaround, which RE2 does not support")
+            raise reject("lookaround, which RE2 does not support")
+        if pattern.startswith("(?<", i):
+            out.append("(?P<")
+            i += 3
+            continue
         if pattern.startswith("(?", i):
             flags = re.match(r"\(\?([a-zA-Z-]*)[:)]", pattern[i:])
             if flags and "U" in flags.group(1):
-                raise ValueError(f"the U (ungreedy) flag of pattern {pattern!r} is not translated")
+                raise reject("the U (ungreedy) flag is not translated")
+        if c == "{":
+            counts = re.match(r"\{(\d*)(?:,(\d*))?\}", pattern[i:])
+            if counts and any(g and int(g) > 1000 for g in counts.groups()):
+                raise reject("a repetition count over 1000, which RE2 rejects")
         out.append(c)
         i += 1
     return "".join(out)
@@ -154,7 +232,7 @@ def regex_full_match(x: np.ndarray, *, pattern: str | None = None, Y_dtype: Any 
     if pattern is None:
         raise ValueError("RegexFullMatch needs a pattern")
     try:
-        regex = re.compile(re2_to_python(pattern), re.ASCII)
+        regex = re.compile(re2_to_python(pattern))
     except re.error as exc:
         raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
     x = np.asarray(x, dtype=object)
