@@ -1,12 +1,16 @@
-"""Losses defined by PyTorch: BCELoss (torch.nn.BCELoss) and CTCLoss (torch.nn.CTCLoss, torch._ctc_loss).
+"""Losses: BCELoss and CTCLoss as PyTorch defines them (torch.nn.BCELoss, torch.nn.CTCLoss,
+torch._ctc_loss); ONNX NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (torch.nn.NLLLoss and
+torch.nn.CrossEntropyLoss, which the ONNX texts cite).
 
-float16 is computed in float32 and every output rounded once; float and double in their own precision.
+float16 and bfloat16 are computed in float32 and every output rounded once; float and double in their
+own precision.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..elementwise import compute_dtype, ieee_results
+from .activation import softmax
 
 
 @ieee_results
@@ -101,3 +105,56 @@ def ctc_loss(input: np.ndarray, targets: np.ndarray, input_lengths: np.ndarray, 
     if not batched:
         return loss[0].astype(dtype), alpha[0, :, :2 * int(tg_len[0]) + 1].astype(dtype)
     return loss.astype(dtype), alpha.astype(dtype)
+
+
+def _class_losses(log_prob: np.ndarray, target: np.ndarray, weight: np.ndarray | None, ignore_index: int | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-sample loss -log_prob[n, c, d...] * weight[c] and the weight each sample counts with in a mean
+    (weight[c], or 1 without weights; 0 where c == ignore_index, whose loss is 0 too)."""
+    classes = log_prob.shape[1]
+    target = np.asarray(target).astype(np.int64)
+    ignored = target == ignore_index if ignore_index is not None else np.zeros(target.shape, bool)
+    wrong = ~ignored & ((target < 0) | (target >= classes))
+    if np.any(wrong):
+        raise ValueError(f"target value {int(target[wrong][0])} is not a class in [0, {classes}) "
+                         f"nor ignore_index ({ignore_index})")
+    index = np.where(ignored, 0, target)
+    picked = np.take_along_axis(log_prob, index[:, None], axis=1)[:, 0]
+    counted = np.ones(target.shape, log_prob.dtype) if weight is None else \
+        np.asarray(weight).astype(log_prob.dtype)[index]
+    counted = np.where(ignored, log_prob.dtype.type(0), counted)
+    return np.where(ignored, log_prob.dtype.type(0), -picked * counted), counted
+
+
+def _reduce(loss: np.ndarray, counted: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.sum(loss)
+    if reduction == "mean":  # an all-ignored batch divides 0 by 0: NaN, as PyTorch
+        return np.sum(loss) / np.sum(counted)
+    raise ValueError(f"reduction must be none, sum or mean, got {reduction!r}")
+
+
+@ieee_results
+def nll_loss(input: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None, *,
+             ignore_index: int | None = None, reduction: str = "mean") -> np.ndarray:
+    """ONNX NegativeLogLikelihoodLoss: loss = -input[n, target, d...] * weight[target] (0 at ignore_index), then
+    none / sum / mean. The mean divides by the sum of the weights of the samples not ignored (the count of
+    those samples without weights), as torch.nn.NLLLoss; the text's mean(loss) leaves the ignored samples open
+    (note mean_ignored). A target outside [0, C) that is not ignore_index is rejected."""
+    x = np.asarray(input)
+    loss, counted = _class_losses(x.astype(compute_dtype(x.dtype)), target, weight, ignore_index)
+    return np.asarray(_reduce(loss, counted, reduction)).astype(x.dtype)
+
+
+@ieee_results
+def softmax_cross_entropy_loss(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None, *,
+                               ignore_index: int | None = None, reduction: str = "mean"
+                               ) -> tuple[np.ndarray, np.ndarray]:
+    """ONNX SoftmaxCrossEntropyLoss: log_prob = LogSoftmax(scores) along the class axis 1 (activation.softmax,
+    max-shifted), then NegativeLogLikelihoodLoss of log_prob (nll_loss's rules). Returns (output, log_prob)."""
+    x = np.asarray(scores)
+    log_prob = softmax(x.astype(compute_dtype(x.dtype)), axis=1, accurate=True, logarithmic=True, epsilon=0.0)
+    loss, counted = _class_losses(log_prob, labels, weights, ignore_index)
+    return np.asarray(_reduce(loss, counted, reduction)).astype(x.dtype), log_prob.astype(x.dtype)
