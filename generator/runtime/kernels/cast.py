@@ -26,8 +26,14 @@ import numpy as np
 
 from ...dtypes import ELEM_TYPES, elem_of_numpy
 from . import cast_strings
-from .conversion import (_bit_length, _contiguous, _float64_to_float32_round_to_odd, _float_to_float, _int_to_float,
-                         bitcast_convert)
+from .conversion import (
+    _bit_length,
+    _contiguous,
+    _float64_to_float32_round_to_odd,
+    _float_to_float,
+    _int_to_float,
+    bitcast_convert,
+)
 
 # TensorProto.DataType codes (the `to` attribute) -> spec element names.
 ONNX_DATA_TYPES: dict[int, str] = {
@@ -111,6 +117,11 @@ def onnx_bit_cast(input: np.ndarray, *, to: int, output_dtype: np.dtype[Any] | N
 def cast_array(x: np.ndarray, dst: np.dtype[Any], *, saturate: bool = True, round_mode: str = "up") -> np.ndarray:
     """Every element of x converted to dst by ONNX Cast's rules (module docstring)."""
     dst = np.dtype(dst)
+    out = _cast(x, dst, saturate, round_mode)
+    return np.asarray(out, dtype=dst).reshape(x.shape)  # NumPy turns some rank-0 results into scalars
+
+
+def _cast(x: np.ndarray, dst: np.dtype[Any], saturate: bool, round_mode: str) -> np.ndarray:
     src_family, dst_family = family(x.dtype), family(dst)
     if "complex" in (src_family, dst_family):
         raise ValueError("Cast does not convert complex numbers")
@@ -196,10 +207,11 @@ def _int_to_float64_odd(x: np.ndarray) -> np.ndarray:
 # ---- the narrow floats -------------------------------------------------------------------------
 
 def _to_narrow_float(wide: np.ndarray, dst: np.dtype[Any], saturate: bool) -> np.ndarray:
-    """float64 (exact or rounded to odd) -> a float8 type other than e8m0, float6 or float4."""
+    """float64 (exact or rounded to odd) -> a float8 type other than e8m0, a float6 or float4e2m1."""
     name = elem(dst)
     single = _float64_to_float32_round_to_odd(wide)  # at least 2 bits beyond any narrow format: one rounding
-    largest = np.float32(ml_dtypes.finfo(dst).max)
+    finfo: Any = ml_dtypes.finfo  # (ml_dtypes has no annotations)
+    largest = np.float32(finfo(dst).max)
     if name in _ALWAYS_SATURATED or saturate:
         beyond = np.abs(single) > largest  # NaN is not beyond
         single = np.where(beyond, np.copysign(largest, single), single)
@@ -214,25 +226,24 @@ def _to_narrow_float(wide: np.ndarray, dst: np.dtype[Any], saturate: bool) -> np
 
 def _to_e8m0(wide: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
     """float64 (exact or rounded to odd) -> float8e8m0, the powers of two 2^-127 .. 2^127 (biased exponent
-    0 .. 254; 255 is NaN). `round_mode` picks the power: "up" the next one at or above |x|, "down" the
-    one at or below, "nearest" the nearer one, a tie (1.5 * 2^k) going up. A result beyond 2^127 is
-    2^127 with saturate, else NaN; +inf likewise. The type has no zero and no sign: 0 and every negative
-    value are below its range and give 2^-127 with saturate, else NaN (ONNX leaves negative values
-    unspecified; this is onnxruntime's choice). NaN stays NaN."""
+    0 .. 254; 255 is NaN). As ONNX's table, the range is decided on x itself: above 2^127 (+inf included)
+    gives 2^127 with saturate, else NaN; below 2^-127 gives 2^-127 with saturate, else NaN. The type has
+    no zero and no sign: 0 and every negative value are below the range (ONNX leaves negative values
+    unspecified; this is onnxruntime's choice). NaN stays NaN. Within the range `round_mode` picks the
+    power: "up" the smallest one not below x, "down" the largest one not above it, "nearest" the nearer
+    one, a tie (1.5 * 2^k) going up."""
     if round_mode not in ("up", "down", "nearest"):
         raise ValueError(f"round_mode {round_mode!r} is not one of up, down, nearest")
     x = np.asarray(wide, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        positive = np.isfinite(x) & (x > 0)
-        mantissa, exponent = np.frexp(np.where(positive, x, 1.0))  # x = mantissa * 2^exponent, mantissa in [0.5, 1)
+        inside = (x >= 2.0 ** -127) & (x <= 2.0 ** 127)
+        mantissa, exponent = np.frexp(np.where(inside, x, 1.0))  # x = mantissa * 2^exponent, mantissa in [0.5, 1)
         power = exponent.astype(np.int64) - 1  # 2^power <= x < 2^(power + 1)
         if round_mode == "up":
             power = power + (mantissa != 0.5)
         elif round_mode == "nearest":
             power = power + (mantissa >= 0.75)
-        biased = power + 127
-    over, nan_code = 254, 255
-    low, high = (0, over) if saturate else (nan_code, nan_code)
-    code = np.where(biased > over, high, np.where(biased < 0, low, biased))
-    code = np.where(positive, code, np.where(np.isnan(x), nan_code, np.where(x == np.inf, high, low)))
+        nan_code = 255
+        above, below = (254, 0) if saturate else (nan_code, nan_code)
+        code = np.where(inside, power + 127, np.where(np.isnan(x), nan_code, np.where(x > 2.0 ** 127, above, below)))
     return _contiguous(code.astype(np.uint8)).view(_E8M0).reshape(x.shape)

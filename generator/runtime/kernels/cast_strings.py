@@ -9,9 +9,10 @@ bits, like any integer conversion), any other number reaches an integer type thr
 rule (so "100.5" gives 100, as ONNX's text suggests); bool is the number != 0.
 
 Printing: the shortest decimal digits that read back as the same value of the source type, written
-plainly (no exponent: ONNX asks for a "plain floating-point representation such as 314.15926"), float8e8m0's
-powers of two exactly (they read back whatever the round_mode), "-0" for negative zero, and NaN, INF, -INF for the special values (the words parsing reads). Integers in
-decimal, bool as 1 and 0 (which read back as the same bool).
+plainly (no exponent: ONNX asks for a "plain floating-point representation such as 314.15926");
+float8e8m0's powers of two exactly (they read back whatever the round_mode); "-0" for negative zero;
+NaN, INF and -INF for the special values (the words parsing reads); integers in decimal; bool as 1
+and 0 (which read back as the same bool).
 """
 from __future__ import annotations
 
