@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import elementwise as _ew
-from .conversion import _float_to_int
+from .conversion import _BF16, _float_to_float, _float_to_int
 
 # ---- Compare ---------------------------------------------------------------------------------
 
@@ -99,7 +99,8 @@ def _int_power(base: np.ndarray, exponent: np.ndarray, dtype: np.dtype) -> np.nd
 
 def pow(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Pow(lhs, rhs) = lhs ** rhs, with ONNX Pow's typing (base T, exponent T1, result T) and
-    multidirectional broadcasting.
+    multidirectional broadcasting; also ONNX Pow 12, 13 and 15, whose bfloat16 bases and exponents
+    compute like float16's.
 
     - float base, integer exponent: C pow() with the exponent's exact parity: |lhs| ** rhs in double,
       negative when lhs has its sign bit set and rhs is odd; rounded once to T.
@@ -111,17 +112,22 @@ def pow(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out = lhs.dtype
     with np.errstate(all="ignore"):
-        if out.kind == "f":
+        if _is_floating(out):
             if rhs.dtype.kind in "iu":
-                magnitude = np.power(np.abs(lhs.astype(np.float64)), rhs.astype(np.float64))
-                negative = np.signbit(lhs) & ((rhs % 2) != 0)
-                return np.where(negative, -magnitude, magnitude).astype(out)
+                base = lhs.astype(np.float64)
+                magnitude = np.power(np.abs(base), rhs.astype(np.float64))
+                negative = np.signbit(base) & ((rhs % 2) != 0)
+                return _float_to_float(np.where(negative, -magnitude, magnitude), out)
             wide = np.dtype(np.float64) if np.float64 in (lhs.dtype, rhs.dtype) else np.dtype(np.float32)
-            return np.power(lhs.astype(wide), rhs.astype(wide)).astype(out)
+            return _float_to_float(np.power(lhs.astype(wide), rhs.astype(wide)), out)
         if rhs.dtype.kind in "iu":
             return _int_power(lhs, rhs, out)
         value = np.power(lhs.astype(np.float64), rhs.astype(np.float64))
         return _float_to_int(value, out)  # Convert's float -> integer rule
+
+
+def _is_floating(dtype: np.dtype) -> bool:
+    return dtype.kind == "f" or dtype == _BF16
 
 
 # ---- ShiftLeft -------------------------------------------------------------------------------

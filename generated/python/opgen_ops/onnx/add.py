@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.legacy_broadcast import add
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -212,6 +214,16 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
     """
     return _validate(SIGNATURE_V6, inputs, attributes, outputs)
 
+
+def kernel_v6(A, B, *, axis=None, broadcast=0):
+    'Reference kernel of onnx.Add@6: calls opgen.runtime.kernels.legacy_broadcast.add.'
+    A = np.asarray(A)
+    B = np.asarray(B)
+    problems = validate_v6((A, B,), {'axis': axis, 'broadcast': broadcast}, None)
+    if problems:
+        raise ValidationError(problems)
+    return as_outputs(add(A, B, axis=axis, broadcast=broadcast))
+
 # ---- version 1 ----
 
 SIGNATURE_V1 = Signature(
@@ -248,6 +260,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
+def kernel_v1(A, B, *, axis=None, broadcast=0, consumed_inputs=None):
+    'Reference kernel of onnx.Add@1: calls opgen.runtime.kernels.legacy_broadcast.add.'
+    A = np.asarray(A)
+    B = np.asarray(B)
+    problems = validate_v1((A, B,), {'axis': axis, 'broadcast': broadcast, 'consumed_inputs': consumed_inputs}, None)
+    if problems:
+        raise ValidationError(problems)
+    return as_outputs(add(A, B, axis=axis, broadcast=broadcast, consumed_inputs=consumed_inputs))
+
+
 VALIDATORS = {
     14: validate_v14,
     13: validate_v13,
@@ -262,4 +284,4 @@ SIGNATURES = {
     6: SIGNATURE_V6,
     1: SIGNATURE_V1,
 }
-KERNELS = {14: kernel_v14, 13: kernel_v13, 7: kernel_v7}
+KERNELS = {14: kernel_v14, 13: kernel_v13, 7: kernel_v7, 6: kernel_v6, 1: kernel_v1}

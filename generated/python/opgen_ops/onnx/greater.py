@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.legacy_broadcast import greater
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -220,6 +222,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
+def kernel_v1(A, B, *, axis=None, broadcast=0, C_dtype=None):
+    'Reference kernel of onnx.Greater@1: calls opgen.runtime.kernels.legacy_broadcast.greater.'
+    A = np.asarray(A)
+    B = np.asarray(B)
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
+    problems = validate_v1((A, B,), {'axis': axis, 'broadcast': broadcast}, [(_ew.elem(C_out), None)])
+    if problems:
+        raise ValidationError(problems)
+    return as_outputs(greater(A, B, axis=axis, broadcast=broadcast, C_dtype=C_out))
+
+
 VALIDATORS = {
     13: validate_v13,
     9: validate_v9,
@@ -232,4 +245,4 @@ SIGNATURES = {
     7: SIGNATURE_V7,
     1: SIGNATURE_V1,
 }
-KERNELS = {13: kernel_v13, 9: kernel_v9, 7: kernel_v7}
+KERNELS = {13: kernel_v13, 9: kernel_v9, 7: kernel_v7, 1: kernel_v1}

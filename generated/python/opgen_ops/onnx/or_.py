@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.legacy_broadcast import logical_or
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -103,6 +105,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
+def kernel_v1(A, B, *, axis=None, broadcast=0, C_dtype=None):
+    'Reference kernel of onnx.Or@1: calls opgen.runtime.kernels.legacy_broadcast.logical_or.'
+    A = np.asarray(A)
+    B = np.asarray(B)
+    C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
+    problems = validate_v1((A, B,), {'axis': axis, 'broadcast': broadcast}, [(_ew.elem(C_out), None)])
+    if problems:
+        raise ValidationError(problems)
+    return as_outputs(logical_or(A, B, axis=axis, broadcast=broadcast, C_dtype=C_out))
+
+
 VALIDATORS = {
     7: validate_v7,
     1: validate_v1,
@@ -111,4 +124,4 @@ SIGNATURES = {
     7: SIGNATURE_V7,
     1: SIGNATURE_V1,
 }
-KERNELS = {7: kernel_v7}
+KERNELS = {7: kernel_v7, 1: kernel_v1}

@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import pow as binary_pow
+from opgen.runtime.kernels.legacy_broadcast import pow as legacy_broadcast_pow
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -46,7 +49,6 @@ SIGNATURE_V15 = Signature(
         ),
     ),
     output_shapes=(
-        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -60,20 +62,13 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(X, Y):
-    'Reference kernel of onnx.Pow@15: pow(X, Y).'
+    'Reference kernel of onnx.Pow@15: calls opgen.runtime.kernels.binary.pow.'
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v15((X, Y,), {}, None)
     if problems:
         raise ValidationError(problems)
-    if _ew.elem(X.dtype) not in ('bfloat16', 'double', 'float', 'float16'):
-        raise NotImplementedError(f'onnx.Pow@15 has no formula for {_ew.elem(X.dtype)} (see its notes)')
-    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
-    X_ = X.astype(compute, copy=False)
-    Y_ = Y.astype(compute, copy=False)
-    with np.errstate(all="ignore"):
-        result = _ew.power(X_, Y_)
-    return (_ew.finish(result, X.dtype),)
+    return as_outputs(binary_pow(X, Y))
 
 # ---- version 13 ----
 
@@ -104,7 +99,6 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
-        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -118,20 +112,13 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X, Y):
-    'Reference kernel of onnx.Pow@13: pow(X, Y).'
+    'Reference kernel of onnx.Pow@13: calls opgen.runtime.kernels.binary.pow.'
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v13((X, Y,), {}, None)
     if problems:
         raise ValidationError(problems)
-    if _ew.elem(X.dtype) not in ('bfloat16', 'double', 'float', 'float16'):
-        raise NotImplementedError(f'onnx.Pow@13 has no formula for {_ew.elem(X.dtype)} (see its notes)')
-    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
-    X_ = X.astype(compute, copy=False)
-    Y_ = Y.astype(compute, copy=False)
-    with np.errstate(all="ignore"):
-        result = _ew.power(X_, Y_)
-    return (_ew.finish(result, X.dtype),)
+    return as_outputs(binary_pow(X, Y))
 
 # ---- version 12 ----
 
@@ -162,7 +149,6 @@ SIGNATURE_V12 = Signature(
         ),
     ),
     output_shapes=(
-        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -176,20 +162,13 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(X, Y):
-    'Reference kernel of onnx.Pow@12: pow(X, Y).'
+    'Reference kernel of onnx.Pow@12: calls opgen.runtime.kernels.binary.pow.'
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v12((X, Y,), {}, None)
     if problems:
         raise ValidationError(problems)
-    if _ew.elem(X.dtype) not in ('double', 'float', 'float16'):
-        raise NotImplementedError(f'onnx.Pow@12 has no formula for {_ew.elem(X.dtype)} (see its notes)')
-    compute = _ew.compute_dtype_for(X.dtype, X.dtype)
-    X_ = X.astype(compute, copy=False)
-    Y_ = Y.astype(compute, copy=False)
-    with np.errstate(all="ignore"):
-        result = _ew.power(X_, Y_)
-    return (_ew.finish(result, X.dtype),)
+    return as_outputs(binary_pow(X, Y))
 
 # ---- version 7 ----
 
@@ -279,6 +258,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
 
 
+def kernel_v1(X, Y, *, axis=None, broadcast=0):
+    'Reference kernel of onnx.Pow@1: calls opgen.runtime.kernels.legacy_broadcast.pow.'
+    X = np.asarray(X)
+    Y = np.asarray(Y)
+    problems = validate_v1((X, Y,), {'axis': axis, 'broadcast': broadcast}, None)
+    if problems:
+        raise ValidationError(problems)
+    return as_outputs(legacy_broadcast_pow(X, Y, axis=axis, broadcast=broadcast))
+
+
 VALIDATORS = {
     15: validate_v15,
     13: validate_v13,
@@ -293,4 +282,4 @@ SIGNATURES = {
     7: SIGNATURE_V7,
     1: SIGNATURE_V1,
 }
-KERNELS = {15: kernel_v15, 13: kernel_v13, 12: kernel_v12, 7: kernel_v7}
+KERNELS = {15: kernel_v15, 13: kernel_v13, 12: kernel_v12, 7: kernel_v7, 1: kernel_v1}
