@@ -134,9 +134,9 @@ def reshape(input: np.ndarray, *, output_shape: Sequence[int]) -> np.ndarray:
     return _fresh(x.reshape(shape))
 
 
-def dynamic_reshape(input: np.ndarray, shape: Any, *, allowzero: bool) -> np.ndarray:
+def dynamic_reshape(input: np.ndarray, shape: Any, *, allowzero: bool = False) -> np.ndarray:
     """ONNX Reshape: 0 copies the input's dimension (allowzero=0) or is a zero size (allowzero=1);
-    one -1 is inferred from the element count."""
+    one -1 is inferred from the element count. ONNX Reshape-5 and 13 have no allowzero: they mean 0."""
     x = np.asarray(input)
     target = _ints(shape)
     dims = []
@@ -419,14 +419,20 @@ def depth_to_space(input: np.ndarray, *, space_dims: Sequence[int], blocksize: i
     return _from_chw(t.reshape(*rest, c // (b * b), h * b, w * b), order)
 
 
-def space_to_depth(input: np.ndarray, *, space_dims: Sequence[int], blocksize: int, depth_dim: int) -> np.ndarray:
-    """ONNX SpaceToDepth on the named dimensions: output channel (row * blocksize + column) * C + c
-    holds element (h * blocksize + row, w * blocksize + column) of input channel c."""
+def space_to_depth(input: np.ndarray, *, space_dims: Sequence[int], blocksize: int, depth_dim: int,
+                   mode: str = "DCR") -> np.ndarray:
+    """ONNX SpaceToDepth on the named dimensions: element (h * blocksize + row, w * blocksize + column)
+    of input channel c goes to output channel (row * blocksize + column) * C + c (DCR, the only order
+    before ONNX SpaceToDepth-28) or c * blocksize^2 + row * blocksize + column (CRD): DepthToSpace's
+    reading order of the same mode, so the two are inverses."""
     x, order = _to_chw(np.asarray(input), depth_dim, space_dims)
     *rest, c, h, w = x.shape
     b = blocksize
     t = x.reshape(*rest, c, h // b, b, w // b, b)  # channel, h, row, w, column
-    t = np.moveaxis(t, [-5, -4, -3, -2, -1], [-3, -2, -5, -1, -4])  # -> row, column, channel, h, w
+    if mode == "DCR":
+        t = np.moveaxis(t, [-5, -4, -3, -2, -1], [-3, -2, -5, -1, -4])  # -> row, column, channel, h, w
+    else:
+        t = np.moveaxis(t, [-5, -4, -3, -2, -1], [-5, -2, -4, -1, -3])  # -> channel, row, column, h, w
     return _from_chw(t.reshape(*rest, b * b * c, h // b, w // b), order)
 
 
