@@ -59,6 +59,7 @@ class FakeResolver:
 
     def get_signature(self, domain, op, opset=None):
         class Sig:
+            inputs = ()
             outputs = ()
         return Sig()
 
