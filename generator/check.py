@@ -125,6 +125,8 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
         derived = {p.name: ("_", "_dtype", "_out") for p in v.free_outputs()}
         for name in v.shape_from_node:
             derived[name] = derived.get(name, ("_",)) + ("_shape",)
+        for name in v.count_from_node:
+            derived[name] = derived.get(name, ("_",)) + ("_count",)
     for name, problem in name_problems([i.name for i in v.inputs + v.outputs + v.attributes], kernel=v.has_kernel,
                                        c_kernel=v.elementwise is not None, derived=derived).items():
         item = next(i for i in v.inputs + v.outputs + v.attributes if i.name == name)
@@ -305,8 +307,13 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:
     for name in v.shape_from_node:
         if name not in outputs:
             yield v.location, "kernel.shape_from_node", f"no output named {name!r}; outputs: {', '.join(sorted(outputs))}"
+    variadic = {p.name for p in v.outputs if p.option == "variadic"}
+    for name in v.count_from_node:
+        if name not in variadic:
+            yield v.location, "kernel.count_from_node", f"no variadic output named {name!r}" + \
+                (f"; variadic outputs: {', '.join(sorted(variadic))}" if variadic else "; the version has none")
     keywords = [a.name for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()] \
-        + [f"{name}_shape" for name in v.shape_from_node]
+        + [f"{name}_shape" for name in v.shape_from_node] + [f"{name}_count" for name in v.count_from_node]
     for problem in signature_problems(v.kernel, [p.name for p in v.inputs], keywords):
         yield v.location, "kernel.function", problem
 

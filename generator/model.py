@@ -179,6 +179,7 @@ class OpVersion:
     elementwise: Elementwise | None = None
     kernel: str | None = None  # "<module>.<function>" in opgen.runtime.kernels
     shape_from_node: tuple[str, ...] = ()  # outputs whose shape the node gives: kernel keyword <output>_shape
+    count_from_node: tuple[str, ...] = ()  # variadic outputs whose count the node gives: keyword <output>_count
     constraints: tuple[Constraint, ...] = ()
     examples: tuple[Example, ...] = ()
     notes: tuple[Note, ...] = ()

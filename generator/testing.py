@@ -104,7 +104,8 @@ def _elem_of(param: Any, example: Mapping[str, Any]) -> str:
 
 
 def check_example(kernel: Callable[..., Any], validate: Callable[..., Any], sig: Signature, example: Mapping[str, Any],
-                  free_outputs: tuple[str, ...] = (), shape_from_node: tuple[str, ...] = ()) -> None:
+                  free_outputs: tuple[str, ...] = (), shape_from_node: tuple[str, ...] = (),
+                  count_from_node: tuple[str, ...] = ()) -> None:
     """Run a spec example: the validator accepts it and the kernel reproduces every output it lists
     (and it lists every non-optional output, so no output goes unchecked)."""
     inputs: list[Any] = []
@@ -125,6 +126,8 @@ def check_example(kernel: Callable[..., Any], validate: Callable[..., Any], sig:
         keywords[f"{name}_dtype"] = _elem_of(by_name[name], example)
     for name in shape_from_node:
         keywords[f"{name}_shape"] = np.asarray(example["outputs"][name]).shape
+    for name in count_from_node:  # as many pieces as the example lists
+        keywords[f"{name}_count"] = len(example["outputs"][name])
     results = list(kernel(*inputs, **keywords))
     got: dict[str, Any] = {}
     for k, p in enumerate(sig.outputs):

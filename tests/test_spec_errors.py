@@ -170,6 +170,10 @@ def test_fold_over_a_single_input_or_without_fold(spec_tree):
     # absent names only optional inputs and attributes without a default
     (("    elementwise: {formula: alpha * X}\n", "    elementwise: {formula: alpha * X, absent: {alpha: lowest}}\n"),
      "demo.Scale@2: elementwise.absent.alpha: not an optional input or an int/float attribute without a default"),
+    # count_from_node names a variadic output (Y is a single one)
+    (("    elementwise: {formula: alpha * X}\n",
+      "    kernel: {function: onnx_shape.onnx_split, count_from_node: [Y]}\n"),
+     "demo.Scale@2: kernel.count_from_node: no variadic output named 'Y'; the version has none"),
     # a version that the domain does not have
     (("  - since_version: 2\n", "  - since_version: 5\n"),
      "demo.Scale@5: since_version: since_version 5 is not an opset version of domain demo ([1, 2, 3])"),

@@ -126,6 +126,7 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
                 else py_name(a.name) for a in v.attributes]
     keywords += [f"{py_name(p.name)}_dtype=None" for p in v.free_outputs()]
     keywords += [f"{py_name(name)}_shape" for name in v.shape_from_node]
+    keywords += [f"{py_name(name)}_count=None" for name in v.count_from_node]
     if keywords:
         if not variadics:  # after *variadic every parameter is keyword-only already
             params.append("*")
@@ -159,7 +160,7 @@ def _module_names(op: OpSpec) -> set[str]:
         names |= {f"SIGNATURE_V{v.since_version}", f"validate_v{v.since_version}", f"kernel_v{v.since_version}"}
         for n in [p.name for p in v.inputs] + [p.name for p in v.outputs] + [a.name for a in v.attributes]:
             names |= {n, py_name(n), py_name(n) + "_", f"{py_name(n)}_out", f"{py_name(n)}_dtype",
-                      f"{py_name(n)}_shape"}
+                      f"{py_name(n)}_shape", f"{py_name(n)}_count"}
     return names
 
 
@@ -215,7 +216,8 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
         parts = singles + ([f"*split_variadic(variadic, 0, {n_var})"] if n_var else [])
         kwargs = _keywords([(a.name, py_name(a.name)) for a in v.attributes] +
                            [(kw, f"{py_name(name)}_out") for name, kw, _ in free] +
-                           [(f"{name}_shape", f"tuple({py_name(name)}_shape)") for name in v.shape_from_node])
+                           [(f"{name}_shape", f"tuple({py_name(name)}_shape)") for name in v.shape_from_node] +
+                           [(f"{name}_count", f"{py_name(name)}_count") for name in v.count_from_node])
         module, function, local = (imports or kernel_imports_of(v))[v.kernel]
         body = [f"return as_outputs({local}({', '.join(parts + kwargs)}))"]
         return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,

@@ -44,6 +44,7 @@ def render_version(v: OpVersion) -> bytes:
         rejected=rejected_dtype(v), required_attributes=[a.name for a in v.attributes if a.required],
         has_required_input=any(p.option == "single" for p in v.inputs), has_kernel=v.has_kernel, has_formula=v.elementwise is not None,
         free_outputs=tuple(p.name for p in v.free_outputs()), shape_from_node=tuple(v.shape_from_node),
+        count_from_node=tuple(v.count_from_node),
         input_names=[p.name for p in v.inputs], examples=examples, first_example=v.examples[0].name if v.examples else "",
         kernel_dtypes=kernel_dtypes, output_dtypes=output_dtypes)
 

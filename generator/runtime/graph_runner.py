@@ -181,6 +181,9 @@ class GraphFunction:
                 kwargs.setdefault(f"{param.name}_dtype", decl.dtype)
             if f"{param.name}_shape" in accepted and decl.shape is not None and None not in decl.shape:
                 kwargs.setdefault(f"{param.name}_shape", tuple(decl.shape))
+        for k, param in enumerate(signature.outputs):  # a variadic output (the last): as many as the node names
+            if param.option == "variadic" and f"{param.name}_count" in accepted:
+                kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)
         step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o))
         self._plans[id(node)] = step
         return step

@@ -51,4 +51,5 @@ def test_rejects_missing_required_attribute_value():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ())
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), (),
+                          ())

@@ -73,4 +73,5 @@ def test_rejects_too_few_inputs():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), (),
+                          ())

@@ -54,4 +54,5 @@ def test_rejects_missing_required_attribute_iota_dimension():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ('output',))
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ('output',),
+                          ())

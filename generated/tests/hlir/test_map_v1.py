@@ -62,4 +62,5 @@ def test_rejects_missing_required_attribute_computation():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), (),
+                          ())

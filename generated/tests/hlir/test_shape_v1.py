@@ -148,4 +148,5 @@ def test_rejects_too_few_inputs():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), ())
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], ('output',), (),
+                          ())

@@ -51,4 +51,5 @@ def test_rejects_unknown_attribute():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), (),
+                          ())

@@ -55,7 +55,8 @@ def test_rejects_too_few_inputs():
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
-    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), ())
+    testing.check_example(kernel, validate, SIGNATURE, EXAMPLES[name], (), (),
+                          ())
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES)

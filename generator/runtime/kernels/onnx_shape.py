@@ -30,19 +30,26 @@ def onnx_concat(inputs: Sequence[np.ndarray], *, axis: int | None = None) -> np.
 
 
 def onnx_split(input: np.ndarray, split: Any = None, *, axis: int | None = 0,
-               num_outputs: int | None = None) -> tuple[np.ndarray, ...]:
+               num_outputs: int | None = None, outputs_count: int | None = None) -> tuple[np.ndarray, ...]:
     """ONNX Split from version 2. The lengths come from `split` (an attribute in 2 and 11, an input from
     13) or, in version 18, from num_outputs (general_split: ceil-sized pieces, a smaller last one).
-    Split-1, whose input and attribute are both named split, cannot have a generated kernel (the
-    spec checker refuses the shared name: attributes and inputs are keywords of one function).
-
-    Without split and num_outputs ONNX divides the axis equally among the node's outputs; a kernel is not
-    told how many outputs its node names, so that form is refused here (see tests/known_failures.txt)."""
+    Without either, ONNX divides the axis equally among the node's outputs: their number is
+    `outputs_count` (spec kernel.count_from_node: the graph runner gives it), and the axis must divide
+    equally. Split-1, whose input and attribute are both named split, cannot have a generated kernel
+    (the spec checker refuses the shared name: attributes and inputs are keywords of one function)."""
+    axis = 0 if axis is None else axis
     if split is None and num_outputs is None:
-        raise ValueError("Split without split lengths divides the axis among the node's outputs, and the "
-                         "kernel is not given the number of outputs: pass split (or num_outputs from version 18)")
+        if outputs_count is None:
+            raise ValueError("Split without split lengths divides the axis among the node's outputs: give "
+                             "split, or outputs_count (the number of outputs)")
+        size = input.shape[axis]
+        if outputs_count <= 0 or size % outputs_count:
+            raise ValueError(f"Split without split lengths: the axis of length {size} does not divide into "
+                             f"{outputs_count} equal pieces")
+        equal = np.full(outputs_count, size // outputs_count, dtype=np.int64)
+        return dm.general_split(input, equal, axis=axis, num_outputs=None)
     lengths = None if split is None else np.asarray(dm._ints(np.asarray(split).astype(np.int64)), dtype=np.int64)
-    return dm.general_split(input, lengths, axis=0 if axis is None else axis, num_outputs=num_outputs)
+    return dm.general_split(input, lengths, axis=axis, num_outputs=num_outputs)
 
 
 # ---- Reshape, Flatten, Expand, Tile, Transpose -----------------------------------------------------

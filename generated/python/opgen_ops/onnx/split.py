@@ -111,14 +111,14 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V18, inputs, attributes, outputs)
 
 
-def kernel_v18(input, split=None, *, axis=0, num_outputs=None):
+def kernel_v18(input, split=None, *, axis=0, num_outputs=None, outputs_count=None):
     'Reference kernel of onnx.Split@18: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v18((input, split,), {'axis': axis, 'num_outputs': num_outputs}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_split(input, split, axis=axis, num_outputs=num_outputs))
+    return as_outputs(onnx_split(input, split, axis=axis, num_outputs=num_outputs, outputs_count=outputs_count))
 
 # ---- version 13 ----
 
@@ -198,14 +198,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V13, inputs, attributes, outputs)
 
 
-def kernel_v13(input, split=None, *, axis=0):
+def kernel_v13(input, split=None, *, axis=0, outputs_count=None):
     'Reference kernel of onnx.Split@13: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v13((input, split,), {'axis': axis}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_split(input, split, axis=axis))
+    return as_outputs(onnx_split(input, split, axis=axis, outputs_count=outputs_count))
 
 # ---- version 11 ----
 
@@ -284,13 +284,13 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V11, inputs, attributes, outputs)
 
 
-def kernel_v11(input, *, axis=0, split=None):
+def kernel_v11(input, *, axis=0, split=None, outputs_count=None):
     'Reference kernel of onnx.Split@11: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
     input = np.asarray(input)
     problems = validate_v11((input,), {'axis': axis, 'split': split}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_split(input, axis=axis, split=split))
+    return as_outputs(onnx_split(input, axis=axis, split=split, outputs_count=outputs_count))
 
 # ---- version 2 ----
 
@@ -369,13 +369,13 @@ def validate_v2(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V2, inputs, attributes, outputs)
 
 
-def kernel_v2(input, *, axis=0, split=None):
+def kernel_v2(input, *, axis=0, split=None, outputs_count=None):
     'Reference kernel of onnx.Split@2: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
     input = np.asarray(input)
     problems = validate_v2((input,), {'axis': axis, 'split': split}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_split(input, axis=axis, split=split))
+    return as_outputs(onnx_split(input, axis=axis, split=split, outputs_count=outputs_count))
 
 # ---- version 1 ----
 
