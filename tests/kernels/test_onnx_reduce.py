@@ -21,13 +21,25 @@ import onnx
 import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
+from onnx_refs import ort_session
 
 import opgen_ops
-from onnx_refs import ort_session
 from opgen.dtypes import ELEM_TYPES, elem_of_numpy
 from opgen.testing import TOLERANCES
 
 NP = {name: ELEM_TYPES[name].numpy for name in ELEM_TYPES}
+
+
+def spec_note(op: str, note_id: str) -> None:
+    """The behaviour under test is decided by this note of the spec (fails if the note disappears). One
+    spec file is read, not the whole spec set (which takes seconds)."""
+    import yaml
+    from conftest import SPECS
+
+    doc = yaml.safe_load((SPECS / "onnx" / f"{op}.yaml").read_text(encoding="utf-8"))
+    notes = doc.get("notes", []) + [n for v in doc["versions"] for n in v.get("notes", [])]
+    ids = {n.get("id") for n in notes}
+    assert note_id in ids, f"onnx.{op} has no note {note_id!r}"
 
 
 def versions(op: str) -> list[int]:
@@ -66,10 +78,9 @@ def _session(model_key: tuple):
     try:
         return ort_session(_model(*model_key))
     except Exception as exc:  # no kernel for this opset/dtype: onnxruntime refuses the model
-        # no kernel for this type; opsets above 26 (Reduce*-28) refused by onnxruntime 1.31; with opset 1 its
-        # float16 fallback inserts a Cast of the opset-11 form (`to` an int) that Cast-1 (`to` a string) rejects
-        if any(m in str(exc) for m in ("NOT_IMPLEMENTED", "Type Error", "Current official support",
-                                       "InsertedPrecisionFreeCast")):
+        # no kernel for this type; with opset 1 its float16 fallback inserts a Cast of the opset-11 form (`to`
+        # an int) that Cast-1 (`to` a string) rejects
+        if any(m in str(exc) for m in ("NOT_IMPLEMENTED", "Type Error", "InsertedPrecisionFreeCast")):
             return None
         raise
 
@@ -97,7 +108,12 @@ def run_reference(op, version, inputs, attrs, out_types) -> list:
         return [np.asarray(r) for r in _reference(key).run(None, feeds)]
 
 
+ORT_NEWEST_OPSET = 26  # onnxruntime 1.31 refuses models of newer opsets ("under development")
+
+
 def run_onnxruntime(op, version, inputs, attrs, out_types) -> list | None:
+    if version > ORT_NEWEST_OPSET:
+        return None
     if any(x is not None and (x.dtype.name == "bfloat16" or x.dtype.name.startswith("float8")) for x in inputs):
         return None  # onnxruntime's Python binding takes no ml_dtypes arrays ("Numpy_type 256 can't be converted")
     session = _session(_key(op, version, inputs, attrs, out_types))
@@ -194,13 +210,14 @@ def _check_reduce(op: str, version: int, inputs: list, attrs: dict) -> None:
     # onnxruntime's mean of no elements is 0, onnx.reference's NaN (0/0); ONNX leaves it undefined, the
     # kernel gives NaN (note empty_mean): onnx.reference only there.
     # For integers, onnx.reference's mean of no elements is NaN converted to int (INT_MIN, a platform
-    # artefact), the kernel's 0 (undefined by ONNX).
+    # artefact), the kernel's 0 (undefined by ONNX; note empty_and_integer_mean).
     empty_mean = op == "ReduceMean" and 0 in x.shape and run_kernel(op, version, inputs, attrs)[0].size
     # onnxruntime's integer ReduceLogSumExp adds the integer maximum to the truncated log term (-3 + trunc(
     # 0.007) = -3 where log(sum(exp(x))) = -2.993 truncates to -2): compared through double below.
     # onnxruntime sessions are the slow part of this file: for the newest version (three types) onnxruntime
-    # checks float data, onnx.reference every type; older versions have one type each, checked by both
-    ort = (x.dtype == np.float32 or not newest) and not empty_mean
+    # checks float data, onnx.reference every type; older versions have one type each, checked by both with
+    # axes given (by onnx.reference alone without)
+    ort = (x.dtype == np.float32 if newest else "axes" in attrs) and not empty_mean
     # onnxruntime's path for empty data drops negative axes: (2, 0, 3) reduced over axes [1, -1] gives shape
     # (2, 3) there, (2,) in onnx.reference and in onnx's shape inference.
     ort = ort and not (0 in x.shape and any(a < 0 for a in attrs.get("axes", [])))
@@ -217,7 +234,8 @@ def _check_reduce(op: str, version: int, inputs: list, attrs: dict) -> None:
         # onnx.reference, converted as the kernel converts (toward zero, saturating: log(0) = -inf gives the
         # type's lowest value), are the reference for every integer type.
         (got,) = run_kernel(op, version, inputs, attrs)
-        (want,) = run_reference(op, version, [x.astype(np.float64)] + list(inputs[1:]), attrs, [onnx.TensorProto.DOUBLE])
+        as_double = [x.astype(np.float64)] + list(inputs[1:])
+        (want,) = run_reference(op, version, as_double, attrs, [onnx.TensorProto.DOUBLE])
         info = np.iinfo(x.dtype)
         want = np.nan_to_num(np.clip(np.trunc(want), float(info.min), float(info.max)), nan=0.0)
         np.testing.assert_array_equal(got, want.astype(x.dtype), err_msg=f"{op}-{version} {x.dtype}")
@@ -225,6 +243,12 @@ def _check_reduce(op: str, version: int, inputs: list, attrs: dict) -> None:
 
 @pytest.mark.parametrize("op,version", [(op, v) for op in REDUCE for v in versions(op)])
 def test_reduce(op: str, version: int) -> None:
+    """Axes as attribute or input (absent, empty, negative, all), keepdims, noop_with_empty_axes, rank 0, and
+    empty reductions (ONNX's identities), for a sample of each version's types."""
+    if op == "ReduceMean":
+        spec_note(op, "empty_and_integer_mean")
+    if op in LOGARITHMIC:
+        spec_note(op, "integer_logarithm")
     rng = np.random.default_rng(version + len(op))
     for dtype in sample(allowed(op, version), version, version == versions(op)[-1]):
         x = _reduce_data(rng, op, (2, 3, 4), dtype)
@@ -252,8 +276,8 @@ def test_reduce(op: str, version: int) -> None:
 
 @pytest.mark.parametrize("op", REDUCE)
 def test_reduce_ieee_values(op: str) -> None:
-    """NaN propagates, infinities give what the arithmetic gives, signed zeros: against onnx.reference
-    (onnxruntime's max/min skip NaN where NumPy's propagate, see test_reduce_max_min_nan)."""
+    """NaN propagates, infinities give what the arithmetic gives: against onnx.reference (onnxruntime's
+    max/min skip NaN, note nan_and_signed_zero). Max/min order -0.0 below +0.0 (the note): asserted."""
     version = versions(op)[-1]
     inf, nan = np.inf, np.nan
     x = np.array([[1.0, nan, 2.0, -0.0], [inf, 1.0, -inf, 2.0], [-0.0, -0.0, 0.0, 1e-30], [inf, 3.0, 1.0, -2.0]],
@@ -262,6 +286,11 @@ def test_reduce_ieee_values(op: str) -> None:
         x = np.abs(x)
     for a in ([1], [0]):
         check(op, version, [x, np.array(a, np.int64)], {"keepdims": 0}, ort=False)
+    if op in ("ReduceMax", "ReduceMin"):
+        spec_note(op, "nan_and_signed_zero")
+        zeros = np.array([[-0.0, 0.0, -0.0], [0.0, -0.0, 0.0], [-0.0, -0.0, -0.0]], np.float32)
+        (got,) = run_kernel(op, version, [zeros, np.array([1], np.int64)], {"keepdims": 0})
+        assert np.signbit(got).tolist() == ([False, False, True] if op == "ReduceMax" else [True, True, True])
 
 
 # ---- CumSum / CumProd --------------------------------------------------------------------------
@@ -270,16 +299,17 @@ def test_reduce_ieee_values(op: str) -> None:
 @pytest.mark.parametrize("op,version", [("CumSum", 11), ("CumSum", 14), ("CumProd", 26)])
 def test_cumulative(op: str, version: int) -> None:
     """Every exclusive/reverse combination, axis as int32 and int64, negative axes, an empty axis.
-    onnxruntime 1.31 has no CumProd (opset 26 is its newest): onnx.reference there."""
+    onnxruntime 1.31 has no CumProd: onnx.reference there."""
     rng = np.random.default_rng(version)
     for dtype in sample(allowed(op, version), version):
         x = rand(rng, (3, 4), dtype, -2.0, 2.0)
         for exclusive in (0, 1):
             for reverse in (0, 1):
                 attrs = {"exclusive": exclusive, "reverse": reverse}
-                for axis in (np.array(0, np.int64), np.array(-1, np.int32)):
-                    check(op, version, [x, axis], attrs, ort=dtype == "float")
-                check(op, version, [rand(rng, (2, 0), dtype), np.array(1, np.int64)], attrs, ort=dtype == "float")
+                ort = dtype == "float" and op == "CumSum"
+                check(op, version, [x, np.array(0, np.int64)], attrs, ort=ort)
+                check(op, version, [x, np.array(-1, np.int32)], attrs, ort=False)  # axis of type int32
+                check(op, version, [rand(rng, (2, 0), dtype), np.array(1, np.int64)], attrs, ort=ort)
 
 
 # ---- Softmax / LogSoftmax / Hardmax --------------------------------------------------------------
@@ -305,7 +335,7 @@ def test_softmax_family(op: str) -> None:
                 if version >= 13:
                     check(op, version, [data], {"axis": axis}, ort=dtype == "float")
                     continue
-                (got,) = check(op, version, [data], {"axis": axis}, ref=False, ort=dtype != "double",
+                (got,) = check(op, version, [data], {"axis": axis}, ref=False, ort=dtype == "float",
                                needs_reference=False)
                 (want,) = run_reference(op, 13, [_as_matrix(data, axis)], {"axis": 1}, [_elem(data)])
                 close(got, want.reshape(data.shape), f"{op}-{version} as the 2-D view, axis {axis}")
@@ -314,6 +344,7 @@ def test_softmax_family(op: str) -> None:
         # softmax of a row holding NaN is NaN
         check(op, version, [ties], {"axis": 1}, ref=version >= 13, ort=False, needs_reference=False)
         if op == "Hardmax":
+            spec_note(op, "nan_counts_largest")
             (got,) = run_kernel(op, version, [ties], {"axis": 1})
             assert got.tolist() == [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0]], got
 
@@ -343,6 +374,8 @@ def test_dropout() -> None:
             out, mask = run_kernel("Dropout", 22, [f8, np.array(0.5, f8.dtype), np.array(True)], {"seed": 1})
             want = np.where(mask, f8.astype(np.float32) * 2, 0).astype(f8.dtype)
             assert out.dtype == f8.dtype and np.array_equal(out.astype(np.float32), want.astype(np.float32))
+    spec_note("Dropout", "inference_mode")
+    spec_note("Dropout", "test_mode_mask")
     for version, mask_type in ((10, b), (7, onnx.TensorProto.FLOAT)):
         # no mode selector: run for inference. Masks: onnx.reference returns a bool mask for Dropout-7 too
         # (the spec types it T); onnxruntime's Dropout-10 returns an all-false mask, where output = scale *
@@ -360,13 +393,13 @@ def test_dropout() -> None:
         close(out, want, f"Dropout-{version} is_test")
         assert mask.dtype == x.dtype and np.all(mask == 1)
         # is_test = 0 (default): training, unseeded. Each element is dropped (0, mask 0) or scaled by
-        # 1 / (1 - ratio) (mask 1); over 20 000 elements about ratio of them are dropped.
-        big = rand(rng, (200, 100), "float", 1.0, 2.0)
+        # 1 / (1 - ratio) (mask 1); over 5 000 elements about ratio of them are dropped.
+        big = rand(rng, (100, 50), "float", 1.0, 2.0)
         out, mask = run_kernel("Dropout", version, [big], {"ratio": 0.25, **extra})
         kept = mask == 1
         assert mask.dtype == big.dtype and np.all((mask == 0) | kept)
         close(out, np.where(kept, big * np.float32(1 / 0.75), 0).astype(np.float32), f"Dropout-{version} training")
-        assert abs(1 - kept.mean() - 0.25) < 0.02
+        assert abs(1 - kept.mean() - 0.25) < 0.03  # five standard deviations of the dropped fraction
 
 
 # ---- MatMul, Gemm, Einsum, Det -------------------------------------------------------------------
@@ -518,10 +551,12 @@ def test_batch_normalization_legacy() -> None:
         if version < 9:  # spatial = 0: per activation, parameters of shape (C, D1)
             params = [rand(rng, (2, 4), "float") for _ in range(3)] + [np.full((2, 4), 0.75, np.float32)]
             flat = [x.reshape(3, 8)] + [p.reshape(8) for p in params]
-            (got,) = run_kernel("BatchNormalization", version, [x] + params, {**attrs, **test_mode, **extra, "spatial": 0})
+            per_activation = {**attrs, **test_mode, **extra, "spatial": 0}
+            (got,) = run_kernel("BatchNormalization", version, [x] + params, per_activation)
             (want,) = run_reference("BatchNormalization", 15, flat, attrs, [f])
             close(got, want.reshape(x.shape), f"BatchNormalization-{version} spatial=0")
-        if version < 7:  # training: five outputs
+        if version < 7:  # training: five outputs (note saved_statistics)
+            spec_note("BatchNormalization", "saved_statistics")
             got = run_kernel("BatchNormalization", version, [x, scale, bias, mean, var], {**attrs, **extra})
             want = run_reference("BatchNormalization", 15, [x, scale, bias, mean, var],
                                  {**attrs, "training_mode": 1}, [f, f, f])
@@ -551,6 +586,7 @@ def test_batch_normalization_9_training_outputs_refused() -> None:
     feeds = dict(zip("X s b m v".split(), _bn_inputs(np.random.default_rng(0), (2, 3), "float")))
     import opgen
 
+    spec_note("BatchNormalization", "training_by_output_count")
     with pytest.raises(Exception, match="5 outputs named, the kernel returned 1"):
         opgen.run_model(model, feeds)
 
@@ -587,6 +623,7 @@ def test_layer_normalization() -> None:
     float. onnx.reference gives them X's type, not allowed for float16 and double X (U is float or
     bfloat16): Y alone is compared there. stash_type 11 computes double in double, compared with onnx.reference
     (which computes double data in double whatever stash_type says, and refuses every stash type but 1)."""
+    spec_note("LayerNormalization", "stash_precision")
     rng = np.random.default_rng(17)
     for dtype in allowed("LayerNormalization", 17):
         x = rand(rng, (2, 3, 4), dtype)
@@ -608,6 +645,7 @@ def test_layer_normalization() -> None:
 def test_rms_normalization() -> None:
     """Every axis; Y has scale's type V (onnx.reference returns X's type: compared as values there). double
     X with the default stash_type is computed in float32 (see STASHED)."""
+    spec_note("RMSNormalization", "stash_precision")
     rng = np.random.default_rng(23)
     for dtype in allowed("RMSNormalization", 23):
         x = rand(rng, (2, 3, 4), dtype)
@@ -629,6 +667,7 @@ def test_group_normalization() -> None:
     version 21 with the per-group values repeated per channel."""
     from opgen.runtime.kernels.onnx_normalization import onnx_group_norm_18
 
+    spec_note("GroupNormalization", "stash_precision")
     rng = np.random.default_rng(21)
     for dtype in allowed("GroupNormalization", 21):
         for shape, groups in (((2, 4, 3), 2), ((1, 6, 2, 2), 3), ((2, 4, 3), 4), ((2, 4), 1)):
@@ -638,8 +677,8 @@ def test_group_normalization() -> None:
             check("GroupNormalization", 21, inputs, attrs, ort=dtype == "float", scale=STASHED.get(dtype, 1.0))
             per_group = [rand(rng, (groups,), dtype) for _ in range(2)]
             got = onnx_group_norm_18(inputs[0], *per_group, num_groups=groups, epsilon=float(np.float32(2**-8)))
-            (want,) = run_reference("GroupNormalization", 21, [inputs[0]] + [np.repeat(p, c // groups) for p in per_group],
-                                    attrs, [_elem(inputs[0])])
+            per_channel = [np.repeat(p, c // groups) for p in per_group]
+            (want,) = run_reference("GroupNormalization", 21, [inputs[0]] + per_channel, attrs, [_elem(inputs[0])])
             close(got, want, f"GroupNormalization-18 {dtype} {shape} as 21", scale=STASHED.get(dtype, 1.0))
 
 
@@ -656,7 +695,7 @@ def test_lp_normalization(version: int) -> None:
     for dtype in allowed("LpNormalization", version):
         x = rand(rng, (2, 3, 4), dtype)
         x[1, :, 2] = 0
-        for axis in (0, 1, -1):
+        for axis in (0, -1):
             check("LpNormalization", version, [x], {"axis": axis, "p": 2}, ort=dtype == "float",
                   scale=10.0 if dtype in ("float16", "bfloat16") else 1.0)
             check("LpNormalization", version, [x], {"axis": axis, "p": 1}, ref=False, ort=dtype == "float",
@@ -702,7 +741,8 @@ def test_lrn(version: int) -> None:
     scalars (a float32 quotient, relative error up to 6e-8): double results within 1e-7 of it."""
     rng = np.random.default_rng(version)
     for dtype in allowed("LRN", version):
-        for size, attrs in ((3, {"alpha": 2**-10}), (5, {"alpha": 0.5, "beta": 0.5, "bias": 2.0}), (2, {"alpha": 0.25})):
+        for size, attrs in ((3, {"alpha": 2**-10}), (5, {"alpha": 0.5, "beta": 0.5, "bias": 2.0}),
+                            (2, {"alpha": 0.25})):
             attrs = {"size": size, "beta": 0.75, "bias": 1.0, **attrs}
             check("LRN", version, [rand(rng, (4, 4, 2, 3), dtype)], attrs, ort=dtype == "float" and size % 2 == 1,
                   scale=1e5 if dtype == "double" else 1.0)

@@ -93,16 +93,10 @@ def onnx_dropout(data: np.ndarray, ratio: np.ndarray | None = None, training_mod
 
 def onnx_dropout_inference(data: np.ndarray, *, ratio: float = 0.5,
                            mask_dtype: np.dtype | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Dropout-10: run for inference, output = data and the mask (bool, its only type) is all true;
-    ratio is unused."""
+    """Dropout-7/10: run for inference, output = data and the mask is all kept (true; 1 in data's type for
+    version 7, whose mask has type T, which no mask_dtype names); ratio is unused."""
     x = np.asarray(data)
-    return x.copy(), np.ones(x.shape, dtype=mask_dtype or bool)
-
-
-def onnx_dropout_inference_float_mask(data: np.ndarray, *, ratio: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
-    """Dropout-7: as version 10, with the mask in data's type (1 = kept)."""
-    x = np.asarray(data)
-    return x.copy(), np.ones(x.shape, dtype=x.dtype)
+    return x.copy(), np.ones(x.shape, dtype=mask_dtype or x.dtype)
 
 
 def onnx_dropout_is_test(data: np.ndarray, *, ratio: float = 0.5, is_test: int = 0,

@@ -61,13 +61,15 @@ def _to_integer(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 @ieee_results
-def onnx_reduce_sum(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_sum(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                    noop_with_empty_axes: int = 0) -> np.ndarray:
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
     return finish(_fold("ADD", work, 0, dims, keepdims), x.dtype)
 
 
 @ieee_results
-def onnx_reduce_prod(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_prod(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                     noop_with_empty_axes: int = 0) -> np.ndarray:
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
     return finish(_fold("MUL", work, 1, dims, keepdims), x.dtype)
 
@@ -85,7 +87,8 @@ def _highest(dtype: np.dtype) -> Any:
 
 
 @ieee_results
-def onnx_reduce_max(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_max(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                    noop_with_empty_axes: int = 0) -> np.ndarray:
     """The largest element (NaN propagates; -0.0 < +0.0, hlir Reduce MAX); no elements: -inf or the
     type's lowest value (false for bool, for which max is a logical OR)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
@@ -93,7 +96,8 @@ def onnx_reduce_max(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, no
 
 
 @ieee_results
-def onnx_reduce_min(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_min(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                    noop_with_empty_axes: int = 0) -> np.ndarray:
     """The smallest element (NaN propagates; -0.0 < +0.0); no elements: +inf or the type's highest
     value (true for bool, for which min is a logical AND)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
@@ -101,7 +105,8 @@ def onnx_reduce_min(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, no
 
 
 @ieee_results
-def onnx_reduce_mean(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_mean(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                     noop_with_empty_axes: int = 0) -> np.ndarray:
     """Sum / count. Floating types: no elements give NaN (0/0; ONNX leaves it undefined). Integers: the
     wrapped sum divided by the count, truncated toward zero (as onnxruntime and onnx.reference); the
     mean of no elements, undefined, is 0 here."""
@@ -117,14 +122,16 @@ def onnx_reduce_mean(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, n
 
 
 @ieee_results
-def onnx_reduce_l1(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_l1(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                   noop_with_empty_axes: int = 0) -> np.ndarray:
     """Sum of |x| (|MIN| of a signed integer type wraps to MIN, as the type's abs does)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
     return finish(_fold("ADD", np.abs(work), 0, dims, keepdims), x.dtype)
 
 
 @ieee_results
-def onnx_reduce_l2(data: np.ndarray, axes: Any = None, *, keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+def onnx_reduce_l2(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
+                   noop_with_empty_axes: int = 0) -> np.ndarray:
     """sqrt(sum of x*x): hlir Reduce's L2 fold (hypot, no intermediate overflow, for floating types;
     floor(sqrt) of the exact sum of squares, saturated, for integers)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.onnx_activation import onnx_dropout, onnx_dropout_inference, onnx_dropout_inference_float_mask, onnx_dropout_is_test
+from opgen.runtime.kernels.onnx_activation import onnx_dropout, onnx_dropout_inference, onnx_dropout_is_test
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -290,12 +290,12 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(data, *, ratio=0.5):
-    'Reference kernel of onnx.Dropout@7: calls opgen.runtime.kernels.onnx_activation.onnx_dropout_inference_float_mask.'
+    'Reference kernel of onnx.Dropout@7: calls opgen.runtime.kernels.onnx_activation.onnx_dropout_inference.'
     data = np.asarray(data)
     problems = validate_v7((data,), {'ratio': ratio}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_dropout_inference_float_mask(data, ratio=ratio))
+    return as_outputs(onnx_dropout_inference(data, ratio=ratio))
 
 # ---- version 6 ----
 
