@@ -14,8 +14,9 @@ The two forms share one function per op: `axes` is the second positional paramet
 as a keyword (the attribute).
 
 float16/bfloat16 are computed in float32 and rounded once; integers wrap around (two's complement).
-The logarithms, and the mean's division, of integer data are computed in float64 and converted as
-Convert converts (toward zero, saturating): onnxruntime truncates the same way.
+The integer mean is the wrapped sum divided by the count, truncated toward zero (exactly). The
+logarithms of integer data (versions before 28) are computed in float64 and converted as Convert
+converts (toward zero, saturating).
 """
 from __future__ import annotations
 
@@ -114,8 +115,17 @@ def onnx_reduce_mean(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
     total = _fold("ADD", work, 0, dims, keepdims)
     count = _count(x, dims)
     if x.dtype.kind in "iu":
-        return _to_integer(total.astype(np.float64) / count if count else np.zeros(total.shape), x.dtype)
+        return _truncated_quotient(total, count)
     return finish(total / work.dtype.type(count), x.dtype)
+
+
+def _truncated_quotient(total: np.ndarray, count: int) -> np.ndarray:
+    """total / count rounded toward zero, exactly in the integer type (count > 0; 0 for count 0)."""
+    if count == 0:
+        return np.zeros_like(total)
+    divisor = total.dtype.type(count)
+    floor = total // divisor  # one below the truncated quotient where inexact and negative
+    return (floor + ((total % divisor != 0) & (total < 0))).astype(total.dtype)
 
 
 # ---- norms -------------------------------------------------------------------------------------
