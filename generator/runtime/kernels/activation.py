@@ -6,6 +6,8 @@ to the input's dtype at the end (as the generated element-wise kernels do).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import elementwise as _ew
@@ -81,7 +83,7 @@ def softmax(input: np.ndarray, *, axis: int, accurate: bool, logarithmic: bool, 
 
 # ---- dropout ------------------------------------------------------------------------------------
 
-def dropout(data: np.ndarray, ratio: float | None = None, training_mode: bool | None = None, *,
+def dropout(data: np.ndarray, ratio: Any = None, training_mode: Any = None, *,
             seed: int | None) -> tuple[np.ndarray, ...]:
     """ONNX Dropout-13. Inference (training_mode absent or false): output = data, mask all true.
     Training: mask = U >= ratio with U uniform in [0, 1) drawn as onnx.reference draws it

@@ -13,7 +13,7 @@ import numpy as np
 from ..elementwise import compute_dtype, ieee_results
 
 
-def _along(v: np.ndarray, rank: int, axis: int) -> np.ndarray:
+def along_axis(v: np.ndarray, rank: int, axis: int) -> np.ndarray:
     """A 1-D per-feature tensor shaped to broadcast along `axis` of a rank-`rank` tensor."""
     shape = [1] * rank
     shape[axis] = -1
@@ -25,7 +25,7 @@ def _mean(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     return np.sum(x, axis=axes, keepdims=True) / x.dtype.type(count)
 
 
-def _moments(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+def moments(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Mean and population variance over `axes`, kept as size-1 dimensions."""
     mean = _mean(x, axes)
     deviation = x - mean
@@ -47,7 +47,7 @@ def batch_norm_inference(input: np.ndarray, scale: np.ndarray, bias: np.ndarray,
     """output = (input - mean) / sqrt(variance + epsilon) * scale + bias, per feature along feature_index."""
     dtype, (x, s, b, m, v) = _computed(input, scale, bias, mean, variance)
     rank, eps = x.ndim, x.dtype.type(epsilon)
-    s, b, m, v = (_along(a, rank, feature_index) for a in (s, b, m, v))
+    s, b, m, v = (along_axis(a, rank, feature_index) for a in (s, b, m, v))
     with np.errstate(all="ignore"):
         out = (x - m) / np.sqrt(v + eps) * s + b
     return out.astype(dtype)
@@ -63,8 +63,8 @@ def batch_norm_training(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, 
     rank, eps = x.ndim, x.dtype.type(epsilon)
     axes = tuple(k for k in range(rank) if k != feature_index)
     with np.errstate(all="ignore"):
-        mean, var = _moments(x, axes)
-        out = (x - mean) / np.sqrt(var + eps) * _along(s, rank, feature_index) + _along(b, rank, feature_index)
+        mean, var = moments(x, axes)
+        out = (x - mean) / np.sqrt(var + eps) * along_axis(s, rank, feature_index) + along_axis(b, rank, feature_index)
     return out.astype(dtype), mean.reshape(-1).astype(dtype), var.reshape(-1).astype(dtype)
 
 
@@ -79,7 +79,7 @@ def batch_norm_grad(input: np.ndarray, scale: np.ndarray, mean: np.ndarray, vari
     dtype, (x, s, m, v, g) = _computed(input, scale, mean, variance, grad_output)
     rank, eps = x.ndim, x.dtype.type(epsilon)
     axes = tuple(k for k in range(rank) if k != feature_index)
-    s, m, v = (_along(a, rank, feature_index) for a in (s, m, v))
+    s, m, v = (along_axis(a, rank, feature_index) for a in (s, m, v))
     with np.errstate(all="ignore"):
         centered = x - m
         var_eps = v + eps
@@ -94,7 +94,7 @@ def batch_norm_grad(input: np.ndarray, scale: np.ndarray, mean: np.ndarray, vari
 
 
 def _normalise(x: np.ndarray, axes: Any, eps: float) -> tuple[np.ndarray, ...]:
-    mean, var = _moments(x, axes)
+    mean, var = moments(x, axes)
     return (x - mean) / np.sqrt(var + eps), mean, var
 
 
@@ -108,7 +108,7 @@ def instance_norm(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, eps
     axes = tuple(k for k in range(1, rank) if k != channel)
     with np.errstate(all="ignore"):
         normalised, _, _ = _normalise(x, axes, eps)
-        out = normalised * _along(s, rank, channel) + _along(b, rank, channel)
+        out = normalised * along_axis(s, rank, channel) + along_axis(b, rank, channel)
     return out.astype(dtype)
 
 
@@ -124,7 +124,7 @@ def layer_norm(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, axis: 
     start = axis + rank if axis < 0 else axis
     axes = tuple(range(start, rank))
     with np.errstate(all="ignore"):
-        mean, var = _moments(x, axes)
+        mean, var = moments(x, axes)
         rstd = 1 / np.sqrt(var + eps)
         out = (x - mean) * rstd * s + b
     return out.astype(dtype), mean.astype(dtype), rstd.astype(dtype)
@@ -141,5 +141,5 @@ def group_norm(input: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsilo
     grouped = x.reshape(x.shape[0], num_groups, per_group)
     with np.errstate(all="ignore"):
         normalised, _, _ = _normalise(grouped, (2,), eps)
-        out = normalised.reshape(x.shape) * _along(s, rank, 1) + _along(b, rank, 1)
+        out = normalised.reshape(x.shape) * along_axis(s, rank, 1) + along_axis(b, rank, 1)
     return out.astype(dtype)
