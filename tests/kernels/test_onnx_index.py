@@ -31,9 +31,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
+from onnx_refs import ort_session
 
 import opgen_ops
-from onnx_refs import ort_session
 from opgen.runtime.validation import ValidationError
 
 RNG_SEED = 20240611
@@ -260,7 +260,8 @@ def test_gather_elements(version):
                 compare("GatherElements", version, [x, indices_in(rng, data_shape[a], shape)], {"axis": axis},
                         ref_attrs={"axis": a})
                 # smaller non-axis dimensions: ONNX allows them; onnx.reference refuses, onnxruntime computes
-                small = [int(rng.integers(0, n + 1)) if d != a else s for d, (n, s) in enumerate(zip(data_shape, shape))]
+                small = [int(rng.integers(0, n + 1)) if d != a else s
+                         for d, (n, s) in enumerate(zip(data_shape, shape))]
                 compare("GatherElements", version, [x, indices_in(rng, data_shape[a], small)], {"axis": axis},
                         reference=False)
 
@@ -440,7 +441,8 @@ def test_tensor_scatter_linear_writes_must_fit():
 @pytest.mark.parametrize("version", [9, 11, 28])
 def test_one_hot(version):
     rng = np.random.default_rng(RNG_SEED + version)
-    value_types = ["float", "int64", "int32", "bool", "float16", "double", "uint8"] + (["bfloat16"] if version >= 28 else [])
+    value_types = ["float", "int64", "int32", "bool", "float16", "double", "uint8"] + \
+        (["bfloat16"] if version >= 28 else [])
     for index_type in ["int64", "int32", "float", "uint8", "double"]:
         for value_type in value_types:
             for index_shape in [(), (4,), (2, 3), (0, 2)]:
@@ -448,7 +450,8 @@ def test_one_hot(version):
                 low = 0 if index_type.startswith("uint") else -depth - 2  # some outside [-depth, depth - 1]
                 idx = rng.integers(low, depth + 2, size=index_shape).astype(DTYPES[index_type])
                 one = rng.random() < 0.3  # depth as a one-element 1-D tensor: onnx.reference cannot take it
-                depth_array = np.array([depth] if one else depth).astype(DTYPES["int64" if rng.random() < 0.5 else "float"])
+                depth_type = DTYPES["int64" if rng.random() < 0.5 else "float"]
+                depth_array = np.array([depth] if one else depth).astype(depth_type)
                 on_off = data(rng, (2,), value_type)
                 axis = int(rng.integers(-len(index_shape) - 1, len(index_shape) + 1))
                 got = compare("OneHot", version, [idx, depth_array, on_off], {"axis": axis},

@@ -42,7 +42,8 @@ def _in_range(indices: Any, size: int, what: str) -> np.ndarray:
     idx = _as_int64(indices)
     bad = (idx < -size) | (idx >= size)
     if bad.any():
-        raise IndexError(f"{what} {idx[bad][:5].tolist()} outside [-{size}, {size - 1}] (the dimension has size {size})")
+        raise IndexError(f"{what} {idx[bad][:5].tolist()} outside [-{size}, {size - 1}] "
+                         f"(the dimension has size {size})")
     return np.where(idx < 0, idx + size, idx)
 
 
