@@ -1,0 +1,202 @@
+"""`opgen.run_model` and `opgen run` on models exported by torch.onnx.export from real architectures
+(tests/torch_nets.py: ResNet- and MobileNet-style CNNs, a Transformer encoder, LSTM and GRU nets, a
+UNet-style decoder, a detection head with NonMaxSuppression and RoiAlign, a small CNN): every output
+equals onnxruntime's within the tolerance table below, at opsets 17 and 18. Also what the command does
+with bad input: an invalid model never runs, a failing node is named, no output file is half-written.
+"""
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper
+from torch_nets import ARCHITECTURES, example_inputs, export
+
+import opgen
+from opgen.cli import main
+from opgen.cli_run import file_names
+from opgen.run import ModelError, terminal_progress
+from opgen.runtime.graph_runner import GraphError
+
+# (rtol, atol) by output dtype: float32 models accumulate in a different order than onnxruntime's
+# (blocked GEMM, fused kernels), so the last bits differ; integer outputs (NMS indices) must be equal.
+TOLERANCE = {np.dtype(np.float32): (1e-4, 1e-5), np.dtype(np.int64): (0, 0)}
+
+
+def onnxruntime_outputs(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+@pytest.mark.parametrize("opset", [17, 18])
+@pytest.mark.parametrize("name", list(ARCHITECTURES))
+def test_exported_model_runs_as_onnxruntime_runs_it(name, opset):
+    model = export(name, opset)
+    feeds = example_inputs(name)
+    got = opgen.run_model(model, feeds)
+    want = onnxruntime_outputs(model, feeds)
+    assert list(got) == [o.name for o in model.graph.output]
+    for (out_name, g), w in zip(got.items(), want):
+        assert g.dtype == w.dtype and g.shape == w.shape, out_name
+        rtol, atol = TOLERANCE[w.dtype]
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{name} opset {opset} {out_name}")
+
+
+def test_run_model_takes_a_path_bytes_or_a_model(tmp_path):
+    model = export("smallcnn", 17)
+    feeds = example_inputs("smallcnn")
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    results = [opgen.run_model(m, feeds) for m in (model, model.SerializeToString(), path, str(path))]
+    for r in results[1:]:
+        np.testing.assert_array_equal(next(iter(r.values())), next(iter(results[0].values())))
+
+
+def two_node_model(second_op: str = "Relu", opset: int = 17) -> onnx.ModelProto:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    nodes = [helper.make_node("Abs", ["x"], ["a"], name="first"),
+             helper.make_node(second_op, ["a"], ["y"], name="second")]
+    return helper.make_model(helper.make_graph(nodes, "g", [x], [y]), opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_an_invalid_model_is_refused_before_any_node_runs():
+    bad = two_node_model()
+    bad.graph.node[1].attribute.append(helper.make_attribute("alpha", 1.0))  # Relu has no attribute alpha
+    with pytest.raises(ModelError) as info:
+        opgen.run_model(bad, {"x": np.ones((2, 3), np.float32)})
+    assert info.value.exit_code == 1 and info.value.problems
+    assert "second" in str(info.value) and "alpha" in str(info.value)
+
+
+def test_inputs_that_do_not_fit_are_usage_errors():
+    model = two_node_model()
+    with pytest.raises(ModelError, match=r"no value given for input\(s\) x \(float\[2, 3\]\)") as info:
+        opgen.run_model(model, {})
+    assert info.value.exit_code == 2
+    with pytest.raises(ModelError, match="has no input"):
+        opgen.run_model(model, {"x": np.ones((2, 3), np.float32), "z": np.ones(1)})
+    with pytest.raises(GraphError, match="argument 'x' has dtype double, the graph declares float"):
+        opgen.run_model(model, {"x": np.ones((2, 3))})
+
+
+def test_a_failing_node_is_named():
+    model = two_node_model()
+
+    class Failing:  # a resolver whose second kernel fails: the error names that node and its op
+        def get_kernel(self, domain, op, opset=None):
+            import opgen_ops
+
+            if op == "Relu":
+                def boom(*args, **kwargs):
+                    raise ZeroDivisionError("deliberate")
+                return boom
+            return opgen_ops.get_kernel(domain, op, opset)
+
+        def get_signature(self, domain, op, opset=None):
+            import opgen_ops
+
+            return opgen_ops.get_signature(domain, op, opset)
+
+    from opgen.runtime.graph_runner import GraphFunction
+    from opgen.validate import read_model
+
+    graph, _ = read_model(model)
+    with pytest.raises(GraphError, match=r"node second \(onnx\.Relu\): ZeroDivisionError: deliberate"):
+        GraphFunction(graph, Failing()).run({"x": np.ones((2, 3), np.float32)})
+
+
+def test_model_local_functions_run_inlined():
+    fn = helper.make_function("local", "Twice", ["a"], ["b"], [helper.make_node("Add", ["a", "a"], ["b"])],
+                              [helper.make_opsetid("", 17)])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    graph = helper.make_graph([helper.make_node("Twice", ["x"], ["t"], domain="local"),
+                               helper.make_node("Neg", ["t"], ["y"])], "g", [x], [y])
+    model = helper.make_model(graph, functions=[fn], opset_imports=[helper.make_opsetid("", 17),
+                                                                    helper.make_opsetid("local", 1)])
+    out = opgen.run_model(model, {"x": np.array([1, -2, 3], np.float32)})
+    np.testing.assert_array_equal(out["y"], [-2, 4, -6])
+
+
+def test_initializers_listed_as_inputs_default_to_their_values():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    w = helper.make_tensor_value_info("w", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    init = helper.make_tensor("w", TensorProto.FLOAT, [2], [10.0, 20.0])
+    model = helper.make_model(helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g", [x, w], [y], [init]),
+                              opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    feeds = {"x": np.array([1, 2], np.float32)}
+    np.testing.assert_array_equal(opgen.run_model(model, feeds)["y"], [11, 22])
+    feeds["w"] = np.array([0.5, 0.5], np.float32)  # given: the input wins over the initializer
+    np.testing.assert_array_equal(opgen.run_model(model, feeds)["y"], [1.5, 2.5])
+
+
+# ---- the command ------------------------------------------------------------------------------------
+
+def test_opgen_run_writes_one_npy_per_output(tmp_path):
+    model = export("detection", 17)
+    onnx.save(model, tmp_path / "m.onnx")
+    args = ["run", str(tmp_path / "m.onnx"), "--output-dir", str(tmp_path / "out")]
+    for name, value in example_inputs("detection").items():
+        np.save(tmp_path / f"{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'{name}.npy'}"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    want = onnxruntime_outputs(model, example_inputs("detection"))
+    for out, w in zip(model.graph.output, want):
+        got = np.load(tmp_path / "out" / f"{file_names([out.name])[out.name]}.npy")
+        np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5)
+    assert len(result.output.strip().splitlines()) == len(model.graph.output)
+
+
+def test_opgen_run_exit_codes_and_no_partial_output(tmp_path):
+    bad = two_node_model()
+    bad.graph.node[1].attribute.append(helper.make_attribute("alpha", 1.0))
+    onnx.save(bad, tmp_path / "bad.onnx")
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    out = tmp_path / "out"
+    runner = CliRunner()
+    invalid = runner.invoke(main, ["run", str(tmp_path / "bad.onnx"), "--input", f"x={tmp_path / 'x.npy'}",
+                                   "--output-dir", str(out)])
+    assert invalid.exit_code == 1 and "alpha" in invalid.output and not out.exists()
+    (tmp_path / "junk.onnx").write_bytes(b"\x00not a model")
+    unreadable = runner.invoke(main, ["run", str(tmp_path / "junk.onnx"), "--output-dir", str(out)])
+    assert unreadable.exit_code == 2 and "cannot read the model" in unreadable.output and not out.exists()
+    onnx.save(two_node_model(), tmp_path / "ok.onnx")
+    missing = runner.invoke(main, ["run", str(tmp_path / "ok.onnx"), "--output-dir", str(out)])
+    assert missing.exit_code == 2 and "no value given for input(s) x" in missing.output
+    usage = runner.invoke(main, ["run", str(tmp_path / "ok.onnx"), "--input", "x", "--output-dir", str(out)])
+    assert usage.exit_code == 2 and "NAME=FILE.npy" in usage.output
+    np.save(tmp_path / "x64.npy", np.ones((2, 3)))
+    wrong = runner.invoke(main, ["run", str(tmp_path / "ok.onnx"), "--input", f"x={tmp_path / 'x64.npy'}",
+                                 "--output-dir", str(out)])
+    assert wrong.exit_code == 1 and "dtype double" in wrong.output and not out.exists()
+    assert "Traceback" not in invalid.output + unreadable.output + missing.output + usage.output + wrong.output
+
+
+def test_output_file_names_are_safe_and_distinct():
+    names = file_names(["y", "../etc/passwd", "a/b", "a_b", "Y", ""])
+    assert len(set(v.lower() for v in names.values())) == 6
+    assert all(os.sep not in v and not v.startswith(".") for v in names.values())
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only():
+    assert terminal_progress(io.StringIO()) is None
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    show = terminal_progress(stream)
+    assert show is not None
+    for k in range(1, 201):
+        show(k, 200)
+    text = stream.getvalue()
+    assert text.endswith("] 200/200 nodes\n") and text.count("\r") == 100
