@@ -382,7 +382,10 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_freeze(v) for v in value))
     if isinstance(value, np.ndarray):
-        raise TypeError("arrays are not cached")
+        # a small numeric tensor attribute (Constant's value) by its bytes: equal keys, equal tensors
+        if value.dtype == object or value.size > 256:
+            raise TypeError("strings and large arrays are not cached")
+        return ("ndarray", value.dtype, value.shape, value.tobytes())
     hash(value)
     return (type(value).__name__, value)
 

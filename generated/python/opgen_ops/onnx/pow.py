@@ -49,6 +49,7 @@ SIGNATURE_V15 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -99,6 +100,7 @@ SIGNATURE_V13 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
@@ -149,6 +151,7 @@ SIGNATURE_V12 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape('Z', lambda c: c.broadcast_shape('X', 'Y'), 'broadcast_shape(X, Y)'),
     ),
 )
 
