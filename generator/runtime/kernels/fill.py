@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..context import TensorInfo
+from .random import requested_shape
 
 
 def _tensor_attribute(value: Any) -> np.ndarray:
@@ -24,15 +25,10 @@ def constant_of_shape(input: np.ndarray, *, value: np.ndarray | None = None,
 
     The output's type is the value's (ONNX), whatever `output_dtype` the caller declares: the generated
     kernel passes the declared type, or the input's (int64) when none is declared."""
-    dims = np.asarray(input)
-    if dims.ndim != 1:
-        raise ValueError(f"ConstantOfShape: the shape input has rank {dims.ndim}, expected 1")
-    shape = tuple(int(d) for d in dims)
-    if any(d < 0 for d in shape):
-        raise ValueError(f"ConstantOfShape: negative dimension in the requested shape {list(shape)}")
+    shape = requested_shape(input)
     fill = np.zeros((), np.float32) if value is None else _tensor_attribute(value)
     if fill.size != 1:
         raise ValueError(f"ConstantOfShape: value has {fill.size} elements, expected one")
-    if output_dtype is not None and np.dtype(output_dtype) not in (fill.dtype, dims.dtype):
+    if output_dtype is not None and np.dtype(output_dtype) not in (fill.dtype, np.asarray(input).dtype):
         raise ValueError(f"ConstantOfShape: the output is declared {np.dtype(output_dtype)}, value is {fill.dtype}")
     return np.full(shape, fill.reshape(()), dtype=fill.dtype)

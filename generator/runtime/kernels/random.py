@@ -42,7 +42,8 @@ def generator(seed: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(int(seed) % 2**64))
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
+def requested_shape(shape: Any) -> tuple[int, ...]:
+    """A shape given as a 1-D tensor of sizes (RngNormal's shape, ONNX ConstantOfShape's input)."""
     dims = np.asarray(shape)
     if dims.ndim != 1:
         raise ValueError(f"shape must be a 1-D tensor, found rank {dims.ndim}")
@@ -62,7 +63,7 @@ def _scalar(value: Any, name: str) -> np.ndarray:
 def rng_normal(mu: np.ndarray, sigma: np.ndarray, shape: Any, *, seed: int = 1) -> np.ndarray:
     """N(mu, sigma) samples of the given shape, in the type of mu (spec note generator)."""
     mu, sigma = _scalar(mu, "mu"), _scalar(sigma, "sigma")
-    z = generator(seed).standard_normal(_shape(shape), dtype=np.float64)
+    z = generator(seed).standard_normal(requested_shape(shape), dtype=np.float64)
     with np.errstate(all="ignore"):  # an infinite or NaN parameter gives inf/NaN, not a warning
         value = np.float64(mu) + np.float64(sigma) * z
         return value.astype(mu.dtype)
@@ -74,7 +75,7 @@ def rng_uniform(a: np.ndarray, b: np.ndarray, shape: Any, *, seed: int = 1) -> n
     dtype = a.dtype
     if not a < b:
         raise ValueError(f"the interval [a, b) = [{a}, {b}) is empty: RngUniform needs a < b")
-    sizes = _shape(shape)
+    sizes = requested_shape(shape)
     rng = generator(seed)
     if dtype.kind in "iu":
         return rng.integers(a.item(), b.item(), size=sizes, dtype=dtype, endpoint=False)
@@ -105,7 +106,7 @@ def _onnx_type(dtype: int | None, like: np.ndarray | None) -> np.dtype[Any]:
 
 
 def _onnx_shape(shape: Any) -> tuple[int, ...]:
-    return _shape(np.asarray(list(shape), np.int64))
+    return requested_shape(np.asarray(list(shape), np.int64))
 
 
 def _normal(shape: tuple[int, ...], dtype: np.dtype[Any], mean: float, scale: float, seed: float | None) -> np.ndarray:
