@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
 from .build import BuildResult, build_summary
 from .errors import OpgenError, SpecError
-from .paths import project_root as _project_root
+from .paths import project_specs, reading_specs
 
 if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: starting the command never needs them
     from .model import SpecSet
@@ -23,19 +23,84 @@ def _load(specs_dir: Path) -> SpecSet:
     specs, errors = load_specs(specs_dir)
     real = [e for e in errors if e.severity == "error"]
     if real:
-        _report(real)
-        click.echo(f"{len(real)} error(s) in the specs; nothing was generated.", err=True)
+        count = _report(real)
+        click.echo(f"{count} error(s) in the specs; nothing was generated.", err=True)
         sys.exit(1)
     return specs
 
 
-def _report(errors: list[SpecError]) -> None:
-    for e in sorted(errors, key=lambda e: (e.location.file, e.location.line, e.location.column)):
-        click.echo(str(e), err=True)
+def _report(errors: list[SpecError]) -> int:
+    """Spec errors on stderr, one per fault: an error inside a YAML anchor that several versions share
+    is one error naming every version. On a terminal, in colour and with the spec line and a caret."""
+    from .errors import merge_shared
+
+    tty = sys.stderr.isatty()
+    shown = merge_shared(sorted(errors, key=lambda e: (e.location.file, e.location.line, e.location.column)))
+    for e in shown:
+        e = e.relative_to(Path.cwd())
+        if not tty:
+            click.echo(str(e), err=True)
+            continue
+        colour = "red" if e.severity == "error" else "yellow"
+        click.echo(click.style(str(e), fg=colour, bold=True), err=True)
+        source = _source_line(e.location.file, e.location.line)
+        if source is not None and e.location.column:
+            click.echo(f"    {source}\n    {' ' * (e.location.column - 1)}{click.style('^', fg=colour)}", err=True)
+    return len(shown)
+
+
+def _source_line(file: str, line: int) -> str | None:
+    try:
+        with open(file, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, 1):
+                if number == line:
+                    return text.rstrip("\n")[:200]
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
 
 
 specs_option = click.option("--specs", "specs_dir", type=click.Path(path_type=Path), default=None,
-                            help="Spec folder (default: ./specs of the project).")
+                            help="Spec folder (default: the specs/ folder of the current directory or a parent; "
+                                 "list, show and lint fall back to the specs opgen ships).")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def format_option(help_text: str = "Print text lines, or one JSON document.") -> Callable[[_F], _F]:
+    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                        help=help_text)
+
+
+def _echo_json(doc: Any) -> None:
+    import json
+
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
+
+
+def _error_record(e: SpecError) -> dict[str, Any]:
+    return {"file": e.location.file, "line": e.location.line, "column": e.location.column, "op": e.op,
+            "field": e.field, "severity": e.severity, "message": e.message}
+
+
+def _domain_or_exit(specs: SpecSet, domain: str | None) -> None:
+    from .dtypes import suggest
+
+    names = [d.name for d in specs.domains]
+    if domain is not None and domain not in names:
+        raise click.BadParameter(f"no domain {domain!r}{suggest(domain, names)}; the domains: {', '.join(names)}",
+                                 param_hint="--domain")
+
+
+def _project_specs_or_exit(command: str) -> Path:
+    """A writing command's spec folder when --specs is not given: the project's, never the bundled one
+    (building it would write beside the installed package)."""
+    found = project_specs()
+    if found is None:
+        raise click.UsageError(f"no specs/ folder in the current directory or above it; run `opgen {command}` "
+                               "in your project or pass --specs DIR")
+    return found
 
 
 class _Group(click.Group):
@@ -60,7 +125,8 @@ def main() -> None:
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Output folder (default: the folder `generated` beside the spec folder).")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 and list stale files if any.")
-def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
+@format_option("With --check: the stale files as text lines or as one JSON document.")
+def build(specs_dir: Path | None, out_dir: Path | None, check: bool, fmt: str) -> None:
     """Regenerate what the specs changed since the last build (only files whose bytes change are written).
 
     The output goes to --out, or else to `generated/` beside the spec folder (so `--specs DIR`
@@ -71,24 +137,26 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool) -> None:
     from .render import RenderError
     from .render.writer import BuildError
 
-    specs_dir = specs_dir or _project_root() / "specs"
+    specs_dir = specs_dir or _project_specs_or_exit("build")
     out_dir = out_dir or specs_dir.parent / "generated"
     try:
         result: BuildResult | OpgenError = run(specs_dir, out_dir, check=check)
     except (BuildError, RenderError) as exc:
         result = exc
-    report_build(result, out_dir, check)
+    report_build(result, out_dir, check, as_json=fmt == "json")
 
 
-def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool) -> None:
+def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool, as_json: bool = False) -> None:
     """Say what a build did (or why it could not run), and exit 1 when it failed or, with --check, found
     stale files. Also used by the console command's no-op fast path (opgen.entry)."""
+    if as_json and check:
+        _report_check_json(result, out_dir)
     if isinstance(result, OpgenError):
         click.echo(f"opgen build: {result}", err=True)
         sys.exit(1)
     if result.outcome is None:
-        _report(result.errors)
-        click.echo(f"{len(result.errors)} error(s) in the specs; nothing was generated.", err=True)
+        count = _report(result.errors)
+        click.echo(f"{count} error(s) in the specs; nothing was generated.", err=True)
         sys.exit(1)
     _report(result.errors)  # warnings
     outcome = result.outcome
@@ -109,13 +177,34 @@ def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool) -
         click.echo(result.coverage)
 
 
+def _report_check_json(result: BuildResult | OpgenError, out_dir: Path) -> None:
+    """`build --check --format json`: {"fresh", "stale", "removed", "errors", ...}; exit 1 unless fresh."""
+    if isinstance(result, OpgenError):
+        _echo_json({"output": str(out_dir), "fresh": False, "error": str(result)})
+        sys.exit(1)
+    doc: dict[str, Any] = {"output": str(out_dir), "errors": [_error_record(e) for e in result.errors]}
+    if result.outcome is None:
+        doc["fresh"] = False
+    else:
+        doc.update(fresh=not (result.outcome.written or result.outcome.removed),
+                   stale=list(result.outcome.written), removed=list(result.outcome.removed),
+                   summary=result.outcome.summary(check=True))
+    _echo_json(doc)
+    sys.exit(0 if doc["fresh"] else 1)
+
+
 @main.command(name="list")
 @specs_option
 @click.option("--domain", default=None, help="Only this domain.")
 @click.option("--kernels", is_flag=True, help="Per op version: its NumPy kernel and the element types of its C kernels.")
-def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool) -> None:
+@format_option()
+def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool, fmt: str) -> None:
     """List the ops of every domain with their versions."""
-    specs = _load(specs_dir or _project_root() / "specs")
+    specs = _load(reading_specs(specs_dir))
+    _domain_or_exit(specs, domain)
+    if fmt == "json":
+        _echo_json(_list_json(specs, domain, kernels))
+        return
     if kernels:
         from .render.c_code import type_plan
 
@@ -134,38 +223,75 @@ def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool) -> None:
             click.echo(f"{d.name}.{op.name}  [{versions}]  {op.category}{tag}")
 
 
+def _list_json(specs: SpecSet, domain: str | None, kernels: bool) -> list[dict[str, Any]]:
+    from .render.c_code import type_plan
+
+    rows = []
+    for d in specs.domains:
+        if domain and d.name != domain:
+            continue
+        for op in d.ops:
+            row: dict[str, Any] = {"domain": d.name, "op": op.name, "category": op.category,
+                                   "versions": [v.since_version for v in op.versions],
+                                   "documented": op.provenance.documented}
+            if kernels:
+                row["kernels"] = [{
+                    "version": v.since_version,
+                    "numpy": "formula" if v.elementwise else v.kernel,
+                    "c": [e.name for e, _, _ in (type_plan(v) if v.elementwise and all(
+                        p.option == "single" for p in v.inputs) else [])]} for v in op.versions]
+            rows.append(row)
+    return rows
+
+
 @main.command()
 @specs_option
 @click.argument("ref")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
-def show(specs_dir: Path | None, ref: str, lang: str) -> None:
-    """Show one op version, e.g. `opgen show onnx.PRelu@9` (no @version: the newest)."""
-    from .show import describe, parse_ref
+@format_option()
+def show(specs_dir: Path | None, ref: str, lang: str, fmt: str) -> None:
+    """Show one op version, e.g. `opgen show onnx.PRelu@9` (no @version: the newest): its summary,
+    attributes, inputs and outputs with their shapes, type constraints, numbered constraints, kernel,
+    notes, examples and sources."""
+    from .dtypes import suggest
+    from .show import describe, parse_ref, version_view
 
-    specs = _load(specs_dir or _project_root() / "specs")
+    specs = _load(reading_specs(specs_dir))
     try:
         domain, name, version = parse_ref(ref)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="REF") from None
+    _domain_or_exit(specs, domain)
     op = specs.find(domain, name)
     if op is None:
-        raise click.ClickException(f"no op {domain}.{name}; try `opgen list`")
+        names = [o.name for o in specs.ops() if o.domain == domain]
+        by_case = [n for n in names if n.lower() == name.lower()]
+        hint = f" (did you mean {by_case[0]!r}?)" if by_case else suggest(name, names)
+        raise click.ClickException(f"no op {domain}.{name}{hint}; `opgen list --domain {domain}` lists them")
     v = op.resolve(version) if version is not None else op.versions[0]
     if v is None:
-        raise click.ClickException(f"{domain}.{name} has no version <= {version}")
-    click.echo(describe(op, v, lang))
+        raise click.ClickException(f"{domain}.{name} has no version <= {version}; its versions: "
+                                   + ", ".join(str(x.since_version) for x in op.versions))
+    if fmt == "json":
+        _echo_json(version_view(op, v, lang))
+    else:
+        click.echo(describe(op, v, lang))
 
 
 @main.command()
 @specs_option
-def lint(specs_dir: Path | None) -> None:
+@format_option()
+def lint(specs_dir: Path | None, fmt: str) -> None:
     """Check the specs and report every text lacking its English or Chinese form."""
     from .lint import missing_translations
 
-    specs = _load(specs_dir or _project_root() / "specs")
+    specs = _load(reading_specs(specs_dir))
     problems = missing_translations(specs)
+    if fmt == "json":
+        _echo_json({"ops": len(specs.ops()), "problems": [_error_record(e) for e in problems]})
+        sys.exit(1 if problems else 0)
     _report(problems)
-    click.echo(f"opgen lint: {len(problems)} missing translation(s) in {len(specs.ops())} ops")
+    click.echo(f"opgen lint: {len(problems)} missing or placeholder text(s) in {len(specs.ops())} ops")
     if problems:
         sys.exit(1)
 
@@ -207,6 +333,43 @@ def _unreadable(model: Path, message: str, fmt: str) -> None:
     sys.exit(2)
 
 
+@main.command()
+@click.argument("ref", metavar="DOMAIN.OP")
+@click.option("--category", required=True, help="Documentation group of the op (e.g. activation, elementwise_math).")
+@click.option("--source", default=None, metavar="FILE",
+              help="The op's source document in the spec folder's sources/ (default: the one the domain cites most).")
+@specs_option
+def new(ref: str, category: str, source: str | None, specs_dir: Path | None) -> None:
+    """Write a starter spec DOMAIN/OP.yaml: valid, one version, placeholders `opgen lint` reports."""
+    from .new import starter_spec
+    from .show import parse_ref
+
+    try:
+        domain, name, version = parse_ref(ref)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="DOMAIN.OP") from None
+    if version is not None:
+        raise click.BadParameter("name the op without @version", param_hint="DOMAIN.OP")
+    folder = specs_dir or _project_specs_or_exit("new")
+    _category_or_exit(folder, category)
+    starter = starter_spec(folder, domain, name, category, source)
+    starter.path.write_text(starter.text, encoding="utf-8")
+    click.echo(f"wrote {starter.path}: fill in its TODOs (`opgen lint` lists them), then run `opgen build`")
+
+
+def _category_or_exit(specs_dir: Path, category: str) -> None:
+    import json
+
+    from .dtypes import suggest
+    from .paths import schema_dir
+
+    schema = json.loads((schema_dir(specs_dir) / "op.schema.json").read_text(encoding="utf-8"))
+    allowed = schema["properties"]["category"]["enum"]
+    if category not in allowed:
+        raise click.BadParameter(f"{category!r} is not a category{suggest(category, allowed)}; the categories: "
+                                 f"{', '.join(allowed)}", param_hint="--category")
+
+
 @main.group(name="import")
 def import_() -> None:
     """Write specs from another operator set's own definitions (today: the onnx package)."""
@@ -235,7 +398,7 @@ def import_onnx(ops: tuple[str, ...], all_ops: bool, category: str | None, texts
         raise click.UsageError("name the operators with --op NAME, or give --all")
     names = [n.strip() for item in ops for n in item.split(",") if n.strip()]
     try:
-        result = run_import(names, specs_dir or _project_root() / "specs", category, texts_dir, all_ops)
+        result = run_import(names, specs_dir or _project_specs_or_exit("import onnx"), category, texts_dir, all_ops)
     except ImportFailed as exc:
         raise click.ClickException(str(exc)) from None
     for note in result.notes:

@@ -157,6 +157,38 @@ def _by_dtype() -> dict[Any, str]:
     return {np.dtype(np_type): name for name, np_type in _numpy_types().items()}
 
 
+def spec_dtype(dtype: Any) -> str | None:
+    """A dtype as validators take it, in any of the spellings people use, as the spec's element name:
+    a spec name ("float"), a NumPy dtype or type (np.float32, np.dtype("float32"), ml_dtypes.bfloat16)
+    or a NumPy name ("float32", "int64"). A whole value type (seq(...), optional(...)) and a string
+    that names nothing are returned unchanged: the validator reports the latter with a suggestion."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        if dtype in ELEM_TYPES or "(" in dtype:
+            return dtype
+        import numpy as np
+
+        try:
+            return _by_dtype().get(np.dtype(dtype), dtype)
+        except TypeError:
+            return dtype
+    import numpy as np
+
+    try:
+        return elem_of_numpy(np.dtype(dtype))
+    except (TypeError, ValueError):
+        return str(dtype)
+
+
+def suggest(word: str, choices: Any) -> str:
+    """" (did you mean 'x'?)" for the closest of `choices`, or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
 def elem_of_numpy(dtype: np.dtype) -> str:
     """The spec element name of a NumPy dtype."""
     import numpy as np

@@ -13,11 +13,17 @@ def main() -> None:
     if sys.argv[1:] == ["build"]:
         from .build import BuildResult, build_summary, run
         from .errors import OpgenError
-        from .paths import project_root
+        from .paths import project_specs
         from .render import RenderError
         from .render.writer import BuildError
 
-        specs = project_root() / "specs"
+        found = project_specs()
+        if found is None:  # the command line says where specs are looked for
+            from .cli import main as cli
+
+            cli()
+            return
+        specs = found
         out = specs.parent / "generated"
         try:
             result: BuildResult | OpgenError = run(specs, out)

@@ -1,7 +1,9 @@
 """Source locations and the error type every stage reports through."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning"]
@@ -34,6 +36,14 @@ class SpecError:
     field: str = ""  # dotted field path, e.g. versions[1].attributes.alpha.default
     severity: Severity = "error"
 
+    def relative_to(self, folder: Path) -> "SpecError":
+        """The same error with its file named relative to `folder` when it lies below it."""
+        try:
+            rel = Path(self.location.file).resolve().relative_to(folder.resolve())
+        except (ValueError, OSError):
+            return self
+        return dataclasses.replace(self, location=self.location._replace(file=rel.as_posix()))
+
     def __str__(self) -> str:
         parts = [str(self.location)]
         if self.op:
@@ -45,6 +55,33 @@ class SpecError:
         message = self.message if len(self.message) <= MAX_MESSAGE else \
             f"{self.message[:MAX_MESSAGE]}... ({len(self.message) - MAX_MESSAGE} more characters)"
         return f"{prefix}: {tag}{message}"
+
+
+def merge_shared(errors: list[SpecError]) -> list[SpecError]:
+    """One error per fault: the same message at the same place for several versions of an op (a text or
+    entry shared through a YAML anchor is checked once per version that uses it) becomes one error
+    naming every version, e.g. "onnx.Foo@13, @11, @6"."""
+    merged: dict[tuple[Location, str, str], list[SpecError]] = {}
+    for e in errors:
+        op = e.op.split("@", 1)[0]
+        merged.setdefault((e.location, op, e.message), []).append(e)
+    out = []
+    for group in merged.values():
+        first = group[0]
+        versions = [e.op.split("@", 1)[1] for e in group if "@" in e.op]
+        if len(group) > 1 and len(versions) == len(group):
+            first = dataclasses.replace(first, op=f"{first.op.split('@', 1)[0]}@" + ", @".join(versions),
+                                        field=_common_field([e.field for e in group]))
+        out.append(first)
+    return out
+
+
+def _common_field(fields: list[str]) -> str:
+    """The field path the errors share, with the version index left out when it differs."""
+    import re
+
+    unindexed = {re.sub(r"^versions\[\d+\]\.?", "", f) for f in fields}
+    return unindexed.pop() if len(unindexed) == 1 else fields[0]
 
 
 class OpgenError(Exception):

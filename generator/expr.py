@@ -11,6 +11,7 @@ import ast
 from functools import lru_cache
 from typing import cast
 
+from .dtypes import suggest
 from .errors import OpgenError
 
 
@@ -203,7 +204,8 @@ def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[st
                                  if _name(a) not in parameters]
             elif fname not in CHECK_BUILTINS:
                 allowed = ", ".join(sorted(SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS))
-                problems.append(f"unknown function {fname}(); allowed: {allowed}")
+                problems.append(f"unknown function {fname}(){suggest(fname, SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS)}"
+                                f"; allowed: {allowed}")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             problems.append("** is not allowed in checks (a check must stay cheap to evaluate)")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
 
+from .dtypes import suggest
 from .expr import ExprError, _name, _tree
 
 
@@ -209,7 +210,7 @@ def _check_formula(text: str, names: frozenset[str], strings: frozenset[str] = f
         elif isinstance(node, ast.Call):
             fn = FORMULA_FUNCTIONS.get(_name(node.func))
             if fn is None:
-                problems.append(f"unknown function {_name(node.func)}(); "
+                problems.append(f"unknown function {_name(node.func)}(){suggest(_name(node.func), FORMULA_FUNCTIONS)}; "
                                 f"allowed: {', '.join(sorted(FORMULA_FUNCTIONS))}")
             elif len(node.args) != fn.arity:
                 problems.append(f"{_name(node.func)}() takes {fn.arity} arguments, got {len(node.args)}")

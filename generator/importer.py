@@ -27,6 +27,7 @@ import yaml
 from .dtypes import parse_type
 from .errors import OpgenError
 from .import_merge import (Texts, TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
+from .paths import BUNDLED_SPECS
 
 MARK = "# opgen-import: onnx"
 DOMAIN = "onnx"
@@ -289,7 +290,7 @@ def _imported_note(onnx_version: str, own_texts: bool) -> dict[str, Any]:
 def _ensure_schemas(specs_dir: Path, result: ImportResult) -> None:
     if (specs_dir / "schema" / "op.schema.json").is_file():
         return
-    source = Path(__file__).resolve().parents[1] / "specs" / "schema"
+    source = BUNDLED_SPECS / "schema"
     if not (source / "op.schema.json").is_file():
         raise ImportFailed(f"{specs_dir} has no schema/ folder and opgen's own schemas are not installed")
     shutil.copytree(source, specs_dir / "schema", dirs_exist_ok=True)

@@ -1,4 +1,5 @@
-"""`opgen lint`: every human-readable text must exist in English and Chinese."""
+"""`opgen lint`: every human-readable text must exist in English and Chinese, and none may still be a
+placeholder that `opgen new` wrote ("TODO...")."""
 from __future__ import annotations
 
 from typing import Iterator
@@ -46,7 +47,16 @@ def missing_translations(specs: SpecSet) -> list[SpecError]:
 
 
 def _missing(key: str, field: str, text: Text | None, loc: Location) -> list[SpecError]:
+    from .new import PLACEHOLDER
+
     if text is None:
         return []
-    return [SpecError(loc, f"missing {name} text", key, field, severity="warning")
-            for name, value in (("English (en)", text.en), ("Chinese (zh)", text.zh)) if not (value or "").strip()]
+    problems = []
+    for name, value in (("English (en)", text.en), ("Chinese (zh)", text.zh)):
+        value = (value or "").strip()
+        if not value:
+            problems.append(SpecError(loc, f"missing {name} text", key, field, severity="warning"))
+        elif value.startswith(PLACEHOLDER):
+            problems.append(SpecError(loc, f"the {name} text is still a placeholder: {value[:60]!r}", key, field,
+                                      severity="warning"))
+    return problems

@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, cast
 
+from . import paths
+from .dtypes import suggest
 from .errors import Location, SpecError, SpecErrors
 from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Pairs, Parameter,
                     Provenance, Source, SpecSet, Text, TypeConstraint, TypeGroup)
@@ -30,7 +32,7 @@ def _validator(specs_root: str, name: str) -> Any:
     import jsonschema
     from referencing import Registry, Resource
 
-    schema_dir = Path(specs_root) / SCHEMA_DIR
+    schema_dir = paths.schema_dir(Path(specs_root))
     resources = []
     for path in sorted(schema_dir.glob("*.schema.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -52,7 +54,7 @@ def _fast_validator(specs_root: str, name: str) -> Any:
 
     from . import cache
 
-    schema_dir = Path(specs_root) / SCHEMA_DIR
+    schema_dir = paths.schema_dir(Path(specs_root))
     docs = {p.name: p.read_bytes() for p in sorted(schema_dir.glob("*.schema.json"))}
     key = hashlib.sha256(repr((sorted(docs.items()), name, fastjsonschema.VERSION, sys.version)).encode()).hexdigest()
     entry = f"schema-{key[:32]}.marshal"
@@ -92,11 +94,15 @@ def _schema_errors(data: Any, schema: str, specs_root: Path, filename: str, op: 
             allowed = sorted(err.schema.get("properties", {}))
             for key in sorted(set(err.instance) - set(allowed)):
                 loc = getattr(err.instance, "key_locs", {}).get(key) or locate(data, path) or Location(filename)
-                errors.append(SpecError(loc, f"unknown key {key!r}; allowed keys: {', '.join(allowed)}",
-                                        op, _dotted(path + [key])))
+                errors.append(SpecError(loc, f"unknown key {key!r}{suggest(str(key), allowed)}; allowed keys: "
+                                        f"{', '.join(allowed)}", op, _dotted(path + [key])))
             continue
         if err.validator == "required":
             missing = re.search(r"'([^']+)' is a required property", message)
+            if missing and isinstance(err.instance, dict) and any(
+                    suggest(str(k), [missing.group(1)]) for k in err.instance if k not in err.schema.get(
+                        "properties", {})):
+                continue  # a misspelt key: its unknown-key error says which one was meant (one fault, one error)
             message = f"missing required key {missing.group(1)!r}" if missing else message
         elif err.validator == "pattern":
             message = f"{err.instance!r} is not allowed here; expected a string matching {err.validator_value}"

@@ -1,19 +1,23 @@
 """The CLI's read-only commands and help texts."""
 from __future__ import annotations
 
+import json
+import re
+import shutil
+
 import pytest
 from click.testing import CliRunner
 
 from opgen.cli import main
 
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 
 def run(*args: str):
     return CliRunner().invoke(main, [*args])
 
 
-@pytest.mark.parametrize("command", [[], ["build"], ["list"], ["show"], ["lint"]])
+@pytest.mark.parametrize("command", [[], ["build"], ["list"], ["show"], ["lint"], ["new"]])
 def test_help(command):
     result = run(*command, "--help")
     assert result.exit_code == 0 and "Usage:" in result.output
@@ -55,4 +59,138 @@ def test_show_bad_reference_is_a_clear_error(ref, message):
 def test_lint_is_clean_on_the_project():
     result = run("lint", "--specs", str(SPECS))
     assert result.exit_code == 0, result.output
-    assert "0 missing translation(s) in 345 ops" in result.output
+    assert re.search(r"opgen lint: 0 missing or placeholder text\(s\) in \d+ ops", result.output)
+
+
+def test_list_of_an_unknown_domain_is_an_error_with_a_suggestion():
+    result = run("list", "--specs", str(SPECS), "--domain", "onnxx")
+    assert result.exit_code == 2
+    assert "no domain 'onnxx' (did you mean 'onnx'?)" in result.output and "hlir" in result.output
+
+
+def test_list_as_json():
+    result = run("list", "--specs", str(SPECS), "--domain", "onnx", "--format", "json", "--kernels")
+    assert result.exit_code == 0
+    rows = {row["op"]: row for row in json.loads(result.output)}
+    assert rows["PRelu"]["versions"] == [16, 9, 7, 6, 1] and rows["PRelu"]["category"] == "activation"
+    assert {r["domain"] for r in rows.values()} == {"onnx"}
+    elu22 = next(k for k in rows["Elu"]["kernels"] if k["version"] == 22)
+    assert elu22["numpy"] == "formula" and "float" in elu22["c"]
+
+
+def test_show_prints_everything_of_a_version():
+    text = run("show", "--specs", str(SPECS), "hlir.Abs").output
+    for heading in ("inputs:", "outputs:", "type constraints:", "kernel:", "notes:", "examples:", "sources:"):
+        assert f"\n{heading}\n" in text, heading
+    assert "integer_minimum" in text and "mixed_signs" in text and "004_9a4c3bf01a77ae81.txt §3.1" in text
+    gather = run("show", "--specs", str(SPECS), "onnx.Gather@13").output
+    assert "constraints:\n  C1:" in gather
+
+
+def test_show_as_json_holds_what_the_text_holds():
+    view = json.loads(run("show", "--specs", str(SPECS), "--format", "json", "--lang", "zh", "onnx.PRelu@16").output)
+    assert view["key"] == "onnx.PRelu@16" and view["versions"] == [16, 9, 7, 6, 1]
+    assert [p["name"] for p in view["inputs"]] == ["X", "slope"] and view["outputs"][0]["name"] == "Y"
+    assert view["constraints"] and all(c["description"] for c in view["constraints"])
+    assert {n["kind"] for n in view["notes"]} == {"erratum", "decision"}
+    elu = json.loads(run("show", "--specs", str(SPECS), "--format", "json", "onnx.Elu@22").output)
+    assert elu["outputs"][0]["shape"] == "shape(X)" and elu["formula"].startswith("Y = where(")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in view["summary"])
+
+
+@pytest.mark.parametrize("ref,hint", [("onnx.relu", "did you mean 'Relu'?"), ("onnx.Rellu", "did you mean 'Relu'"),
+                                      ("hlir.Abz", "did you mean 'Abs'")])
+def test_show_suggests_the_op_meant(ref, hint):
+    result = run("show", "--specs", str(SPECS), ref)
+    assert result.exit_code == 1 and hint in result.output
+
+
+def test_lint_as_json():
+    result = run("lint", "--specs", str(SPECS), "--format", "json")
+    assert result.exit_code == 0
+    doc = json.loads(result.output)
+    assert doc["problems"] == [] and doc["ops"] > 300
+
+
+def test_build_check_as_json(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS / "onednn", specs / "onednn")
+    (specs / "sources").mkdir()
+    shutil.copy(next((SPECS / "sources").glob("002_*")), specs / "sources")
+    out = tmp_path / "out"
+    stale = json.loads(run("build", "--specs", str(specs), "--out", str(out), "--check", "--format", "json").output)
+    assert stale["fresh"] is False and "python/opgen_ops/onednn/prelu.py" in stale["stale"]
+    assert run("build", "--specs", str(specs), "--out", str(out)).exit_code == 0
+    fresh = run("build", "--specs", str(specs), "--out", str(out), "--check", "--format", "json")
+    assert fresh.exit_code == 0 and json.loads(fresh.output)["fresh"] is True
+
+
+def _spec_folder(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS / "hlir", specs / "hlir", ignore=lambda d, names: [n for n in names if n[0].isupper()
+                                                                             and n != "Abs.yaml"])
+    (specs / "sources").mkdir()
+    shutil.copy(next((SPECS / "sources").glob("004_*")), specs / "sources")
+    return specs
+
+
+def test_new_writes_a_starter_that_builds_and_that_lint_reports(tmp_path):
+    specs = _spec_folder(tmp_path)
+    made = run("new", "hlir.Frobnicate", "--category", "elementwise_math", "--specs", str(specs))
+    assert made.exit_code == 0, made.output
+    path = specs / "hlir" / "Frobnicate.yaml"
+    assert path.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=../schema/op.schema.json")
+    built = run("build", "--specs", str(specs), "--out", str(tmp_path / "out"))
+    assert built.exit_code == 0, built.output
+    assert (tmp_path / "out" / "python" / "opgen_ops" / "hlir" / "frobnicate.py").is_file()
+    linted = run("lint", "--specs", str(specs))
+    assert linted.exit_code == 1
+    assert "hlir.Frobnicate@1: summary: warning: the English (en) text is still a placeholder" in linted.output
+    assert "the Chinese (zh) text is still a placeholder" in linted.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["hlir.Abs", "--category", "elementwise_math"], "hlir.Abs exists already"),
+    (["hlir.abs", "--category", "elementwise_math"], "hlir.Abs exists already"),
+    (["hlr.Foo", "--category", "elementwise_math"], "no domain 'hlr'"),
+    (["hlir.Foo", "--category", "elementwise"], "(did you mean 'elementwise_math'?)"),
+    (["hlir.Foo@2", "--category", "elementwise_math"], "without @version"),
+    (["hlir.Foo", "--category", "elementwise_math", "--source", "nope.txt"], "'nope.txt' is not in"),
+])
+def test_new_refuses_what_it_cannot_write(tmp_path, args, message):
+    specs = _spec_folder(tmp_path)
+    result = run("new", *args, "--specs", str(specs))
+    assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
+    assert sorted(p.name for p in (specs / "hlir").iterdir()) == ["Abs.yaml", "domain.yaml"]
+
+
+def test_error_in_a_shared_anchor_is_reported_once_with_every_version(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS / "onnx", specs / "onnx", ignore=lambda d, names: [
+        n for n in names if n[0].isupper() and n != "Relu.yaml"])
+    shutil.copytree(SPECS / "sources", specs / "sources")
+    path = specs / "onnx" / "Relu.yaml"
+    text = path.read_text(encoding="utf-8")
+    anchored = text.index("elementwise: &")
+    start = text.index("formula:", anchored)
+    path.write_text(text[:start] + "formula: maximun(0, X)" + text[text.index("\n", start):], encoding="utf-8")
+    result = run("build", "--specs", str(specs), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if "maximun" in line]
+    assert len(lines) == 1, result.output
+    assert "onnx.Relu@14, @13, @6, @1: elementwise.formula: unknown function maximun() (did you mean 'maximum'" \
+        in lines[0]
+    assert "1 error(s) in the specs" in result.output
+
+
+def test_dtype_spellings_and_a_misspelt_dtype():
+    import ml_dtypes
+    import numpy as np
+    import opgen_ops
+
+    validate = opgen_ops.get_validator("onnx", "Elu", 22)
+    for spelling in ("float", "float32", np.float32, np.dtype("float32")):
+        assert validate([(spelling, (2, 3))]) == [], spelling
+    assert validate([(ml_dtypes.bfloat16, (2,))]) == []
+    assert "dtype int8 is not allowed" in validate([(np.int8, (2,))])[0].message
+    assert "unknown dtype 'flaot' (did you mean 'float'" in validate([("flaot", (2,))])[0].message

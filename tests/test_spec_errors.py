@@ -145,7 +145,7 @@ def test_fold_over_a_single_input_or_without_fold(spec_tree):
      "specs/demo/Scale.yaml:8:5: duplicate key 'summary' (first given at line 7)"),
     # unknown key
     (("        default: 1.0\n", "        default: 1.0\n        defualt: 2.0\n"),
-     "specs/demo/Scale.yaml:12:9: demo.Scale: versions[0].attributes[0].defualt: unknown key 'defualt'; allowed keys:"),
+     "specs/demo/Scale.yaml:12:9: demo.Scale: versions[0].attributes[0].defualt: unknown key 'defualt' (did you mean 'default' or 'default_each'?); allowed keys:"),
     # wrong type
     (("  - since_version: 2\n", "  - since_version: two\n"),
      "specs/demo/Scale.yaml:6:20: demo.Scale: versions[0].since_version: 'two' has the wrong type; expected integer"),

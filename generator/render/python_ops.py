@@ -373,7 +373,7 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
 
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:
-    """The package and domain `__init__` modules (the registry of every op)."""
+    """The package and domain `__init__` modules (the registry of every op) and the package's py.typed."""
     files: dict[str, bytes] = {}
     entries = []
     for domain in specs.domains:
@@ -385,4 +385,7 @@ def shared_files(specs: SpecSet) -> dict[str, bytes]:
                                 kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
     files[f"{PACKAGE}/__init__.py"] = render_python("python/package_init.py.j2", entries=entries,
                                                       domains=tuple(d.name for d in specs.domains))
+    # PEP 561: the generated kernels and validators carry type hints; the marker lets type checkers of
+    # the projects that install opgen_ops use them.
+    files[f"{PACKAGE}/py.typed"] = b""
     return files

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping, cast
 
 import numpy as np
 
-from ..dtypes import elem_of_numpy
+from ..dtypes import elem_of_numpy, spec_dtype
 from .values import OptionalValue, SequenceValue, common_shape
 
 if TYPE_CHECKING:  # for annotations only: validation imports this module
@@ -42,12 +42,19 @@ class TensorInfo:
         if value is None or isinstance(value, TensorInfo):
             return value
         if isinstance(value, tuple) and len(value) == 2 and (value[0] is None or isinstance(value[0], str)):
-            dtype, shape = value
-            return TensorInfo(dtype, None if shape is None else tuple(shape))
+            dtype, shape = value  # a spec name, or a NumPy one ("float32") read as the spec's ("float")
+            return TensorInfo(spec_dtype(dtype), None if shape is None else tuple(shape))
+        if isinstance(value, tuple) and len(value) == 2 and _is_dtype_like(value[0]):
+            dtype, shape = value  # a NumPy dtype or type: np.float32, np.dtype("int8"), ml_dtypes.bfloat16
+            return TensorInfo(spec_dtype(dtype), None if shape is None else tuple(shape))
         if isinstance(value, (SequenceValue, OptionalValue)):
             return TensorInfo(value.type, common_shape(value), value)
         arr = np.asarray(value)
         return TensorInfo(elem_of_numpy(arr.dtype), tuple(arr.shape), arr)
+
+
+def _is_dtype_like(obj: Any) -> bool:
+    return isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic))
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..dtypes import type_key
+from ..dtypes import ELEM_TYPES, suggest, type_key
 from ..errors import OpgenError
 from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-exported)
 
@@ -212,8 +212,12 @@ def check_types(sig: Signature, ins: Bound, outs: Bound, problems: list[Problem]
                     continue
                 label = f"{side} {p.name!r}" + (f"[{k}]" if p.option == "variadic" else "")
                 if info.dtype not in allowed:
-                    problems.append(Problem(sig.key, label, f"dtype {info.dtype} is not allowed; allowed ({p.type}): "
-                                            + ", ".join(allowed), info.dtype, list(allowed)))
+                    dtype = info.dtype
+                    unknown = dtype not in ELEM_TYPES and "(" not in dtype
+                    message = (f"unknown dtype {dtype!r}{suggest(dtype, ELEM_TYPES)}" if unknown else
+                               f"dtype {dtype} is not allowed")
+                    problems.append(Problem(sig.key, label, f"{message}; allowed ({p.type}): " + ", ".join(allowed),
+                                            dtype, list(allowed)))
                     continue
                 if p.type not in sig.type_constraints:  # a fixed type binds no variable
                     continue

@@ -13,10 +13,11 @@ from typing import Any
 
 import yaml
 
+from ..paths import BUNDLED_SPECS
 from .limits import ModelReadError
 
 HLIR_GRAPH_SCHEMA = "hlir-graph.schema.json"
-PACKAGE_SPECS = Path(__file__).resolve().parents[2] / "specs"  # generator/validate/ -> the repository
+PACKAGE_SPECS = BUNDLED_SPECS  # the specs opgen ships (in the wheel, or the repository when editable)
 
 
 def spec_folders(specs_dir: Path | None = None) -> list[Path]:
