@@ -126,10 +126,12 @@ def test_chained_ops_in_any_file_order():
     assert report.valid and report.nodes == 2, report.to_text()
 
 
-def test_unknown_dimensions_skip_shape_rules():
-    # -1 is an unknown dimension: the slope rule needs the whole src shape, so it is not applied.
+def test_unknown_dimensions_keep_the_known_ones_checked():
+    # -1 is an unknown dimension: the channel dimension is still known (16), and a slope of 15 can never fit.
     op = prelu_op(0, (0, (-1, 16, -1, -1)), (1, (15,)), (2, (-1, 16, -1, -1)), "NCX")
-    assert validate_model(graph(op)).valid
+    assert [r.where for r in validate_model(graph(op)).problems] == ["constraint C1"]
+    op = prelu_op(0, (0, (-1, -1, -1, -1)), (1, (15,)), (2, (-1, -1, -1, -1)), "NCX")
+    assert validate_model(graph(op)).valid  # the channel count may be 15
     op = prelu_op(0, (0, (2, 16, 3, 3)), (1, (15,)), (2, (-1, 16, -1, -1)), "NCX")
     assert not validate_model(graph(op)).valid
 
@@ -141,8 +143,13 @@ def test_dnnl_graph_unknown_dim_is_an_unknown_dimension():
     # A file of this project's own, with the marker as benchdnn's dynamic-shape graphs hold it.
     result = CliRunner().invoke(main, ["validate", str(DATA / "onednn_prelu_unknown_batch.json")])
     assert result.exit_code == 0, result.output
-    op = prelu_op(0, (0, (INT64_MIN, 16, INT64_MIN, INT64_MIN)), (1, (15,)), (2, (INT64_MIN, 16, INT64_MIN, 3)), "NCX")
-    assert validate_model(graph(op)).valid  # the slope rule needs the whole src shape: not applied
+    unknown = (INT64_MIN, 16, INT64_MIN, INT64_MIN)
+    op = prelu_op(0, (0, unknown), (1, (16,)), (2, (INT64_MIN, 16, INT64_MIN, 3)), "NCX")
+    assert validate_model(graph(op)).valid
+    op = prelu_op(0, (0, unknown), (1, (15,)), (2, (INT64_MIN, 16, INT64_MIN, 3)), "NCX")
+    assert [r.where for r in validate_model(graph(op)).problems] == ["constraint C1"]
+    op = prelu_op(0, (0, unknown), (1, (16,)), (2, (INT64_MIN, 8, INT64_MIN, 3)), "NCX")
+    assert [r.where for r in validate_model(graph(op)).problems] == ["constraint C2"]  # dst is not src's shape
     op = prelu_op(0, (0, (2, 16, 3, 3)), (1, (15,)), (2, (INT64_MIN, 16, INT64_MIN, INT64_MIN)), "NCX")
     assert [r.where for r in validate_model(graph(op)).problems] == ["constraint C1"]
 
