@@ -11,9 +11,9 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from onednn_prelu_rules import accepts, library_dst, library_slope_view, rule3_view
 
 import opgen_ops
-from onednn_prelu_rules import accepts, library_dst, library_slope_view, rule3_view
 from opgen.runtime.validation import ValidationError
 
 VALIDATE = opgen_ops.get_validator("onednn", "PReLU")
