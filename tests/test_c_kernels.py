@@ -64,7 +64,10 @@ SHAPES = {
     "onnx.Clip": [((2, 3, 4), (), ()), ((2, 3, 4), None, ()), ((2, 3, 4), (), None), ((2, 3, 4), None, None),
                   ((), (), ()), ((), None, None), ((0, 3), (), ())],
     "onednn.PReLU": [((2, 3, 4), (3,), {"data_format": "NCX"}), ((2, 3, 4), (4,), {}),
-                     ((2, 3, 4), (4,), {"per_channel_broadcast": False}), ((2, 3, 4), (3, 1), {})],
+                     ((2, 3, 4), (4,), {"per_channel_broadcast": False}), ((2, 3, 4), (3, 1), {}),
+                     # a 1-D slope of length 1 (rule 2 with rule 3), and a 1-D src (no NCX axis 1)
+                     ((2, 3, 4), (1,), {"per_channel_broadcast": False}), ((3,), (1,), {"data_format": "NCX"}),
+                     ((3,), (3,), {"data_format": "NCX"})],
 }
 
 

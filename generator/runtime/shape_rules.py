@@ -120,18 +120,57 @@ def onnx_prelu_legacy_slope(c: CheckContext, source: Param, target: Param) -> st
     return ""
 
 
+def _partial_shape(c: CheckContext, name: str) -> tuple[int | None, ...] | None:
+    """A parameter's shape with its unknown dimensions as None; None when absent or of unknown rank."""
+    info = c.info(name)
+    return None if info is None or info.shape is None else tuple(info.shape)
+
+
+def _shown(shape: tuple[int | None, ...]) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
 @rule
-def onednn_prelu_slope(c: CheckContext, source: Param, target: Param) -> str:
-    s, t = c.shape(source), c.shape(target)
+def onednn_prelu_slope(c: CheckContext, source: Param, target: Param, output: Param) -> str:
+    """oneDNN PReLU's slope rules over shapes that may hold unknown dimensions. The output has the
+    target's shape, so a dimension the output states pins the target's unknown one (the library infers
+    the output from the target and rejects a stated output that differs)."""
+    s, t = _partial_shape(c, source), _partial_shape(c, target)
+    if s is None or t is None:
+        raise Unknown(source if s is None else target)
+    declared, out = t, _partial_shape(c, output)
+    if out is not None and len(out) == len(t):
+        t = tuple(o if d is None else d for d, o in zip(t, out))
+    shown = _shown(t) if t == declared else f"{_shown(declared)} ({output} gives {_shown(t)})"
     fmt, per_channel = c.attr("data_format"), c.attr("per_channel_broadcast")
-    if broadcast.onednn_prelu(s, t, fmt, per_channel) is not None:
+    if broadcast.onednn_prelu_allows(s, t, fmt, per_channel):
         return ""
+    if not t:
+        return f"{target} is a scalar: the slope rules need {target} of rank 1 or more"
+    if not s:
+        return f"{source} is a scalar: the slope rules need {source} of rank 1 to {len(t)}"
+    if len(s) > len(t):
+        return f"{source} shape {_shown(s)} has more dimensions than {target} shape {shown}"
+    if broadcast.onednn_prelu_per_channel(len(s), len(t), per_channel):
+        return (f"1-D {source} of length {s[0]} must match the channel dimension (axis "
+                f"{broadcast.onednn_channel_axis(len(t), fmt)} for {fmt}) of {target} shape {shown} (rule 1)")
     if len(s) == 1:
-        which = (f"the channel dimension (axis {broadcast.onednn_channel_axis(len(t), fmt)} for {fmt})"
-                 if per_channel else "the rightmost dimension")
-        return (f"1-D {source} of length {s[0]} must match {which} of {target} shape {list(t)} "
-                f"(rule {1 if per_channel else 2})")
-    return f"{source} shape {list(s)} does not broadcast to {target} shape {list(t)} (rule 3)"
+        return (f"1-D {source} of length {s[0]} must match the rightmost dimension of {target} shape "
+                f"{shown} or be 1 (rule 2)")
+    return f"{source} shape {_shown(s)} does not broadcast to {target} shape {shown} (rule 3)"
+
+
+@rule
+def identity_shape(c: CheckContext, source: Param, target: Param) -> str:
+    """The target has the source's shape (oneDNN's identity shape inference): the same rank, and every
+    dimension known on both sides equal. Unlike an output shape expression, this holds while some
+    dimensions are unknown."""
+    s, t = _partial_shape(c, source), _partial_shape(c, target)
+    if s is None or t is None:
+        raise Unknown(source if s is None else target)
+    if len(s) != len(t) or any(a is not None and b is not None and a != b for a, b in zip(s, t)):
+        return f"{target} shape {_shown(t)} is not {source} shape {_shown(s)}"
+    return ""
 
 
 # ---- XLA-style rules of the hlir operator set --------------------------------------------------

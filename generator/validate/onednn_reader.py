@@ -11,8 +11,10 @@
 An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are values named by their id;
 a tensor no op produces is a graph input. Every op repeats the description of its tensors: the
 first description (the producer's, else the first consumer's) is the declared one, and a different
-description elsewhere is reported. dtypes map through the onednn domain's `dtype_names` (f32 ->
-float, ...), "undef" is unknown; a dimension DNNL_GRAPH_UNKNOWN_DIM (INT64_MIN; -1 in older
+description that contradicts it elsewhere is reported (an unknown dtype, shape or dimension agrees
+with anything). dtypes map through the onednn domain's `dtype_names` (f32 -> float, f8_e4m3 ->
+float8e4m3fn, s4 -> int4, ...), "undef" is unknown, a name oneDNN Graph does not define is reported
+once and read as unknown; a dimension DNNL_GRAPH_UNKNOWN_DIM (INT64_MIN; -1 in older
 releases) is unknown; shape [] is a scalar. Ops are checked in dependency order (the serialization
 does not promise one); ops in a cycle are reported.
 """
@@ -81,8 +83,7 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
             first = described.get(tid)
             if first is None:
                 described[tid] = (info, k)
-            elif info is not first[0] and info.dtype is not None and \
-                    (info.dtype, info.shape) != (first[0].dtype, first[0].shape):
+            elif info is not first[0] and _conflict(info, first[0]):
                 records.append(_mismatch(tid, info, _label(ops, k), first[0], _label(ops, first[1])))
         raw = op.get("attrs", {})
         key = repr(raw)
@@ -106,7 +107,20 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
     extra = [f"{label}{doc[key]}" for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
                                                      ("fpmath_mode", "fpmath "))
              if isinstance(doc.get(key), (str, int, float)) and not isinstance(doc.get(key), bool)]
+    records += tensor.unknown_dtype_records(names)
     return graph, "onednn graph" + (f" ({', '.join(extra)})" if extra else ""), records
+
+
+def _conflict(info: TensorInfo, first: TensorInfo) -> bool:
+    """Two descriptions of one logical tensor that cannot both hold: known dtypes that differ, or known
+    shapes of different ranks or with a dimension known in both that differs. An unknown dtype, shape or
+    dimension ("undef", DNNL_GRAPH_UNKNOWN_DIM) agrees with anything: it is filled in later."""
+    if info.dtype is not None and first.dtype is not None and info.dtype != first.dtype:
+        return True
+    if info.shape is None or first.shape is None:
+        return False
+    return len(info.shape) != len(first.shape) or \
+        any(a is not None and b is not None and a != b for a, b in zip(info.shape, first.shape))
 
 
 def _show(info: TensorInfo) -> str:
@@ -131,6 +145,16 @@ class _TensorReader:
     def __init__(self, names: dict[str, str], limits: Limits):
         self.names, self.limits = names, limits
         self.infos: dict[tuple[Any, ...], TensorInfo] = {}
+        # a dtype name the domain does not define -> (logical tensor id, JSON path) where first seen
+        self.unknown_dtypes: dict[str, tuple[str, str]] = {}
+
+    def unknown_dtype_records(self, names: dict[str, str]) -> list[Record]:
+        """One problem per dtype name that oneDNN Graph does not define (its tensors get an unknown dtype,
+        so no validator reports the same fault again)."""
+        known = ", ".join(sorted(names))
+        return [Record("error", "", f"logical tensor {tid}", f"data type {name!r} ({path}) is not a oneDNN Graph "
+                       f"data type (known: undef, {known})", found=name)
+                for name, (tid, path) in self.unknown_dtypes.items()]
 
     def __call__(self, lt: Any, k: int, side: str, j: int) -> tuple[str, TensorInfo]:
         tid = lt.get("id") if isinstance(lt, dict) else None
@@ -139,6 +163,8 @@ class _TensorReader:
         dtype, shape = lt.get("dtype"), lt.get("shape")
         if dtype is not None and not isinstance(dtype, str):
             raise ModelReadError(f"graph[{k}].{side}[{j}].dtype: expected a string")
+        if dtype is not None and dtype != "undef" and dtype not in self.names:
+            self.unknown_dtypes.setdefault(dtype, (str(tid), f"graph[{k}].{side}[{j}].dtype"))
         if shape is not None:
             # the types themselves: 1.0 == 1 and True == 1 would otherwise pass as dimensions
             if not isinstance(shape, list) or not _INTS.issuperset(map(type, shape)):
@@ -151,7 +177,8 @@ class _TensorReader:
         return str(tid), info
 
     def _new(self, dtype: str | None, shape: tuple[Any, ...] | None, where: str) -> TensorInfo:
-        dtype = None if dtype in (None, "undef") else self.names.get(dtype, dtype)
+        # an unknown name is reported once, by the reader; the validators see an unknown dtype
+        dtype = None if dtype is None else self.names.get(dtype)
         if shape is not None:
             shape = tuple(None if d in UNKNOWN_DIMS else d for d in shape)
             check_shape(shape, self.limits, where)

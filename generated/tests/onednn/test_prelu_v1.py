@@ -38,6 +38,13 @@ EXAMPLES = {
         'outputs': {'dst': [[-0.5, -1.0], [-6.0, 4.0]]},
         'attributes': {},
     },
+    'rule2_shared_slope': {
+        'dtype': 'float',
+        'dtypes': {},
+        'inputs': {'src': [-1.0, 2.0, -3.0], 'slope': [0.5]},
+        'outputs': {'dst': [-0.5, 2.0, -1.5]},
+        'attributes': {'data_format': 'NCX', 'per_channel_broadcast': False},
+    },
 }
 INPUTS = ['src', 'slope']
 KERNEL_DTYPES = ['float', 'bfloat16', 'float16']

@@ -310,17 +310,19 @@ static inline opgen_status opgen_align_onnx_prelu_legacy(const int64_t *slope, s
     return OPGEN_OK;
 }
 
-/* oneDNN PReLU rules 1-3: 1-D slope on the channel (or rightmost) axis, else broadcast. */
+/* oneDNN PReLU rules 1-3 as the library applies them: a 1-D slope over a src of rank 2 or more with
+ * per_channel_broadcast lies on the channel axis (rule 1); any other slope of rank 1 to src_rank aligns
+ * from the right, each dimension equal or 1 (rules 2 and 3). A scalar slope or src is refused. */
 static inline opgen_status opgen_align_onednn_prelu(const int64_t *slope, size_t slope_rank, const int64_t *src,
                                                     size_t src_rank, const char *data_format,
                                                     bool per_channel_broadcast, int64_t *out) {
     bool ncx = strcmp(data_format, "NCX") == 0;
     if (!ncx && strcmp(data_format, "NXC") != 0) return OPGEN_ERR_ARGUMENT;
+    if (slope_rank == 0 || slope_rank > src_rank) return OPGEN_ERR_SHAPE;
     for (size_t d = 0; d < src_rank; ++d) out[d] = 1;
-    if (slope_rank == 1) {
-        if (src_rank == 0) return OPGEN_ERR_SHAPE;
-        size_t axis = per_channel_broadcast && ncx ? 1 : src_rank - 1;
-        if (axis >= src_rank || slope[0] != src[axis]) return OPGEN_ERR_SHAPE;
+    if (slope_rank == 1 && per_channel_broadcast && src_rank >= 2) {
+        size_t axis = ncx ? 1 : src_rank - 1;
+        if (slope[0] != src[axis]) return OPGEN_ERR_SHAPE;
         out[axis] = slope[0];
         return OPGEN_OK;
     }
@@ -328,6 +330,7 @@ static inline opgen_status opgen_align_onednn_prelu(const int64_t *slope, size_t
     for (size_t d = 0; d < slope_rank; ++d) out[src_rank - slope_rank + d] = slope[d];
     return OPGEN_OK;
 }
+
 
 /* XLA broadcast_dimensions: the shape to view the lower-rank operand as (its dimension k placed at
  * dims[k] of the higher-rank one); with no dims (NULL) the operands must have equal ranks. */

@@ -37,12 +37,18 @@ SIGNATURE_V1 = Signature(
         RuleCall(
             'C1',
             'onednn_prelu_slope',
-            {'source': 'slope', 'target': 'src'},
-            'Only slope broadcasts, uni-directionally to src, by one of three rules: (1) slope is 1D, '
-            "per_channel_broadcast is true, and its length equals src's channel dimension; (2) slope is 1D, "
-            "per_channel_broadcast is false, and its length equals src's rightmost dimension; (3) slope is nD and, "
-            'from the rightmost dimension, src.shape_i == slope.shape_i or slope.shape_i == 1 or slope dimension i '
-            'is empty.',
+            {'source': 'slope', 'target': 'src', 'output': 'dst'},
+            'Only slope broadcasts, uni-directionally to src, and has rank 1 to rank(src). (1) A 1-D slope over a '
+            "src of rank 2 or more with per_channel_broadcast true has the length of src's channel dimension. (2) "
+            "Any other 1-D slope has the length of src's rightmost dimension, or length 1. (3) A slope of rank 2 "
+            'or more, from the rightmost dimension: src.shape_i == slope.shape_i or slope.shape_i == 1, or slope '
+            'dimension i is absent.',
+        ),
+        RuleCall(
+            'C2',
+            'identity_shape',
+            {'source': 'src', 'target': 'dst'},
+            'dst has the shape of src (the same rank, and every dimension known in both equal).',
         ),
     ),
     output_shapes=(
