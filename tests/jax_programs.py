@@ -98,6 +98,18 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         return (jnp.exp(x) - jnp.log1p(jnp.abs(y)), jnp.tanh(x) / (jnp.cos(y) + 2.0), jnp.clip(x, -0.5, 0.5),
                 jnp.floor(x) + jnp.ceil(y), jnp.minimum(x, y), jnp.arctan2(x, y), lax.rsqrt(jnp.abs(x) + 1.0))
 
+    def conv_pool(x: Any) -> Any:
+        y = lax.conv_general_dilated(x, kernel, (1, 1), ((1, 1), (1, 1)), rhs_dilation=(1, 1),
+                                     dimension_numbers=("NCHW", "OIHW", "NCHW")) + bias[:, None, None]
+        return lax.reduce_window(jnp.maximum(y, 0.0), -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    def math(x: Any, y: Any) -> Any:
+        return (jnp.exp(x) - jnp.log1p(jnp.abs(y)), jnp.tanh(x) / (jnp.cos(y) + 2.0), jnp.clip(x, -0.5, 0.5),
+                jnp.floor(x) + jnp.ceil(y), jnp.minimum(x, y), jnp.arctan2(x, y), jnp.sqrt(jnp.abs(x)) ** y)
+
+    def shifts(a: Any, b: Any) -> Any:
+        return a >> 1, lax.shift_right_logical(a, b), lax.rem(a, b), lax.div(a, b), jnp.max(a, axis=0)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -118,4 +130,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "conditionals": (conditionals, (normal(3,), np.int32(2))),
         "conversions": (conversions, (normal(2, 3),)),
         "elementwise": (elementwise, (normal(3, 4), normal(3, 4))),
+        "conv_pool": (conv_pool, (normal(2, 3, 6, 6),)),
+        "math": (math, (normal(3, 4), normal(3, 4))),
+        "shifts": (shifts, (ints, (ints % 7 + 1).astype(np.int32))),
     }
