@@ -190,3 +190,26 @@ def test_without_jaxlib_reading_a_program_says_what_to_install(tmp_path, monkeyp
     with pytest.raises(ModelError, match=re.escape("pip install 'opgen[xla]'")) as failed:
         run_model(path, [np.ones((2, 3)), np.ones((3, 4))])
     assert failed.value.exit_code == 2
+
+
+def test_what_hlir_cannot_state_is_said_at_the_operation(tmp_path):
+    report = validate_model(lowered("cumsum", tmp_path))
+    [warning] = report.warnings
+    assert warning.op == "stablehlo.reduce_window" and re.search(r"cumsum\.mlir:\d+:\d+$", warning.node)
+    assert "pads the input explicitly; hlir.ReduceWindow has no explicit padding" in warning.message
+    # A precision the hlir op has no place for is dropped, with a warning; DEFAULT is no loss.
+    path = write(tmp_path / "matmul.mlir", MATMUL.replace("[DEFAULT, DEFAULT]", "[HIGHEST, HIGHEST]"))
+    report = validate_model(path)
+    assert report.valid and [(r.node, r.where) for r in report.warnings] == [(f"{path}:3:10", "attributes")]
+    assert report.warnings[0].message.startswith("dropped precision_config = [#stablehlo<precision HIGHEST>")
+    # A total-order comparison (not IEEE) outside a sort comparator is no hlir.Compare.
+    compare = """\
+func.func public @main(%arg0: tensor<3xf64>, %arg1: tensor<3xf64>) -> tensor<3xi1> {
+  %0 = stablehlo.compare LT, %arg0, %arg1, TOTALORDER : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+"""
+    report = validate_model(write(tmp_path / "compare.mlir", compare))
+    assert report.unchecked == {"stablehlo.compare": 1} and "TOTALORDER" in report.warnings[0].message
+    report = validate_model(write(tmp_path / "compare.mlir", compare.replace("TOTALORDER", "FLOAT")))
+    assert report.valid
