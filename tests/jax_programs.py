@@ -110,6 +110,11 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
     def shifts(a: Any, b: Any) -> Any:
         return a >> 1, lax.shift_right_logical(a, b), lax.rem(a, b), lax.div(a, b), jnp.max(a, axis=0)
 
+    def special(x: Any, y: Any, m: Any, n: Any) -> Any:
+        return (lax.erf(x), jnp.sinh(x), jnp.arcsin(x), jnp.arccos(x), jnp.arctan(x), jnp.arcsinh(x), jnp.arctanh(x),
+                jnp.expm1(x), jnp.cbrt(x), jnp.isfinite(x / x), lax.round(y), jnp.round(y), jax.nn.sigmoid(x),
+                jnp.tan(x), jnp.sin(x), m & n, m | n, m ^ n, ~m, lax.clamp(-0.2, x, 0.3))
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -132,5 +137,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "elementwise": (elementwise, (normal(3, 4), normal(3, 4))),
         "conv_pool": (conv_pool, (normal(2, 3, 6, 6),)),
         "math": (math, (normal(3, 4), normal(3, 4))),
+        "special": (special, (rng.uniform(-0.9, 0.9, size=(3, 4)), 3 * normal(3, 4), rng.random((3, 4)) > 0.5,
+                              rng.random((3, 4)) > 0.5)),
         "shifts": (shifts, (ints, (ints % 7 + 1).astype(np.int32))),
     }
