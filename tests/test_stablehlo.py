@@ -213,3 +213,31 @@ func.func public @main(%arg0: tensor<3xf64>, %arg1: tensor<3xf64>) -> tensor<3xi
     assert report.unchecked == {"stablehlo.compare": 1} and "TOTALORDER" in report.warnings[0].message
     report = validate_model(write(tmp_path / "compare.mlir", compare.replace("TOTALORDER", "FLOAT")))
     assert report.valid
+
+
+BATCH_NORM = """\
+func.func @main(%x: tensor<2x3x4xf64>, %s: tensor<3xf64>, %o: tensor<3xf64>, %m: tensor<3xf64>, %v: tensor<3xf64>)
+    -> (tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>) {
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %o, %m, %v) {epsilon = 0.5 : f32, feature_index = 1 : i64}
+    : (tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<2x3x4xf64>
+  %1:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 0.5 : f32, feature_index = 1 : i64}
+    : (tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>)
+  return %0, %1#0, %1#1, %1#2 : tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>
+}
+"""
+
+
+def test_batch_norms_run_as_torch_computes_them(tmp_path):
+    """jax emits no batch_norm_* (and StableHLO's interpreter runs none): torch is the reference."""
+    import torch
+
+    rng = np.random.default_rng(3)
+    args = [rng.normal(size=(2, 3, 4)), rng.normal(size=3), rng.normal(size=3), rng.normal(size=3), rng.random(3) + 0.5]
+    results = list(run_model(write(tmp_path / "bn.mlir", BATCH_NORM), args).values())
+    x, scale, offset, mean, variance = (torch.tensor(a) for a in args)
+    batch_variance, batch_mean = torch.var_mean(x, dim=(0, 2), unbiased=False)
+    expected = [torch.nn.functional.batch_norm(x, mean, variance, scale, offset, training=False, eps=0.5),
+                torch.nn.functional.batch_norm(x, None, None, scale, offset, training=True, eps=0.5),
+                batch_mean, batch_variance]
+    for got, want in zip(results, expected):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
