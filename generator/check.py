@@ -39,6 +39,22 @@ def check_specs(specs: SpecSet, root: Path) -> list[SpecError]:
                 errors.append(SpecError(op.location, f"op name {op.name!r} would overwrite a file of the generated "
                                         "package; op names start with a letter", op.key, "name"))
             seen[module] = op
+        errors += _check_stablehlo_names(domain)
+    return errors
+
+
+def _check_stablehlo_names(domain: Domain) -> list[SpecError]:
+    """A StableHLO op name stands for one op of a domain: the reader could not choose between two."""
+    errors = []
+    claimed: dict[str, OpSpec] = {}
+    for op in domain.ops:
+        for k, name in enumerate(op.stablehlo):
+            other = claimed.get(name)
+            if other is not None and other is not op:
+                errors.append(SpecError(op.location, f"{name} is already listed by {other.key} ({other.location}); "
+                                        "a StableHLO op name stands for one op of a domain", op.key,
+                                        f"stablehlo[{k}]"))
+            claimed.setdefault(name, op)
     return errors
 
 

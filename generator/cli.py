@@ -304,7 +304,8 @@ def lint(specs_dir: Path | None, fmt: str) -> None:
 @click.option("--specs", "specs_dir", type=click.Path(path_type=Path), default=None,
               help="Check against the specs in this folder (rendered in memory) instead of the generated package.")
 def validate(model: Path, fmt: str, allow_unknown_ops: bool, specs_dir: Path | None) -> None:
-    """Check a model (ONNX .onnx, oneDNN Graph .json, hlir graph .json/.yaml) against the specs.
+    """Check a model (ONNX .onnx, oneDNN Graph .json, hlir graph .json/.yaml, StableHLO .mlir/.mlirbc)
+    against the specs.
 
     Exit status: 0 valid, 1 problems found, 2 unreadable file or bad usage.
     """

@@ -286,6 +286,9 @@ class OpSpec:
     location: Location
     provenance: Provenance = field(default_factory=Provenance)
     notes: tuple[Note, ...] = ()
+    # The StableHLO/CHLO op names (stablehlo.exponential, chlo.top_k) this op stands for: the StableHLO
+    # reader (opgen.validate.stablehlo_reader) reads an operation of one of these names as this op.
+    stablehlo: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

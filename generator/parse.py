@@ -182,6 +182,7 @@ def build_op(raw: LocDict, groups: dict[str, tuple[str, ...]]) -> OpSpec:
         provenance=Provenance(prov["documented"], prov.get("follows"), prov.get("reference"),
                               _text(prov.get("explanation"))) if prov else Provenance(),
         notes=_notes(raw.get("notes"), loc),
+        stablehlo=tuple(raw.get("stablehlo", ())),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -49,6 +49,11 @@ def _onnx_model(model: Any) -> Any:
 
     if isinstance(model, (str, Path)) and Path(model).suffix.lower() != ".onnx":
         return None
+    if isinstance(model, (bytes, bytearray)):
+        from .validate.stablehlo_reader import is_stablehlo
+
+        if is_stablehlo(bytes(model)):
+            return None
     if not isinstance(model, (str, Path, bytes, bytearray, memoryview, onnx.ModelProto)):
         return None
     proto = load_model(model, DEFAULT_LIMITS)
@@ -90,12 +95,15 @@ def _feed(name: str, value: Any, declared: str | None) -> Any:
     return value if isinstance(value, (SequenceValue, OptionalValue)) else np.asarray(value)
 
 
-def run_model(model: Any, inputs: Mapping[str, Any] | None = None, *, check: bool = True,
+def run_model(model: Any, inputs: Mapping[str, Any] | Sequence[Any] | None = None, *, check: bool = True,
               specs: str | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run a model on named inputs; its outputs by name (arrays; a sequence output is a SequenceValue,
-    an optional one an OptionalValue).
+    """Run a model on named inputs; its outputs by name, in the model's order (arrays; a sequence
+    output is a SequenceValue, an optional one an OptionalValue).
 
-    model: a path (.onnx, or an hlir graph / oneDNN Graph file), an onnx.ModelProto or its bytes.
+    model: a path (.onnx, an hlir graph / oneDNN Graph file, a StableHLO program .mlir/.mlirbc), an
+    onnx.ModelProto or its bytes (or a StableHLO program's bytes).
+    inputs: by name, or a list or tuple in the order of the model's inputs (a StableHLO program's
+    arguments: arg0, arg1, ...).
     check: validate the model first (ModelError listing the problems if it is not valid).
     progress(done, total) is told after each node of the main graph.
     Raises ModelError when the model may not run, GraphError naming the node when a kernel fails.
@@ -105,12 +113,12 @@ def run_model(model: Any, inputs: Mapping[str, Any] | None = None, *, check: boo
     from .validate.api import check_and_read
     from .validate.limits import ModelReadError
 
-    inputs = dict(inputs or {})
     try:
         proto = _onnx_model(model)
         report, graph = check_and_read(proto if proto is not None else model, specs=specs)
     except ModelReadError as exc:
         raise ModelError(f"cannot read the model: {exc}") from None
+    inputs = _named_inputs(inputs, graph.inputs)
     if check and report.problems:
         shown = "\n".join(f"  {r}" for r in report.problems[:20])
         more = f"\n  ... and {len(report.problems) - 20} more" if len(report.problems) > 20 else ""
@@ -131,6 +139,21 @@ def run_model(model: Any, inputs: Mapping[str, Any] | None = None, *, check: boo
     total = len(graph.nodes)
     env = function.run(feeds, None if progress is None else (lambda done: progress(done, total)))
     return {name: env[name] for name in graph.outputs}
+
+
+def _named_inputs(inputs: Mapping[str, Any] | Sequence[Any] | None, names: list[str]) -> dict[str, Any]:
+    """Inputs by name; a list or tuple is taken in the order of the graph's inputs."""
+    if inputs is None:
+        return {}
+    if isinstance(inputs, Mapping):
+        return dict(inputs)
+    if isinstance(inputs, (list, tuple)):
+        if len(inputs) > len(names):
+            raise ModelError(f"{len(inputs)} inputs given by position; the model has {len(names)}: "
+                             f"{', '.join(map(repr, names)) or 'none'}")
+        return dict(zip(names, inputs))
+    raise ModelError(f"inputs must be a mapping of names to values or a list in input order, not "
+                     f"{type(inputs).__name__}")
 
 
 def terminal_progress(stream: Any = None) -> Callable[[int, int], None] | None:

@@ -2,7 +2,10 @@
 
 The kind is taken from the file extension (.onnx; .json; .yaml/.yml) and the content: a JSON or
 YAML document with "format": "opgen-hlir-graph" is an hlir graph, one with a "graph" list of ops
-that have a "kind" is oneDNN Graph JSON; other bytes are tried as an ONNX protobuf.
+that have a "kind" is oneDNN Graph JSON; .mlir (MLIR text) and .mlirbc (MLIR bytecode, StableHLO
+portable artifacts) are StableHLO programs (opgen.validate.stablehlo_reader, needs `opgen[xla]`), as is
+a file or bytes whose content is MLIR bytecode or text of a module; other bytes are tried as an ONNX
+protobuf.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from .onednn_reader import is_onednn, read_onednn
 from .registry import Registry, make_registry
 from .report import Record, Report
 
-KINDS = ("onnx", "onednn", "hlir")
+KINDS = ("onnx", "onednn", "hlir", "stablehlo")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -89,6 +92,10 @@ def _read(model: Any, kind: str | None, limits: Limits, registry: Registry) -> t
         graph, context, records = read_onnx(source, registry, limits)
     elif kind == "onednn":
         graph, context, records = read_onednn(source, registry, limits)
+    elif kind == "stablehlo":
+        from .stablehlo_reader import read_stablehlo
+
+        graph, context, records = read_stablehlo(source, name, registry.stablehlo_ops(), limits)
     else:
         from .resources import hlir_graph_schema
 
@@ -101,7 +108,9 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     if isinstance(model, (dict, list)):
         return "<model>", kind or _kind_of_document(model), model
     if isinstance(model, (bytes, bytearray)):
-        return "<model>", kind or "onnx", bytes(model)
+        from .stablehlo_reader import is_stablehlo
+
+        return "<model>", kind or ("stablehlo" if is_stablehlo(bytes(model)) else "onnx"), bytes(model)
     if type(model).__name__ == "ModelProto":
         return "<model>", kind or "onnx", model
     if not isinstance(model, (str, os.PathLike)):
@@ -114,14 +123,21 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     suffix = path.suffix.lower()
     if kind == "onnx" or (kind is None and suffix == ".onnx"):
         return name, "onnx", path
+    if kind == "stablehlo" or (kind is None and suffix in (".mlir", ".mlirbc")):
+        size = limits.max_text_file_bytes if suffix == ".mlir" else limits.max_onnx_file_bytes
+        return name, "stablehlo", read_model_file(path, size)
     text_suffix = suffix in (".json", ".yaml", ".yml")
     data = read_model_file(path, limits.max_text_file_bytes if text_suffix else limits.max_onnx_file_bytes)
     if suffix == ".json" or (not text_suffix and data.lstrip()[:1] in (b"{", b"[")):
         doc = load_json(_text_sized(data, limits))
     elif text_suffix:
         doc = load_yaml(data, limits)
-    else:  # no telling extension: an ONNX protobuf, else a YAML document
+    else:  # no telling extension: a StableHLO program, an ONNX protobuf, else a YAML document
         from .onnx_reader import load_model
+        from .stablehlo_reader import is_stablehlo
+
+        if kind is None and is_stablehlo(data):
+            return name, "stablehlo", data
 
         try:
             return name, kind or "onnx", load_model(data, limits)

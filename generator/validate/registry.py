@@ -96,6 +96,10 @@ class Registry:
         """The domain's own dtype spellings (domain.yaml `dtype_names`), e.g. oneDNN f32 -> float."""
         raise NotImplementedError
 
+    def stablehlo_ops(self) -> dict[str, str]:
+        """StableHLO/CHLO op name -> the hlir op whose spec lists it in its `stablehlo` field."""
+        raise NotImplementedError
+
 
 class GeneratedRegistry(Registry):
     """The generated package `opgen_ops`."""
@@ -122,6 +126,11 @@ class GeneratedRegistry(Registry):
 
             self._dtype_names[domain] = domain_dtype_names(domain, self.specs_dir)
         return self._dtype_names[domain]
+
+    def stablehlo_ops(self) -> dict[str, str]:
+        from .resources import stablehlo_names
+
+        return stablehlo_names(self.specs_dir)
 
 
 class SpecRegistry(Registry):
@@ -175,6 +184,10 @@ class SpecRegistry(Registry):
     def dtype_names(self, domain: str) -> dict[str, str]:
         d = self.specs.domain(domain)
         return dict(d.dtype_names) if d else {}
+
+    def stablehlo_ops(self) -> dict[str, str]:
+        d = self.specs.domain("hlir")
+        return {name: op.name for op in (d.ops if d else ()) for name in op.stablehlo}
 
 
 def make_registry(specs_dir: Path | str | os.PathLike[str] | None = None) -> Registry:

@@ -63,3 +63,22 @@ def domain_dtype_names(domain: str, specs_dir: Path | None = None) -> dict[str, 
     raw = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     names = raw.get("dtype_names", {}) if isinstance(raw, dict) else {}
     return {str(k): str(v) for k, v in names.items()}
+
+
+@lru_cache(maxsize=None)
+def stablehlo_names(specs_dir: Path | None = None) -> dict[str, str]:
+    """StableHLO/CHLO op name -> hlir op, from the `stablehlo` field of specs/hlir/*.yaml (the field sits
+    before `versions`, so only each file's head is parsed)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    folder = find_file("hlir/domain.yaml", specs_dir)
+    if folder is None:
+        raise ModelReadError(f"cannot find specs/hlir/domain.yaml in {PACKAGE_SPECS} for the StableHLO op names; "
+                             "pass the spec folder with --specs")
+    names: dict[str, str] = {}
+    for path in sorted(folder.parent.glob("*.yaml")):
+        head = path.read_text(encoding="utf-8").split("\nversions:", 1)[0]
+        raw = yaml.load(head, Loader=loader)
+        if isinstance(raw, dict) and isinstance(raw.get("stablehlo"), list):
+            for name in raw["stablehlo"]:
+                names.setdefault(str(name), str(raw["name"]))
+    return names

@@ -1,0 +1,143 @@
+"""Real jax programs for tests/test_stablehlo.py: each is a function and its arguments (NumPy arrays,
+float64 with x64 enabled), lowered to StableHLO by the test (jax.jit(f).lower(*args).as_text())."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the programs are float64
+
+
+def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
+    import jax.numpy as jnp
+    from jax import lax
+
+    rng = np.random.default_rng(14)
+
+    def normal(*shape: int) -> np.ndarray:
+        return rng.normal(size=shape)
+
+    w1, b1, w2, b2 = normal(4, 8), normal(8), normal(8, 3), normal(3)
+
+    def mlp(x: Any) -> Any:
+        return jnp.maximum(x @ w1 + b1, 0.0) @ w2 + b2
+
+    def mlp_grad(x: Any, y: Any) -> Any:
+        def loss(w: Any) -> Any:
+            return jnp.mean((jnp.maximum(x @ w + b1, 0.0) @ w2 - y) ** 2)
+        return jax.grad(loss)(w1)
+
+    kernel, mean, var, scale, bias = normal(4, 3, 3, 3), normal(4), rng.random(4) + 0.5, normal(4), normal(4)
+
+    def cnn_block(x: Any) -> Any:
+        y = lax.conv_general_dilated(x, kernel, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        y = (y - mean[:, None, None]) / jnp.sqrt(var[:, None, None] + 1e-5) * scale[:, None, None] + bias[:, None, None]
+        y = jnp.maximum(y, 0.0)
+        return lax.reduce_window(y, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    def attention(q: Any, k: Any, v: Any, mask: Any) -> Any:
+        scores = q @ k.T / np.sqrt(q.shape[-1])
+        scores = jnp.where(mask, scores, -1e9)
+        return jax.nn.softmax(scores, axis=-1) @ v
+
+    def layer_norm(x: Any) -> Any:
+        mu = x.mean(-1, keepdims=True)
+        return (x - mu) / jnp.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+
+    def fori_dynamic_slice(x: Any) -> Any:
+        return lax.fori_loop(0, x.shape[0], lambda i, acc: acc + lax.dynamic_slice(x, (i, 0), (1, x.shape[1])),
+                             jnp.zeros((1, x.shape[1])))
+
+    def while_update(x: Any) -> Any:
+        def body(state: Any) -> Any:
+            i, acc = state
+            return i + 1, lax.dynamic_update_slice(acc, lax.dynamic_slice(x, (i, 0), (1, 4)) - 1.0, (i, 0))
+        return lax.while_loop(lambda s: s[0] < 3, body, (0, jnp.zeros_like(x)))[1]
+
+    def scan_sum(x: Any) -> Any:
+        return lax.scan(lambda c, row: (c + row, c - row), jnp.zeros(x.shape[1]), x)
+
+    def sorting(x: Any) -> Any:
+        return jnp.sort(x, axis=1), jnp.argsort(x, axis=1), lax.top_k(x, 2)[0], jnp.argmax(x, axis=1)
+
+    def sort_only(x: Any) -> Any:
+        return jnp.sort(x, axis=0), jnp.sort(x, axis=1, descending=True)
+
+    index = np.array([2, 0, 3])
+
+    def gather_scatter(x: Any) -> Any:
+        return x[index], x.at[index].set(0.0), x.at[index].add(1.0)
+
+    def cumsum(x: Any) -> Any:
+        return jnp.cumsum(x, axis=1)
+
+    def data_movement(x: Any, y: Any) -> Any:
+        z = jnp.concatenate([jnp.pad(x, ((1, 0), (0, 2))), y], axis=0)
+        return jnp.flip(z, axis=1).T, z[1:4:2, ::2]
+
+    def maxpool_grad(x: Any) -> Any:
+        def pooled(v: Any) -> Any:
+            return lax.reduce_window(v, -jnp.inf, lax.max, (2, 2), (2, 2), "VALID").sum()
+        return jax.grad(pooled)(x)
+
+    def integer_ops(a: Any, b: Any) -> Any:
+        return a << 2, a >> 1, lax.shift_right_logical(a, b), a % b, a // b
+
+    def conditionals(x: Any, k: Any) -> Any:
+        c = lax.cond(x.sum() > 0, lambda v: v + 1.0, lambda v: v - 1.0, x)
+        s = lax.switch(k, [lambda v: v, lambda v: -v, jnp.exp], x)
+        return c, s
+
+    def conversions(x: Any) -> Any:
+        return (x.astype(jnp.float32), x.astype(jnp.int32), lax.bitcast_convert_type(x, jnp.int64),
+                (x > 0).astype(jnp.int64))
+
+    def elementwise(x: Any, y: Any) -> Any:
+        return (jnp.exp(x) - jnp.log1p(jnp.abs(y)), jnp.tanh(x) / (jnp.cos(y) + 2.0), jnp.clip(x, -0.5, 0.5),
+                jnp.floor(x) + jnp.ceil(y), jnp.minimum(x, y), jnp.arctan2(x, y), lax.rsqrt(jnp.abs(x) + 1.0))
+
+    def conv_pool(x: Any) -> Any:
+        y = lax.conv_general_dilated(x, kernel, (1, 1), ((1, 1), (1, 1)), rhs_dilation=(1, 1),
+                                     dimension_numbers=("NCHW", "OIHW", "NCHW")) + bias[:, None, None]
+        return lax.reduce_window(jnp.maximum(y, 0.0), -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    def math(x: Any, y: Any) -> Any:
+        return (jnp.exp(x) - jnp.log1p(jnp.abs(y)), jnp.tanh(x) / (jnp.cos(y) + 2.0), jnp.clip(x, -0.5, 0.5),
+                jnp.floor(x) + jnp.ceil(y), jnp.minimum(x, y), jnp.arctan2(x, y), jnp.sqrt(jnp.abs(x)) ** y)
+
+    def shifts(a: Any, b: Any) -> Any:
+        return a >> 1, lax.shift_right_logical(a, b), lax.rem(a, b), lax.div(a, b), jnp.max(a, axis=0)
+
+    def special(x: Any, y: Any, m: Any, n: Any) -> Any:
+        return (lax.erf(x), jnp.sinh(x), jnp.arcsin(x), jnp.arccos(x), jnp.arctan(x), jnp.arcsinh(x), jnp.arctanh(x),
+                jnp.expm1(x), jnp.cbrt(x), jnp.isfinite(x / x), lax.round(y), jnp.round(y), jax.nn.sigmoid(x),
+                jnp.tan(x), jnp.sin(x), m & n, m | n, m ^ n, ~m, lax.clamp(-0.2, x, 0.3))
+
+    ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
+    return {
+        "mlp": (mlp, (normal(5, 4),)),
+        "mlp_grad": (mlp_grad, (normal(5, 4), normal(5, 3))),
+        "cnn_block": (cnn_block, (normal(2, 3, 6, 6),)),
+        "attention": (attention, (normal(4, 8), normal(4, 8), normal(4, 8), np.tril(np.ones((4, 4), dtype=bool)))),
+        "layer_norm": (layer_norm, (normal(3, 5),)),
+        "fori_dynamic_slice": (fori_dynamic_slice, (normal(3, 4),)),
+        "while_update": (while_update, (normal(3, 4),)),
+        "scan": (scan_sum, (normal(3, 4),)),
+        "sorting": (sorting, (normal(3, 5),)),
+        "sort": (sort_only, (normal(3, 5),)),
+        "gather_scatter": (gather_scatter, (normal(5, 3),)),
+        "cumsum": (cumsum, (normal(3, 4),)),
+        "data_movement": (data_movement, (normal(2, 3), normal(4, 5))),
+        "maxpool_grad": (maxpool_grad, (normal(4, 6),)),
+        "integer_ops": (integer_ops, (ints, (ints % 7 + 1).astype(np.int32))),
+        "conditionals": (conditionals, (normal(3,), np.int32(2))),
+        "conversions": (conversions, (normal(2, 3),)),
+        "elementwise": (elementwise, (normal(3, 4), normal(3, 4))),
+        "conv_pool": (conv_pool, (normal(2, 3, 6, 6),)),
+        "math": (math, (normal(3, 4), normal(3, 4))),
+        "special": (special, (rng.uniform(-0.9, 0.9, size=(3, 4)), 3 * normal(3, 4), rng.random((3, 4)) > 0.5,
+                              rng.random((3, 4)) > 0.5)),
+        "shifts": (shifts, (ints, (ints % 7 + 1).astype(np.int32))),
+    }

@@ -1,0 +1,243 @@
+"""StableHLO programs (jax.jit(f).lower(...).as_text(), jax.export artifacts) read into opgen's graph
+model, validated against the hlir specs and run on the reference kernels, compared with jax on CPU."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import write
+from jax_programs import programs
+from test_spec_errors import DOMAIN, GOOD_OP
+
+from opgen.parse import load_specs
+from opgen.run import ModelError, run_model
+from opgen.validate import ModelReadError, read_model, validate_model
+
+# ---- the `stablehlo` field of the specs ----------------------------------------------------------------
+
+def test_a_stablehlo_name_stands_for_one_op_of_a_domain(spec_tree):
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    field = "category: activation\nstablehlo: [stablehlo.exponential]\n"
+    write(spec_tree / "demo" / "Scale.yaml", GOOD_OP.replace("category: activation\n", field))
+    write(spec_tree / "demo" / "Other.yaml", GOOD_OP.replace("name: Scale", "name: Other")
+          .replace("category: activation\n", field))
+    specs, errors = load_specs(spec_tree)
+    shown = [str(e) for e in errors if e.severity == "error"]
+    assert len(shown) == 1, shown
+    assert "Scale.yaml" in shown[0] and "demo.Scale" in shown[0] and "stablehlo[0]" in shown[0]
+    assert "stablehlo.exponential is already listed by demo.Other" in shown[0]
+    assert specs.find("demo", "Other").stablehlo == ("stablehlo.exponential",)
+
+
+def test_a_stablehlo_name_must_name_a_stablehlo_or_chlo_op(spec_tree):
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    write(spec_tree / "demo" / "Scale.yaml",
+          GOOD_OP.replace("category: activation\n", "category: activation\nstablehlo: [mhlo.exp]\n"))
+    _, errors = load_specs(spec_tree)
+    shown = [str(e) for e in errors if e.severity == "error"]
+    assert len(shown) == 1 and "stablehlo" in shown[0] and "mhlo.exp" in shown[0], shown
+
+
+# ---- real jax programs ---------------------------------------------------------------------------------
+
+KNOWN = Path(__file__).with_name("known_failures.txt")
+PROGRAMS = programs()
+# Problems other than unknown ops that a program has today, by (op, where): hlir.Sort takes one type for
+# every tensor it sorts (its note xla_comparator), argsort sorts float64 keys with int64 indices.
+OTHER_PROBLEMS = {"sorting": {("hlir.Sort@1", "input 'inputs'[1]"), ("hlir.Sort@1", "output 'output'[1]")}}
+
+
+def known_needs() -> dict[str, set[str]]:
+    """`stablehlo <program>: needs op, op[; why]` lines of tests/known_failures.txt."""
+    needs = {}
+    for line in KNOWN.read_text(encoding="utf-8").splitlines():
+        if line.startswith("stablehlo "):
+            program, reason = line[len("stablehlo "):].split(": ", 1)
+            assert reason.startswith("needs "), line
+            needs[program] = {op.strip() for op in reason[len("needs "):].split(";")[0].split(",")}
+    return needs
+
+
+def lowered(name: str, tmp_path: Path) -> Path:
+    import jax
+
+    function, args = PROGRAMS[name]
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(jax.jit(function).lower(*args).as_text(), encoding="utf-8")
+    return path
+
+
+def test_the_known_failures_name_real_programs():
+    assert set(known_needs()) <= set(PROGRAMS)
+    assert len(PROGRAMS) >= 15
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_jax_program_validates_and_runs_as_jax_computes_it(name, tmp_path):
+    import jax
+
+    path = lowered(name, tmp_path)
+    report = validate_model(path)
+    needs = known_needs().get(name, set())
+    assert set(report.unchecked) == needs, (f"the ops without an hlir op changed: update the line of {name} in "
+                                            f"{KNOWN.name}\n{report.to_text()}")
+    others = {(r.op, r.where) for r in report.problems if r.where != "op"}
+    assert others == OTHER_PROBLEMS.get(name, set()), report.to_text()
+    for record in report.records:  # every node problem is located at the program's FILE:line:column
+        if record.index is not None:
+            assert re.fullmatch(re.escape(str(path)) + r":\d+:\d+", record.node), record
+    if needs or others:
+        assert not report.valid
+        return
+    assert report.valid, report.to_text()
+    function, args = PROGRAMS[name]
+    results = run_model(path, list(args))
+    expected = jax.tree_util.tree_leaves(jax.jit(function)(*args))
+    assert len(results) == len(expected)
+    for got, want in zip(results.values(), expected):
+        want = np.asarray(want)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_inputs_by_name_and_unknown_ops_as_warnings(tmp_path):
+    path = lowered("mlp", tmp_path)
+    x = PROGRAMS["mlp"][1][0]
+    by_position, by_name = run_model(path, [x]), run_model(path, {"arg0": x})
+    np.testing.assert_array_equal(list(by_position.values())[0], list(by_name.values())[0])
+    with pytest.raises(ModelError, match="2 inputs given by position; the model has 1: 'arg0'"):
+        run_model(path, [x, x])
+    report = validate_model(lowered("layer_norm", tmp_path), allow_unknown_ops=True)
+    assert report.valid and report.unchecked == {"stablehlo.multiply": 1}
+    assert {r.message.split(";")[0] for r in report.warnings} == {"no spec for stablehlo.multiply"}
+
+
+# ---- declared result types, artifacts, the command line, jaxlib missing --------------------------------
+
+MATMUL = """\
+module @jit_matmul {
+  func.func public @main(%arg0: tensor<2x3xf64>, %arg1: tensor<3x4xf64>) -> (tensor<2x4xf64>) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT]
+        : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+    return %0 : tensor<2x4xf64>
+  }
+}
+"""
+
+
+def test_a_wrong_declared_result_type_is_reported_at_its_line_and_column(tmp_path):
+    import jax
+
+    text = jax.jit(lambda a, b: a @ b).lower(np.ones((2, 3)), np.ones((3, 4))).as_text()
+    line = next(k for k, t in enumerate(text.splitlines(), 1) if "stablehlo.dot_general" in t)
+    column = text.splitlines()[line - 1].index("stablehlo.dot_general") + 1
+    path = write(tmp_path / "matmul.mlir", text.replace("tensor<2x4xf64>", "tensor<2x4xf32>"))
+    report = validate_model(path)
+    assert [(r.node, r.op, r.where) for r in report.problems] == [(f"{path}:{line}:{column}", "hlir.DotGeneral@1",
+                                                                   "output 'output'")]
+    assert "dtype float differs from double" in report.problems[0].message
+    # A shape the op cannot produce is refused by StableHLO's own verifier, at the same place.
+    write(path, text.replace("tensor<2x4xf64>", "tensor<2x5xf64>"))
+    with pytest.raises(ModelReadError, match=re.escape(f"{path}:{line}:{column}: inferred shape '[2, 4]'")):
+        validate_model(path)
+
+
+def test_a_portable_artifact_from_jax_export_reads_and_runs(tmp_path):
+    import jax
+    from jax import export
+
+    function, args = PROGRAMS["mlp"]
+    exported = export.export(jax.jit(function))(*args)
+    path = tmp_path / "mlp.mlirbc"
+    path.write_bytes(exported.mlir_module_serialized)
+    report = validate_model(path)
+    assert report.valid and report.nodes == validate_model(lowered("mlp", tmp_path)).nodes
+    np.testing.assert_allclose(list(run_model(path, list(args)).values())[0], np.asarray(function(*args)),
+                               rtol=1e-12)
+    graph, _ = read_model(exported.mlir_module_serialized)  # bytes: recognised by their content
+    assert graph.inputs == ["arg0"] and all(re.search(r":\d+:\d+$", n.name) for n in graph.nodes)
+
+
+def test_cli_validates_and_runs_a_program(tmp_path):
+    from click.testing import CliRunner
+
+    from opgen.cli import main
+
+    path = write(tmp_path / "matmul.mlir", MATMUL)
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    runner = CliRunner()
+    checked = runner.invoke(main, ["validate", str(path)])
+    assert checked.exit_code == 0 and "0 problems in 0 of 1 node" in checked.output
+    ran = runner.invoke(main, ["run", str(path), "--input", f"arg0={tmp_path / 'a.npy'}", "--input",
+                               f"arg1={tmp_path / 'b.npy'}", "--output-dir", str(tmp_path / "out")])
+    assert ran.exit_code == 0, ran.output
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "v1.npy"), a @ b)
+    write(path, MATMUL.replace("dot_general", "dot_generol"))
+    broken = runner.invoke(main, ["validate", str(path)])
+    assert broken.exit_code == 2 and f"{path}:3:10" in broken.output
+
+
+def test_without_jaxlib_reading_a_program_says_what_to_install(tmp_path, monkeypatch):
+    path = write(tmp_path / "matmul.mlir", MATMUL)
+    monkeypatch.setitem(sys.modules, "jaxlib.mlir", None)  # import jaxlib.mlir now fails
+    with pytest.raises(ModelReadError, match=re.escape("pip install 'opgen[xla]'")):
+        validate_model(path)
+    with pytest.raises(ModelError, match=re.escape("pip install 'opgen[xla]'")) as failed:
+        run_model(path, [np.ones((2, 3)), np.ones((3, 4))])
+    assert failed.value.exit_code == 2
+
+
+def test_what_hlir_cannot_state_is_said_at_the_operation(tmp_path):
+    report = validate_model(lowered("cumsum", tmp_path))
+    [warning] = report.warnings
+    assert warning.op == "stablehlo.reduce_window" and re.search(r"cumsum\.mlir:\d+:\d+$", warning.node)
+    assert "pads the input explicitly; hlir.ReduceWindow has no explicit padding" in warning.message
+    # A precision the hlir op has no place for is dropped, with a warning; DEFAULT is no loss.
+    path = write(tmp_path / "matmul.mlir", MATMUL.replace("[DEFAULT, DEFAULT]", "[HIGHEST, HIGHEST]"))
+    report = validate_model(path)
+    assert report.valid and [(r.node, r.where) for r in report.warnings] == [(f"{path}:3:10", "attributes")]
+    assert report.warnings[0].message.startswith("dropped precision_config = [#stablehlo<precision HIGHEST>")
+    # A total-order comparison (not IEEE) outside a sort comparator is no hlir.Compare.
+    compare = """\
+func.func public @main(%arg0: tensor<3xf64>, %arg1: tensor<3xf64>) -> tensor<3xi1> {
+  %0 = stablehlo.compare LT, %arg0, %arg1, TOTALORDER : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+"""
+    report = validate_model(write(tmp_path / "compare.mlir", compare))
+    assert report.unchecked == {"stablehlo.compare": 1} and "TOTALORDER" in report.warnings[0].message
+    report = validate_model(write(tmp_path / "compare.mlir", compare.replace("TOTALORDER", "FLOAT")))
+    assert report.valid
+
+
+BATCH_NORM = """\
+func.func @main(%x: tensor<2x3x4xf64>, %s: tensor<3xf64>, %o: tensor<3xf64>, %m: tensor<3xf64>, %v: tensor<3xf64>)
+    -> (tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>) {
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %o, %m, %v) {epsilon = 0.5 : f32, feature_index = 1 : i64}
+    : (tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<2x3x4xf64>
+  %1:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 0.5 : f32, feature_index = 1 : i64}
+    : (tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>)
+  return %0, %1#0, %1#1, %1#2 : tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>
+}
+"""
+
+
+def test_batch_norms_run_as_torch_computes_them(tmp_path):
+    """jax emits no batch_norm_* (and StableHLO's interpreter runs none): torch is the reference."""
+    import torch
+
+    rng = np.random.default_rng(3)
+    args = [rng.normal(size=(2, 3, 4)), rng.normal(size=3), rng.normal(size=3), rng.normal(size=3), rng.random(3) + 0.5]
+    results = list(run_model(write(tmp_path / "bn.mlir", BATCH_NORM), args).values())
+    x, scale, offset, mean, variance = (torch.tensor(a) for a in args)
+    batch_variance, batch_mean = torch.var_mean(x, dim=(0, 2), unbiased=False)
+    expected = [torch.nn.functional.batch_norm(x, mean, variance, scale, offset, training=False, eps=0.5),
+                torch.nn.functional.batch_norm(x, None, None, scale, offset, training=True, eps=0.5),
+                batch_mean, batch_variance]
+    for got, want in zip(results, expected):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
