@@ -282,16 +282,18 @@ def show(specs_dir: Path | None, ref: str, lang: str, fmt: str) -> None:
 @specs_option
 @format_option()
 def lint(specs_dir: Path | None, fmt: str) -> None:
-    """Check the specs and report every text lacking its English or Chinese form."""
-    from .lint import missing_translations
+    """Check the specs' texts: every one in English and Chinese, none still a placeholder, Chinese
+    punctuation in Chinese sentences."""
+    from .lint import chinese_punctuation, missing_translations
 
     specs = _load(reading_specs(specs_dir))
-    problems = missing_translations(specs)
+    problems = missing_translations(specs) + chinese_punctuation(specs)
     if fmt == "json":
         _echo_json({"ops": len(specs.ops()), "problems": [_error_record(e) for e in problems]})
         sys.exit(1 if problems else 0)
     _report(problems)
-    click.echo(f"opgen lint: {len(problems)} missing or placeholder text(s) in {len(specs.ops())} ops")
+    click.echo(f"opgen lint: {len(problems)} text problem(s) (missing, placeholder, punctuation) in "
+               f"{len(specs.ops())} ops")
     if problems:
         sys.exit(1)
 

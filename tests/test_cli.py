@@ -59,7 +59,8 @@ def test_show_bad_reference_is_a_clear_error(ref, message):
 def test_lint_is_clean_on_the_project():
     result = run("lint", "--specs", str(SPECS))
     assert result.exit_code == 0, result.output
-    assert re.search(r"opgen lint: 0 missing or placeholder text\(s\) in \d+ ops", result.output)
+    assert re.search(r"opgen lint: 0 text problem\(s\) \(missing, placeholder, punctuation\) in \d+ ops",
+                     result.output)
 
 
 def test_list_of_an_unknown_domain_is_an_error_with_a_suggestion():
@@ -194,3 +195,25 @@ def test_dtype_spellings_and_a_misspelt_dtype():
     assert validate([(ml_dtypes.bfloat16, (2,))]) == []
     assert "dtype int8 is not allowed" in validate([(np.int8, (2,))])[0].message
     assert "unknown dtype 'flaot' (did you mean 'float'" in validate([("flaot", (2,))])[0].message
+
+
+def test_lint_catches_ascii_punctuation_after_chinese_text(tmp_path):
+    specs = _spec_folder(tmp_path)
+    abs_spec = specs / "hlir" / "Abs.yaml"
+    text = abs_spec.read_text(encoding="utf-8")
+    ours = "最小负整数 (如 int8 的 -128) 的绝对值无法表示；"  # a note: opgen's own words
+    assert ours in text
+    abs_spec.write_text(text.replace(ours, ours[:-1] + ";"), encoding="utf-8")
+    result = run("lint", "--specs", str(specs))
+    assert result.exit_code == 1
+    assert "hlir.Abs@1: notes.integer_minimum: warning: the Chinese text has ASCII ';' after Chinese text " \
+           "(write '；')" in result.output
+    # the summary is transcribed from document 004 and keeps its own ASCII comma
+    assert "summary" not in result.output and "对输入张量逐元素进行绝对值计算得到输出张量, output" in text
+
+
+def test_fix_chinese_punctuation():
+    from opgen.lint import fix_chinese_punctuation
+
+    assert fix_chinese_punctuation("输入张量, 轴: 1; 是否? 好. x.y 3.5 (见 C1), done") == \
+        "输入张量，轴：1; 是否？好。x.y 3.5 (见 C1), done"  # only marks right after Chinese text change

@@ -24,7 +24,7 @@ def environment(root: str = str(TEMPLATES)) -> jinja2.Environment:
         autoescape=False,
         bytecode_cache=_bytecode_cache(),
     )
-    env.filters.update(py=py_literal, py_block=py_block, c_comment=c_comment, md_cell=md_cell, md_text=md_text, md_code=md_code,
+    env.filters.update(py=py_literal, py_block=py_block, py_docstring=py_docstring, c_comment=c_comment, md_cell=md_cell, md_text=md_text, md_code=md_code,
                        md_url=md_url)
     return env
 
@@ -60,6 +60,17 @@ def render_python(template: str, **context: Any) -> bytes:
 def py_literal(value: Any) -> str:
     """A Python literal for plain data; repr() escapes quotes, backslashes and newlines."""
     return repr(value)
+
+
+def py_docstring(text: str, indent: int) -> str:
+    """A triple-quoted docstring holding `text` exactly: backslashes and quote runs escaped (so nothing
+    in it can end the literal), control characters written as escapes, lines indented by `indent`."""
+    body = text.replace("\\", "\\\\").replace('"', '\\"')
+    body = "".join(ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii")
+                   for ch in body)
+    pad = " " * indent
+    return '"""' + "\n".join(line and pad + line if k else line for k, line in enumerate(body.split("\n"))) + (
+        f"\n{pad}" if "\n" in body else "") + '"""'
 
 
 def py_block(value: Any, start: int, indent: int = 0, width: int = 120) -> str:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import keyword
 import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +31,7 @@ class KernelView:
     first_input: str
     body: list[str]  # statements after validation
     doc: str  # what the kernel computes, for its docstring (emitted as a Python string literal)
+    docstring: str = ""  # the whole docstring (kernel_docstring)
 
 
 AMBIGUOUS = ("l", "O", "I")  # names PEP 8 (ruff E741) forbids for variables: MaxUnpool's input I
@@ -225,6 +228,40 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
     return _formula_view(v, params, convert, validate_inputs, attributes, free, validate_outputs, first_input)
 
 
+def _with_docstring(v: OpVersion, k: KernelView | None) -> KernelView | None:
+    return None if k is None else dataclasses.replace(k, docstring=kernel_docstring(v, k.doc))
+
+
+def kernel_docstring(v: OpVersion, computes: str) -> str:
+    """A kernel's docstring: what it computes (the formula re-emitted from its tree, or the runtime
+    function it calls), its inputs, attributes with their defaults, outputs and type constraints."""
+    def wrapped(label: str, items: list[str]) -> list[str]:
+        return textwrap.wrap(f"{label}: {', '.join(items)}", width=110, subsequent_indent="    ",
+                             break_on_hyphens=False) if items else []
+
+    def param(p: Any) -> str:
+        option = "" if p.option == "single" else f", {p.option}"
+        return f"{p.name} ({p.type}{option})"
+
+    def attribute(a: Any) -> str:
+        tail = " (required)" if a.required else f" = {a.default!r}" if a.has_default else " (optional)"
+        return f"{a.name}: {a.type}{tail}"
+
+    if computes.startswith("calls "):  # a runtime function
+        head = f"Calls {computes[len('calls '):]}"
+    elif v.elementwise is not None and v.elementwise.fold is None:
+        head = f"Computes {v.elementwise.output} = {computes}"
+    else:  # a fold: "acc = ..., then ..."
+        head = f"Computes {computes}"
+    lines = [f"Reference kernel of {v.key}.", ""] + textwrap.wrap(head + ".", width=110, break_on_hyphens=False)
+    lines += [""] + wrapped("Inputs (positional)", [param(p) for p in v.inputs])
+    lines += wrapped("Attributes (keyword)", [attribute(a) for a in v.attributes])
+    lines += wrapped("Returns a tuple of the outputs", [param(p) for p in v.outputs])
+    for tc in v.type_constraints:
+        lines += wrapped(tc.name, [type_key(t) for t in tc.types])
+    return "\n".join(lines)
+
+
 def kernel_imports_of(v: OpVersion) -> dict[str, tuple[str, str, str]]:
     assert v.kernel is not None  # asked only for ops with a kernel function
     module, function = kernel_function(v.kernel)
@@ -361,7 +398,7 @@ def render_op(op: OpSpec) -> bytes:
     imports = kernel_imports(op)
     versions = [
         dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), shapes=output_shapes(v),
-             kernel=kernel_view(v, imports))
+             kernel=_with_docstring(v, kernel_view(v, imports)))
         for v in op.versions
     ]
     return render_python("python/op_module.py.j2", op=op, versions=versions, imports=import_view(op, versions, imports),

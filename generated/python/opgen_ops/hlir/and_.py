@@ -59,7 +59,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, broadcast_dimensions=None):
-    'Reference kernel of hlir.And@1: lhs & rhs.'
+    """Reference kernel of hlir.And@1.
+
+    Computes output = lhs & rhs.
+
+    Inputs (positional): lhs (T), rhs (T)
+    Attributes (keyword): broadcast_dimensions: ints (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {'broadcast_dimensions': broadcast_dimensions}, None)

@@ -72,7 +72,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=0, keepdims=True, select_last_index=False):
-    'Reference kernel of hlir.ArgMin@1: calls opgen.runtime.kernels.reduction.argmin.'
+    """Reference kernel of hlir.ArgMin@1.
+
+    Calls opgen.runtime.kernels.reduction.argmin.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 0, keepdims: bool = True, select_last_index: bool = False
+    Returns a tuple of the outputs: output (tensor(int64))
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:

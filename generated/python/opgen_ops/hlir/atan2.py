@@ -54,7 +54,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    'Reference kernel of hlir.Atan2@1: atan2(lhs, rhs).'
+    """Reference kernel of hlir.Atan2@1.
+
+    Computes output = atan2(lhs, rhs).
+
+    Inputs (positional): lhs (T), rhs (T)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

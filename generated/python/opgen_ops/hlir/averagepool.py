@@ -146,7 +146,17 @@ def kernel_v1(
     padding=None,
     auto_pad=None,
 ):
-    'Reference kernel of hlir.AveragePool@1: calls opgen.runtime.kernels.window.average_pool.'
+    """Reference kernel of hlir.AveragePool@1.
+
+    Calls opgen.runtime.kernels.window.average_pool.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): dims: ints (required), kernel_shape: ints (required), ceil_mode: bool = False,
+        count_include_pad: bool = False, strides: ints (optional), padding: ints (optional), auto_pad: string
+        (optional)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1(
         (input,),

@@ -93,7 +93,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, mean, variance, grad_output, *, epsilon, feature_index):
-    'Reference kernel of hlir.BatchNormGrad@1: calls opgen.runtime.kernels.normalization.batch_norm_grad.'
+    """Reference kernel of hlir.BatchNormGrad@1.
+
+    Calls opgen.runtime.kernels.normalization.batch_norm_grad.
+
+    Inputs (positional): input (T), scale (T), mean (T), variance (T), grad_output (T)
+    Attributes (keyword): epsilon: float (required), feature_index: int (required)
+    Returns a tuple of the outputs: grad_input (T), grad_scale (T), grad_bias (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     mean = np.asarray(mean)

@@ -81,7 +81,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, mean, variance, *, epsilon, feature_index):
-    'Reference kernel of hlir.BatchNormInference@1: calls opgen.runtime.kernels.normalization.batch_norm_inference.'
+    """Reference kernel of hlir.BatchNormInference@1.
+
+    Calls opgen.runtime.kernels.normalization.batch_norm_inference.
+
+    Inputs (positional): input (T), scale (T), bias (T), mean (T), variance (T)
+    Attributes (keyword): epsilon: float (required), feature_index: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

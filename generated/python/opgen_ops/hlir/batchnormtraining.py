@@ -73,7 +73,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, epsilon, feature_index):
-    'Reference kernel of hlir.BatchNormTraining@1: calls opgen.runtime.kernels.normalization.batch_norm_training.'
+    """Reference kernel of hlir.BatchNormTraining@1.
+
+    Calls opgen.runtime.kernels.normalization.batch_norm_training.
+
+    Inputs (positional): input (T), scale (T), bias (T)
+    Attributes (keyword): epsilon: float (required), feature_index: int (required)
+    Returns a tuple of the outputs: output (T), mean (T), variance (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

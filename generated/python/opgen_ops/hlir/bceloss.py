@@ -62,7 +62,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, target, weight=None, *, reduction='mean'):
-    'Reference kernel of hlir.BCELoss@1: calls opgen.runtime.kernels.loss.bce_loss.'
+    """Reference kernel of hlir.BCELoss@1.
+
+    Calls opgen.runtime.kernels.loss.bce_loss.
+
+    Inputs (positional): input (T), target (T), weight (T, optional)
+    Attributes (keyword): reduction: string = 'mean'
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)

@@ -69,7 +69,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, broadcast_sizes):
-    'Reference kernel of hlir.Broadcast@1: calls opgen.runtime.kernels.data_movement.broadcast.'
+    """Reference kernel of hlir.Broadcast@1.
+
+    Calls opgen.runtime.kernels.data_movement.broadcast.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): broadcast_sizes: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'broadcast_sizes': broadcast_sizes}, None)
     if problems:

@@ -70,7 +70,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, broadcast_dimensions, output_shape):
-    'Reference kernel of hlir.BroadcastInDim@1: calls opgen.runtime.kernels.data_movement.broadcast_in_dim.'
+    """Reference kernel of hlir.BroadcastInDim@1.
+
+    Calls opgen.runtime.kernels.data_movement.broadcast_in_dim.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): broadcast_dimensions: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'broadcast_dimensions': broadcast_dimensions}, [(None, tuple(output_shape))])
     if problems:

@@ -61,7 +61,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, lower):
-    'Reference kernel of hlir.Cholesky@1: calls opgen.runtime.kernels.linalg.cholesky.'
+    """Reference kernel of hlir.Cholesky@1.
+
+    Calls opgen.runtime.kernels.linalg.cholesky.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): lower: bool (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'lower': lower}, None)
     if problems:

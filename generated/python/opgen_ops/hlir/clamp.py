@@ -61,7 +61,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(min, input, max):
-    'Reference kernel of hlir.Clamp@1: ieee_minimum(ieee_maximum(input, min), max).'
+    """Reference kernel of hlir.Clamp@1.
+
+    Computes output = ieee_minimum(ieee_maximum(input, min), max).
+
+    Inputs (positional): min (T), input (T), max (T)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     min = np.asarray(min)
     input = np.asarray(input)
     max = np.asarray(max)

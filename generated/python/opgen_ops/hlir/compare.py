@@ -63,7 +63,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, comparison_direction, output_dtype=None):
-    'Reference kernel of hlir.Compare@1: calls opgen.runtime.kernels.binary.compare.'
+    """Reference kernel of hlir.Compare@1.
+
+    Calls opgen.runtime.kernels.binary.compare.
+
+    Inputs (positional): lhs (T), rhs (T)
+    Attributes (keyword): comparison_direction: string (required)
+    Returns a tuple of the outputs: output (To)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    To: bool
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     output_out = _ew.output_dtype(output_dtype, getattr(lhs, 'dtype', None), ('bool',), 'output')

@@ -56,7 +56,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs, *, output_dtype=None):
-    'Reference kernel of hlir.Complex@1: calls opgen.runtime.kernels.binary.complex.'
+    """Reference kernel of hlir.Complex@1.
+
+    Calls opgen.runtime.kernels.binary.complex.
+
+    Inputs (positional): lhs (T), rhs (T)
+    Returns a tuple of the outputs: output (To)
+    T: float16, float, double
+    To: complex64
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     output_out = _ew.output_dtype(output_dtype, getattr(lhs, 'dtype', None), ('complex64',), 'output')

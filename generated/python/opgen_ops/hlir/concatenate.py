@@ -75,7 +75,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimension):
-    'Reference kernel of hlir.Concatenate@1: calls opgen.runtime.kernels.data_movement.concatenate.'
+    """Reference kernel of hlir.Concatenate@1.
+
+    Calls opgen.runtime.kernels.data_movement.concatenate.
+
+    Inputs (positional): inputs (T, variadic)
+    Attributes (keyword): dimension: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimension': dimension}, None)
     if problems:

@@ -52,7 +52,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*, value, output_dtype=None):
-    'Reference kernel of hlir.Constant@1: calls opgen.runtime.kernels.data_movement.constant.'
+    """Reference kernel of hlir.Constant@1.
+
+    Calls opgen.runtime.kernels.data_movement.constant.
+
+    Attributes (keyword): value: tensor (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,

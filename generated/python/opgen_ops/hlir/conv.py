@@ -279,7 +279,21 @@ def kernel_v1(
     batch_group_count,
     auto_pad='',
 ):
-    'Reference kernel of hlir.Conv@1: calls opgen.runtime.kernels.convolution.conv.'
+    """Reference kernel of hlir.Conv@1.
+
+    Calls opgen.runtime.kernels.convolution.conv.
+
+    Inputs (positional): lhs (T), rhs (T)
+    Attributes (keyword): input_batch_dimension: int (required), input_feature_dimension: int (required),
+        input_spatial_dimensions: ints (required), kernel_input_feature_dimension: int (required),
+        kernel_output_feature_dimension: int (required), kernel_spatial_dimensions: ints (required),
+        output_batch_dimension: int (required), output_feature_dimension: int (required),
+        output_spatial_dimensions: ints (required), window_strides: ints (required), padding: ints (required),
+        lhs_dilation: ints (required), rhs_dilation: ints (required), feature_group_count: int (required),
+        batch_group_count: int (required), auto_pad: string = ''
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1(

@@ -64,7 +64,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_dtype=None):
-    'Reference kernel of hlir.Convert@1: calls opgen.runtime.kernels.conversion.convert.'
+    """Reference kernel of hlir.Convert@1.
+
+    Calls opgen.runtime.kernels.conversion.convert.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T1)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    T1: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

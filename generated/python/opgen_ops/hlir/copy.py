@@ -58,7 +58,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.Copy@1: copy(input).'
+    """Reference kernel of hlir.Copy@1.
+
+    Computes output = copy(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -47,7 +47,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.Cos@1: cos(input).'
+    """Reference kernel of hlir.Cos@1.
+
+    Computes output = cos(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

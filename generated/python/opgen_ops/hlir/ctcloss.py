@@ -104,7 +104,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, targets, input_lengths, target_lengths, *, blank=0):
-    'Reference kernel of hlir.CTCLoss@1: calls opgen.runtime.kernels.loss.ctc_loss.'
+    """Reference kernel of hlir.CTCLoss@1.
+
+    Calls opgen.runtime.kernels.loss.ctc_loss.
+
+    Inputs (positional): input (T), targets (Ti), input_lengths (Ti), target_lengths (Ti)
+    Attributes (keyword): blank: int = 0
+    Returns a tuple of the outputs: loss (T), alpha (T)
+    T: float16, float, double
+    Ti: int32, int64
+    """
     input = np.asarray(input)
     targets = np.asarray(targets)
     input_lengths = np.asarray(input_lengths)

@@ -70,7 +70,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, target_name, shape, output_dtype=None):
-    'Reference kernel of hlir.CustomCall@1: calls opgen.runtime.kernels.custom.custom_call.'
+    """Reference kernel of hlir.CustomCall@1.
+
+    Calls opgen.runtime.kernels.custom.custom_call.
+
+    Inputs (positional): args (T, variadic)
+    Attributes (keyword): target_name: string (required), shape: ints (required)
+    Returns a tuple of the outputs: output (To)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    To: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     variadic = [np.asarray(x) for x in variadic]
     output_out = _ew.output_dtype(
         output_dtype,

@@ -88,7 +88,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, space_dims, blocksize, depth_dim, mode='DCR'):
-    'Reference kernel of hlir.DepthToSpace@1: calls opgen.runtime.kernels.data_movement.depth_to_space.'
+    """Reference kernel of hlir.DepthToSpace@1.
+
+    Calls opgen.runtime.kernels.data_movement.depth_to_space.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): space_dims: ints (required), blocksize: int (required), depth_dim: int (required), mode:
+        string = 'DCR'
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1(
         (input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim, 'mode': mode}, None

@@ -126,7 +126,16 @@ def kernel_v1(
     lhs_contracting_dimensions,
     rhs_contracting_dimensions,
 ):
-    'Reference kernel of hlir.DotGeneral@1: calls opgen.runtime.kernels.linalg.dot_general.'
+    """Reference kernel of hlir.DotGeneral@1.
+
+    Calls opgen.runtime.kernels.linalg.dot_general.
+
+    Inputs (positional): lhs (T), rhs (T)
+    Attributes (keyword): lhs_batching_dimensions: ints (required), rhs_batching_dimensions: ints (required),
+        lhs_contracting_dimensions: ints (required), rhs_contracting_dimensions: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1(

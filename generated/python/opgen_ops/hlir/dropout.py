@@ -65,7 +65,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, ratio=None, training_mode=None, *, seed=None):
-    'Reference kernel of hlir.Dropout@1: calls opgen.runtime.kernels.activation.dropout.'
+    """Reference kernel of hlir.Dropout@1.
+
+    Calls opgen.runtime.kernels.activation.dropout.
+
+    Inputs (positional): data (T), ratio (T1, optional), training_mode (T2, optional)
+    Attributes (keyword): seed: int (optional)
+    Returns a tuple of the outputs: output (T), mask (T2, optional)
+    T: float16, float, double, bfloat16
+    T1: float16, float, double
+    T2: bool
+    """
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)

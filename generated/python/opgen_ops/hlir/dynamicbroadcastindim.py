@@ -81,10 +81,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, shape, *, broadcast_dimensions):
-    (
-        'Reference kernel of hlir.DynamicBroadcastInDim@1: calls '
-        'opgen.runtime.kernels.data_movement.dynamic_broadcast_in_dim.'
-    )
+    """Reference kernel of hlir.DynamicBroadcastInDim@1.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_broadcast_in_dim.
+
+    Inputs (positional): input (T), shape (Ts)
+    Attributes (keyword): broadcast_dimensions: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    Ts: int32, int64
+    """
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v1((input, shape,), {'broadcast_dimensions': broadcast_dimensions}, None)

@@ -58,7 +58,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(shape, *, iota_dimension, output_dtype=None):
-    'Reference kernel of hlir.DynamicIota@1: calls opgen.runtime.kernels.data_movement.dynamic_iota.'
+    """Reference kernel of hlir.DynamicIota@1.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_iota.
+
+    Inputs (positional): shape (tensor(int64))
+    Attributes (keyword): iota_dimension: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     shape = np.asarray(shape)
     output_out = _ew.output_dtype(
         output_dtype,

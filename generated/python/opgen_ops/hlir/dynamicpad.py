@@ -84,7 +84,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, pads, padding_value=None, *, mode=None):
-    'Reference kernel of hlir.DynamicPad@1: calls opgen.runtime.kernels.data_movement.dynamic_pad.'
+    """Reference kernel of hlir.DynamicPad@1.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_pad.
+
+    Inputs (positional): input (T), pads (tensor(int64)), padding_value (T, optional)
+    Attributes (keyword): mode: enum (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     pads = np.asarray(pads)
     padding_value = None if padding_value is None else np.asarray(padding_value)

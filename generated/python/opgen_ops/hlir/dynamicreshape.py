@@ -86,7 +86,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, shape, *, allowzero=0):
-    'Reference kernel of hlir.DynamicReshape@1: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of hlir.DynamicReshape@1.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): input (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v1((input, shape,), {'allowzero': allowzero}, None)

@@ -72,7 +72,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, start_indices, *, slice_sizes):
-    'Reference kernel of hlir.DynamicSlice@1: calls opgen.runtime.kernels.data_movement.dynamic_slice.'
+    """Reference kernel of hlir.DynamicSlice@1.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_slice.
+
+    Inputs (positional): input (T), start_indices (Tind)
+    Attributes (keyword): slice_sizes: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    Tind: int32, int64
+    """
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     problems = validate_v1((input, start_indices,), {'slice_sizes': slice_sizes}, None)

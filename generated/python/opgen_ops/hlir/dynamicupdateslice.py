@@ -85,7 +85,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, update, start_indices):
-    'Reference kernel of hlir.DynamicUpdateSlice@1: calls opgen.runtime.kernels.data_movement.dynamic_update_slice.'
+    """Reference kernel of hlir.DynamicUpdateSlice@1.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_update_slice.
+
+    Inputs (positional): input (T), update (T), start_indices (Tind)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    Tind: int32, int64
+    """
     input = np.asarray(input)
     update = np.asarray(update)
     start_indices = np.asarray(start_indices)

@@ -48,7 +48,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, alpha):
-    'Reference kernel of hlir.Elu@1: where(input < 0, alpha * expm1(input), input).'
+    """Reference kernel of hlir.Elu@1.
+
+    Computes output = where(input < 0, alpha * expm1(input), input).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): alpha: float (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'alpha': alpha}, None)
     if problems:

@@ -50,7 +50,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_dtype=None):
-    'Reference kernel of hlir.Expm1@1: expm1(input).'
+    """Reference kernel of hlir.Expm1@1.
+
+    Computes output = expm1(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (To)
+    T: uint8, uint32, int8, int32, float16, float, double
+    To: float16, float, double
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double'), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])

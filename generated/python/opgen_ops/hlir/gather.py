@@ -183,7 +183,18 @@ def kernel_v1(
     slice_sizes,
     indices_are_sorted=False,
 ):
-    'Reference kernel of hlir.Gather@1: calls opgen.runtime.kernels.indexing.gather.'
+    """Reference kernel of hlir.Gather@1.
+
+    Calls opgen.runtime.kernels.indexing.gather.
+
+    Inputs (positional): input (T), start_indices (Tind)
+    Attributes (keyword): index_vector_dim: int (required), start_index_map: ints (required),
+        collapsed_slice_dims: ints (required), offset_dims: ints (required), slice_sizes: ints (required),
+        indices_are_sorted: bool = False
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
+    Tind: uint8, uint16, uint32, uint64, int8, int16, int32, int64
+    """
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     problems = validate_v1(

@@ -68,7 +68,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, approximate, dim):
-    'Reference kernel of hlir.GeGlu@1: calls opgen.runtime.kernels.activation.geglu.'
+    """Reference kernel of hlir.GeGlu@1.
+
+    Calls opgen.runtime.kernels.activation.geglu.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): approximate: bool (required), dim: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'approximate': approximate, 'dim': dim}, None)
     if problems:

@@ -48,10 +48,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, approximate):
-    (
-        'Reference kernel of hlir.Gelu@1: where(approximate, input / (1 + exp(-2 * 0.7978845608028654 * (input + '
-        '0.044715 * input * input * input))), 0.5 * input * erfc(-0.7071067811865476 * input)).'
-    )
+    """Reference kernel of hlir.Gelu@1.
+
+    Computes output = where(approximate, input / (1 + exp(-2 * 0.7978845608028654 * (input + 0.044715 * input *
+    input * input))), 0.5 * input * erfc(-0.7071067811865476 * input)).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): approximate: bool (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'approximate': approximate}, None)
     if problems:

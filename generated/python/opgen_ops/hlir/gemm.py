@@ -91,7 +91,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    'Reference kernel of hlir.Gemm@1: calls opgen.runtime.kernels.linalg.gemm.'
+    """Reference kernel of hlir.Gemm@1.
+
+    Calls opgen.runtime.kernels.linalg.gemm.
+
+    Inputs (positional): A (T), B (T), C (T, optional)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, transA: int = 0, transB: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)

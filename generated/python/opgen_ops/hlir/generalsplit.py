@@ -121,7 +121,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, split=None, *, axis=0, num_outputs=None):
-    'Reference kernel of hlir.GeneralSplit@1: calls opgen.runtime.kernels.data_movement.general_split.'
+    """Reference kernel of hlir.GeneralSplit@1.
+
+    Calls opgen.runtime.kernels.data_movement.general_split.
+
+    Inputs (positional): input (T), split (tensor(int64), optional)
+    Attributes (keyword): axis: int = 0, num_outputs: int (optional)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v1((input, split,), {'axis': axis, 'num_outputs': num_outputs}, None)

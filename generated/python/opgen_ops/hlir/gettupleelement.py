@@ -63,7 +63,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, index):
-    'Reference kernel of hlir.GetTupleElement@1: calls opgen.runtime.kernels.data_movement.get_tuple_element.'
+    """Reference kernel of hlir.GetTupleElement@1.
+
+    Calls opgen.runtime.kernels.data_movement.get_tuple_element.
+
+    Inputs (positional): tuple_data (T, variadic)
+    Attributes (keyword): index: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'index': index}, None)
     if problems:

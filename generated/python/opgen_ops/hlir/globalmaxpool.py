@@ -65,7 +65,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dims):
-    'Reference kernel of hlir.GlobalMaxPool@1: calls opgen.runtime.kernels.reduction.global_max_pool.'
+    """Reference kernel of hlir.GlobalMaxPool@1.
+
+    Calls opgen.runtime.kernels.reduction.global_max_pool.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): dims: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'dims': dims}, None)
     if problems:

@@ -69,7 +69,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, grid, *, mode, align_corners, padding_mode):
-    'Reference kernel of hlir.GridSample@1: calls opgen.runtime.kernels.vision.grid_sample.'
+    """Reference kernel of hlir.GridSample@1.
+
+    Calls opgen.runtime.kernels.vision.grid_sample.
+
+    Inputs (positional): input (T), grid (Tg)
+    Attributes (keyword): mode: int (required), align_corners: bool (required), padding_mode: enum (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    Tg: float
+    """
     input = np.asarray(input)
     grid = np.asarray(grid)
     problems = validate_v1(

@@ -75,7 +75,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, epsilon=1e-05, num_groups):
-    'Reference kernel of hlir.GroupNorm@1: calls opgen.runtime.kernels.normalization.group_norm.'
+    """Reference kernel of hlir.GroupNorm@1.
+
+    Calls opgen.runtime.kernels.normalization.group_norm.
+
+    Inputs (positional): input (T), scale (T), bias (T)
+    Attributes (keyword): epsilon: float = 1e-05, num_groups: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

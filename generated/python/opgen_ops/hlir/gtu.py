@@ -67,7 +67,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dim):
-    'Reference kernel of hlir.Gtu@1: calls opgen.runtime.kernels.activation.gtu.'
+    """Reference kernel of hlir.Gtu@1.
+
+    Calls opgen.runtime.kernels.activation.gtu.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): dim: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'dim': dim}, None)
     if problems:

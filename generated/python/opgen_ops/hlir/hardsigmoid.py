@@ -49,7 +49,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, slope, offset):
-    'Reference kernel of hlir.HardSigmoid@1: maximum(0, minimum(1, slope * input + offset)).'
+    """Reference kernel of hlir.HardSigmoid@1.
+
+    Computes output = maximum(0, minimum(1, slope * input + offset)).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): slope: float (required), offset: float (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'slope': slope, 'offset': offset}, None)
     if problems:

@@ -65,7 +65,20 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(pred, true_operand, false_operand, *, true_computation, false_computation):
-    'Reference kernel of hlir.If@1: calls opgen.runtime.kernels.control_flow.if_.'
+    """Reference kernel of hlir.If@1.
+
+    Calls opgen.runtime.kernels.control_flow.if_.
+
+    Inputs (positional): pred (tensor(bool)), true_operand (T0), false_operand (T1)
+    Attributes (keyword): true_computation: graph (required), false_computation: graph (required)
+    Returns a tuple of the outputs: output (S, variadic)
+    T0: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    T1: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    S: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     pred = np.asarray(pred)
     true_operand = np.asarray(true_operand)
     false_operand = np.asarray(false_operand)

@@ -48,7 +48,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.Imag@1: calls opgen.runtime.kernels.complex_parts.imag.'
+    """Reference kernel of hlir.Imag@1.
+
+    Calls opgen.runtime.kernels.complex_parts.imag.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double, complex64
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -69,7 +69,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, epsilon):
-    'Reference kernel of hlir.InstanceNorm@1: calls opgen.runtime.kernels.normalization.instance_norm.'
+    """Reference kernel of hlir.InstanceNorm@1.
+
+    Calls opgen.runtime.kernels.normalization.instance_norm.
+
+    Inputs (positional): input (T), scale (T), bias (T)
+    Attributes (keyword): epsilon: float (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

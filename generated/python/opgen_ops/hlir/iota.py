@@ -53,7 +53,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*, iota_dimension, output_dtype=None, output_shape):
-    'Reference kernel of hlir.Iota@1: calls opgen.runtime.kernels.data_movement.iota.'
+    """Reference kernel of hlir.Iota@1.
+
+    Calls opgen.runtime.kernels.data_movement.iota.
+
+    Attributes (keyword): iota_dimension: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,

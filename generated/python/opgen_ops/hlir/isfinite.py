@@ -50,7 +50,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_dtype=None):
-    'Reference kernel of hlir.IsFinite@1: isfinite(input).'
+    """Reference kernel of hlir.IsFinite@1.
+
+    Computes output = isfinite(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (To)
+    T: float16, float, double
+    To: float16, float, double, int8, int32, bool
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double', 'int8', 'int32', 'bool'), 'output'

@@ -96,7 +96,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, bias, *, axis, epsilon):
-    'Reference kernel of hlir.LayerNorm@1: calls opgen.runtime.kernels.normalization.layer_norm.'
+    """Reference kernel of hlir.LayerNorm@1.
+
+    Calls opgen.runtime.kernels.normalization.layer_norm.
+
+    Inputs (positional): input (T), scale (T), bias (T)
+    Attributes (keyword): axis: int (required), epsilon: float (required)
+    Returns a tuple of the outputs: output (T), mean (T), rstd (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

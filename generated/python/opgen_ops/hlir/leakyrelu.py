@@ -50,7 +50,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, alpha):
-    'Reference kernel of hlir.LeakyRelu@1: where(input < 0, mul_trunc(alpha, input), input).'
+    """Reference kernel of hlir.LeakyRelu@1.
+
+    Computes output = where(input < 0, mul_trunc(alpha, input), input).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): alpha: float (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'alpha': alpha}, None)
     if problems:

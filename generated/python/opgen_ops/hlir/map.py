@@ -64,7 +64,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimensions, computation):
-    'Reference kernel of hlir.Map@1: calls opgen.runtime.kernels.control_flow.map_.'
+    """Reference kernel of hlir.Map@1.
+
+    Calls opgen.runtime.kernels.control_flow.map_.
+
+    Inputs (positional): input (T, variadic)
+    Attributes (keyword): dimensions: ints (required), computation: graph (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimensions': dimensions, 'computation': computation}, None)
     if problems:

@@ -57,7 +57,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    'Reference kernel of hlir.Max@1: ieee_maximum(lhs, rhs).'
+    """Reference kernel of hlir.Max@1.
+
+    Computes output = ieee_maximum(lhs, rhs).
+
+    Inputs (positional): lhs (T), rhs (T)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

@@ -193,7 +193,18 @@ def kernel_v1(
     storage_order=0,
     Indices_dtype=None,
 ):
-    'Reference kernel of hlir.MaxPool@1: calls opgen.runtime.kernels.window.max_pool.'
+    """Reference kernel of hlir.MaxPool@1.
+
+    Calls opgen.runtime.kernels.window.max_pool.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): kernel_shape: ints (required), strides: ints (optional), padding: ints (optional),
+        dilations: ints (optional), auto_pad: string = 'NOTSET', ceil_mode: bool = False, return_indices: bool =
+        False, storage_order: int = 0
+    Returns a tuple of the outputs: output (T), Indices (T1, optional)
+    T: float16, float, double, int8, uint8
+    T1: int64
+    """
     input = np.asarray(input)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(input, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v1(

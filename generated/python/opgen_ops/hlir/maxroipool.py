@@ -88,7 +88,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, rois, *, layout, pooled_shape, spatial_scale):
-    'Reference kernel of hlir.MaxRoiPool@1: calls opgen.runtime.kernels.vision.max_roi_pool.'
+    """Reference kernel of hlir.MaxRoiPool@1.
+
+    Calls opgen.runtime.kernels.vision.max_roi_pool.
+
+    Inputs (positional): input (T), rois (T)
+    Attributes (keyword): layout: enum (required), pooled_shape: ints (required), spatial_scale: float (required)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     rois = np.asarray(rois)
     problems = validate_v1(

@@ -79,7 +79,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(boxes, scores, *, max_output_boxes_per_class=0, iou_threshold=0.0, score_threshold, center_point_box=0):
-    'Reference kernel of hlir.NMS@1: calls opgen.runtime.kernels.vision.nms.'
+    """Reference kernel of hlir.NMS@1.
+
+    Calls opgen.runtime.kernels.vision.nms.
+
+    Inputs (positional): boxes (tensor(float)), scores (tensor(float))
+    Attributes (keyword): max_output_boxes_per_class: int = 0, iou_threshold: float = 0.0, score_threshold: float
+        (required), center_point_box: int = 0
+    Returns a tuple of the outputs: selected_indices (tensor(int64))
+    """
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     problems = validate_v1(

@@ -47,7 +47,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.Not@1: logical_not(input).'
+    """Reference kernel of hlir.Not@1.
+
+    Computes output = logical_not(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bool
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -147,7 +147,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, padding_value, *, mode, edge_padding_low, edge_padding_high, interior_padding):
-    'Reference kernel of hlir.Pad@1: calls opgen.runtime.kernels.data_movement.pad.'
+    """Reference kernel of hlir.Pad@1.
+
+    Calls opgen.runtime.kernels.data_movement.pad.
+
+    Inputs (positional): input (T), padding_value (T)
+    Attributes (keyword): mode: enum (required), edge_padding_low: ints (required), edge_padding_high: ints
+        (required), interior_padding: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     input = np.asarray(input)
     padding_value = np.asarray(padding_value)
     problems = validate_v1(

@@ -93,7 +93,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, comparator, top_k, reduction_dim, recall_target=0.9, log2_reduction):
-    'Reference kernel of hlir.PartialReduce@1: calls opgen.runtime.kernels.custom.partial_reduce.'
+    """Reference kernel of hlir.PartialReduce@1.
+
+    Calls opgen.runtime.kernels.custom.partial_reduce.
+
+    Inputs (positional): inputs (T, variadic), init_values (T, variadic)
+    Attributes (keyword): comparator: graph (required), top_k: int (required), reduction_dim: int (required),
+        recall_target: float = 0.9, log2_reduction: int (required)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1(
         (*variadic,),

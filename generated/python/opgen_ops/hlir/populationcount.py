@@ -53,7 +53,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.PopulationCount@1: popcount(input).'
+    """Reference kernel of hlir.PopulationCount@1.
+
+    Computes output = popcount(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (tensor(int64))
+    T: uint8, uint16, uint32, uint64
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -59,7 +59,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    'Reference kernel of hlir.Pow@1: calls opgen.runtime.kernels.binary.pow.'
+    """Reference kernel of hlir.Pow@1.
+
+    Calls opgen.runtime.kernels.binary.pow.
+
+    Inputs (positional): lhs (T), rhs (T1)
+    Returns a tuple of the outputs: output (T)
+    T: int32, int64, float16, float, double
+    T1: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

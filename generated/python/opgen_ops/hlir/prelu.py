@@ -55,7 +55,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, slope):
-    'Reference kernel of hlir.PRelu@1: where(input < 0, slope * input, input).'
+    """Reference kernel of hlir.PRelu@1.
+
+    Computes output = where(input < 0, slope * input, input).
+
+    Inputs (positional): input (T), slope (T)
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double, uint32, uint64, int32, int64
+    """
     input = np.asarray(input)
     slope = np.asarray(slope)
     problems = validate_v1((input, slope,), {}, None)

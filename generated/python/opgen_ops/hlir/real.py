@@ -58,7 +58,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_dtype=None):
-    'Reference kernel of hlir.Real@1: calls opgen.runtime.kernels.complex_parts.real.'
+    """Reference kernel of hlir.Real@1.
+
+    Calls opgen.runtime.kernels.complex_parts.real.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T1)
+    T: complex64, complex128, float16, float, double
+    T1: float16, float, double
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double'), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])

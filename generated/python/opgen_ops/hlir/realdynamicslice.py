@@ -117,7 +117,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, start_indices, limit_indices, strides, axes=None):
-    'Reference kernel of hlir.RealDynamicSlice@1: calls opgen.runtime.kernels.data_movement.real_dynamic_slice.'
+    """Reference kernel of hlir.RealDynamicSlice@1.
+
+    Calls opgen.runtime.kernels.data_movement.real_dynamic_slice.
+
+    Inputs (positional): input (T), start_indices (Tind), limit_indices (Tind), strides (Tind), axes (Tind,
+        optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    Tind: int32, int64
+    """
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     limit_indices = np.asarray(limit_indices)

@@ -88,7 +88,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimensions, type=None, computation):
-    'Reference kernel of hlir.Reduce@1: calls opgen.runtime.kernels.reduction.reduce.'
+    """Reference kernel of hlir.Reduce@1.
+
+    Calls opgen.runtime.kernels.reduction.reduce.
+
+    Inputs (positional): inputs (T, variadic), init_values (T, variadic)
+    Attributes (keyword): dimensions: ints (required), type: string (optional), computation: enum (required)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'dimensions': dimensions, 'type': type, 'computation': computation}, None)
     if problems:

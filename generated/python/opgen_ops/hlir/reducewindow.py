@@ -163,7 +163,17 @@ def kernel_v1(
     auto_pad='NOTSET',
     ceil_mode=False,
 ):
-    'Reference kernel of hlir.ReduceWindow@1: calls opgen.runtime.kernels.window.reduce_window.'
+    """Reference kernel of hlir.ReduceWindow@1.
+
+    Calls opgen.runtime.kernels.window.reduce_window.
+
+    Inputs (positional): inputs (T, variadic), init_values (T, variadic)
+    Attributes (keyword): computation: enum (required), window_dimensions: ints (required), window_strides: ints
+        (optional), base_dilations: ints (optional), window_dilations: ints (optional), auto_pad: string =
+        'NOTSET', ceil_mode: bool = False
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1(
         (*variadic,),

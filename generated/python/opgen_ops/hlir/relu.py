@@ -47,7 +47,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.Relu@1: where(input < 0, 0, input).'
+    """Reference kernel of hlir.Relu@1.
+
+    Computes output = where(input < 0, 0, input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: float, int32, int8, int16, int64, float16, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -56,7 +56,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, divisor):
-    'Reference kernel of hlir.Rem@1: rem(input, divisor).'
+    """Reference kernel of hlir.Rem@1.
+
+    Computes output = rem(input, divisor).
+
+    Inputs (positional): input (T), divisor (T)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     input = np.asarray(input)
     divisor = np.asarray(divisor)
     problems = validate_v1((input, divisor,), {}, None)

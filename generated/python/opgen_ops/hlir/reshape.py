@@ -57,7 +57,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_shape):
-    'Reference kernel of hlir.Reshape@1: calls opgen.runtime.kernels.data_movement.reshape.'
+    """Reference kernel of hlir.Reshape@1.
+
+    Calls opgen.runtime.kernels.data_movement.reshape.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, [(None, tuple(output_shape))])
     if problems:

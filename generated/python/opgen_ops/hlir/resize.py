@@ -139,7 +139,20 @@ def kernel_v1(
     extrapolation_value=0.0,
     cubic_coeff_a=-0.75,
 ):
-    'Reference kernel of hlir.Resize@1: calls opgen.runtime.kernels.resize.resize.'
+    """Reference kernel of hlir.Resize@1.
+
+    Calls opgen.runtime.kernels.resize.resize.
+
+    Inputs (positional): input (T1), roi (T2, optional), scales (tensor(float), optional), sizes (tensor(int64),
+        optional)
+    Attributes (keyword): mode: enum = 'NEAREST', coordinate_transformation_mode: enum = 'HALF_PIXEL',
+        exclude_outside: bool = False, nearest_mode: enum = 'ROUND_PREFER_FLOOR', extrapolation_value: float =
+        0.0, cubic_coeff_a: float = -0.75
+    Returns a tuple of the outputs: output (T1)
+    T1: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    T2: float16, float, double
+    """
     input = np.asarray(input)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)

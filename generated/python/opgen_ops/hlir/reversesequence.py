@@ -81,7 +81,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, sequence_lens, *, batch_axis=1, time_axis=0):
-    'Reference kernel of hlir.ReverseSequence@1: calls opgen.runtime.kernels.data_movement.reverse_sequence.'
+    """Reference kernel of hlir.ReverseSequence@1.
+
+    Calls opgen.runtime.kernels.data_movement.reverse_sequence.
+
+    Inputs (positional): input (T), sequence_lens (tensor(int64))
+    Attributes (keyword): batch_axis: int = 1, time_axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v1((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)

@@ -63,7 +63,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(mu, sigma, shape, *, seed=1):
-    'Reference kernel of hlir.RngNormal@1: calls opgen.runtime.kernels.random.rng_normal.'
+    """Reference kernel of hlir.RngNormal@1.
+
+    Calls opgen.runtime.kernels.random.rng_normal.
+
+    Inputs (positional): mu (T), sigma (T), shape (T1)
+    Attributes (keyword): seed: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    T1: int32, int64
+    """
     mu = np.asarray(mu)
     sigma = np.asarray(sigma)
     shape = np.asarray(shape)

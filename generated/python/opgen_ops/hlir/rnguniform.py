@@ -66,7 +66,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(a, b, shape, *, seed=1):
-    'Reference kernel of hlir.RngUniform@1: calls opgen.runtime.kernels.random.rng_uniform.'
+    """Reference kernel of hlir.RngUniform@1.
+
+    Calls opgen.runtime.kernels.random.rng_uniform.
+
+    Inputs (positional): a (T), b (T), shape (T1)
+    Attributes (keyword): seed: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    T1: int32, int64
+    """
     a = np.asarray(a)
     b = np.asarray(b)
     shape = np.asarray(shape)

@@ -105,7 +105,17 @@ def kernel_v1(
     sampling_ratio=0,
     spatial_scale=1.0,
 ):
-    'Reference kernel of hlir.RoiAlign@1: calls opgen.runtime.kernels.vision.roi_align.'
+    """Reference kernel of hlir.RoiAlign@1.
+
+    Calls opgen.runtime.kernels.vision.roi_align.
+
+    Inputs (positional): input (T1), rois (T1), batch_indices (T2)
+    Attributes (keyword): mode: enum = 'ROIALIGN_AVG', coordinate_transformation_mode: enum (required),
+        output_height: int = 1, output_width: int = 1, sampling_ratio: int = 0, spatial_scale: float = 1.0
+    Returns a tuple of the outputs: output (T1)
+    T1: float16, float, double
+    T2: int64
+    """
     input = np.asarray(input)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)

@@ -49,7 +49,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of hlir.Rsqrt@1: rsqrt(input).'
+    """Reference kernel of hlir.Rsqrt@1.
+
+    Computes output = rsqrt(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -199,7 +199,18 @@ def kernel_v1(
     indices_are_sorted=False,
     unique_indices=False,
 ):
-    'Reference kernel of hlir.ScatterND@1: calls opgen.runtime.kernels.indexing.scatter_nd.'
+    """Reference kernel of hlir.ScatterND@1.
+
+    Calls opgen.runtime.kernels.indexing.scatter_nd.
+
+    Inputs (positional): input (T), scatter_indices (Tind), updates (T)
+    Attributes (keyword): computation: enum (required), index_vector_dim: int (required), update_window_dims: ints
+        (required), inserted_window_dims: ints (required), scatter_dims_to_operand_dims: ints (required),
+        indices_are_sorted: bool = False, unique_indices: bool = False
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
+    Tind: uint8, uint16, uint32, uint64, int8, int16, int32, int64
+    """
     input = np.asarray(input)
     scatter_indices = np.asarray(scatter_indices)
     updates = np.asarray(updates)

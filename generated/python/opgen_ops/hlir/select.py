@@ -62,7 +62,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(pred, on_true, on_false):
-    'Reference kernel of hlir.Select@1: calls opgen.runtime.kernels.binary.select.'
+    """Reference kernel of hlir.Select@1.
+
+    Calls opgen.runtime.kernels.binary.select.
+
+    Inputs (positional): pred (tensor(bool)), on_true (T), on_false (T)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double, bfloat16
+    """
     pred = np.asarray(pred)
     on_true = np.asarray(on_true)
     on_false = np.asarray(on_false)

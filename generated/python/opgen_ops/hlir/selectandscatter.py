@@ -120,7 +120,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, source, init_value, *, select_type, computation, window_dimensions, window_strides, padding):
-    'Reference kernel of hlir.SelectAndScatter@1: calls opgen.runtime.kernels.window.select_and_scatter.'
+    """Reference kernel of hlir.SelectAndScatter@1.
+
+    Calls opgen.runtime.kernels.window.select_and_scatter.
+
+    Inputs (positional): input (T), source (T), init_value (T)
+    Attributes (keyword): select_type: string (required), computation: enum (required), window_dimensions: ints
+        (required), window_strides: ints (required), padding: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
+    """
     input = np.asarray(input)
     source = np.asarray(source)
     init_value = np.asarray(init_value)

@@ -72,7 +72,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, size, *, dimension):
-    'Reference kernel of hlir.SetDimensionSize@1: calls opgen.runtime.kernels.data_movement.set_dimension_size.'
+    """Reference kernel of hlir.SetDimensionSize@1.
+
+    Calls opgen.runtime.kernels.data_movement.set_dimension_size.
+
+    Inputs (positional): input (T), size (tensor(int32))
+    Attributes (keyword): dimension: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     size = np.asarray(size)
     problems = validate_v1((input, size,), {'dimension': dimension}, None)

@@ -87,7 +87,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, start=0, end=1024, output_dtype=None):
-    'Reference kernel of hlir.Shape@1: calls opgen.runtime.kernels.data_movement.shape_of.'
+    """Reference kernel of hlir.Shape@1.
+
+    Calls opgen.runtime.kernels.data_movement.shape_of.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): start: int = 0, end: int = 1024
+    Returns a tuple of the outputs: output (To)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    To: int64
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int64',), 'output')
     problems = validate_v1((input,), {'start': start, 'end': end}, [(_ew.elem(output_out), None)])

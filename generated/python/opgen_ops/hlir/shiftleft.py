@@ -55,7 +55,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    'Reference kernel of hlir.ShiftLeft@1: calls opgen.runtime.kernels.binary.shift_left.'
+    """Reference kernel of hlir.ShiftLeft@1.
+
+    Calls opgen.runtime.kernels.binary.shift_left.
+
+    Inputs (positional): lhs (T), rhs (tensor(int64))
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

@@ -54,7 +54,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(lhs, rhs):
-    'Reference kernel of hlir.ShiftRightLogical@1: shift_right_logical(lhs, rhs).'
+    """Reference kernel of hlir.ShiftRightLogical@1.
+
+    Computes output = shift_right_logical(lhs, rhs).
+
+    Inputs (positional): lhs (T), rhs (T)
+    Returns a tuple of the outputs: output (T)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64
+    """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

@@ -49,7 +49,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, output_dtype=None):
-    'Reference kernel of hlir.Size@1: calls opgen.runtime.kernels.data_movement.size.'
+    """Reference kernel of hlir.Size@1.
+
+    Calls opgen.runtime.kernels.data_movement.size.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (To)
+    T: uint32, uint64, int32, int64
+    To: int64
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int64',), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])

@@ -86,7 +86,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, start_indices, limit_indices, strides):
-    'Reference kernel of hlir.Slice@1: calls opgen.runtime.kernels.data_movement.slice_.'
+    """Reference kernel of hlir.Slice@1.
+
+    Calls opgen.runtime.kernels.data_movement.slice_.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): start_indices: ints (required), limit_indices: ints (required), strides: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1(
         (input,), {'start_indices': start_indices, 'limit_indices': limit_indices, 'strides': strides}, None

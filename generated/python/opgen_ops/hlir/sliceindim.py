@@ -80,7 +80,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, start_index, limit_index, stride, dimno):
-    'Reference kernel of hlir.SliceInDim@1: calls opgen.runtime.kernels.data_movement.slice_in_dim.'
+    """Reference kernel of hlir.SliceInDim@1.
+
+    Calls opgen.runtime.kernels.data_movement.slice_in_dim.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): start_index: int (required), limit_index: int (required), stride: int (required), dimno:
+        int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1(
         (input,), {'start_index': start_index, 'limit_index': limit_index, 'stride': stride, 'dimno': dimno}, None

@@ -57,7 +57,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=-1, accurate=False, logarithmic=False, epsilon=0.0):
-    'Reference kernel of hlir.Softmax@1: calls opgen.runtime.kernels.activation.softmax.'
+    """Reference kernel of hlir.Softmax@1.
+
+    Calls opgen.runtime.kernels.activation.softmax.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = -1, accurate: bool = False, logarithmic: bool = False, epsilon: float = 0.0
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1(
         (input,), {'axis': axis, 'accurate': accurate, 'logarithmic': logarithmic, 'epsilon': epsilon}, None

@@ -49,7 +49,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, beta=1.0, threshold=20.0):
-    'Reference kernel of hlir.Softplus@1: where(beta * input > threshold, input, log1p(exp(beta * input)) / beta).'
+    """Reference kernel of hlir.Softplus@1.
+
+    Computes output = where(beta * input > threshold, input, log1p(exp(beta * input)) / beta).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): beta: float = 1.0, threshold: float = 20.0
+    Returns a tuple of the outputs: output (T)
+    T: float16, float, double
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'beta': beta, 'threshold': threshold}, None)
     if problems:

@@ -60,7 +60,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, dimension, descending, is_stable):
-    'Reference kernel of hlir.Sort@1: calls opgen.runtime.kernels.ordering.sort.'
+    """Reference kernel of hlir.Sort@1.
+
+    Calls opgen.runtime.kernels.ordering.sort.
+
+    Inputs (positional): inputs (T, variadic)
+    Attributes (keyword): dimension: int (required), descending: bool (required), is_stable: bool (required)
+    Returns a tuple of the outputs: output (T, variadic)
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1(
         (*variadic,), {'dimension': dimension, 'descending': descending, 'is_stable': is_stable}, None

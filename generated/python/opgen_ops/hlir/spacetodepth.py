@@ -93,7 +93,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, space_dims, blocksize, depth_dim):
-    'Reference kernel of hlir.SpaceToDepth@1: calls opgen.runtime.kernels.data_movement.space_to_depth.'
+    """Reference kernel of hlir.SpaceToDepth@1.
+
+    Calls opgen.runtime.kernels.data_movement.space_to_depth.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): space_dims: ints (required), blocksize: int (required), depth_dim: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim}, None)
     if problems:

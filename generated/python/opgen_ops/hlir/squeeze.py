@@ -77,7 +77,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, axes=None):
-    'Reference kernel of hlir.Squeeze@1: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of hlir.Squeeze@1.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): input (T), axes (Ta, optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    Ta: int32, int64
+    """
     input = np.asarray(input)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v1((input, axes,), {}, None)

@@ -64,7 +64,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, repeats):
-    'Reference kernel of hlir.Tile@1: calls opgen.runtime.kernels.data_movement.tile.'
+    """Reference kernel of hlir.Tile@1.
+
+    Calls opgen.runtime.kernels.data_movement.tile.
+
+    Inputs (positional): input (T), repeats (T1)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    T1: int64
+    """
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v1((input, repeats,), {}, None)

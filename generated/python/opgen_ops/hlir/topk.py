@@ -84,7 +84,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, k, *, axis, sorted=True, largest=True):
-    'Reference kernel of hlir.Topk@1: calls opgen.runtime.kernels.ordering.topk.'
+    """Reference kernel of hlir.Topk@1.
+
+    Calls opgen.runtime.kernels.ordering.topk.
+
+    Inputs (positional): input (T), k (tensor(int64))
+    Attributes (keyword): axis: int (required), sorted: bool = True, largest: bool = True
+    Returns a tuple of the outputs: output (T), indices (tensor(int64))
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
+    """
     input = np.asarray(input)
     k = np.asarray(k)
     problems = validate_v1((input, k,), {'axis': axis, 'sorted': sorted, 'largest': largest}, None)

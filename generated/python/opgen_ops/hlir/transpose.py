@@ -66,7 +66,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, permutation):
-    'Reference kernel of hlir.Transpose@1: calls opgen.runtime.kernels.data_movement.transpose.'
+    """Reference kernel of hlir.Transpose@1.
+
+    Calls opgen.runtime.kernels.data_movement.transpose.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): permutation: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'permutation': permutation}, None)
     if problems:

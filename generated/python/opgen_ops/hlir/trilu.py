@@ -56,7 +56,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, upper, k):
-    'Reference kernel of hlir.Trilu@1: calls opgen.runtime.kernels.data_movement.trilu.'
+    """Reference kernel of hlir.Trilu@1.
+
+    Calls opgen.runtime.kernels.data_movement.trilu.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): upper: bool (required), k: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'upper': upper, 'k': k}, None)
     if problems:

@@ -53,7 +53,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic):
-    'Reference kernel of hlir.Tuple@1: calls opgen.runtime.kernels.data_movement.tuple_.'
+    """Reference kernel of hlir.Tuple@1.
+
+    Calls opgen.runtime.kernels.data_movement.tuple_.
+
+    Inputs (positional): elements (T, variadic)
+    Returns a tuple of the outputs: output (T, variadic)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {}, None)
     if problems:

@@ -72,7 +72,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, axes):
-    'Reference kernel of hlir.Unsqueeze@1: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of hlir.Unsqueeze@1.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): input (T), axes (Ta)
+    Returns a tuple of the outputs: output (T)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    Ta: int32, int64
+    """
     input = np.asarray(input)
     axes = np.asarray(axes)
     problems = validate_v1((input, axes,), {}, None)

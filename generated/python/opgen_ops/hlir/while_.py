@@ -55,7 +55,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, condition, body):
-    'Reference kernel of hlir.While@1: calls opgen.runtime.kernels.control_flow.while_.'
+    """Reference kernel of hlir.While@1.
+
+    Calls opgen.runtime.kernels.control_flow.while_.
+
+    Inputs (positional): init (T, variadic)
+    Attributes (keyword): condition: graph (required), body: graph (required)
+    Returns a tuple of the outputs: output (T, variadic)
+    T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
+        complex64, complex128
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'condition': condition, 'body': body}, None)
     if problems:

@@ -66,7 +66,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(src, slope, *, data_format='NXC', per_channel_broadcast=True):
-    'Reference kernel of onednn.PReLU@1: where(src < 0, slope * src, src).'
+    """Reference kernel of onednn.PReLU@1.
+
+    Computes dst = where(src < 0, slope * src, src).
+
+    Inputs (positional): src (T), slope (T)
+    Attributes (keyword): data_format: string = 'NXC', per_channel_broadcast: bool = True
+    Returns a tuple of the outputs: dst (T)
+    T: float, bfloat16, float16
+    """
     src = np.asarray(src)
     slope = np.asarray(slope)
     problems = validate_v1(

@@ -52,7 +52,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X):
-    'Reference kernel of onnx.Abs@13: abs(X).'
+    """Reference kernel of onnx.Abs@13.
+
+    Computes Y = abs(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v13((X,), {}, None)
     if problems:
@@ -98,7 +105,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X):
-    'Reference kernel of onnx.Abs@6: abs(X).'
+    """Reference kernel of onnx.Abs@6.
+
+    Computes Y = abs(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {}, None)
     if problems:
@@ -143,7 +157,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, consumed_inputs=None):
-    'Reference kernel of onnx.Abs@1: abs(X).'
+    """Reference kernel of onnx.Abs@1.
+
+    Computes Y = abs(X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

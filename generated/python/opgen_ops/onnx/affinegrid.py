@@ -74,7 +74,16 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(theta, size, *, align_corners=0):
-    'Reference kernel of onnx.AffineGrid@20: calls opgen.runtime.kernels.onnx_vision.onnx_affine_grid.'
+    """Reference kernel of onnx.AffineGrid@20.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_affine_grid.
+
+    Inputs (positional): theta (T1), size (T2)
+    Attributes (keyword): align_corners: int = 0
+    Returns a tuple of the outputs: grid (T1)
+    T1: bfloat16, double, float, float16
+    T2: int64
+    """
     theta = np.asarray(theta)
     size = np.asarray(size)
     problems = validate_v20((theta, size,), {'align_corners': align_corners}, None)

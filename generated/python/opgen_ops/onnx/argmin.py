@@ -70,7 +70,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, *, axis=0, keepdims=1, select_last_index=0):
-    'Reference kernel of onnx.ArgMin@13: calls opgen.runtime.kernels.ordering.onnx_argmin.'
+    """Reference kernel of onnx.ArgMin@13.
+
+    Calls opgen.runtime.kernels.ordering.onnx_argmin.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axis: int = 0, keepdims: int = 1, select_last_index: int = 0
+    Returns a tuple of the outputs: reduced (tensor(int64))
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v13((data,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:
@@ -129,7 +137,15 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(data, *, axis=0, keepdims=1, select_last_index=0):
-    'Reference kernel of onnx.ArgMin@12: calls opgen.runtime.kernels.ordering.onnx_argmin.'
+    """Reference kernel of onnx.ArgMin@12.
+
+    Calls opgen.runtime.kernels.ordering.onnx_argmin.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axis: int = 0, keepdims: int = 1, select_last_index: int = 0
+    Returns a tuple of the outputs: reduced (tensor(int64))
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v12((data,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:
@@ -187,7 +203,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, *, axis=0, keepdims=1):
-    'Reference kernel of onnx.ArgMin@11: calls opgen.runtime.kernels.ordering.onnx_argmin.'
+    """Reference kernel of onnx.ArgMin@11.
+
+    Calls opgen.runtime.kernels.ordering.onnx_argmin.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axis: int = 0, keepdims: int = 1
+    Returns a tuple of the outputs: reduced (tensor(int64))
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v11((data,), {'axis': axis, 'keepdims': keepdims}, None)
     if problems:
@@ -245,7 +269,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, axis=0, keepdims=1):
-    'Reference kernel of onnx.ArgMin@1: calls opgen.runtime.kernels.ordering.onnx_argmin.'
+    """Reference kernel of onnx.ArgMin@1.
+
+    Calls opgen.runtime.kernels.ordering.onnx_argmin.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axis: int = 0, keepdims: int = 1
+    Returns a tuple of the outputs: reduced (tensor(int64))
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'axis': axis, 'keepdims': keepdims}, None)
     if problems:

@@ -320,7 +320,21 @@ def kernel_v25(
     softcap=0.0,
     softmax_precision=None,
 ):
-    'Reference kernel of onnx.Attention@25: calls opgen.runtime.kernels.attention.onnx_attention.'
+    """Reference kernel of onnx.Attention@25.
+
+    Calls opgen.runtime.kernels.attention.onnx_attention.
+
+    Inputs (positional): Q (T1), K (T1), V (T2), attn_mask (U, optional), past_key (T1, optional), past_value (T2,
+        optional), nonpad_kv_seqlen (tensor(int64), optional)
+    Attributes (keyword): is_causal: int = 0, kv_num_heads: int (optional), left_window_size: int = -1,
+        q_num_heads: int (optional), qk_matmul_output_mode: int = 0, right_window_size: int = -1, scale: float
+        (optional), softcap: float = 0.0, softmax_precision: int (optional)
+    Returns a tuple of the outputs: Y (T1), present_key (T1, optional), present_value (T2, optional),
+        qk_matmul_output (T1, optional)
+    T1: bfloat16, double, float, float16
+    T2: bfloat16, double, float, float16
+    U: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)
@@ -661,7 +675,21 @@ def kernel_v24(
     softcap=0.0,
     softmax_precision=None,
 ):
-    'Reference kernel of onnx.Attention@24: calls opgen.runtime.kernels.attention.onnx_attention.'
+    """Reference kernel of onnx.Attention@24.
+
+    Calls opgen.runtime.kernels.attention.onnx_attention.
+
+    Inputs (positional): Q (T1), K (T1), V (T2), attn_mask (U, optional), past_key (T1, optional), past_value (T2,
+        optional), nonpad_kv_seqlen (tensor(int64), optional)
+    Attributes (keyword): is_causal: int = 0, kv_num_heads: int (optional), q_num_heads: int (optional),
+        qk_matmul_output_mode: int = 0, scale: float (optional), softcap: float = 0.0, softmax_precision: int
+        (optional)
+    Returns a tuple of the outputs: Y (T1), present_key (T1, optional), present_value (T2, optional),
+        qk_matmul_output (T1, optional)
+    T1: bfloat16, double, float, float16
+    T2: bfloat16, double, float, float16
+    U: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)
@@ -989,7 +1017,21 @@ def kernel_v23(
     softcap=0.0,
     softmax_precision=None,
 ):
-    'Reference kernel of onnx.Attention@23: calls opgen.runtime.kernels.attention.onnx_attention.'
+    """Reference kernel of onnx.Attention@23.
+
+    Calls opgen.runtime.kernels.attention.onnx_attention.
+
+    Inputs (positional): Q (T1), K (T1), V (T2), attn_mask (U, optional), past_key (T1, optional), past_value (T2,
+        optional)
+    Attributes (keyword): is_causal: int = 0, kv_num_heads: int (optional), q_num_heads: int (optional),
+        qk_matmul_output_mode: int = 0, scale: float (optional), softcap: float = 0.0, softmax_precision: int
+        (optional)
+    Returns a tuple of the outputs: Y (T1), present_key (T1, optional), present_value (T2, optional),
+        qk_matmul_output (T1, optional)
+    T1: bfloat16, double, float, float16
+    T2: bfloat16, double, float, float16
+    U: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)

@@ -154,7 +154,16 @@ def kernel_v22(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.AveragePool@22: calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.'
+    """Reference kernel of onnx.AveragePool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, count_include_pad: int = 0, dilations:
+        ints (optional), kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22(
         (X,),
@@ -318,7 +327,16 @@ def kernel_v19(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.AveragePool@19: calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.'
+    """Reference kernel of onnx.AveragePool@19.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, count_include_pad: int = 0, dilations:
+        ints (optional), kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v19(
         (X,),
@@ -458,7 +476,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, *, auto_pad='NOTSET', ceil_mode=0, count_include_pad=0, kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.AveragePool@11: calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.'
+    """Reference kernel of onnx.AveragePool@11.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, count_include_pad: int = 0,
+        kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v11(
         (X,),
@@ -596,7 +623,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, *, auto_pad='NOTSET', ceil_mode=0, count_include_pad=0, kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.AveragePool@10: calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.'
+    """Reference kernel of onnx.AveragePool@10.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, count_include_pad: int = 0,
+        kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v10(
         (X,),
@@ -733,7 +769,16 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, *, auto_pad='NOTSET', count_include_pad=0, kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.AveragePool@7: calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.'
+    """Reference kernel of onnx.AveragePool@7.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', count_include_pad: int = 0, kernel_shape: ints (required),
+        pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v7(
         (X,),
@@ -867,7 +912,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.AveragePool@1: calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.'
+    """Reference kernel of onnx.AveragePool@1.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_average_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (required), pads: ints (optional),
+        strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'pads': pads, 'strides': strides}, None

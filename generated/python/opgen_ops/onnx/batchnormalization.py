@@ -91,7 +91,17 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.9, training_mode=0):
-    'Reference kernel of onnx.BatchNormalization@15: calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm.'
+    """Reference kernel of onnx.BatchNormalization@15.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm.
+
+    Inputs (positional): X (T), scale (T1), B (T1), input_mean (T2), input_var (T2)
+    Attributes (keyword): epsilon: float = 1e-05, momentum: float = 0.9, training_mode: int = 0
+    Returns a tuple of the outputs: Y (T), running_mean (T2, optional), running_var (T2, optional)
+    T: bfloat16, double, float, float16
+    T1: bfloat16, double, float, float16
+    T2: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -182,7 +192,16 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.9, training_mode=0):
-    'Reference kernel of onnx.BatchNormalization@14: calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm.'
+    """Reference kernel of onnx.BatchNormalization@14.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm.
+
+    Inputs (positional): X (T), scale (T), B (T), input_mean (U), input_var (U)
+    Attributes (keyword): epsilon: float = 1e-05, momentum: float = 0.9, training_mode: int = 0
+    Returns a tuple of the outputs: Y (T), running_mean (U, optional), running_var (U, optional)
+    T: bfloat16, double, float, float16
+    U: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -274,10 +293,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9):
-    (
-        'Reference kernel of onnx.BatchNormalization@9: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.'
-    )
+    """Reference kernel of onnx.BatchNormalization@9.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.
+
+    Inputs (positional): X (T), scale (T), B (T), mean (T), var (T)
+    Attributes (keyword): epsilon: float = 1e-05, momentum: float = 0.9
+    Returns a tuple of the outputs: Y (T), mean (T, optional), var (T, optional), saved_mean (T, optional),
+        saved_var (T, optional)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -382,10 +407,16 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1):
-    (
-        'Reference kernel of onnx.BatchNormalization@7: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.'
-    )
+    """Reference kernel of onnx.BatchNormalization@7.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.
+
+    Inputs (positional): X (T), scale (T), B (T), mean (T), var (T)
+    Attributes (keyword): epsilon: float = 1e-05, momentum: float = 0.9, spatial: int = 1
+    Returns a tuple of the outputs: Y (T), mean (T, optional), var (T, optional), saved_mean (T, optional),
+        saved_var (T, optional)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -495,10 +526,16 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, scale, B, mean, var, *, epsilon=1e-05, is_test=0, momentum=0.9, spatial=1):
-    (
-        'Reference kernel of onnx.BatchNormalization@6: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_is_test.'
-    )
+    """Reference kernel of onnx.BatchNormalization@6.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_is_test.
+
+    Inputs (positional): X (T), scale (T), B (T), mean (T), var (T)
+    Attributes (keyword): epsilon: float = 1e-05, is_test: int = 0, momentum: float = 0.9, spatial: int = 1
+    Returns a tuple of the outputs: Y (T), mean (T, optional), var (T, optional), saved_mean (T, optional),
+        saved_var (T, optional)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -613,10 +650,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, scale, B, mean, var, *, consumed_inputs, epsilon=1e-05, is_test=0, momentum=0.9, spatial=1):
-    (
-        'Reference kernel of onnx.BatchNormalization@1: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_is_test.'
-    )
+    """Reference kernel of onnx.BatchNormalization@1.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_is_test.
+
+    Inputs (positional): X (T), scale (T), B (T), mean (T), var (T)
+    Attributes (keyword): consumed_inputs: ints (required), epsilon: float = 1e-05, is_test: int = 0, momentum:
+        float = 0.9, spatial: int = 1
+    Returns a tuple of the outputs: Y (T), mean (T, optional), var (T, optional), saved_mean (T, optional),
+        saved_var (T, optional)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)

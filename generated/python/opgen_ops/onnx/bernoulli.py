@@ -72,7 +72,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
-    'Reference kernel of onnx.Bernoulli@22: calls opgen.runtime.kernels.random.bernoulli.'
+    """Reference kernel of onnx.Bernoulli@22.
+
+    Calls opgen.runtime.kernels.random.bernoulli.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int (optional), seed: float (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, double, float, float16
+    T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -144,7 +153,16 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
-    'Reference kernel of onnx.Bernoulli@15: calls opgen.runtime.kernels.random.bernoulli.'
+    """Reference kernel of onnx.Bernoulli@15.
+
+    Calls opgen.runtime.kernels.random.bernoulli.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int (optional), seed: float (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: double, float, float16
+    T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -103,7 +103,20 @@ def validate_v26(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v26(input, *, to, output_dtype=None):
-    'Reference kernel of onnx.BitCast@26: calls opgen.runtime.kernels.cast.onnx_bit_cast.'
+    """Reference kernel of onnx.BitCast@26.
+
+    Calls opgen.runtime.kernels.cast.onnx_bit_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, uint16, uint2, uint32,
+        uint4, uint64, uint8
+    T2: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, uint16, uint2, uint32,
+        uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -55,7 +55,15 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(X, Y, *, direction):
-    "Reference kernel of onnx.BitShift@28: where(direction == 'LEFT', shift_left(X, Y), shift_right(X, Y))."
+    """Reference kernel of onnx.BitShift@28.
+
+    Computes Z = where(direction == 'LEFT', shift_left(X, Y), shift_right(X, Y)).
+
+    Inputs (positional): X (T), Y (T)
+    Attributes (keyword): direction: string (required)
+    Returns a tuple of the outputs: Z (T)
+    T: int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v28((X, Y,), {'direction': direction}, None)
@@ -109,7 +117,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, Y, *, direction):
-    "Reference kernel of onnx.BitShift@11: where(direction == 'LEFT', shift_left(X, Y), shift_right(X, Y))."
+    """Reference kernel of onnx.BitShift@11.
+
+    Computes Z = where(direction == 'LEFT', shift_left(X, Y), shift_right(X, Y)).
+
+    Inputs (positional): X (T), Y (T)
+    Attributes (keyword): direction: string (required)
+    Returns a tuple of the outputs: Z (T)
+    T: uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v11((X, Y,), {'direction': direction}, None)

@@ -47,7 +47,14 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(X):
-    'Reference kernel of onnx.BitwiseNot@18: ~X.'
+    """Reference kernel of onnx.BitwiseNot@18.
+
+    Computes Y = ~X.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v18((X,), {}, None)
     if problems:

@@ -54,7 +54,14 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(A, B):
-    'Reference kernel of onnx.BitwiseXor@18: A ^ B.'
+    """Reference kernel of onnx.BitwiseXor@18.
+
+    Computes C = A ^ B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T)
+    T: int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v18((A, B,), {}, None)

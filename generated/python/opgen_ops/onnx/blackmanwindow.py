@@ -71,7 +71,16 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v17(size, *, output_datatype=1, periodic=1, output_dtype=None):
-    'Reference kernel of onnx.BlackmanWindow@17: calls opgen.runtime.kernels.signal.onnx_blackman_window.'
+    """Reference kernel of onnx.BlackmanWindow@17.
+
+    Calls opgen.runtime.kernels.signal.onnx_blackman_window.
+
+    Inputs (positional): size (T1)
+    Attributes (keyword): output_datatype: int = 1, periodic: int = 1
+    Returns a tuple of the outputs: output (T2)
+    T1: int32, int64
+    T2: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     size = np.asarray(size)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -78,7 +78,20 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(input, *, round_mode='up', saturate=1, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@28: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@28.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): round_mode: string = 'up', saturate: int = 1, to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -159,7 +172,20 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(input, *, round_mode='up', saturate=1, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@25: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@25.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): round_mode: string = 'up', saturate: int = 1, to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
+        uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
+        uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -240,7 +266,18 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(input, *, round_mode='up', saturate=1, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@24: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@24.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): round_mode: string = 'up', saturate: int = 1, to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -315,7 +352,18 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(input, *, saturate=1, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@23: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@23.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): saturate: int = 1, to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -385,7 +433,18 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(input, *, saturate=1, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@21: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@21.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): saturate: int = 1, to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -451,7 +510,18 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(input, *, saturate=1, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@19: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@19.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): saturate: int = 1, to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -510,7 +580,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, *, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@13: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@13.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -569,7 +648,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input, *, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@9: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@9.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T2: bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -628,7 +716,16 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(input, *, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@6: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@6.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): to: int (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -687,7 +784,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, to, output_dtype=None):
-    'Reference kernel of onnx.Cast@1: calls opgen.runtime.kernels.cast.onnx_cast.'
+    """Reference kernel of onnx.Cast@1.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): to: string (required)
+    Returns a tuple of the outputs: output (T2)
+    T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

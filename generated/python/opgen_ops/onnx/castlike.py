@@ -72,7 +72,20 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(input, target_type, *, round_mode='up', saturate=1):
-    'Reference kernel of onnx.CastLike@25: calls opgen.runtime.kernels.cast.onnx_cast_like.'
+    """Reference kernel of onnx.CastLike@25.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast_like.
+
+    Inputs (positional): input (T1), target_type (T2)
+    Attributes (keyword): round_mode: string = 'up', saturate: int = 1
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
+        uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
+        uint64, uint8
+    """
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v25((input, target_type,), {'round_mode': round_mode, 'saturate': saturate}, None)
@@ -137,7 +150,18 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(input, target_type, *, round_mode='up', saturate=1):
-    'Reference kernel of onnx.CastLike@24: calls opgen.runtime.kernels.cast.onnx_cast_like.'
+    """Reference kernel of onnx.CastLike@24.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast_like.
+
+    Inputs (positional): input (T1), target_type (T2)
+    Attributes (keyword): round_mode: string = 'up', saturate: int = 1
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v24((input, target_type,), {'round_mode': round_mode, 'saturate': saturate}, None)
@@ -199,7 +223,18 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(input, target_type, *, saturate=1):
-    'Reference kernel of onnx.CastLike@23: calls opgen.runtime.kernels.cast.onnx_cast_like.'
+    """Reference kernel of onnx.CastLike@23.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast_like.
+
+    Inputs (positional): input (T1), target_type (T2)
+    Attributes (keyword): saturate: int = 1
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v23((input, target_type,), {'saturate': saturate}, None)
@@ -261,7 +296,18 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(input, target_type, *, saturate=1):
-    'Reference kernel of onnx.CastLike@21: calls opgen.runtime.kernels.cast.onnx_cast_like.'
+    """Reference kernel of onnx.CastLike@21.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast_like.
+
+    Inputs (positional): input (T1), target_type (T2)
+    Attributes (keyword): saturate: int = 1
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v21((input, target_type,), {'saturate': saturate}, None)
@@ -321,7 +367,18 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(input, target_type, *, saturate=1):
-    'Reference kernel of onnx.CastLike@19: calls opgen.runtime.kernels.cast.onnx_cast_like.'
+    """Reference kernel of onnx.CastLike@19.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast_like.
+
+    Inputs (positional): input (T1), target_type (T2)
+    Attributes (keyword): saturate: int = 1
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v19((input, target_type,), {'saturate': saturate}, None)
@@ -372,7 +429,15 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(input, target_type):
-    'Reference kernel of onnx.CastLike@15: calls opgen.runtime.kernels.cast.onnx_cast_like.'
+    """Reference kernel of onnx.CastLike@15.
+
+    Calls opgen.runtime.kernels.cast.onnx_cast_like.
+
+    Inputs (positional): input (T1), target_type (T2)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v15((input, target_type,), {}, None)

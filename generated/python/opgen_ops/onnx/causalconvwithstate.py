@@ -83,10 +83,15 @@ def validate_v27(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v27(input, weight, bias=None, past_state=None, *, activation='none'):
-    (
-        'Reference kernel of onnx.CausalConvWithState@27: calls '
-        'opgen.runtime.kernels.linear_attention.onnx_causal_conv_with_state.'
-    )
+    """Reference kernel of onnx.CausalConvWithState@27.
+
+    Calls opgen.runtime.kernels.linear_attention.onnx_causal_conv_with_state.
+
+    Inputs (positional): input (T), weight (T), bias (T, optional), past_state (T, optional)
+    Attributes (keyword): activation: string = 'none'
+    Returns a tuple of the outputs: output (T), present_state (T)
+    T: bfloat16, float, float16
+    """
     input = np.asarray(input)
     weight = np.asarray(weight)
     bias = None if bias is None else np.asarray(bias)

@@ -48,7 +48,15 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(X, *, alpha=1.0):
-    'Reference kernel of onnx.Celu@28: maximum(0, X) + minimum(0, alpha * expm1(X / alpha)).'
+    """Reference kernel of onnx.Celu@28.
+
+    Computes Y = maximum(0, X) + minimum(0, alpha * expm1(X / alpha)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v28((X,), {'alpha': alpha}, None)
     if problems:
@@ -94,7 +102,15 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(X, *, alpha=1.0):
-    'Reference kernel of onnx.Celu@12: maximum(0, X) + minimum(0, alpha * expm1(X / alpha)).'
+    """Reference kernel of onnx.Celu@12.
+
+    Computes Y = maximum(0, X) + minimum(0, alpha * expm1(X / alpha)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: float
+    """
     X = np.asarray(X)
     problems = validate_v12((X,), {'alpha': alpha}, None)
     if problems:

@@ -91,7 +91,17 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(input_data, shape, *, axes=None):
-    'Reference kernel of onnx.CenterCropPad@18: calls opgen.runtime.kernels.onnx_slice_pad.onnx_center_crop_pad.'
+    """Reference kernel of onnx.CenterCropPad@18.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_center_crop_pad.
+
+    Inputs (positional): input_data (T), shape (Tind)
+    Attributes (keyword): axes: ints (optional)
+    Returns a tuple of the outputs: output_data (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     input_data = np.asarray(input_data)
     shape = np.asarray(shape)
     problems = validate_v18((input_data, shape,), {'axes': axes}, None)

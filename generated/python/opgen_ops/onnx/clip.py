@@ -56,7 +56,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, min=None, max=None):
-    'Reference kernel of onnx.Clip@13: minimum(maximum(input, min), max).'
+    """Reference kernel of onnx.Clip@13.
+
+    Computes output = minimum(maximum(input, min), max).
+
+    Inputs (positional): input (T), min (T, optional), max (T, optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     min = None if min is None else np.asarray(min)
     max = None if max is None else np.asarray(max)
@@ -110,7 +117,14 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(input, min=None, max=None):
-    'Reference kernel of onnx.Clip@12: minimum(maximum(input, min), max).'
+    """Reference kernel of onnx.Clip@12.
+
+    Computes output = minimum(maximum(input, min), max).
+
+    Inputs (positional): input (T), min (T, optional), max (T, optional)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     min = None if min is None else np.asarray(min)
     max = None if max is None else np.asarray(max)
@@ -162,7 +176,14 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input, min=None, max=None):
-    'Reference kernel of onnx.Clip@11: minimum(maximum(input, min), max).'
+    """Reference kernel of onnx.Clip@11.
+
+    Computes output = minimum(maximum(input, min), max).
+
+    Inputs (positional): input (T), min (T, optional), max (T, optional)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     min = None if min is None else np.asarray(min)
     max = None if max is None else np.asarray(max)
@@ -212,7 +233,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(input, *, max=3.4028235e+38, min=-3.4028235e+38):
-    'Reference kernel of onnx.Clip@6: minimum(maximum(input, min), max).'
+    """Reference kernel of onnx.Clip@6.
+
+    Computes output = minimum(maximum(input, min), max).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): max: float = 3.4028235e+38, min: float = -3.4028235e+38
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v6((input,), {'max': max, 'min': min}, None)
     if problems:
@@ -261,7 +290,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, consumed_inputs=None, max=None, min=None):
-    'Reference kernel of onnx.Clip@1: minimum(maximum(input, min), max).'
+    """Reference kernel of onnx.Clip@1.
+
+    Computes output = minimum(maximum(input, min), max).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): consumed_inputs: ints (optional), max: float (optional), min: float (optional)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'consumed_inputs': consumed_inputs, 'max': max, 'min': min}, None)
     if problems:

@@ -99,7 +99,16 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(input, image_shape, block_shape, *, dilations=None, pads=None, strides=None):
-    'Reference kernel of onnx.Col2Im@18: calls opgen.runtime.kernels.onnx_conv.onnx_col2im.'
+    """Reference kernel of onnx.Col2Im@18.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_col2im.
+
+    Inputs (positional): input (T), image_shape (tensor(int64)), block_shape (tensor(int64))
+    Attributes (keyword): dilations: ints (optional), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     image_shape = np.asarray(image_shape)
     block_shape = np.asarray(block_shape)

@@ -80,7 +80,17 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(input, condition, *, axis=None):
-    'Reference kernel of onnx.Compress@28: calls opgen.runtime.kernels.onnx_shape.onnx_compress.'
+    """Reference kernel of onnx.Compress@28.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_compress.
+
+    Inputs (positional): input (T), condition (T1)
+    Attributes (keyword): axis: int (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T1: bool
+    """
     input = np.asarray(input)
     condition = np.asarray(condition)
     problems = validate_v28((input, condition,), {'axis': axis}, None)
@@ -153,7 +163,17 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input, condition, *, axis=None):
-    'Reference kernel of onnx.Compress@11: calls opgen.runtime.kernels.onnx_shape.onnx_compress.'
+    """Reference kernel of onnx.Compress@11.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_compress.
+
+    Inputs (positional): input (T), condition (T1)
+    Attributes (keyword): axis: int (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T1: bool
+    """
     input = np.asarray(input)
     condition = np.asarray(condition)
     problems = validate_v11((input, condition,), {'axis': axis}, None)
@@ -226,7 +246,17 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input, condition, *, axis=None):
-    'Reference kernel of onnx.Compress@9: calls opgen.runtime.kernels.onnx_shape.onnx_compress.'
+    """Reference kernel of onnx.Compress@9.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_compress.
+
+    Inputs (positional): input (T), condition (T1)
+    Attributes (keyword): axis: int (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T1: bool
+    """
     input = np.asarray(input)
     condition = np.asarray(condition)
     problems = validate_v9((input, condition,), {'axis': axis}, None)

@@ -73,7 +73,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(*variadic, axis):
-    'Reference kernel of onnx.Concat@13: calls opgen.runtime.kernels.onnx_shape.onnx_concat.'
+    """Reference kernel of onnx.Concat@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_concat.
+
+    Inputs (positional): inputs (T, variadic)
+    Attributes (keyword): axis: int (required)
+    Returns a tuple of the outputs: concat_result (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {'axis': axis}, None)
     if problems:
@@ -138,7 +147,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(*variadic, axis):
-    'Reference kernel of onnx.Concat@11: calls opgen.runtime.kernels.onnx_shape.onnx_concat.'
+    """Reference kernel of onnx.Concat@11.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_concat.
+
+    Inputs (positional): inputs (T, variadic)
+    Attributes (keyword): axis: int (required)
+    Returns a tuple of the outputs: concat_result (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v11((*variadic,), {'axis': axis}, None)
     if problems:
@@ -203,7 +221,16 @@ def validate_v4(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v4(*variadic, axis):
-    'Reference kernel of onnx.Concat@4: calls opgen.runtime.kernels.onnx_shape.onnx_concat.'
+    """Reference kernel of onnx.Concat@4.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_concat.
+
+    Inputs (positional): inputs (T, variadic)
+    Attributes (keyword): axis: int (required)
+    Returns a tuple of the outputs: concat_result (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v4((*variadic,), {'axis': axis}, None)
     if problems:
@@ -263,7 +290,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, axis=None):
-    'Reference kernel of onnx.Concat@1: calls opgen.runtime.kernels.onnx_shape.onnx_concat.'
+    """Reference kernel of onnx.Concat@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_concat.
+
+    Inputs (positional): inputs (T, variadic)
+    Attributes (keyword): axis: int (optional)
+    Returns a tuple of the outputs: concat_result (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'axis': axis}, None)
     if problems:

@@ -79,7 +79,20 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input_sequence, *, axis, new_axis=0, concat_result_dtype=None):
-    'Reference kernel of onnx.ConcatFromSequence@11: calls opgen.runtime.kernels.sequence.concat_from_sequence.'
+    """Reference kernel of onnx.ConcatFromSequence@11.
+
+    Calls opgen.runtime.kernels.sequence.concat_from_sequence.
+
+    Inputs (positional): input_sequence (S)
+    Attributes (keyword): axis: int (required), new_axis: int = 0
+    Returns a tuple of the outputs: concat_result (T)
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input_sequence = as_input(input_sequence)
     concat_result_out = _ew.output_dtype(
         concat_result_dtype,

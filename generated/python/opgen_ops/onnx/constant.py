@@ -109,7 +109,18 @@ def kernel_v25(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@25: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@25.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -245,7 +256,18 @@ def kernel_v24(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@24: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@24.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -381,7 +403,17 @@ def kernel_v23(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@23: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@23.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -517,7 +549,17 @@ def kernel_v21(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@21: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@21.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -653,7 +695,17 @@ def kernel_v19(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@19: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@19.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -788,7 +840,17 @@ def kernel_v13(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@13: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@13.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -922,7 +984,17 @@ def kernel_v12(
     value_strings=None,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.Constant@12: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@12.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional), value_float: float
+        (optional), value_floats: floats (optional), value_int: int (optional), value_ints: ints (optional),
+        value_string: string (optional), value_strings: strings (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -1014,7 +1086,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(*, sparse_value=None, value=None, output_dtype=None):
-    'Reference kernel of onnx.Constant@11: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@11.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): sparse_value: sparse_tensor (optional), value: tensor (optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -1071,7 +1151,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(*, value, output_dtype=None):
-    'Reference kernel of onnx.Constant@9: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@9.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): value: tensor (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -1123,7 +1211,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*, value, output_dtype=None):
-    'Reference kernel of onnx.Constant@1: calls opgen.runtime.kernels.onnx_value.constant.'
+    """Reference kernel of onnx.Constant@1.
+
+    Calls opgen.runtime.kernels.onnx_value.constant.
+
+    Attributes (keyword): value: tensor (required)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output')
     problems = validate_v1((), {'value': value}, [(_ew.elem(output_out), None)])
     if problems:

@@ -63,7 +63,18 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(input, *, value=None, output_dtype=None):
-    'Reference kernel of onnx.ConstantOfShape@25: calls opgen.runtime.kernels.fill.constant_of_shape.'
+    """Reference kernel of onnx.ConstantOfShape@25.
+
+    Calls opgen.runtime.kernels.fill.constant_of_shape.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): value: tensor (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: int64
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, uint16, uint2, uint32, uint4, uint64,
+        uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -127,7 +138,17 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(input, *, value=None, output_dtype=None):
-    'Reference kernel of onnx.ConstantOfShape@24: calls opgen.runtime.kernels.fill.constant_of_shape.'
+    """Reference kernel of onnx.ConstantOfShape@24.
+
+    Calls opgen.runtime.kernels.fill.constant_of_shape.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): value: tensor (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: int64
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -191,7 +212,17 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(input, *, value=None, output_dtype=None):
-    'Reference kernel of onnx.ConstantOfShape@23: calls opgen.runtime.kernels.fill.constant_of_shape.'
+    """Reference kernel of onnx.ConstantOfShape@23.
+
+    Calls opgen.runtime.kernels.fill.constant_of_shape.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): value: tensor (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: int64
+    T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -254,7 +285,17 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(input, *, value=None, output_dtype=None):
-    'Reference kernel of onnx.ConstantOfShape@21: calls opgen.runtime.kernels.fill.constant_of_shape.'
+    """Reference kernel of onnx.ConstantOfShape@21.
+
+    Calls opgen.runtime.kernels.fill.constant_of_shape.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): value: tensor (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: int64
+    T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int4, int64, int8, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -316,7 +357,17 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(input, *, value=None, output_dtype=None):
-    'Reference kernel of onnx.ConstantOfShape@20: calls opgen.runtime.kernels.fill.constant_of_shape.'
+    """Reference kernel of onnx.ConstantOfShape@20.
+
+    Calls opgen.runtime.kernels.fill.constant_of_shape.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): value: tensor (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: int64
+    T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -378,7 +429,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input, *, value=None, output_dtype=None):
-    'Reference kernel of onnx.ConstantOfShape@9: calls opgen.runtime.kernels.fill.constant_of_shape.'
+    """Reference kernel of onnx.ConstantOfShape@9.
+
+    Calls opgen.runtime.kernels.fill.constant_of_shape.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): value: tensor (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: int64
+    T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -176,7 +176,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, W, B=None, *, auto_pad='NOTSET', dilations=None, group=1, kernel_shape=None, pads=None, strides=None):
-    'Reference kernel of onnx.Conv@22: calls opgen.runtime.kernels.onnx_conv.onnx_conv.'
+    """Reference kernel of onnx.Conv@22.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv.
+
+    Inputs (positional): X (T), W (T), B (T, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     B = None if B is None else np.asarray(B)
@@ -369,7 +378,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, W, B=None, *, auto_pad='NOTSET', dilations=None, group=1, kernel_shape=None, pads=None, strides=None):
-    'Reference kernel of onnx.Conv@11: calls opgen.runtime.kernels.onnx_conv.onnx_conv.'
+    """Reference kernel of onnx.Conv@11.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv.
+
+    Inputs (positional): X (T), W (T), B (T, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     B = None if B is None else np.asarray(B)
@@ -562,7 +580,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, W, B=None, *, auto_pad='NOTSET', dilations=None, group=1, kernel_shape=None, pads=None, strides=None):
-    'Reference kernel of onnx.Conv@1: calls opgen.runtime.kernels.onnx_conv.onnx_conv.'
+    """Reference kernel of onnx.Conv@1.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv.
+
+    Inputs (positional): X (T), W (T), B (T, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     B = None if B is None else np.asarray(B)

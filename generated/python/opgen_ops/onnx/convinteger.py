@@ -200,7 +200,18 @@ def kernel_v10(
     strides=None,
     y_dtype=None,
 ):
-    'Reference kernel of onnx.ConvInteger@10: calls opgen.runtime.kernels.onnx_conv.onnx_conv_integer.'
+    """Reference kernel of onnx.ConvInteger@10.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv_integer.
+
+    Inputs (positional): x (T1), w (T2), x_zero_point (T1, optional), w_zero_point (T2, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: y (T3)
+    T1: int8, uint8
+    T2: int8, uint8
+    T3: int32
+    """
     x = np.asarray(x)
     w = np.asarray(w)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)

@@ -209,7 +209,17 @@ def kernel_v22(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.ConvTranspose@22: calls opgen.runtime.kernels.onnx_conv.onnx_conv_transpose.'
+    """Reference kernel of onnx.ConvTranspose@22.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv_transpose.
+
+    Inputs (positional): X (T), W (T), B (T, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), output_padding: ints (optional), output_shape: ints (optional), pads: ints (optional),
+        strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     B = None if B is None else np.asarray(B)
@@ -439,7 +449,17 @@ def kernel_v11(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.ConvTranspose@11: calls opgen.runtime.kernels.onnx_conv.onnx_conv_transpose.'
+    """Reference kernel of onnx.ConvTranspose@11.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv_transpose.
+
+    Inputs (positional): X (T), W (T), B (T, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), output_padding: ints (optional), output_shape: ints (optional), pads: ints (optional),
+        strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     B = None if B is None else np.asarray(B)
@@ -669,7 +689,17 @@ def kernel_v1(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.ConvTranspose@1: calls opgen.runtime.kernels.onnx_conv.onnx_conv_transpose.'
+    """Reference kernel of onnx.ConvTranspose@1.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_conv_transpose.
+
+    Inputs (positional): X (T), W (T), B (T, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), output_padding: ints (optional), output_shape: ints (optional), pads: ints (optional),
+        strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     B = None if B is None else np.asarray(B)

@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input):
-    'Reference kernel of onnx.Cosh@22: cosh(input).'
+    """Reference kernel of onnx.Cosh@22.
+
+    Computes output = cosh(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v22((input,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input):
-    'Reference kernel of onnx.Cosh@9: cosh(input).'
+    """Reference kernel of onnx.Cosh@9.
+
+    Computes output = cosh(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v9((input,), {}, None)
     if problems:

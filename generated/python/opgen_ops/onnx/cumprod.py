@@ -60,7 +60,16 @@ def validate_v26(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v26(x, axis, *, exclusive=0, reverse=0):
-    'Reference kernel of onnx.CumProd@26: calls opgen.runtime.kernels.onnx_reduce.onnx_cumprod.'
+    """Reference kernel of onnx.CumProd@26.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_cumprod.
+
+    Inputs (positional): x (T), axis (T2)
+    Attributes (keyword): exclusive: int = 0, reverse: int = 0
+    Returns a tuple of the outputs: y (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    T2: int32, int64
+    """
     x = np.asarray(x)
     axis = np.asarray(axis)
     problems = validate_v26((x, axis,), {'exclusive': exclusive, 'reverse': reverse}, None)

@@ -60,7 +60,16 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(x, axis, *, exclusive=0, reverse=0):
-    'Reference kernel of onnx.CumSum@14: calls opgen.runtime.kernels.onnx_reduce.onnx_cumsum.'
+    """Reference kernel of onnx.CumSum@14.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_cumsum.
+
+    Inputs (positional): x (T), axis (T2)
+    Attributes (keyword): exclusive: int = 0, reverse: int = 0
+    Returns a tuple of the outputs: y (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    T2: int32, int64
+    """
     x = np.asarray(x)
     axis = np.asarray(axis)
     problems = validate_v14((x, axis,), {'exclusive': exclusive, 'reverse': reverse}, None)
@@ -110,7 +119,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(x, axis, *, exclusive=0, reverse=0):
-    'Reference kernel of onnx.CumSum@11: calls opgen.runtime.kernels.onnx_reduce.onnx_cumsum.'
+    """Reference kernel of onnx.CumSum@11.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_cumsum.
+
+    Inputs (positional): x (T), axis (T2)
+    Attributes (keyword): exclusive: int = 0, reverse: int = 0
+    Returns a tuple of the outputs: y (T)
+    T: double, float, int32, int64, uint32, uint64
+    T2: int32, int64
+    """
     x = np.asarray(x)
     axis = np.asarray(axis)
     problems = validate_v11((x, axis,), {'exclusive': exclusive, 'reverse': reverse}, None)

@@ -200,7 +200,16 @@ def kernel_v22(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.DeformConv@22: calls opgen.runtime.kernels.onnx_conv.onnx_deform_conv.'
+    """Reference kernel of onnx.DeformConv@22.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_deform_conv.
+
+    Inputs (positional): X (T), W (T), offset (T), B (T, optional), mask (T, optional)
+    Attributes (keyword): dilations: ints (optional), group: int = 1, kernel_shape: ints (optional), offset_group:
+        int = 1, pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     offset = np.asarray(offset)
@@ -421,7 +430,16 @@ def kernel_v19(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.DeformConv@19: calls opgen.runtime.kernels.onnx_conv.onnx_deform_conv.'
+    """Reference kernel of onnx.DeformConv@19.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_deform_conv.
+
+    Inputs (positional): X (T), W (T), offset (T), B (T, optional), mask (T, optional)
+    Attributes (keyword): dilations: ints (optional), group: int = 1, kernel_shape: ints (optional), offset_group:
+        int = 1, pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     offset = np.asarray(offset)

@@ -111,7 +111,18 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dtype=0, y_dtype=None):
-    'Reference kernel of onnx.DequantizeLinear@28: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@28.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
+    Returns a tuple of the outputs: y (T3)
+    T1: float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2,
+        int32, int4, int8, uint16, uint2, uint4, uint8
+    T2: bfloat16, float, float16, float8e8m0
+    T3: bfloat16, float, float16
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -224,7 +235,18 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dtype=0, y_dtype=None):
-    'Reference kernel of onnx.DequantizeLinear@25: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@25.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
+    Returns a tuple of the outputs: y (T3)
+    T1: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2, int32, int4, int8,
+        uint16, uint2, uint4, uint8
+    T2: bfloat16, float, float16, float8e8m0
+    T3: bfloat16, float, float16
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -337,7 +359,18 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dtype=0, y_dtype=None):
-    'Reference kernel of onnx.DequantizeLinear@24: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@24.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
+    Returns a tuple of the outputs: y (T3)
+    T1: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int8, uint16,
+        uint4, uint8
+    T2: bfloat16, float, float16, float8e8m0
+    T3: bfloat16, float, float16
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -450,7 +483,18 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dtype=0, y_dtype=None):
-    'Reference kernel of onnx.DequantizeLinear@23: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@23.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
+    Returns a tuple of the outputs: y (T3)
+    T1: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int8, uint16,
+        uint4, uint8
+    T2: bfloat16, float, float16
+    T3: bfloat16, float, float16
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -561,7 +605,16 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(x, x_scale, x_zero_point=None, *, axis=1, block_size=0):
-    'Reference kernel of onnx.DequantizeLinear@21: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@21.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0
+    Returns a tuple of the outputs: y (T2)
+    T1: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int8, uint16, uint4, uint8
+    T2: bfloat16, float, float16
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -632,7 +685,16 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(x, x_scale, x_zero_point=None, *, axis=1):
-    'Reference kernel of onnx.DequantizeLinear@19: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@19.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: y (T2)
+    T1: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int32, int8, uint8
+    T2: bfloat16, float, float16
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -700,7 +762,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(x, x_scale, x_zero_point=None, *, axis=1):
-    'Reference kernel of onnx.DequantizeLinear@13: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@13.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T), x_scale (tensor(float)), x_zero_point (T, optional)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: y (tensor(float))
+    T: int32, int8, uint8
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -755,7 +825,14 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(x, x_scale, x_zero_point=None):
-    'Reference kernel of onnx.DequantizeLinear@10: calls opgen.runtime.kernels.quantize.dequantize_linear.'
+    """Reference kernel of onnx.DequantizeLinear@10.
+
+    Calls opgen.runtime.kernels.quantize.dequantize_linear.
+
+    Inputs (positional): x (T), x_scale (tensor(float)), x_zero_point (T, optional)
+    Returns a tuple of the outputs: y (tensor(float))
+    T: int32, int8, uint8
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)

@@ -48,7 +48,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X):
-    'Reference kernel of onnx.Det@22: calls opgen.runtime.kernels.onnx_linalg.onnx_det.'
+    """Reference kernel of onnx.Det@22.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_det.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -88,7 +95,14 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X):
-    'Reference kernel of onnx.Det@11: calls opgen.runtime.kernels.onnx_linalg.onnx_det.'
+    """Reference kernel of onnx.Det@11.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_det.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v11((X,), {}, None)
     if problems:

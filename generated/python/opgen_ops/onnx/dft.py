@@ -114,7 +114,16 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(input, dft_length=None, axis=None, *, inverse=0, onesided=0):
-    'Reference kernel of onnx.DFT@20: calls opgen.runtime.kernels.signal.onnx_dft.'
+    """Reference kernel of onnx.DFT@20.
+
+    Calls opgen.runtime.kernels.signal.onnx_dft.
+
+    Inputs (positional): input (T1), dft_length (T2, optional), axis (tensor(int64), optional)
+    Attributes (keyword): inverse: int = 0, onesided: int = 0
+    Returns a tuple of the outputs: output (T1)
+    T1: bfloat16, double, float, float16
+    T2: int32, int64
+    """
     input = np.asarray(input)
     dft_length = None if dft_length is None else np.asarray(dft_length)
     axis = None if axis is None else np.asarray(axis)
@@ -221,7 +230,16 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v17(input, dft_length=None, *, axis=1, inverse=0, onesided=0):
-    'Reference kernel of onnx.DFT@17: calls opgen.runtime.kernels.signal.onnx_dft.'
+    """Reference kernel of onnx.DFT@17.
+
+    Calls opgen.runtime.kernels.signal.onnx_dft.
+
+    Inputs (positional): input (T1), dft_length (T2, optional)
+    Attributes (keyword): axis: int = 1, inverse: int = 0, onesided: int = 0
+    Returns a tuple of the outputs: output (T1)
+    T1: bfloat16, double, float, float16
+    T2: int32, int64
+    """
     input = np.asarray(input)
     dft_length = None if dft_length is None else np.asarray(dft_length)
     problems = validate_v17((input, dft_length,), {'axis': axis, 'inverse': inverse, 'onesided': onesided}, None)

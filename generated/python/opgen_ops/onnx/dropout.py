@@ -75,7 +75,17 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(data, ratio=None, training_mode=None, *, seed=None):
-    'Reference kernel of onnx.Dropout@22: calls opgen.runtime.kernels.onnx_activation.onnx_dropout.'
+    """Reference kernel of onnx.Dropout@22.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout.
+
+    Inputs (positional): data (T), ratio (T1, optional), training_mode (T2, optional)
+    Attributes (keyword): seed: int (optional)
+    Returns a tuple of the outputs: output (T), mask (T2, optional)
+    T: bfloat16, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz
+    T1: bfloat16, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz
+    T2: bool
+    """
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)
@@ -139,7 +149,17 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, ratio=None, training_mode=None, *, seed=None):
-    'Reference kernel of onnx.Dropout@13: calls opgen.runtime.kernels.onnx_activation.onnx_dropout.'
+    """Reference kernel of onnx.Dropout@13.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout.
+
+    Inputs (positional): data (T), ratio (T1, optional), training_mode (T2, optional)
+    Attributes (keyword): seed: int (optional)
+    Returns a tuple of the outputs: output (T), mask (T2, optional)
+    T: bfloat16, double, float, float16
+    T1: double, float, float16
+    T2: bool
+    """
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)
@@ -199,7 +219,17 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(data, ratio=None, training_mode=None, *, seed=None):
-    'Reference kernel of onnx.Dropout@12: calls opgen.runtime.kernels.onnx_activation.onnx_dropout.'
+    """Reference kernel of onnx.Dropout@12.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout.
+
+    Inputs (positional): data (T), ratio (T1, optional), training_mode (T2, optional)
+    Attributes (keyword): seed: int (optional)
+    Returns a tuple of the outputs: output (T), mask (T2, optional)
+    T: double, float, float16
+    T1: double, float, float16
+    T2: bool
+    """
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)
@@ -245,7 +275,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(data, *, ratio=0.5, mask_dtype=None):
-    'Reference kernel of onnx.Dropout@10: calls opgen.runtime.kernels.onnx_activation.onnx_dropout_inference.'
+    """Reference kernel of onnx.Dropout@10.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout_inference.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): ratio: float = 0.5
+    Returns a tuple of the outputs: output (T), mask (T1, optional)
+    T: double, float, float16
+    T1: bool
+    """
     data = np.asarray(data)
     mask_out = _ew.output_dtype(mask_dtype, getattr(data, 'dtype', None), ('bool',), 'mask')
     problems = validate_v10((data,), {'ratio': ratio}, [(None, None), (_ew.elem(mask_out), None)])
@@ -290,7 +329,15 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(data, *, ratio=0.5):
-    'Reference kernel of onnx.Dropout@7: calls opgen.runtime.kernels.onnx_activation.onnx_dropout_inference.'
+    """Reference kernel of onnx.Dropout@7.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout_inference.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): ratio: float = 0.5
+    Returns a tuple of the outputs: output (T), mask (T, optional)
+    T: double, float, float16
+    """
     data = np.asarray(data)
     problems = validate_v7((data,), {'ratio': ratio}, None)
     if problems:
@@ -335,7 +382,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(data, *, is_test=0, ratio=0.5):
-    'Reference kernel of onnx.Dropout@6: calls opgen.runtime.kernels.onnx_activation.onnx_dropout_is_test.'
+    """Reference kernel of onnx.Dropout@6.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout_is_test.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): is_test: int = 0, ratio: float = 0.5
+    Returns a tuple of the outputs: output (T), mask (T, optional)
+    T: double, float, float16
+    """
     data = np.asarray(data)
     problems = validate_v6((data,), {'is_test': is_test, 'ratio': ratio}, None)
     if problems:
@@ -381,7 +436,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, consumed_inputs=None, is_test=0, ratio=0.5):
-    'Reference kernel of onnx.Dropout@1: calls opgen.runtime.kernels.onnx_activation.onnx_dropout_is_test.'
+    """Reference kernel of onnx.Dropout@1.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_dropout_is_test.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): consumed_inputs: ints (optional), is_test: int = 0, ratio: float = 0.5
+    Returns a tuple of the outputs: output (T), mask (T, optional)
+    T: double, float, float16
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'consumed_inputs': consumed_inputs, 'is_test': is_test, 'ratio': ratio}, None)
     if problems:

@@ -53,7 +53,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(x, *, y_dtype=None, y_zero_point_dtype=None):
-    'Reference kernel of onnx.DynamicQuantizeLinear@11: calls opgen.runtime.kernels.quantize.dynamic_quantize_linear.'
+    """Reference kernel of onnx.DynamicQuantizeLinear@11.
+
+    Calls opgen.runtime.kernels.quantize.dynamic_quantize_linear.
+
+    Inputs (positional): x (T1)
+    Returns a tuple of the outputs: y (T2), y_scale (tensor(float)), y_zero_point (T2)
+    T1: float
+    T2: uint8
+    """
     x = np.asarray(x)
     y_out = _ew.output_dtype(y_dtype, getattr(x, 'dtype', None), ('uint8',), 'y')
     y_zero_point_out = _ew.output_dtype(y_zero_point_dtype, getattr(x, 'dtype', None), ('uint8',), 'y_zero_point')

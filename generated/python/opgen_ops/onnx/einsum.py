@@ -95,7 +95,15 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(*variadic, equation):
-    'Reference kernel of onnx.Einsum@28: calls opgen.runtime.kernels.onnx_linalg.onnx_einsum.'
+    """Reference kernel of onnx.Einsum@28.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_einsum.
+
+    Inputs (positional): Inputs (T, variadic)
+    Attributes (keyword): equation: string (required)
+    Returns a tuple of the outputs: Output (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v28((*variadic,), {'equation': equation}, None)
     if problems:
@@ -179,7 +187,15 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(*variadic, equation):
-    'Reference kernel of onnx.Einsum@12: calls opgen.runtime.kernels.onnx_linalg.onnx_einsum.'
+    """Reference kernel of onnx.Einsum@12.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_einsum.
+
+    Inputs (positional): Inputs (T, variadic)
+    Attributes (keyword): equation: string (required)
+    Returns a tuple of the outputs: Output (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v12((*variadic,), {'equation': equation}, None)
     if problems:

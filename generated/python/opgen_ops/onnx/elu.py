@@ -48,7 +48,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, alpha=1.0):
-    'Reference kernel of onnx.Elu@22: where(X < 0, alpha * (exp(X) - 1), X).'
+    """Reference kernel of onnx.Elu@22.
+
+    Computes Y = where(X < 0, alpha * (exp(X) - 1), X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {'alpha': alpha}, None)
     if problems:
@@ -94,7 +102,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, *, alpha=1.0):
-    'Reference kernel of onnx.Elu@6: where(X < 0, alpha * (exp(X) - 1), X).'
+    """Reference kernel of onnx.Elu@6.
+
+    Computes Y = where(X < 0, alpha * (exp(X) - 1), X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {'alpha': alpha}, None)
     if problems:
@@ -141,7 +157,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, alpha=1.0, consumed_inputs=None):
-    'Reference kernel of onnx.Elu@1: where(X < 0, alpha * (exp(X) - 1), X).'
+    """Reference kernel of onnx.Elu@1.
+
+    Computes Y = where(X < 0, alpha * (exp(X) - 1), X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0, consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs}, None)
     if problems:

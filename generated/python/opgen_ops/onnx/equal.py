@@ -62,7 +62,15 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Equal@19: A == B.'
+    """Reference kernel of onnx.Equal@19.
+
+    Computes C = A == B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -122,7 +130,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Equal@13: A == B.'
+    """Reference kernel of onnx.Equal@13.
+
+    Computes C = A == B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -182,7 +198,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Equal@11: A == B.'
+    """Reference kernel of onnx.Equal@11.
+
+    Computes C = A == B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -236,7 +260,15 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Equal@7: A == B.'
+    """Reference kernel of onnx.Equal@7.
+
+    Computes C = A == B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bool, int32, int64
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -286,7 +318,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, *, axis=None, broadcast=0, C_dtype=None):
-    'Reference kernel of onnx.Equal@1: calls opgen.runtime.kernels.legacy_broadcast.equal.'
+    """Reference kernel of onnx.Equal@1.
+
+    Calls opgen.runtime.kernels.legacy_broadcast.equal.
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): axis: int (optional), broadcast: int = 0
+    Returns a tuple of the outputs: C (T1)
+    T: bool, int32, int64
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')

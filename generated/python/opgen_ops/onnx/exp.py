@@ -47,7 +47,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input):
-    'Reference kernel of onnx.Exp@13: exp(input).'
+    """Reference kernel of onnx.Exp@13.
+
+    Computes output = exp(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v13((input,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(input):
-    'Reference kernel of onnx.Exp@6: exp(input).'
+    """Reference kernel of onnx.Exp@6.
+
+    Computes output = exp(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v6((input,), {}, None)
     if problems:
@@ -136,7 +150,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, consumed_inputs=None):
-    'Reference kernel of onnx.Exp@1: exp(input).'
+    """Reference kernel of onnx.Exp@1.
+
+    Computes output = exp(input).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -78,7 +78,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, shape):
-    'Reference kernel of onnx.Expand@13: calls opgen.runtime.kernels.onnx_shape.onnx_expand.'
+    """Reference kernel of onnx.Expand@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_expand.
+
+    Inputs (positional): input (T), shape (tensor(int64))
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v13((input, shape,), {}, None)
@@ -149,7 +157,15 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v8(input, shape):
-    'Reference kernel of onnx.Expand@8: calls opgen.runtime.kernels.onnx_shape.onnx_expand.'
+    """Reference kernel of onnx.Expand@8.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_expand.
+
+    Inputs (positional): input (T), shape (tensor(int64))
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v8((input, shape,), {}, None)

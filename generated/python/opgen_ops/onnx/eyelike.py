@@ -76,7 +76,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, *, dtype=None, k=0, output_dtype=None):
-    'Reference kernel of onnx.EyeLike@22: calls opgen.runtime.kernels.onnx_patterns.eye_like.'
+    """Reference kernel of onnx.EyeLike@22.
+
+    Calls opgen.runtime.kernels.onnx_patterns.eye_like.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int (optional), k: int = 0
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -152,7 +161,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input, *, dtype=None, k=0, output_dtype=None):
-    'Reference kernel of onnx.EyeLike@9: calls opgen.runtime.kernels.onnx_patterns.eye_like.'
+    """Reference kernel of onnx.EyeLike@9.
+
+    Calls opgen.runtime.kernels.onnx_patterns.eye_like.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int (optional), k: int = 0
+    Returns a tuple of the outputs: output (T2)
+    T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -68,7 +68,17 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@25: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@25.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v25((input,), {'axis': axis}, None)
     if problems:
@@ -128,7 +138,17 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@24: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@24.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v24((input,), {'axis': axis}, None)
     if problems:
@@ -188,7 +208,16 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@23: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@23.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v23((input,), {'axis': axis}, None)
     if problems:
@@ -248,7 +277,16 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@21: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@21.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v21((input,), {'axis': axis}, None)
     if problems:
@@ -307,7 +345,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@13: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v13((input,), {'axis': axis}, None)
     if problems:
@@ -366,7 +413,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@11: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@11.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v11((input,), {'axis': axis}, None)
     if problems:
@@ -425,7 +481,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@9: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@9.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v9((input,), {'axis': axis}, None)
     if problems:
@@ -479,7 +544,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=1):
-    'Reference kernel of onnx.Flatten@1: calls opgen.runtime.kernels.onnx_shape.onnx_flatten.'
+    """Reference kernel of onnx.Flatten@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_flatten.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis}, None)
     if problems:

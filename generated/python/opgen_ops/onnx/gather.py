@@ -67,7 +67,17 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, indices, *, axis=0):
-    'Reference kernel of onnx.Gather@13: calls opgen.runtime.kernels.onnx_indexing.onnx_gather.'
+    """Reference kernel of onnx.Gather@13.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_gather.
+
+    Inputs (positional): data (T), indices (Tind)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v13((data, indices,), {'axis': axis}, None)
@@ -127,7 +137,17 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, indices, *, axis=0):
-    'Reference kernel of onnx.Gather@11: calls opgen.runtime.kernels.onnx_indexing.onnx_gather.'
+    """Reference kernel of onnx.Gather@11.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_gather.
+
+    Inputs (positional): data (T), indices (Tind)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v11((data, indices,), {'axis': axis}, None)
@@ -187,7 +207,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, indices, *, axis=0):
-    'Reference kernel of onnx.Gather@1: calls opgen.runtime.kernels.onnx_indexing.onnx_gather.'
+    """Reference kernel of onnx.Gather@1.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_gather.
+
+    Inputs (positional): data (T), indices (Tind)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v1((data, indices,), {'axis': axis}, None)

@@ -79,7 +79,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, indices, *, batch_dims=0):
-    'Reference kernel of onnx.GatherND@13: calls opgen.runtime.kernels.onnx_indexing.gather_nd.'
+    """Reference kernel of onnx.GatherND@13.
+
+    Calls opgen.runtime.kernels.onnx_indexing.gather_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64))
+    Attributes (keyword): batch_dims: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v13((data, indices,), {'batch_dims': batch_dims}, None)
@@ -151,7 +160,16 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(data, indices, *, batch_dims=0):
-    'Reference kernel of onnx.GatherND@12: calls opgen.runtime.kernels.onnx_indexing.gather_nd.'
+    """Reference kernel of onnx.GatherND@12.
+
+    Calls opgen.runtime.kernels.onnx_indexing.gather_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64))
+    Attributes (keyword): batch_dims: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v12((data, indices,), {'batch_dims': batch_dims}, None)
@@ -213,7 +231,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, indices):
-    'Reference kernel of onnx.GatherND@11: calls opgen.runtime.kernels.onnx_indexing.gather_nd.'
+    """Reference kernel of onnx.GatherND@11.
+
+    Calls opgen.runtime.kernels.onnx_indexing.gather_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64))
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v11((data, indices,), {}, None)

@@ -48,10 +48,16 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, *, approximate='none'):
-    (
-        "Reference kernel of onnx.Gelu@20: where(approximate == 'tanh', 0.5 * X * (1 + tanh(0.7978845608028654 * (X + "
-        '0.044715 * X * X * X))), 0.5 * X * erfc(-0.7071067811865476 * X)).'
-    )
+    """Reference kernel of onnx.Gelu@20.
+
+    Computes Y = where(approximate == 'tanh', 0.5 * X * (1 + tanh(0.7978845608028654 * (X + 0.044715 * X * X *
+    X))), 0.5 * X * erfc(-0.7071067811865476 * X)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): approximate: string = 'none'
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v20((X,), {'approximate': approximate}, None)
     if problems:

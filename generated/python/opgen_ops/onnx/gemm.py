@@ -90,7 +90,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    'Reference kernel of onnx.Gemm@13: calls opgen.runtime.kernels.linalg.gemm.'
+    """Reference kernel of onnx.Gemm@13.
+
+    Calls opgen.runtime.kernels.linalg.gemm.
+
+    Inputs (positional): A (T), B (T), C (T, optional)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, transA: int = 0, transB: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)
@@ -173,7 +181,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    'Reference kernel of onnx.Gemm@11: calls opgen.runtime.kernels.linalg.gemm.'
+    """Reference kernel of onnx.Gemm@11.
+
+    Calls opgen.runtime.kernels.linalg.gemm.
+
+    Inputs (positional): A (T), B (T), C (T, optional)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, transA: int = 0, transB: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)
@@ -256,7 +272,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(A, B, C, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    'Reference kernel of onnx.Gemm@9: calls opgen.runtime.kernels.linalg.gemm.'
+    """Reference kernel of onnx.Gemm@9.
+
+    Calls opgen.runtime.kernels.linalg.gemm.
+
+    Inputs (positional): A (T), B (T), C (T)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, transA: int = 0, transB: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
@@ -339,7 +363,15 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(A, B, C, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    'Reference kernel of onnx.Gemm@7: calls opgen.runtime.kernels.linalg.gemm.'
+    """Reference kernel of onnx.Gemm@7.
+
+    Calls opgen.runtime.kernels.linalg.gemm.
+
+    Inputs (positional): A (T), B (T), C (T)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, transA: int = 0, transB: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
@@ -395,7 +427,16 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(A, B, C, *, alpha=1.0, beta=1.0, broadcast=0, transA=0, transB=0):
-    'Reference kernel of onnx.Gemm@6: calls opgen.runtime.kernels.onnx_linalg.onnx_gemm_legacy.'
+    """Reference kernel of onnx.Gemm@6.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_gemm_legacy.
+
+    Inputs (positional): A (T), B (T), C (T)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, broadcast: int = 0, transA: int = 0, transB: int
+        = 0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
@@ -447,7 +488,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, C, *, alpha=1.0, beta=1.0, broadcast=0, transA=0, transB=0):
-    'Reference kernel of onnx.Gemm@1: calls opgen.runtime.kernels.onnx_linalg.onnx_gemm_legacy.'
+    """Reference kernel of onnx.Gemm@1.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_gemm_legacy.
+
+    Inputs (positional): A (T), B (T), C (T)
+    Attributes (keyword): alpha: float = 1.0, beta: float = 1.0, broadcast: int = 0, transA: int = 0, transB: int
+        = 0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)

@@ -57,7 +57,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X):
-    'Reference kernel of onnx.GlobalAveragePool@22: calls opgen.runtime.kernels.onnx_pool.onnx_global_average_pool.'
+    """Reference kernel of onnx.GlobalAveragePool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_global_average_pool.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -106,7 +113,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X):
-    'Reference kernel of onnx.GlobalAveragePool@1: calls opgen.runtime.kernels.onnx_pool.onnx_global_average_pool.'
+    """Reference kernel of onnx.GlobalAveragePool@1.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_global_average_pool.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {}, None)
     if problems:

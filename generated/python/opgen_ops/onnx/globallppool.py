@@ -58,7 +58,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, p=2):
-    'Reference kernel of onnx.GlobalLpPool@22: calls opgen.runtime.kernels.onnx_pool.onnx_global_lp_pool.'
+    """Reference kernel of onnx.GlobalLpPool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_global_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): p: int = 2
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {'p': p}, None)
     if problems:
@@ -108,7 +116,15 @@ def validate_v2(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v2(X, *, p=2):
-    'Reference kernel of onnx.GlobalLpPool@2: calls opgen.runtime.kernels.onnx_pool.onnx_global_lp_pool.'
+    """Reference kernel of onnx.GlobalLpPool@2.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_global_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): p: int = 2
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v2((X,), {'p': p}, None)
     if problems:
@@ -158,7 +174,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, p=2.0):
-    'Reference kernel of onnx.GlobalLpPool@1: calls opgen.runtime.kernels.onnx_pool.onnx_global_lp_pool.'
+    """Reference kernel of onnx.GlobalLpPool@1.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_global_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): p: float = 2.0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'p': p}, None)
     if problems:

@@ -62,7 +62,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Greater@13: A > B.'
+    """Reference kernel of onnx.Greater@13.
+
+    Computes C = A > B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -119,7 +127,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Greater@9: A > B.'
+    """Reference kernel of onnx.Greater@9.
+
+    Computes C = A > B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -173,7 +189,15 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Greater@7: A > B.'
+    """Reference kernel of onnx.Greater@7.
+
+    Computes C = A > B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: double, float, float16
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -223,7 +247,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, *, axis=None, broadcast=0, C_dtype=None):
-    'Reference kernel of onnx.Greater@1: calls opgen.runtime.kernels.legacy_broadcast.greater.'
+    """Reference kernel of onnx.Greater@1.
+
+    Calls opgen.runtime.kernels.legacy_broadcast.greater.
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): axis: int (optional), broadcast: int = 0
+    Returns a tuple of the outputs: C (T1)
+    T: double, float, float16
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')

@@ -60,7 +60,15 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.GreaterOrEqual@16: A >= B.'
+    """Reference kernel of onnx.GreaterOrEqual@16.
+
+    Computes C = A >= B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -117,7 +125,15 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.GreaterOrEqual@12: A >= B.'
+    """Reference kernel of onnx.GreaterOrEqual@12.
+
+    Computes C = A >= B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')

@@ -75,7 +75,17 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, grid, *, align_corners=0, mode='linear', padding_mode='zeros'):
-    'Reference kernel of onnx.GridSample@22: calls opgen.runtime.kernels.onnx_vision.onnx_grid_sample.'
+    """Reference kernel of onnx.GridSample@22.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_grid_sample.
+
+    Inputs (positional): X (T1), grid (T2)
+    Attributes (keyword): align_corners: int = 0, mode: string = 'linear', padding_mode: string = 'zeros'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T2: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     grid = np.asarray(grid)
     problems = validate_v22(
@@ -145,7 +155,17 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, grid, *, align_corners=0, mode='linear', padding_mode='zeros'):
-    'Reference kernel of onnx.GridSample@20: calls opgen.runtime.kernels.onnx_vision.onnx_grid_sample.'
+    """Reference kernel of onnx.GridSample@20.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_grid_sample.
+
+    Inputs (positional): X (T1), grid (T2)
+    Attributes (keyword): align_corners: int = 0, mode: string = 'linear', padding_mode: string = 'zeros'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T2: double, float, float16
+    """
     X = np.asarray(X)
     grid = np.asarray(grid)
     problems = validate_v20(
@@ -214,7 +234,17 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(X, grid, *, align_corners=0, mode='bilinear', padding_mode='zeros'):
-    'Reference kernel of onnx.GridSample@16: calls opgen.runtime.kernels.onnx_vision.onnx_grid_sample.'
+    """Reference kernel of onnx.GridSample@16.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_grid_sample.
+
+    Inputs (positional): X (T1), grid (T2)
+    Attributes (keyword): align_corners: int = 0, mode: string = 'bilinear', padding_mode: string = 'zeros'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T2: double, float, float16
+    """
     X = np.asarray(X)
     grid = np.asarray(grid)
     problems = validate_v16(

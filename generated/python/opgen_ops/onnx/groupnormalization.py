@@ -69,7 +69,15 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(X, scale, bias, *, epsilon=1e-05, num_groups, stash_type=1):
-    'Reference kernel of onnx.GroupNormalization@21: calls opgen.runtime.kernels.onnx_normalization.onnx_group_norm.'
+    """Reference kernel of onnx.GroupNormalization@21.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_group_norm.
+
+    Inputs (positional): X (T), scale (T), bias (T)
+    Attributes (keyword): epsilon: float = 1e-05, num_groups: int (required), stash_type: int = 1
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     bias = np.asarray(bias)
@@ -134,7 +142,15 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(X, scale, bias, *, epsilon=1e-05, num_groups):
-    'Reference kernel of onnx.GroupNormalization@18: calls opgen.runtime.kernels.onnx_normalization.onnx_group_norm_18.'
+    """Reference kernel of onnx.GroupNormalization@18.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_group_norm_18.
+
+    Inputs (positional): X (T), scale (T), bias (T)
+    Attributes (keyword): epsilon: float = 1e-05, num_groups: int (required)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

@@ -144,7 +144,19 @@ def kernel_v22(
     layout=0,
     linear_before_reset=0,
 ):
-    'Reference kernel of onnx.GRU@22: calls opgen.runtime.kernels.rnn.onnx_gru.'
+    """Reference kernel of onnx.GRU@22.
+
+    Calls opgen.runtime.kernels.rnn.onnx_gru.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        layout: int = 0, linear_before_reset: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: bfloat16, double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -315,7 +327,19 @@ def kernel_v14(
     layout=0,
     linear_before_reset=0,
 ):
-    'Reference kernel of onnx.GRU@14: calls opgen.runtime.kernels.rnn.onnx_gru.'
+    """Reference kernel of onnx.GRU@14.
+
+    Calls opgen.runtime.kernels.rnn.onnx_gru.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        layout: int = 0, linear_before_reset: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -469,7 +493,19 @@ def kernel_v7(
     hidden_size=None,
     linear_before_reset=0,
 ):
-    'Reference kernel of onnx.GRU@7: calls opgen.runtime.kernels.rnn.onnx_gru.'
+    """Reference kernel of onnx.GRU@7.
+
+    Calls opgen.runtime.kernels.rnn.onnx_gru.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        linear_before_reset: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -632,7 +668,19 @@ def kernel_v3(
     linear_before_reset=0,
     output_sequence=0,
 ):
-    'Reference kernel of onnx.GRU@3: calls opgen.runtime.kernels.rnn.onnx_gru.'
+    """Reference kernel of onnx.GRU@3.
+
+    Calls opgen.runtime.kernels.rnn.onnx_gru.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        linear_before_reset: int = 0, output_sequence: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -734,7 +782,19 @@ def kernel_v1(
     hidden_size=None,
     output_sequence=0,
 ):
-    'Reference kernel of onnx.GRU@1: calls opgen.runtime.kernels.rnn.onnx_gru.'
+    """Reference kernel of onnx.GRU@1.
+
+    Calls opgen.runtime.kernels.rnn.onnx_gru.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'foward', hidden_size: int (optional),
+        output_sequence: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)

@@ -54,7 +54,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, *, axis=-1):
-    'Reference kernel of onnx.Hardmax@13: calls opgen.runtime.kernels.onnx_activation.onnx_hardmax.'
+    """Reference kernel of onnx.Hardmax@13.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_hardmax.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = -1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v13((input,), {'axis': axis}, None)
     if problems:
@@ -100,7 +108,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input, *, axis=1):
-    'Reference kernel of onnx.Hardmax@11: calls opgen.runtime.kernels.onnx_activation.onnx_hardmax_2d.'
+    """Reference kernel of onnx.Hardmax@11.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_hardmax_2d.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v11((input,), {'axis': axis}, None)
     if problems:
@@ -146,7 +162,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=1):
-    'Reference kernel of onnx.Hardmax@1: calls opgen.runtime.kernels.onnx_activation.onnx_hardmax_2d.'
+    """Reference kernel of onnx.Hardmax@1.
+
+    Calls opgen.runtime.kernels.onnx_activation.onnx_hardmax_2d.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis}, None)
     if problems:

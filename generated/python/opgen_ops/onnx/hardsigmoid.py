@@ -49,7 +49,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, alpha=0.2, beta=0.5):
-    'Reference kernel of onnx.HardSigmoid@22: maximum(0, minimum(1, alpha * X + beta)).'
+    """Reference kernel of onnx.HardSigmoid@22.
+
+    Computes Y = maximum(0, minimum(1, alpha * X + beta)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.2, beta: float = 0.5
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {'alpha': alpha, 'beta': beta}, None)
     if problems:
@@ -97,7 +105,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, *, alpha=0.2, beta=0.5):
-    'Reference kernel of onnx.HardSigmoid@6: maximum(0, minimum(1, alpha * X + beta)).'
+    """Reference kernel of onnx.HardSigmoid@6.
+
+    Computes Y = maximum(0, minimum(1, alpha * X + beta)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.2, beta: float = 0.5
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {'alpha': alpha, 'beta': beta}, None)
     if problems:
@@ -146,7 +162,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, alpha=0.2, beta=0.5, consumed_inputs=None):
-    'Reference kernel of onnx.HardSigmoid@1: maximum(0, minimum(1, alpha * X + beta)).'
+    """Reference kernel of onnx.HardSigmoid@1.
+
+    Computes Y = maximum(0, minimum(1, alpha * X + beta)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.2, beta: float = 0.5, consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'alpha': alpha, 'beta': beta, 'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X):
-    'Reference kernel of onnx.HardSwish@22: X * maximum(0, minimum(1, X / 6 + 0.5)).'
+    """Reference kernel of onnx.HardSwish@22.
+
+    Computes Y = X * maximum(0, minimum(1, X / 6 + 0.5)).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(X):
-    'Reference kernel of onnx.HardSwish@14: X * maximum(0, minimum(1, X / 6 + 0.5)).'
+    """Reference kernel of onnx.HardSwish@14.
+
+    Computes Y = X * maximum(0, minimum(1, X / 6 + 0.5)).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v14((X,), {}, None)
     if problems:

@@ -67,7 +67,28 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(input):
-    'Reference kernel of onnx.Identity@25: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@25.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1,
+        float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64,
+        int8, string, uint16, uint2, uint32, uint4, uint64, uint8
+    """
     input = as_input(input)
     problems = validate_v25((input,), {}, None)
     if problems:
@@ -126,7 +147,28 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(input):
-    'Reference kernel of onnx.Identity@24: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@24.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1,
+        float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8,
+        string, uint16, uint32, uint4, uint64, uint8
+    """
     input = as_input(input)
     problems = validate_v24((input,), {}, None)
     if problems:
@@ -185,7 +227,28 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(input):
-    'Reference kernel of onnx.Identity@23: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@23.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1,
+        float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16,
+        uint32, uint4, uint64, uint8
+    """
     input = as_input(input)
     problems = validate_v23((input,), {}, None)
     if problems:
@@ -244,7 +307,28 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(input):
-    'Reference kernel of onnx.Identity@21: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@21.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn,
+        float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32,
+        uint4, uint64, uint8
+    """
     input = as_input(input)
     problems = validate_v21((input,), {}, None)
     if problems:
@@ -303,7 +387,28 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(input):
-    'Reference kernel of onnx.Identity@19: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@19.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn,
+        float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64,
+        uint8
+    """
     input = as_input(input)
     problems = validate_v19((input,), {}, None)
     if problems:
@@ -361,7 +466,27 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(input):
-    'Reference kernel of onnx.Identity@16: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@16.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64,
+        int8, string, uint16, uint32, uint64, uint8
+    """
     input = as_input(input)
     problems = validate_v16((input,), {}, None)
     if problems:
@@ -410,7 +535,18 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(input):
-    'Reference kernel of onnx.Identity@14: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@14.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (V)
+    Returns a tuple of the outputs: output (V)
+    V: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64,
+        int8, string, uint16, uint32, uint64, uint8
+    """
     input = as_input(input)
     problems = validate_v14((input,), {}, None)
     if problems:
@@ -455,7 +591,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input):
-    'Reference kernel of onnx.Identity@13: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@13.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v13((input,), {}, None)
     if problems:
@@ -500,7 +644,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of onnx.Identity@1: calls opgen.runtime.kernels.onnx_value.identity.'
+    """Reference kernel of onnx.Identity@1.
+
+    Calls opgen.runtime.kernels.onnx_value.identity.
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -50,7 +50,16 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(encoded_stream, *, pixel_format='RGB', image_dtype=None):
-    'Reference kernel of onnx.ImageDecoder@20: calls opgen.runtime.kernels.image.image_decoder.'
+    """Reference kernel of onnx.ImageDecoder@20.
+
+    Calls opgen.runtime.kernels.image.image_decoder.
+
+    Inputs (positional): encoded_stream (T1)
+    Attributes (keyword): pixel_format: string = 'RGB'
+    Returns a tuple of the outputs: image (T2)
+    T1: uint8
+    T2: uint8
+    """
     encoded_stream = np.asarray(encoded_stream)
     image_out = _ew.output_dtype(image_dtype, getattr(encoded_stream, 'dtype', None), ('uint8',), 'image')
     problems = validate_v20((encoded_stream,), {'pixel_format': pixel_format}, [(_ew.elem(image_out), None)])

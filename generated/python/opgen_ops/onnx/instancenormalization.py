@@ -69,7 +69,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, scale, B, *, epsilon=1e-05):
-    'Reference kernel of onnx.InstanceNormalization@22: calls opgen.runtime.kernels.normalization.instance_norm.'
+    """Reference kernel of onnx.InstanceNormalization@22.
+
+    Calls opgen.runtime.kernels.normalization.instance_norm.
+
+    Inputs (positional): input (T), scale (T), B (T)
+    Attributes (keyword): epsilon: float = 1e-05
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -131,7 +139,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(input, scale, B, *, epsilon=1e-05):
-    'Reference kernel of onnx.InstanceNormalization@6: calls opgen.runtime.kernels.normalization.instance_norm.'
+    """Reference kernel of onnx.InstanceNormalization@6.
+
+    Calls opgen.runtime.kernels.normalization.instance_norm.
+
+    Inputs (positional): input (T), scale (T), B (T)
+    Attributes (keyword): epsilon: float = 1e-05
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -194,10 +210,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, scale, B, *, consumed_inputs=None, epsilon=1e-05):
-    (
-        'Reference kernel of onnx.InstanceNormalization@1: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_instance_norm_1.'
-    )
+    """Reference kernel of onnx.InstanceNormalization@1.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_instance_norm_1.
+
+    Inputs (positional): input (T), scale (T), B (T)
+    Attributes (keyword): consumed_inputs: ints (optional), epsilon: float = 1e-05
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)

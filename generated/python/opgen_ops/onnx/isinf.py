@@ -54,10 +54,16 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, *, detect_negative=1, detect_positive=1, Y_dtype=None):
-    (
-        'Reference kernel of onnx.IsInf@20: where(isfinite(X), 0, where(X > 0, detect_positive, where(X < 0, '
-        'detect_negative, 0))).'
-    )
+    """Reference kernel of onnx.IsInf@20.
+
+    Computes Y = where(isfinite(X), 0, where(X > 0, detect_positive, where(X < 0, detect_negative, 0))).
+
+    Inputs (positional): X (T1)
+    Attributes (keyword): detect_negative: int = 1, detect_positive: int = 1
+    Returns a tuple of the outputs: Y (T2)
+    T1: bfloat16, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz
+    T2: bool
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20(
@@ -108,10 +114,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, *, detect_negative=1, detect_positive=1, Y_dtype=None):
-    (
-        'Reference kernel of onnx.IsInf@10: where(isfinite(X), 0, where(X > 0, detect_positive, where(X < 0, '
-        'detect_negative, 0))).'
-    )
+    """Reference kernel of onnx.IsInf@10.
+
+    Computes Y = where(isfinite(X), 0, where(X > 0, detect_positive, where(X < 0, detect_negative, 0))).
+
+    Inputs (positional): X (T1)
+    Attributes (keyword): detect_negative: int = 1, detect_positive: int = 1
+    Returns a tuple of the outputs: Y (T2)
+    T1: double, float
+    T2: bool
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v10(

@@ -52,7 +52,15 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, *, Y_dtype=None):
-    'Reference kernel of onnx.IsNaN@20: X != X.'
+    """Reference kernel of onnx.IsNaN@20.
+
+    Computes Y = X != X.
+
+    Inputs (positional): X (T1)
+    Returns a tuple of the outputs: Y (T2)
+    T1: bfloat16, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz
+    T2: bool
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20((X,), {}, [(_ew.elem(Y_out), None)])
@@ -97,7 +105,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X, *, Y_dtype=None):
-    'Reference kernel of onnx.IsNaN@13: X != X.'
+    """Reference kernel of onnx.IsNaN@13.
+
+    Computes Y = X != X.
+
+    Inputs (positional): X (T1)
+    Returns a tuple of the outputs: Y (T2)
+    T1: bfloat16, double, float, float16
+    T2: bool
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v13((X,), {}, [(_ew.elem(Y_out), None)])
@@ -142,7 +158,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, *, Y_dtype=None):
-    'Reference kernel of onnx.IsNaN@9: X != X.'
+    """Reference kernel of onnx.IsNaN@9.
+
+    Computes Y = X != X.
+
+    Inputs (positional): X (T1)
+    Returns a tuple of the outputs: Y (T2)
+    T1: double, float, float16
+    T2: bool
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v9((X,), {}, [(_ew.elem(Y_out), None)])

@@ -83,7 +83,16 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v17(X, Scale, B=None, *, axis=-1, epsilon=1e-05, stash_type=1, Mean_dtype=None, InvStdDev_dtype=None):
-    'Reference kernel of onnx.LayerNormalization@17: calls opgen.runtime.kernels.onnx_normalization.onnx_layer_norm.'
+    """Reference kernel of onnx.LayerNormalization@17.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_layer_norm.
+
+    Inputs (positional): X (T), Scale (T), B (T, optional)
+    Attributes (keyword): axis: int = -1, epsilon: float = 1e-05, stash_type: int = 1
+    Returns a tuple of the outputs: Y (T), Mean (U, optional), InvStdDev (U, optional)
+    T: bfloat16, double, float, float16
+    U: bfloat16, float
+    """
     X = np.asarray(X)
     Scale = np.asarray(Scale)
     B = None if B is None else np.asarray(B)

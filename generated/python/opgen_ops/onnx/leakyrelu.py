@@ -48,7 +48,15 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(X, *, alpha=0.01):
-    'Reference kernel of onnx.LeakyRelu@16: where(X < 0, alpha * X, X).'
+    """Reference kernel of onnx.LeakyRelu@16.
+
+    Computes Y = where(X < 0, alpha * X, X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.01
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v16((X,), {'alpha': alpha}, None)
     if problems:
@@ -94,7 +102,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, *, alpha=0.01):
-    'Reference kernel of onnx.LeakyRelu@6: where(X < 0, alpha * X, X).'
+    """Reference kernel of onnx.LeakyRelu@6.
+
+    Computes Y = where(X < 0, alpha * X, X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.01
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {'alpha': alpha}, None)
     if problems:
@@ -141,7 +157,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, alpha=0.01, consumed_inputs=None):
-    'Reference kernel of onnx.LeakyRelu@1: where(X < 0, alpha * X, X).'
+    """Reference kernel of onnx.LeakyRelu@1.
+
+    Computes Y = where(X < 0, alpha * X, X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.01, consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -213,7 +213,18 @@ def kernel_v27(
     scale=0.0,
     update_rule='gated_delta',
 ):
-    'Reference kernel of onnx.LinearAttention@27: calls opgen.runtime.kernels.linear_attention.onnx_linear_attention.'
+    """Reference kernel of onnx.LinearAttention@27.
+
+    Calls opgen.runtime.kernels.linear_attention.onnx_linear_attention.
+
+    Inputs (positional): query (T), key (T), value (T), past_state (S, optional), decay (T, optional), beta (T,
+        optional)
+    Attributes (keyword): chunk_size: int = 64, kv_num_heads: int (required), q_num_heads: int (required), scale:
+        float = 0.0, update_rule: string = 'gated_delta'
+    Returns a tuple of the outputs: output (T), present_state (S)
+    T: bfloat16, float, float16
+    S: bfloat16, float, float16
+    """
     query = np.asarray(query)
     key = np.asarray(key)
     value = np.asarray(value)

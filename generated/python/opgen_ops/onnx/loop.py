@@ -96,7 +96,38 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@25: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@25.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+        optional(seq(tensor(uint8))), optional(tensor(bfloat16)), optional(tensor(bool)),
+        optional(tensor(complex128)), optional(tensor(complex64)), optional(tensor(double)),
+        optional(tensor(float)), optional(tensor(float16)), optional(tensor(float4e2m1)),
+        optional(tensor(float8e4m3fn)), optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)),
+        optional(tensor(float8e5m2fnuz)), optional(tensor(float8e8m0)), optional(tensor(int16)),
+        optional(tensor(int2)), optional(tensor(int32)), optional(tensor(int4)), optional(tensor(int64)),
+        optional(tensor(int8)), optional(tensor(string)), optional(tensor(uint16)), optional(tensor(uint2)),
+        optional(tensor(uint32)), optional(tensor(uint4)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bfloat16)), seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)),
+        seq(tensor(double)), seq(tensor(float)), seq(tensor(float16)), seq(tensor(float4e2m1)),
+        seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)), seq(tensor(float8e5m2)),
+        seq(tensor(float8e5m2fnuz)), seq(tensor(float8e8m0)), seq(tensor(int16)), seq(tensor(int2)),
+        seq(tensor(int32)), seq(tensor(int4)), seq(tensor(int64)), seq(tensor(int8)), seq(tensor(string)),
+        seq(tensor(uint16)), seq(tensor(uint2)), seq(tensor(uint32)), seq(tensor(uint4)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1,
+        float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64,
+        int8, string, uint16, uint2, uint32, uint4, uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -185,7 +216,37 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@24: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@24.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+        optional(seq(tensor(uint8))), optional(tensor(bfloat16)), optional(tensor(bool)),
+        optional(tensor(complex128)), optional(tensor(complex64)), optional(tensor(double)),
+        optional(tensor(float)), optional(tensor(float16)), optional(tensor(float4e2m1)),
+        optional(tensor(float8e4m3fn)), optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)),
+        optional(tensor(float8e5m2fnuz)), optional(tensor(float8e8m0)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int4)), optional(tensor(int64)), optional(tensor(int8)),
+        optional(tensor(string)), optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint4)),
+        optional(tensor(uint64)), optional(tensor(uint8)), seq(tensor(bfloat16)), seq(tensor(bool)),
+        seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)), seq(tensor(float)),
+        seq(tensor(float16)), seq(tensor(float4e2m1)), seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)),
+        seq(tensor(float8e5m2)), seq(tensor(float8e5m2fnuz)), seq(tensor(float8e8m0)), seq(tensor(int16)),
+        seq(tensor(int32)), seq(tensor(int4)), seq(tensor(int64)), seq(tensor(int8)), seq(tensor(string)),
+        seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint4)), seq(tensor(uint64)), seq(tensor(uint8)),
+        bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -273,7 +334,36 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@23: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@23.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+        optional(seq(tensor(uint8))), optional(tensor(bfloat16)), optional(tensor(bool)),
+        optional(tensor(complex128)), optional(tensor(complex64)), optional(tensor(double)),
+        optional(tensor(float)), optional(tensor(float16)), optional(tensor(float4e2m1)),
+        optional(tensor(float8e4m3fn)), optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)),
+        optional(tensor(float8e5m2fnuz)), optional(tensor(int16)), optional(tensor(int32)),
+        optional(tensor(int4)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint4)), optional(tensor(uint64)),
+        optional(tensor(uint8)), seq(tensor(bfloat16)), seq(tensor(bool)), seq(tensor(complex128)),
+        seq(tensor(complex64)), seq(tensor(double)), seq(tensor(float)), seq(tensor(float16)),
+        seq(tensor(float4e2m1)), seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)), seq(tensor(float8e5m2)),
+        seq(tensor(float8e5m2fnuz)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int4)),
+        seq(tensor(int64)), seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)),
+        seq(tensor(uint4)), seq(tensor(uint64)), seq(tensor(uint8)), bfloat16, bool, complex128, complex64,
+        double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
+        int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -361,7 +451,35 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@21: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@21.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+        optional(seq(tensor(uint8))), optional(tensor(bfloat16)), optional(tensor(bool)),
+        optional(tensor(complex128)), optional(tensor(complex64)), optional(tensor(double)),
+        optional(tensor(float)), optional(tensor(float16)), optional(tensor(float8e4m3fn)),
+        optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)), optional(tensor(float8e5m2fnuz)),
+        optional(tensor(int16)), optional(tensor(int32)), optional(tensor(int4)), optional(tensor(int64)),
+        optional(tensor(int8)), optional(tensor(string)), optional(tensor(uint16)), optional(tensor(uint32)),
+        optional(tensor(uint4)), optional(tensor(uint64)), optional(tensor(uint8)), seq(tensor(bfloat16)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)),
+        seq(tensor(float8e5m2)), seq(tensor(float8e5m2fnuz)), seq(tensor(int16)), seq(tensor(int32)),
+        seq(tensor(int4)), seq(tensor(int64)), seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)),
+        seq(tensor(uint32)), seq(tensor(uint4)), seq(tensor(uint64)), seq(tensor(uint8)), bfloat16, bool,
+        complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz,
+        int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -447,7 +565,35 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@19: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@19.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+        optional(seq(tensor(uint8))), optional(tensor(bfloat16)), optional(tensor(bool)),
+        optional(tensor(complex128)), optional(tensor(complex64)), optional(tensor(double)),
+        optional(tensor(float)), optional(tensor(float16)), optional(tensor(float8e4m3fn)),
+        optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)), optional(tensor(float8e5m2fnuz)),
+        optional(tensor(int16)), optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)),
+        optional(tensor(string)), optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)),
+        optional(tensor(uint8)), seq(tensor(bfloat16)), seq(tensor(bool)), seq(tensor(complex128)),
+        seq(tensor(complex64)), seq(tensor(double)), seq(tensor(float)), seq(tensor(float16)),
+        seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)), seq(tensor(float8e5m2)),
+        seq(tensor(float8e5m2fnuz)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn,
+        float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64,
+        uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -530,7 +676,31 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@16: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@16.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+        optional(seq(tensor(uint8))), optional(tensor(bfloat16)), optional(tensor(bool)),
+        optional(tensor(complex128)), optional(tensor(complex64)), optional(tensor(double)),
+        optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)), optional(tensor(int32)),
+        optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)), optional(tensor(uint16)),
+        optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)), seq(tensor(bfloat16)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64,
+        int8, string, uint16, uint32, uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -603,7 +773,21 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@13: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@13.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
+        string, uint16, uint32, uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -672,7 +856,18 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@11: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@11.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [np.asarray(x) for x in variadic]
@@ -741,7 +936,18 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(M=None, cond=None, *variadic, body):
-    'Reference kernel of onnx.Loop@1: calls opgen.runtime.kernels.control_flow.onnx_loop.'
+    """Reference kernel of onnx.Loop@1.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_loop.
+
+    Inputs (positional): M (I, optional), cond (B, optional), v_initial (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: v_final_and_scan_outputs (V, variadic)
+    V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    I: int64
+    B: bool
+    """
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [np.asarray(x) for x in variadic]

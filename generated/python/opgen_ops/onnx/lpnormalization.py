@@ -55,7 +55,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, *, axis=-1, p=2):
-    'Reference kernel of onnx.LpNormalization@22: calls opgen.runtime.kernels.onnx_normalization.onnx_lp_norm.'
+    """Reference kernel of onnx.LpNormalization@22.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_lp_norm.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = -1, p: int = 2
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v22((input,), {'axis': axis, 'p': p}, None)
     if problems:
@@ -102,7 +110,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, axis=-1, p=2):
-    'Reference kernel of onnx.LpNormalization@1: calls opgen.runtime.kernels.onnx_normalization.onnx_lp_norm.'
+    """Reference kernel of onnx.LpNormalization@1.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_lp_norm.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = -1, p: int = 2
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis, 'p': p}, None)
     if problems:

@@ -139,7 +139,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, auto_pad='NOTSET', ceil_mode=0, dilations=None, kernel_shape, p=2, pads=None, strides=None):
-    'Reference kernel of onnx.LpPool@22: calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.'
+    """Reference kernel of onnx.LpPool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
+        kernel_shape: ints (required), p: int = 2, pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22(
         (X,),
@@ -293,7 +302,16 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(X, *, auto_pad='NOTSET', ceil_mode=0, dilations=None, kernel_shape, p=2, pads=None, strides=None):
-    'Reference kernel of onnx.LpPool@18: calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.'
+    """Reference kernel of onnx.LpPool@18.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
+        kernel_shape: ints (required), p: int = 2, pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v18(
         (X,),
@@ -432,7 +450,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, *, auto_pad='NOTSET', kernel_shape, p=2, pads=None, strides=None):
-    'Reference kernel of onnx.LpPool@11: calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.'
+    """Reference kernel of onnx.LpPool@11.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (required), p: int = 2, pads: ints
+        (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v11(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'p': p, 'pads': pads, 'strides': strides}, None
@@ -550,7 +577,16 @@ def validate_v2(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v2(X, *, auto_pad='NOTSET', kernel_shape, p=2, pads=None, strides=None):
-    'Reference kernel of onnx.LpPool@2: calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.'
+    """Reference kernel of onnx.LpPool@2.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (required), p: int = 2, pads: ints
+        (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v2(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'p': p, 'pads': pads, 'strides': strides}, None
@@ -668,7 +704,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape=None, p=2.0, pads=None, strides=None):
-    'Reference kernel of onnx.LpPool@1: calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.'
+    """Reference kernel of onnx.LpPool@1.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_lp_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (optional), p: float = 2.0, pads: ints
+        (optional), strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'p': p, 'pads': pads, 'strides': strides}, None

@@ -53,7 +53,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X, *, alpha=0.0001, beta=0.75, bias=1.0, size):
-    'Reference kernel of onnx.LRN@13: calls opgen.runtime.kernels.onnx_normalization.onnx_lrn.'
+    """Reference kernel of onnx.LRN@13.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_lrn.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.0001, beta: float = 0.75, bias: float = 1.0, size: int (required)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v13((X,), {'alpha': alpha, 'beta': beta, 'bias': bias, 'size': size}, None)
     if problems:
@@ -98,7 +106,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, alpha=0.0001, beta=0.75, bias=1.0, size):
-    'Reference kernel of onnx.LRN@1: calls opgen.runtime.kernels.onnx_normalization.onnx_lrn.'
+    """Reference kernel of onnx.LRN@1.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_lrn.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 0.0001, beta: float = 0.75, bias: float = 1.0, size: int (required)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'alpha': alpha, 'beta': beta, 'bias': bias, 'size': size}, None)
     if problems:

@@ -167,7 +167,19 @@ def kernel_v22(
     input_forget=0,
     layout=0,
 ):
-    'Reference kernel of onnx.LSTM@22: calls opgen.runtime.kernels.rnn.onnx_lstm.'
+    """Reference kernel of onnx.LSTM@22.
+
+    Calls opgen.runtime.kernels.rnn.onnx_lstm.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional), initial_c (T, optional), P (T, optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        input_forget: int = 0, layout: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional), Y_c (T, optional)
+    T: bfloat16, double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -365,7 +377,19 @@ def kernel_v14(
     input_forget=0,
     layout=0,
 ):
-    'Reference kernel of onnx.LSTM@14: calls opgen.runtime.kernels.rnn.onnx_lstm.'
+    """Reference kernel of onnx.LSTM@14.
+
+    Calls opgen.runtime.kernels.rnn.onnx_lstm.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional), initial_c (T, optional), P (T, optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        input_forget: int = 0, layout: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional), Y_c (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -541,7 +565,19 @@ def kernel_v7(
     hidden_size=None,
     input_forget=0,
 ):
-    'Reference kernel of onnx.LSTM@7: calls opgen.runtime.kernels.rnn.onnx_lstm.'
+    """Reference kernel of onnx.LSTM@7.
+
+    Calls opgen.runtime.kernels.rnn.onnx_lstm.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional), initial_c (T, optional), P (T, optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        input_forget: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional), Y_c (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -685,7 +721,19 @@ def kernel_v1(
     input_forget=0,
     output_sequence=0,
 ):
-    'Reference kernel of onnx.LSTM@1: calls opgen.runtime.kernels.rnn.onnx_lstm.'
+    """Reference kernel of onnx.LSTM@1.
+
+    Calls opgen.runtime.kernels.rnn.onnx_lstm.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional), initial_c (T, optional), P (T, optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings (optional), clip: float (optional), direction: string = 'forward', hidden_size: int (optional),
+        input_forget: int = 0, output_sequence: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional), Y_c (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)

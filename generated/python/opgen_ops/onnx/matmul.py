@@ -93,7 +93,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(A, B):
-    'Reference kernel of onnx.MatMul@13: calls opgen.runtime.kernels.onnx_linalg.onnx_matmul.'
+    """Reference kernel of onnx.MatMul@13.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_matmul.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v13((A, B,), {}, None)
@@ -179,7 +186,14 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(A, B):
-    'Reference kernel of onnx.MatMul@9: calls opgen.runtime.kernels.onnx_linalg.onnx_matmul.'
+    """Reference kernel of onnx.MatMul@9.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_matmul.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v9((A, B,), {}, None)
@@ -265,7 +279,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B):
-    'Reference kernel of onnx.MatMul@1: calls opgen.runtime.kernels.onnx_linalg.onnx_matmul.'
+    """Reference kernel of onnx.MatMul@1.
+
+    Calls opgen.runtime.kernels.onnx_linalg.onnx_matmul.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v1((A, B,), {}, None)

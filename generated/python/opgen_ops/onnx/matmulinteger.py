@@ -107,7 +107,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(A, B, a_zero_point=None, b_zero_point=None, *, Y_dtype=None):
-    'Reference kernel of onnx.MatMulInteger@10: calls opgen.runtime.kernels.quantize.matmul_integer.'
+    """Reference kernel of onnx.MatMulInteger@10.
+
+    Calls opgen.runtime.kernels.quantize.matmul_integer.
+
+    Inputs (positional): A (T1), B (T2), a_zero_point (T1, optional), b_zero_point (T2, optional)
+    Returns a tuple of the outputs: Y (T3)
+    T1: int8, uint8
+    T2: int8, uint8
+    T3: int32
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     a_zero_point = None if a_zero_point is None else np.asarray(a_zero_point)

@@ -192,7 +192,17 @@ def kernel_v22(
     strides=None,
     Indices_dtype=None,
 ):
-    'Reference kernel of onnx.MaxPool@22: calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.'
+    """Reference kernel of onnx.MaxPool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
+        kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
+    Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    T: bfloat16, double, float, float16, int8, uint8
+    I: int64
+    """
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v22(
@@ -390,7 +400,17 @@ def kernel_v12(
     strides=None,
     Indices_dtype=None,
 ):
-    'Reference kernel of onnx.MaxPool@12: calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.'
+    """Reference kernel of onnx.MaxPool@12.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
+        kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
+    Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    T: double, float, float16, int8, uint8
+    I: int64
+    """
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v12(
@@ -588,7 +608,17 @@ def kernel_v11(
     strides=None,
     Indices_dtype=None,
 ):
-    'Reference kernel of onnx.MaxPool@11: calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.'
+    """Reference kernel of onnx.MaxPool@11.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
+        kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
+    Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    T: double, float, float16
+    I: int64
+    """
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v11(
@@ -786,7 +816,17 @@ def kernel_v10(
     strides=None,
     Indices_dtype=None,
 ):
-    'Reference kernel of onnx.MaxPool@10: calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.'
+    """Reference kernel of onnx.MaxPool@10.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
+        kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
+    Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    T: double, float, float16
+    I: int64
+    """
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v10(
@@ -953,7 +993,17 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v8(X, *, auto_pad='NOTSET', kernel_shape, pads=None, storage_order=0, strides=None, Indices_dtype=None):
-    'Reference kernel of onnx.MaxPool@8: calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.'
+    """Reference kernel of onnx.MaxPool@8.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (required), pads: ints (optional),
+        storage_order: int = 0, strides: ints (optional)
+    Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    T: double, float, float16
+    I: int64
+    """
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v8(
@@ -1089,7 +1139,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.MaxPool@1: calls opgen.runtime.kernels.onnx_pool.onnx_max_pool_v1.'
+    """Reference kernel of onnx.MaxPool@1.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool_v1.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (required), pads: ints (optional),
+        strides: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'pads': pads, 'strides': strides}, None

@@ -72,7 +72,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, rois, *, pooled_shape, spatial_scale=1.0):
-    'Reference kernel of onnx.MaxRoiPool@22: calls opgen.runtime.kernels.onnx_pool.onnx_max_roi_pool.'
+    """Reference kernel of onnx.MaxRoiPool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_roi_pool.
+
+    Inputs (positional): X (T), rois (T)
+    Attributes (keyword): pooled_shape: ints (required), spatial_scale: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     rois = np.asarray(rois)
     problems = validate_v22((X, rois,), {'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None)
@@ -137,7 +145,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, rois, *, pooled_shape, spatial_scale=1.0):
-    'Reference kernel of onnx.MaxRoiPool@1: calls opgen.runtime.kernels.onnx_pool.onnx_max_roi_pool.'
+    """Reference kernel of onnx.MaxRoiPool@1.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_roi_pool.
+
+    Inputs (positional): X (T), rois (T)
+    Attributes (keyword): pooled_shape: ints (required), spatial_scale: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     rois = np.asarray(rois)
     problems = validate_v1((X, rois,), {'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None)

@@ -98,7 +98,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, I_, output_shape=None, *, kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.MaxUnpool@22: calls opgen.runtime.kernels.onnx_pool.onnx_max_unpool.'
+    """Reference kernel of onnx.MaxUnpool@22.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_unpool.
+
+    Inputs (positional): X (T1), I (T2), output_shape (T2, optional)
+    Attributes (keyword): kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: output (T1)
+    T1: bfloat16, double, float, float16
+    T2: int64
+    """
     X = np.asarray(X)
     I_ = np.asarray(I_)
     output_shape = None if output_shape is None else np.asarray(output_shape)
@@ -192,7 +201,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, I_, output_shape=None, *, kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.MaxUnpool@11: calls opgen.runtime.kernels.onnx_pool.onnx_max_unpool.'
+    """Reference kernel of onnx.MaxUnpool@11.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_unpool.
+
+    Inputs (positional): X (T1), I (T2), output_shape (T2, optional)
+    Attributes (keyword): kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: output (T1)
+    T1: double, float, float16
+    T2: int64
+    """
     X = np.asarray(X)
     I_ = np.asarray(I_)
     output_shape = None if output_shape is None else np.asarray(output_shape)
@@ -286,7 +304,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, I_, output_shape=None, *, kernel_shape, pads=None, strides=None):
-    'Reference kernel of onnx.MaxUnpool@9: calls opgen.runtime.kernels.onnx_pool.onnx_max_unpool.'
+    """Reference kernel of onnx.MaxUnpool@9.
+
+    Calls opgen.runtime.kernels.onnx_pool.onnx_max_unpool.
+
+    Inputs (positional): X (T1), I (T2), output_shape (T2, optional)
+    Attributes (keyword): kernel_shape: ints (required), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: output (T1)
+    T1: double, float, float16
+    T2: int64
+    """
     X = np.asarray(X)
     I_ = np.asarray(I_)
     output_shape = None if output_shape is None else np.asarray(output_shape)

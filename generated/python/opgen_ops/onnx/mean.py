@@ -53,10 +53,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(*variadic):
-    (
-        'Reference kernel of onnx.Mean@13: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; '
-        'result acc / count(data_0).'
-    )
+    """Reference kernel of onnx.Mean@13.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; result acc /
+    count(data_0).
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: mean (T)
+    T: bfloat16, double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {}, None)
     if problems:
@@ -106,10 +111,15 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v8(*variadic):
-    (
-        'Reference kernel of onnx.Mean@8: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; '
-        'result acc / count(data_0).'
-    )
+    """Reference kernel of onnx.Mean@8.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; result acc /
+    count(data_0).
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: mean (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8((*variadic,), {}, None)
     if problems:
@@ -158,10 +168,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(*variadic):
-    (
-        'Reference kernel of onnx.Mean@6: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; '
-        'result acc / count(data_0).'
-    )
+    """Reference kernel of onnx.Mean@6.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; result acc /
+    count(data_0).
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: mean (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v6((*variadic,), {}, None)
     if problems:
@@ -211,10 +226,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, consumed_inputs=None):
-    (
-        'Reference kernel of onnx.Mean@1: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; '
-        'result acc / count(data_0).'
-    )
+    """Reference kernel of onnx.Mean@1.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0; result acc /
+    count(data_0).
+
+    Inputs (positional): data_0 (T, variadic)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: mean (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -54,10 +54,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X, *, axes=(0, 2, 3)):
-    (
-        'Reference kernel of onnx.MeanVarianceNormalization@13: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_mean_variance_norm.'
-    )
+    """Reference kernel of onnx.MeanVarianceNormalization@13.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_mean_variance_norm.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): axes: ints = (0, 2, 3)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v13((X,), {'axes': axes}, None)
     if problems:
@@ -103,10 +108,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, *, axes=(0, 2, 3)):
-    (
-        'Reference kernel of onnx.MeanVarianceNormalization@9: calls '
-        'opgen.runtime.kernels.onnx_normalization.onnx_mean_variance_norm.'
-    )
+    """Reference kernel of onnx.MeanVarianceNormalization@9.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_mean_variance_norm.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): axes: ints = (0, 2, 3)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v9((X,), {'axes': axes}, None)
     if problems:

@@ -113,7 +113,18 @@ def kernel_v17(
     output_datatype=1,
     output_dtype=None,
 ):
-    'Reference kernel of onnx.MelWeightMatrix@17: calls opgen.runtime.kernels.signal.onnx_mel_weight_matrix.'
+    """Reference kernel of onnx.MelWeightMatrix@17.
+
+    Calls opgen.runtime.kernels.signal.onnx_mel_weight_matrix.
+
+    Inputs (positional): num_mel_bins (T1), dft_length (T1), sample_rate (T1), lower_edge_hertz (T2),
+        upper_edge_hertz (T2)
+    Attributes (keyword): output_datatype: int = 1
+    Returns a tuple of the outputs: output (T3)
+    T1: int32, int64
+    T2: bfloat16, double, float, float16
+    T3: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     num_mel_bins = np.asarray(num_mel_bins)
     dft_length = np.asarray(dft_length)
     sample_rate = np.asarray(sample_rate)

@@ -58,10 +58,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(*variadic):
-    (
-        'Reference kernel of onnx.Min@13: acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of '
-        'data_0.'
-    )
+    """Reference kernel of onnx.Min@13.
+
+    Computes acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: min (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {}, None)
     if problems:
@@ -113,10 +117,14 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(*variadic):
-    (
-        'Reference kernel of onnx.Min@12: acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of '
-        'data_0.'
-    )
+    """Reference kernel of onnx.Min@12.
+
+    Computes acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: min (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v12((*variadic,), {}, None)
     if problems:
@@ -166,10 +174,14 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v8(*variadic):
-    (
-        'Reference kernel of onnx.Min@8: acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of '
-        'data_0.'
-    )
+    """Reference kernel of onnx.Min@8.
+
+    Computes acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: min (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8((*variadic,), {}, None)
     if problems:
@@ -218,10 +230,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(*variadic):
-    (
-        'Reference kernel of onnx.Min@6: acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of '
-        'data_0.'
-    )
+    """Reference kernel of onnx.Min@6.
+
+    Computes acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: min (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v6((*variadic,), {}, None)
     if problems:
@@ -271,10 +287,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, consumed_inputs=None):
-    (
-        'Reference kernel of onnx.Min@1: acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of '
-        'data_0.'
-    )
+    """Reference kernel of onnx.Min@1.
+
+    Computes acc = data_0[0], then acc = minimum(acc, data_0) for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: min (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X):
-    'Reference kernel of onnx.Mish@22: X * tanh(log1p(exp(X))).'
+    """Reference kernel of onnx.Mish@22.
+
+    Computes Y = X * tanh(log1p(exp(X))).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(X):
-    'Reference kernel of onnx.Mish@18: X * tanh(log1p(exp(X))).'
+    """Reference kernel of onnx.Mish@18.
+
+    Computes Y = X * tanh(log1p(exp(X))).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v18((X,), {}, None)
     if problems:

@@ -60,7 +60,15 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(A, B, *, fmod=0):
-    'Reference kernel of onnx.Mod@28: where(fmod == 1, rem(A, B), mod(A, B)).'
+    """Reference kernel of onnx.Mod@28.
+
+    Computes C = where(fmod == 1, rem(A, B), mod(A, B)).
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): fmod: int = 0
+    Returns a tuple of the outputs: C (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v28((A, B,), {'fmod': fmod}, None)
@@ -124,7 +132,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(A, B, *, fmod=0):
-    'Reference kernel of onnx.Mod@13: where(fmod == 1, rem(A, B), mod(A, B)).'
+    """Reference kernel of onnx.Mod@13.
+
+    Computes C = where(fmod == 1, rem(A, B), mod(A, B)).
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): fmod: int = 0
+    Returns a tuple of the outputs: C (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v13((A, B,), {'fmod': fmod}, None)
@@ -185,7 +201,15 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(A, B, *, fmod=0):
-    'Reference kernel of onnx.Mod@10: where(fmod == 1, rem(A, B), mod(A, B)).'
+    """Reference kernel of onnx.Mod@10.
+
+    Computes C = where(fmod == 1, rem(A, B), mod(A, B)).
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): fmod: int = 0
+    Returns a tuple of the outputs: C (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v10((A, B,), {'fmod': fmod}, None)

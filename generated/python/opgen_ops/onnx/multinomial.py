@@ -64,7 +64,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
-    'Reference kernel of onnx.Multinomial@22: calls opgen.runtime.kernels.random.multinomial.'
+    """Reference kernel of onnx.Multinomial@22.
+
+    Calls opgen.runtime.kernels.random.multinomial.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int = 6, sample_size: int = 1, seed: float (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, double, float, float16
+    T2: int32, int64
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output')
     problems = validate_v22(
@@ -122,7 +131,16 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
-    'Reference kernel of onnx.Multinomial@7: calls opgen.runtime.kernels.random.multinomial.'
+    """Reference kernel of onnx.Multinomial@7.
+
+    Calls opgen.runtime.kernels.random.multinomial.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int = 6, sample_size: int = 1, seed: float (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: double, float, float16
+    T2: int32, int64
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output')
     problems = validate_v7(

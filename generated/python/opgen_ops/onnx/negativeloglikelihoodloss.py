@@ -79,7 +79,16 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, target, weight=None, *, ignore_index=None, reduction='mean'):
-    'Reference kernel of onnx.NegativeLogLikelihoodLoss@22: calls opgen.runtime.kernels.loss.nll_loss.'
+    """Reference kernel of onnx.NegativeLogLikelihoodLoss@22.
+
+    Calls opgen.runtime.kernels.loss.nll_loss.
+
+    Inputs (positional): input (T), target (Tind), weight (T, optional)
+    Attributes (keyword): ignore_index: int (optional), reduction: string = 'mean'
+    Returns a tuple of the outputs: loss (T)
+    T: bfloat16, double, float, float16
+    Tind: int32, int64
+    """
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)
@@ -152,7 +161,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, target, weight=None, *, ignore_index=None, reduction='mean'):
-    'Reference kernel of onnx.NegativeLogLikelihoodLoss@13: calls opgen.runtime.kernels.loss.nll_loss.'
+    """Reference kernel of onnx.NegativeLogLikelihoodLoss@13.
+
+    Calls opgen.runtime.kernels.loss.nll_loss.
+
+    Inputs (positional): input (T), target (Tind), weight (T, optional)
+    Attributes (keyword): ignore_index: int (optional), reduction: string = 'mean'
+    Returns a tuple of the outputs: loss (T)
+    T: double, float, float16
+    Tind: int32, int64
+    """
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)
@@ -225,7 +243,16 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(input, target, weight=None, *, ignore_index=None, reduction='mean'):
-    'Reference kernel of onnx.NegativeLogLikelihoodLoss@12: calls opgen.runtime.kernels.loss.nll_loss.'
+    """Reference kernel of onnx.NegativeLogLikelihoodLoss@12.
+
+    Calls opgen.runtime.kernels.loss.nll_loss.
+
+    Inputs (positional): input (T), target (Tind), weight (T, optional)
+    Attributes (keyword): ignore_index: int (optional), reduction: string = 'mean'
+    Returns a tuple of the outputs: loss (T)
+    T: double, float, float16
+    Tind: int32, int64
+    """
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)

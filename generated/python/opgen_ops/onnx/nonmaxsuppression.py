@@ -76,7 +76,15 @@ def kernel_v11(
     *,
     center_point_box=0,
 ):
-    'Reference kernel of onnx.NonMaxSuppression@11: calls opgen.runtime.kernels.onnx_vision.onnx_non_max_suppression.'
+    """Reference kernel of onnx.NonMaxSuppression@11.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_non_max_suppression.
+
+    Inputs (positional): boxes (tensor(float)), scores (tensor(float)), max_output_boxes_per_class (tensor(int64),
+        optional), iou_threshold (tensor(float), optional), score_threshold (tensor(float), optional)
+    Attributes (keyword): center_point_box: int = 0
+    Returns a tuple of the outputs: selected_indices (tensor(int64))
+    """
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     max_output_boxes_per_class = None if max_output_boxes_per_class is None else np.asarray(max_output_boxes_per_class)
@@ -156,7 +164,15 @@ def kernel_v10(
     *,
     center_point_box=0,
 ):
-    'Reference kernel of onnx.NonMaxSuppression@10: calls opgen.runtime.kernels.onnx_vision.onnx_non_max_suppression.'
+    """Reference kernel of onnx.NonMaxSuppression@10.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_non_max_suppression.
+
+    Inputs (positional): boxes (tensor(float)), scores (tensor(float)), max_output_boxes_per_class (tensor(int64),
+        optional), iou_threshold (tensor(float), optional), score_threshold (tensor(float), optional)
+    Attributes (keyword): center_point_box: int = 0
+    Returns a tuple of the outputs: selected_indices (tensor(int64))
+    """
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     max_output_boxes_per_class = None if max_output_boxes_per_class is None else np.asarray(max_output_boxes_per_class)

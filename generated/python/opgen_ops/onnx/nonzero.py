@@ -52,7 +52,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X):
-    'Reference kernel of onnx.NonZero@13: calls opgen.runtime.kernels.onnx_indexing.onnx_nonzero.'
+    """Reference kernel of onnx.NonZero@13.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_nonzero.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (tensor(int64))
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v13((X,), {}, None)
     if problems:
@@ -96,7 +104,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X):
-    'Reference kernel of onnx.NonZero@9: calls opgen.runtime.kernels.onnx_indexing.onnx_nonzero.'
+    """Reference kernel of onnx.NonZero@9.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_nonzero.
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (tensor(int64))
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v9((X,), {}, None)
     if problems:

@@ -47,7 +47,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X):
-    'Reference kernel of onnx.Not@1: logical_not(X).'
+    """Reference kernel of onnx.Not@1.
+
+    Computes Y = logical_not(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bool
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {}, None)
     if problems:

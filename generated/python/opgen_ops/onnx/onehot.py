@@ -93,7 +93,18 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(indices, depth, values, *, axis=-1):
-    'Reference kernel of onnx.OneHot@28: calls opgen.runtime.kernels.onnx_patterns.one_hot.'
+    """Reference kernel of onnx.OneHot@28.
+
+    Calls opgen.runtime.kernels.onnx_patterns.one_hot.
+
+    Inputs (positional): indices (T1), depth (T2), values (T3)
+    Attributes (keyword): axis: int = -1
+    Returns a tuple of the outputs: output (T3)
+    T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T3: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     indices = np.asarray(indices)
     depth = np.asarray(depth)
     values = np.asarray(values)
@@ -180,7 +191,18 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(indices, depth, values, *, axis=-1):
-    'Reference kernel of onnx.OneHot@11: calls opgen.runtime.kernels.onnx_patterns.one_hot.'
+    """Reference kernel of onnx.OneHot@11.
+
+    Calls opgen.runtime.kernels.onnx_patterns.one_hot.
+
+    Inputs (positional): indices (T1), depth (T2), values (T3)
+    Attributes (keyword): axis: int = -1
+    Returns a tuple of the outputs: output (T3)
+    T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T3: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     indices = np.asarray(indices)
     depth = np.asarray(depth)
     values = np.asarray(values)
@@ -267,7 +289,18 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(indices, depth, values, *, axis=-1):
-    'Reference kernel of onnx.OneHot@9: calls opgen.runtime.kernels.onnx_patterns.one_hot.'
+    """Reference kernel of onnx.OneHot@9.
+
+    Calls opgen.runtime.kernels.onnx_patterns.one_hot.
+
+    Inputs (positional): indices (T1), depth (T2), values (T3)
+    Attributes (keyword): axis: int = -1
+    Returns a tuple of the outputs: output (T3)
+    T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T2: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    T3: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     indices = np.asarray(indices)
     depth = np.asarray(depth)
     values = np.asarray(values)

@@ -100,7 +100,49 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(input, *, output_dtype=None):
-    'Reference kernel of onnx.OptionalGetElement@28: calls opgen.runtime.kernels.optional.optional_get_element.'
+    """Reference kernel of onnx.OptionalGetElement@28.
+
+    Calls opgen.runtime.kernels.optional.optional_get_element.
+
+    Inputs (positional): input (O)
+    Returns a tuple of the outputs: output (V)
+    O: optional(seq(tensor(bfloat16))), optional(seq(tensor(bool))), optional(seq(tensor(complex128))),
+        optional(seq(tensor(complex64))), optional(seq(tensor(double))), optional(seq(tensor(float))),
+        optional(seq(tensor(float16))), optional(seq(tensor(float4e2m1))), optional(seq(tensor(float6e2m3))),
+        optional(seq(tensor(float6e3m2))), optional(seq(tensor(float8e4m3fn))),
+        optional(seq(tensor(float8e4m3fnuz))), optional(seq(tensor(float8e5m2))),
+        optional(seq(tensor(float8e5m2fnuz))), optional(seq(tensor(float8e8m0))), optional(seq(tensor(int16))),
+        optional(seq(tensor(int2))), optional(seq(tensor(int32))), optional(seq(tensor(int4))),
+        optional(seq(tensor(int64))), optional(seq(tensor(int8))), optional(seq(tensor(string))),
+        optional(seq(tensor(uint16))), optional(seq(tensor(uint2))), optional(seq(tensor(uint32))),
+        optional(seq(tensor(uint4))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bfloat16)), optional(tensor(bool)), optional(tensor(complex128)),
+        optional(tensor(complex64)), optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)),
+        optional(tensor(float4e2m1)), optional(tensor(float6e2m3)), optional(tensor(float6e3m2)),
+        optional(tensor(float8e4m3fn)), optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)),
+        optional(tensor(float8e5m2fnuz)), optional(tensor(float8e8m0)), optional(tensor(int16)),
+        optional(tensor(int2)), optional(tensor(int32)), optional(tensor(int4)), optional(tensor(int64)),
+        optional(tensor(int8)), optional(tensor(string)), optional(tensor(uint16)), optional(tensor(uint2)),
+        optional(tensor(uint32)), optional(tensor(uint4)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bfloat16)), seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)),
+        seq(tensor(double)), seq(tensor(float)), seq(tensor(float16)), seq(tensor(float4e2m1)),
+        seq(tensor(float6e2m3)), seq(tensor(float6e3m2)), seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)),
+        seq(tensor(float8e5m2)), seq(tensor(float8e5m2fnuz)), seq(tensor(float8e8m0)), seq(tensor(int16)),
+        seq(tensor(int2)), seq(tensor(int32)), seq(tensor(int4)), seq(tensor(int64)), seq(tensor(int8)),
+        seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint2)), seq(tensor(uint32)), seq(tensor(uint4)),
+        seq(tensor(uint64)), seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16,
+        float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0,
+        int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4, uint64, uint8
+    V: seq(tensor(bfloat16)), seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)),
+        seq(tensor(double)), seq(tensor(float)), seq(tensor(float16)), seq(tensor(float4e2m1)),
+        seq(tensor(float6e2m3)), seq(tensor(float6e3m2)), seq(tensor(float8e4m3fn)), seq(tensor(float8e4m3fnuz)),
+        seq(tensor(float8e5m2)), seq(tensor(float8e5m2fnuz)), seq(tensor(float8e8m0)), seq(tensor(int16)),
+        seq(tensor(int2)), seq(tensor(int32)), seq(tensor(int4)), seq(tensor(int64)), seq(tensor(int8)),
+        seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint2)), seq(tensor(uint32)), seq(tensor(uint4)),
+        seq(tensor(uint64)), seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16,
+        float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0,
+        int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4, uint64, uint8
+    """
     input = as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -191,7 +233,32 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(input, *, output_dtype=None):
-    'Reference kernel of onnx.OptionalGetElement@18: calls opgen.runtime.kernels.optional.optional_get_element.'
+    """Reference kernel of onnx.OptionalGetElement@18.
+
+    Calls opgen.runtime.kernels.optional.optional_get_element.
+
+    Inputs (positional): input (O)
+    Returns a tuple of the outputs: output (V)
+    O: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8)),
+        seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
+        string, uint16, uint32, uint64, uint8
+    V: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
+        string, uint16, uint32, uint64, uint8
+    """
     input = as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -272,7 +339,27 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(input, *, output_dtype=None):
-    'Reference kernel of onnx.OptionalGetElement@15: calls opgen.runtime.kernels.optional.optional_get_element.'
+    """Reference kernel of onnx.OptionalGetElement@15.
+
+    Calls opgen.runtime.kernels.optional.optional_get_element.
+
+    Inputs (positional): input (O)
+    Returns a tuple of the outputs: output (V)
+    O: optional(seq(tensor(bool))), optional(seq(tensor(complex128))), optional(seq(tensor(complex64))),
+        optional(seq(tensor(double))), optional(seq(tensor(float))), optional(seq(tensor(float16))),
+        optional(seq(tensor(int16))), optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+        optional(seq(tensor(int8))), optional(seq(tensor(string))), optional(seq(tensor(uint16))),
+        optional(seq(tensor(uint32))), optional(seq(tensor(uint64))), optional(seq(tensor(uint8))),
+        optional(tensor(bool)), optional(tensor(complex128)), optional(tensor(complex64)),
+        optional(tensor(double)), optional(tensor(float)), optional(tensor(float16)), optional(tensor(int16)),
+        optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
+        optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8))
+    V: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
+        string, uint16, uint32, uint64, uint8
+    """
     input = as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,

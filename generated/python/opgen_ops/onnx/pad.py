@@ -124,7 +124,18 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, pads, constant_value=None, axes=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@25: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@25.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional), axes (Tind, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -243,7 +254,18 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, pads, constant_value=None, axes=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@24: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@24.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional), axes (Tind, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -362,7 +384,17 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, pads, constant_value=None, axes=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@23: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@23.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional), axes (Tind, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -481,7 +513,17 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, pads, constant_value=None, axes=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@21: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@21.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional), axes (Tind, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -599,7 +641,17 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(data, pads, constant_value=None, axes=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@19: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@19.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional), axes (Tind, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -717,7 +769,17 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(data, pads, constant_value=None, axes=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@18: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@18.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional), axes (Tind, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -793,7 +855,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, pads, constant_value=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@13: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@13.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -865,7 +936,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, pads, constant_value=None, *, mode='constant'):
-    'Reference kernel of onnx.Pad@11: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@11.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T), pads (tensor(int64)), constant_value (T, optional)
+    Attributes (keyword): mode: string = 'constant'
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -935,7 +1014,15 @@ def validate_v2(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v2(data, *, mode='constant', pads, value=0.0):
-    'Reference kernel of onnx.Pad@2: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@2.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): mode: string = 'constant', pads: ints (required), value: float = 0.0
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     data = np.asarray(data)
     problems = validate_v2((data,), {'mode': mode, 'pads': pads, 'value': value}, None)
     if problems:
@@ -990,7 +1077,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, mode='constant', paddings, value=0.0):
-    'Reference kernel of onnx.Pad@1: calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.'
+    """Reference kernel of onnx.Pad@1.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_pad.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): mode: string = 'constant', paddings: ints (required), value: float = 0.0
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'mode': mode, 'paddings': paddings, 'value': value}, None)
     if problems:

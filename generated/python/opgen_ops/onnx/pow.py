@@ -63,7 +63,15 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(X, Y):
-    'Reference kernel of onnx.Pow@15: calls opgen.runtime.kernels.binary.pow.'
+    """Reference kernel of onnx.Pow@15.
+
+    Calls opgen.runtime.kernels.binary.pow.
+
+    Inputs (positional): X (T), Y (T1)
+    Returns a tuple of the outputs: Z (T)
+    T: bfloat16, double, float, float16, int32, int64
+    T1: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v15((X, Y,), {}, None)
@@ -114,7 +122,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X, Y):
-    'Reference kernel of onnx.Pow@13: calls opgen.runtime.kernels.binary.pow.'
+    """Reference kernel of onnx.Pow@13.
+
+    Calls opgen.runtime.kernels.binary.pow.
+
+    Inputs (positional): X (T), Y (T1)
+    Returns a tuple of the outputs: Z (T)
+    T: bfloat16, double, float, float16, int32, int64
+    T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v13((X, Y,), {}, None)
@@ -165,7 +181,15 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(X, Y):
-    'Reference kernel of onnx.Pow@12: calls opgen.runtime.kernels.binary.pow.'
+    """Reference kernel of onnx.Pow@12.
+
+    Calls opgen.runtime.kernels.binary.pow.
+
+    Inputs (positional): X (T), Y (T1)
+    Returns a tuple of the outputs: Z (T)
+    T: double, float, float16, int32, int64
+    T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v12((X, Y,), {}, None)
@@ -213,7 +237,14 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, Y):
-    'Reference kernel of onnx.Pow@7: pow(X, Y).'
+    """Reference kernel of onnx.Pow@7.
+
+    Computes Z = pow(X, Y).
+
+    Inputs (positional): X (T), Y (T)
+    Returns a tuple of the outputs: Z (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v7((X, Y,), {}, None)
@@ -262,7 +293,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, Y, *, axis=None, broadcast=0):
-    'Reference kernel of onnx.Pow@1: calls opgen.runtime.kernels.legacy_broadcast.pow.'
+    """Reference kernel of onnx.Pow@1.
+
+    Calls opgen.runtime.kernels.legacy_broadcast.pow.
+
+    Inputs (positional): X (T), Y (T)
+    Attributes (keyword): axis: int (optional), broadcast: int = 0
+    Returns a tuple of the outputs: Z (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v1((X, Y,), {'axis': axis, 'broadcast': broadcast}, None)

@@ -54,7 +54,14 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(X, slope):
-    'Reference kernel of onnx.PRelu@16: where(X < 0, slope * X, X).'
+    """Reference kernel of onnx.PRelu@16.
+
+    Computes Y = where(X < 0, slope * X, X).
+
+    Inputs (positional): X (T), slope (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    """
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v16((X, slope,), {}, None)
@@ -107,7 +114,14 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, slope):
-    'Reference kernel of onnx.PRelu@9: where(X < 0, slope * X, X).'
+    """Reference kernel of onnx.PRelu@9.
+
+    Computes Y = where(X < 0, slope * X, X).
+
+    Inputs (positional): X (T), slope (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v9((X, slope,), {}, None)
@@ -160,7 +174,14 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, slope):
-    'Reference kernel of onnx.PRelu@7: where(X < 0, slope * X, X).'
+    """Reference kernel of onnx.PRelu@7.
+
+    Computes Y = where(X < 0, slope * X, X).
+
+    Inputs (positional): X (T), slope (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v7((X, slope,), {}, None)
@@ -214,7 +235,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, slope):
-    'Reference kernel of onnx.PRelu@6: where(X < 0, slope * X, X).'
+    """Reference kernel of onnx.PRelu@6.
+
+    Computes Y = where(X < 0, slope * X, X).
+
+    Inputs (positional): X (T), slope (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v6((X, slope,), {}, None)
@@ -270,7 +298,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, slope, *, consumed_inputs=None):
-    'Reference kernel of onnx.PRelu@1: where(X < 0, slope * X, X).'
+    """Reference kernel of onnx.PRelu@1.
+
+    Computes Y = where(X < 0, slope * X, X).
+
+    Inputs (positional): X (T), slope (T)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v1((X, slope,), {'consumed_inputs': consumed_inputs}, None)

@@ -223,7 +223,20 @@ def kernel_v10(
     pads=None,
     strides=None,
 ):
-    'Reference kernel of onnx.QLinearConv@10: calls opgen.runtime.kernels.onnx_conv.onnx_qlinear_conv.'
+    """Reference kernel of onnx.QLinearConv@10.
+
+    Calls opgen.runtime.kernels.onnx_conv.onnx_qlinear_conv.
+
+    Inputs (positional): x (T1), x_scale (tensor(float)), x_zero_point (T1), w (T2), w_scale (tensor(float)),
+        w_zero_point (T2), y_scale (tensor(float)), y_zero_point (T3), B (T4, optional)
+    Attributes (keyword): auto_pad: string = 'NOTSET', dilations: ints (optional), group: int = 1, kernel_shape:
+        ints (optional), pads: ints (optional), strides: ints (optional)
+    Returns a tuple of the outputs: y (T3)
+    T1: int8, uint8
+    T2: int8, uint8
+    T3: int8, uint8
+    T4: int32
+    """
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = np.asarray(x_zero_point)

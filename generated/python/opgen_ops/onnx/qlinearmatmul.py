@@ -118,7 +118,18 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
-    'Reference kernel of onnx.QLinearMatMul@21: calls opgen.runtime.kernels.quantize.qlinear_matmul.'
+    """Reference kernel of onnx.QLinearMatMul@21.
+
+    Calls opgen.runtime.kernels.quantize.qlinear_matmul.
+
+    Inputs (positional): a (T1), a_scale (TS), a_zero_point (T1), b (T2), b_scale (TS), b_zero_point (T2), y_scale
+        (TS), y_zero_point (T3)
+    Returns a tuple of the outputs: y (T3)
+    TS: bfloat16, float, float16
+    T1: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
+    T2: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
+    T3: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
+    """
     a = np.asarray(a)
     a_scale = np.asarray(a_scale)
     a_zero_point = np.asarray(a_zero_point)
@@ -230,7 +241,17 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
-    'Reference kernel of onnx.QLinearMatMul@10: calls opgen.runtime.kernels.quantize.qlinear_matmul.'
+    """Reference kernel of onnx.QLinearMatMul@10.
+
+    Calls opgen.runtime.kernels.quantize.qlinear_matmul.
+
+    Inputs (positional): a (T1), a_scale (tensor(float)), a_zero_point (T1), b (T2), b_scale (tensor(float)),
+        b_zero_point (T2), y_scale (tensor(float)), y_zero_point (T3)
+    Returns a tuple of the outputs: y (T3)
+    T1: int8, uint8
+    T2: int8, uint8
+    T3: int8, uint8
+    """
     a = np.asarray(a)
     a_scale = np.asarray(a_scale)
     a_zero_point = np.asarray(a_zero_point)

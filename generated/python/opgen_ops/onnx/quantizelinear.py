@@ -112,7 +112,19 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dtype=0, precision=0, saturate=1):
-    'Reference kernel of onnx.QuantizeLinear@28: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@28.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (T2), y_zero_point (T3, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0, precision: int = 0, saturate:
+        int = 1
+    Returns a tuple of the outputs: y (T3)
+    T1: bfloat16, float, float16, int32
+    T2: bfloat16, float, float16, float8e8m0, int32
+    T3: float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2,
+        int4, int8, uint16, uint2, uint4, uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -239,7 +251,19 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dtype=0, precision=0, saturate=1):
-    'Reference kernel of onnx.QuantizeLinear@25: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@25.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (T2), y_zero_point (T3, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0, precision: int = 0, saturate:
+        int = 1
+    Returns a tuple of the outputs: y (T3)
+    T1: bfloat16, float, float16, int32
+    T2: bfloat16, float, float16, float8e8m0, int32
+    T3: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2, int4, int8, uint16,
+        uint2, uint4, uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -366,7 +390,19 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dtype=0, precision=0, saturate=1):
-    'Reference kernel of onnx.QuantizeLinear@24: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@24.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (T2), y_zero_point (T3, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0, precision: int = 0, saturate:
+        int = 1
+    Returns a tuple of the outputs: y (T3)
+    T1: bfloat16, float, float16, int32
+    T2: bfloat16, float, float16, float8e8m0, int32
+    T3: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int4, int8, uint16, uint4,
+        uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -493,7 +529,19 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dtype=0, precision=0, saturate=1):
-    'Reference kernel of onnx.QuantizeLinear@23: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@23.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (T2), y_zero_point (T3, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0, precision: int = 0, saturate:
+        int = 1
+    Returns a tuple of the outputs: y (T3)
+    T1: bfloat16, float, float16, int32
+    T2: bfloat16, float, float16, int32
+    T3: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int4, int8, uint16, uint4,
+        uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -618,7 +666,16 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dtype=0, saturate=1):
-    'Reference kernel of onnx.QuantizeLinear@21: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@21.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (T1), y_zero_point (T2, optional)
+    Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0, saturate: int = 1
+    Returns a tuple of the outputs: y (T2)
+    T1: bfloat16, float, float16, int32
+    T2: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int4, int8, uint16, uint4, uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -698,7 +755,16 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(x, y_scale, y_zero_point=None, *, axis=1, saturate=1):
-    'Reference kernel of onnx.QuantizeLinear@19: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@19.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (T1), y_zero_point (T2, optional)
+    Attributes (keyword): axis: int = 1, saturate: int = 1
+    Returns a tuple of the outputs: y (T2)
+    T1: bfloat16, float, float16, int32
+    T2: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -766,7 +832,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(x, y_scale, y_zero_point=None, *, axis=1):
-    'Reference kernel of onnx.QuantizeLinear@13: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@13.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (tensor(float)), y_zero_point (T2, optional)
+    Attributes (keyword): axis: int = 1
+    Returns a tuple of the outputs: y (T2)
+    T1: float, int32
+    T2: int8, uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -821,7 +896,15 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(x, y_scale, y_zero_point=None):
-    'Reference kernel of onnx.QuantizeLinear@10: calls opgen.runtime.kernels.quantize.quantize_linear.'
+    """Reference kernel of onnx.QuantizeLinear@10.
+
+    Calls opgen.runtime.kernels.quantize.quantize_linear.
+
+    Inputs (positional): x (T1), y_scale (tensor(float)), y_zero_point (T2, optional)
+    Returns a tuple of the outputs: y (T2)
+    T1: float, int32
+    T2: int8, uint8
+    """
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)

@@ -62,7 +62,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=None):
-    'Reference kernel of onnx.RandomNormal@22: calls opgen.runtime.kernels.random.random_normal.'
+    """Reference kernel of onnx.RandomNormal@22.
+
+    Calls opgen.runtime.kernels.random.random_normal.
+
+    Attributes (keyword): dtype: int = 1, mean: float = 0.0, scale: float = 1.0, seed: float (optional), shape:
+        ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output')
     problems = validate_v22(
         (), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
@@ -121,7 +129,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=None):
-    'Reference kernel of onnx.RandomNormal@1: calls opgen.runtime.kernels.random.random_normal.'
+    """Reference kernel of onnx.RandomNormal@1.
+
+    Calls opgen.runtime.kernels.random.random_normal.
+
+    Attributes (keyword): dtype: int = 1, mean: float = 0.0, scale: float = 1.0, seed: float (optional), shape:
+        ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output')
     problems = validate_v1(
         (), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]

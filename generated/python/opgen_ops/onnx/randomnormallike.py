@@ -74,7 +74,17 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input, *, dtype=None, mean=0.0, scale=1.0, seed=None, output_dtype=None):
-    'Reference kernel of onnx.RandomNormalLike@22: calls opgen.runtime.kernels.random.random_normal_like.'
+    """Reference kernel of onnx.RandomNormalLike@22.
+
+    Calls opgen.runtime.kernels.random.random_normal_like.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int (optional), mean: float = 0.0, scale: float = 1.0, seed: float (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T2: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output'
@@ -146,7 +156,17 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, dtype=None, mean=0.0, scale=1.0, seed=None, output_dtype=None):
-    'Reference kernel of onnx.RandomNormalLike@1: calls opgen.runtime.kernels.random.random_normal_like.'
+    """Reference kernel of onnx.RandomNormalLike@1.
+
+    Calls opgen.runtime.kernels.random.random_normal_like.
+
+    Inputs (positional): input (T1)
+    Attributes (keyword): dtype: int (optional), mean: float = 0.0, scale: float = 1.0, seed: float (optional)
+    Returns a tuple of the outputs: output (T2)
+    T1: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T2: double, float, float16
+    """
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output')
     problems = validate_v1(

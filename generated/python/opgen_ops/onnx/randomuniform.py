@@ -62,7 +62,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=None):
-    'Reference kernel of onnx.RandomUniform@22: calls opgen.runtime.kernels.random.random_uniform.'
+    """Reference kernel of onnx.RandomUniform@22.
+
+    Calls opgen.runtime.kernels.random.random_uniform.
+
+    Attributes (keyword): dtype: int = 1, high: float = 1.0, low: float = 0.0, seed: float (optional), shape: ints
+        (required)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output')
     problems = validate_v22(
         (), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
@@ -119,7 +127,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=None):
-    'Reference kernel of onnx.RandomUniform@1: calls opgen.runtime.kernels.random.random_uniform.'
+    """Reference kernel of onnx.RandomUniform@1.
+
+    Calls opgen.runtime.kernels.random.random_uniform.
+
+    Attributes (keyword): dtype: int = 1, high: float = 1.0, low: float = 0.0, seed: float (optional), shape: ints
+        (required)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output')
     problems = validate_v1(
         (), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]

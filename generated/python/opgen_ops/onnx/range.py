@@ -79,7 +79,15 @@ def validate_v27(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v27(start, limit, delta, *, stash_type=1):
-    'Reference kernel of onnx.Range@27: calls opgen.runtime.kernels.onnx_patterns.onnx_range.'
+    """Reference kernel of onnx.Range@27.
+
+    Calls opgen.runtime.kernels.onnx_patterns.onnx_range.
+
+    Inputs (positional): start (T), limit (T), delta (T)
+    Attributes (keyword): stash_type: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16, int16, int32, int64
+    """
     start = np.asarray(start)
     limit = np.asarray(limit)
     delta = np.asarray(delta)
@@ -151,7 +159,14 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(start, limit, delta):
-    'Reference kernel of onnx.Range@11: calls opgen.runtime.kernels.onnx_patterns.onnx_range.'
+    """Reference kernel of onnx.Range@11.
+
+    Calls opgen.runtime.kernels.onnx_patterns.onnx_range.
+
+    Inputs (positional): start (T), limit (T), delta (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, int16, int32, int64
+    """
     start = np.asarray(start)
     limit = np.asarray(limit)
     delta = np.asarray(delta)

@@ -77,7 +77,15 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(data, axes=None, *, keepdims=1, noop_with_empty_axes=0):
-    'Reference kernel of onnx.ReduceMin@20: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.'
+    """Reference kernel of onnx.ReduceMin@20.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Attributes (keyword): keepdims: int = 1, noop_with_empty_axes: int = 0
+    Returns a tuple of the outputs: reduced (T)
+    T: bfloat16, bool, double, float, float16, int32, int64, int8, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v20((data, axes,), {'keepdims': keepdims, 'noop_with_empty_axes': noop_with_empty_axes}, None)
@@ -147,7 +155,15 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(data, axes=None, *, keepdims=1, noop_with_empty_axes=0):
-    'Reference kernel of onnx.ReduceMin@18: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.'
+    """Reference kernel of onnx.ReduceMin@18.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Attributes (keyword): keepdims: int = 1, noop_with_empty_axes: int = 0
+    Returns a tuple of the outputs: reduced (T)
+    T: bfloat16, double, float, float16, int32, int64, int8, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v18((data, axes,), {'keepdims': keepdims, 'noop_with_empty_axes': noop_with_empty_axes}, None)
@@ -207,7 +223,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, *, axes=None, keepdims=1):
-    'Reference kernel of onnx.ReduceMin@13: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.'
+    """Reference kernel of onnx.ReduceMin@13.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), keepdims: int = 1
+    Returns a tuple of the outputs: reduced (T)
+    T: bfloat16, double, float, float16, int32, int64, int8, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v13((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:
@@ -264,7 +288,15 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(data, *, axes=None, keepdims=1):
-    'Reference kernel of onnx.ReduceMin@12: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.'
+    """Reference kernel of onnx.ReduceMin@12.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), keepdims: int = 1
+    Returns a tuple of the outputs: reduced (T)
+    T: double, float, float16, int32, int64, int8, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v12((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:
@@ -321,7 +353,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, *, axes=None, keepdims=1):
-    'Reference kernel of onnx.ReduceMin@11: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.'
+    """Reference kernel of onnx.ReduceMin@11.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), keepdims: int = 1
+    Returns a tuple of the outputs: reduced (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     data = np.asarray(data)
     problems = validate_v11((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:
@@ -378,7 +418,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, axes=None, keepdims=1):
-    'Reference kernel of onnx.ReduceMin@1: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.'
+    """Reference kernel of onnx.ReduceMin@1.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_min.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), keepdims: int = 1
+    Returns a tuple of the outputs: reduced (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:

@@ -75,7 +75,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, axes=None, *, keepdims=1, noop_with_empty_axes=0):
-    'Reference kernel of onnx.ReduceSum@13: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_sum.'
+    """Reference kernel of onnx.ReduceSum@13.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_sum.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Attributes (keyword): keepdims: int = 1, noop_with_empty_axes: int = 0
+    Returns a tuple of the outputs: reduced (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v13((data, axes,), {'keepdims': keepdims, 'noop_with_empty_axes': noop_with_empty_axes}, None)
@@ -133,7 +141,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, *, axes=None, keepdims=1):
-    'Reference kernel of onnx.ReduceSum@11: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_sum.'
+    """Reference kernel of onnx.ReduceSum@11.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_sum.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), keepdims: int = 1
+    Returns a tuple of the outputs: reduced (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     data = np.asarray(data)
     problems = validate_v11((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:
@@ -184,7 +200,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, axes=None, keepdims=1):
-    'Reference kernel of onnx.ReduceSum@1: calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_sum.'
+    """Reference kernel of onnx.ReduceSum@1.
+
+    Calls opgen.runtime.kernels.onnx_reduce.onnx_reduce_sum.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), keepdims: int = 1
+    Returns a tuple of the outputs: reduced (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:

@@ -51,7 +51,16 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, *, pattern=None, Y_dtype=None):
-    'Reference kernel of onnx.RegexFullMatch@20: calls opgen.runtime.kernels.text.regex_full_match.'
+    """Reference kernel of onnx.RegexFullMatch@20.
+
+    Calls opgen.runtime.kernels.text.regex_full_match.
+
+    Inputs (positional): X (T1)
+    Attributes (keyword): pattern: string (optional)
+    Returns a tuple of the outputs: Y (T2)
+    T1: string
+    T2: bool
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20((X,), {'pattern': pattern}, [(_ew.elem(Y_out), None)])

@@ -47,7 +47,14 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(X):
-    'Reference kernel of onnx.Relu@14: where(X < 0, 0, X).'
+    """Reference kernel of onnx.Relu@14.
+
+    Computes Y = where(X < 0, 0, X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8
+    """
     X = np.asarray(X)
     problems = validate_v14((X,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X):
-    'Reference kernel of onnx.Relu@13: where(X < 0, 0, X).'
+    """Reference kernel of onnx.Relu@13.
+
+    Computes Y = where(X < 0, 0, X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v13((X,), {}, None)
     if problems:
@@ -135,7 +149,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X):
-    'Reference kernel of onnx.Relu@6: where(X < 0, 0, X).'
+    """Reference kernel of onnx.Relu@6.
+
+    Computes Y = where(X < 0, 0, X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {}, None)
     if problems:
@@ -180,7 +201,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, consumed_inputs=None):
-    'Reference kernel of onnx.Relu@1: where(X < 0, 0, X).'
+    """Reference kernel of onnx.Relu@1.
+
+    Computes Y = where(X < 0, 0, X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -80,7 +80,17 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, shape, *, allowzero=0):
-    'Reference kernel of onnx.Reshape@25: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@25.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v25((data, shape,), {'allowzero': allowzero}, None)
@@ -152,7 +162,17 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, shape, *, allowzero=0):
-    'Reference kernel of onnx.Reshape@24: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@24.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v24((data, shape,), {'allowzero': allowzero}, None)
@@ -224,7 +244,16 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, shape, *, allowzero=0):
-    'Reference kernel of onnx.Reshape@23: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@23.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v23((data, shape,), {'allowzero': allowzero}, None)
@@ -296,7 +325,16 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, shape, *, allowzero=0):
-    'Reference kernel of onnx.Reshape@21: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@21.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v21((data, shape,), {'allowzero': allowzero}, None)
@@ -368,7 +406,16 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(data, shape, *, allowzero=0):
-    'Reference kernel of onnx.Reshape@19: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@19.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v19((data, shape,), {'allowzero': allowzero}, None)
@@ -439,7 +486,16 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(data, shape, *, allowzero=0):
-    'Reference kernel of onnx.Reshape@14: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@14.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Attributes (keyword): allowzero: int = 0
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v14((data, shape,), {'allowzero': allowzero}, None)
@@ -532,7 +588,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, shape):
-    'Reference kernel of onnx.Reshape@13: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@13.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Returns a tuple of the outputs: reshaped (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v13((data, shape,), {}, None)
@@ -625,7 +689,15 @@ def validate_v5(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v5(data, shape):
-    'Reference kernel of onnx.Reshape@5: calls opgen.runtime.kernels.data_movement.dynamic_reshape.'
+    """Reference kernel of onnx.Reshape@5.
+
+    Calls opgen.runtime.kernels.data_movement.dynamic_reshape.
+
+    Inputs (positional): data (T), shape (tensor(int64))
+    Returns a tuple of the outputs: reshaped (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v5((data, shape,), {}, None)
@@ -678,7 +750,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, consumed_inputs=None, shape=None):
-    'Reference kernel of onnx.Reshape@1: calls opgen.runtime.kernels.onnx_shape.onnx_reshape_attribute.'
+    """Reference kernel of onnx.Reshape@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_reshape_attribute.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): consumed_inputs: ints (optional), shape: ints (optional)
+    Returns a tuple of the outputs: reshaped (T)
+    T: double, float, float16
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'consumed_inputs': consumed_inputs, 'shape': shape}, None)
     if problems:

@@ -184,7 +184,21 @@ def kernel_v19(
     mode='nearest',
     nearest_mode='round_prefer_floor',
 ):
-    'Reference kernel of onnx.Resize@19: calls opgen.runtime.kernels.onnx_resize.onnx_resize.'
+    """Reference kernel of onnx.Resize@19.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize.
+
+    Inputs (positional): X (T1), roi (T2, optional), scales (tensor(float), optional), sizes (tensor(int64),
+        optional)
+    Attributes (keyword): antialias: int = 0, axes: ints (optional), coordinate_transformation_mode: string =
+        'half_pixel', cubic_coeff_a: float = -0.75, exclude_outside: int = 0, extrapolation_value: float = 0.0,
+        keep_aspect_ratio_policy: string = 'stretch', mode: string = 'nearest', nearest_mode: string =
+        'round_prefer_floor'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T2: double, float, float16
+    """
     X = np.asarray(X)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
@@ -390,7 +404,21 @@ def kernel_v18(
     mode='nearest',
     nearest_mode='round_prefer_floor',
 ):
-    'Reference kernel of onnx.Resize@18: calls opgen.runtime.kernels.onnx_resize.onnx_resize.'
+    """Reference kernel of onnx.Resize@18.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize.
+
+    Inputs (positional): X (T1), roi (T2, optional), scales (tensor(float), optional), sizes (tensor(int64),
+        optional)
+    Attributes (keyword): antialias: int = 0, axes: ints (optional), coordinate_transformation_mode: string =
+        'half_pixel', cubic_coeff_a: float = -0.75, exclude_outside: int = 0, extrapolation_value: float = 0.0,
+        keep_aspect_ratio_policy: string = 'stretch', mode: string = 'nearest', nearest_mode: string =
+        'round_prefer_floor'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T2: double, float, float16
+    """
     X = np.asarray(X)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
@@ -529,7 +557,20 @@ def kernel_v13(
     mode='nearest',
     nearest_mode='round_prefer_floor',
 ):
-    'Reference kernel of onnx.Resize@13: calls opgen.runtime.kernels.onnx_resize.onnx_resize.'
+    """Reference kernel of onnx.Resize@13.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize.
+
+    Inputs (positional): X (T1), roi (T2, optional), scales (tensor(float), optional), sizes (tensor(int64),
+        optional)
+    Attributes (keyword): coordinate_transformation_mode: string = 'half_pixel', cubic_coeff_a: float = -0.75,
+        exclude_outside: int = 0, extrapolation_value: float = 0.0, mode: string = 'nearest', nearest_mode: string
+        = 'round_prefer_floor'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T2: double, float, float16
+    """
     X = np.asarray(X)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
@@ -665,7 +706,19 @@ def kernel_v11(
     mode='nearest',
     nearest_mode='round_prefer_floor',
 ):
-    'Reference kernel of onnx.Resize@11: calls opgen.runtime.kernels.onnx_resize.onnx_resize.'
+    """Reference kernel of onnx.Resize@11.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize.
+
+    Inputs (positional): X (T1), roi (T2), scales (tensor(float)), sizes (tensor(int64), optional)
+    Attributes (keyword): coordinate_transformation_mode: string = 'half_pixel', cubic_coeff_a: float = -0.75,
+        exclude_outside: int = 0, extrapolation_value: float = 0.0, mode: string = 'nearest', nearest_mode: string
+        = 'round_prefer_floor'
+    Returns a tuple of the outputs: Y (T1)
+    T1: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T2: double, float, float16
+    """
     X = np.asarray(X)
     roi = np.asarray(roi)
     scales = np.asarray(scales)
@@ -748,7 +801,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, scales, *, mode='nearest'):
-    'Reference kernel of onnx.Resize@10: calls opgen.runtime.kernels.onnx_resize.onnx_resize_v10.'
+    """Reference kernel of onnx.Resize@10.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize_v10.
+
+    Inputs (positional): X (T), scales (tensor(float))
+    Attributes (keyword): mode: string = 'nearest'
+    Returns a tuple of the outputs: Y (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     X = np.asarray(X)
     scales = np.asarray(scales)
     problems = validate_v10((X, scales,), {'mode': mode}, None)

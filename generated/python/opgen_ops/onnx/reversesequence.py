@@ -71,7 +71,16 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(input, sequence_lens, *, batch_axis=1, time_axis=0):
-    'Reference kernel of onnx.ReverseSequence@28: calls opgen.runtime.kernels.data_movement.reverse_sequence.'
+    """Reference kernel of onnx.ReverseSequence@28.
+
+    Calls opgen.runtime.kernels.data_movement.reverse_sequence.
+
+    Inputs (positional): input (T), sequence_lens (tensor(int64))
+    Attributes (keyword): batch_axis: int = 1, time_axis: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v28((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)
@@ -135,7 +144,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(input, sequence_lens, *, batch_axis=1, time_axis=0):
-    'Reference kernel of onnx.ReverseSequence@10: calls opgen.runtime.kernels.data_movement.reverse_sequence.'
+    """Reference kernel of onnx.ReverseSequence@10.
+
+    Calls opgen.runtime.kernels.data_movement.reverse_sequence.
+
+    Inputs (positional): input (T), sequence_lens (tensor(int64))
+    Attributes (keyword): batch_axis: int = 1, time_axis: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v10((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)

@@ -63,7 +63,16 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(X, scale, *, axis=-1, epsilon=1e-05, stash_type=1):
-    'Reference kernel of onnx.RMSNormalization@23: calls opgen.runtime.kernels.onnx_normalization.onnx_rms_norm.'
+    """Reference kernel of onnx.RMSNormalization@23.
+
+    Calls opgen.runtime.kernels.onnx_normalization.onnx_rms_norm.
+
+    Inputs (positional): X (T), scale (V)
+    Attributes (keyword): axis: int = -1, epsilon: float = 1e-05, stash_type: int = 1
+    Returns a tuple of the outputs: Y (V)
+    T: bfloat16, double, float, float16
+    V: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     scale = np.asarray(scale)
     problems = validate_v23((X, scale,), {'axis': axis, 'epsilon': epsilon, 'stash_type': stash_type}, None)

@@ -195,7 +195,19 @@ def kernel_v22(
     hidden_size=None,
     layout=0,
 ):
-    'Reference kernel of onnx.RNN@22: calls opgen.runtime.kernels.rnn.onnx_rnn.'
+    """Reference kernel of onnx.RNN@22.
+
+    Calls opgen.runtime.kernels.rnn.onnx_rnn.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings = ('Tanh', 'Tanh'), clip: float (optional), direction: string = 'forward', hidden_size: int
+        (optional), layout: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: bfloat16, double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -415,7 +427,19 @@ def kernel_v14(
     hidden_size=None,
     layout=0,
 ):
-    'Reference kernel of onnx.RNN@14: calls opgen.runtime.kernels.rnn.onnx_rnn.'
+    """Reference kernel of onnx.RNN@14.
+
+    Calls opgen.runtime.kernels.rnn.onnx_rnn.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings = ('Tanh', 'Tanh'), clip: float (optional), direction: string = 'forward', hidden_size: int
+        (optional), layout: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -600,7 +624,19 @@ def kernel_v7(
     direction='forward',
     hidden_size=None,
 ):
-    'Reference kernel of onnx.RNN@7: calls opgen.runtime.kernels.rnn.onnx_rnn.'
+    """Reference kernel of onnx.RNN@7.
+
+    Calls opgen.runtime.kernels.rnn.onnx_rnn.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings = ('Tanh', 'Tanh'), clip: float (optional), direction: string = 'forward', hidden_size: int
+        (optional)
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -787,7 +823,19 @@ def kernel_v1(
     hidden_size=None,
     output_sequence=0,
 ):
-    'Reference kernel of onnx.RNN@1: calls opgen.runtime.kernels.rnn.onnx_rnn.'
+    """Reference kernel of onnx.RNN@1.
+
+    Calls opgen.runtime.kernels.rnn.onnx_rnn.
+
+    Inputs (positional): X (T), W (T), R (T), B (T, optional), sequence_lens (T1, optional), initial_h (T,
+        optional)
+    Attributes (keyword): activation_alpha: floats (optional), activation_beta: floats (optional), activations:
+        strings = ('Tanh', 'Tanh'), clip: float (optional), direction: string = 'forward', hidden_size: int
+        (optional), output_sequence: int = 0
+    Returns a tuple of the outputs: Y (T, optional), Y_h (T, optional)
+    T: double, float, float16
+    T1: int32
+    """
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)

@@ -95,7 +95,17 @@ def kernel_v22(
     sampling_ratio=0,
     spatial_scale=1.0,
 ):
-    'Reference kernel of onnx.RoiAlign@22: calls opgen.runtime.kernels.onnx_vision.onnx_roi_align.'
+    """Reference kernel of onnx.RoiAlign@22.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_roi_align.
+
+    Inputs (positional): X (T1), rois (T1), batch_indices (T2)
+    Attributes (keyword): coordinate_transformation_mode: string = 'half_pixel', mode: string = 'avg',
+        output_height: int = 1, output_width: int = 1, sampling_ratio: int = 0, spatial_scale: float = 1.0
+    Returns a tuple of the outputs: Y (T1)
+    T1: bfloat16, double, float, float16
+    T2: int64
+    """
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
@@ -207,7 +217,17 @@ def kernel_v16(
     sampling_ratio=0,
     spatial_scale=1.0,
 ):
-    'Reference kernel of onnx.RoiAlign@16: calls opgen.runtime.kernels.onnx_vision.onnx_roi_align.'
+    """Reference kernel of onnx.RoiAlign@16.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_roi_align.
+
+    Inputs (positional): X (T1), rois (T1), batch_indices (T2)
+    Attributes (keyword): coordinate_transformation_mode: string = 'half_pixel', mode: string = 'avg',
+        output_height: int = 1, output_width: int = 1, sampling_ratio: int = 0, spatial_scale: float = 1.0
+    Returns a tuple of the outputs: Y (T1)
+    T1: double, float, float16
+    T2: int64
+    """
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
@@ -311,7 +331,17 @@ def kernel_v10(
     sampling_ratio=0,
     spatial_scale=1.0,
 ):
-    'Reference kernel of onnx.RoiAlign@10: calls opgen.runtime.kernels.onnx_vision.onnx_roi_align.'
+    """Reference kernel of onnx.RoiAlign@10.
+
+    Calls opgen.runtime.kernels.onnx_vision.onnx_roi_align.
+
+    Inputs (positional): X (T1), rois (T1), batch_indices (T2)
+    Attributes (keyword): mode: string = 'avg', output_height: int = 1, output_width: int = 1, sampling_ratio: int
+        = 0, spatial_scale: float = 1.0
+    Returns a tuple of the outputs: Y (T1)
+    T1: double, float, float16
+    T2: int64
+    """
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)

@@ -132,7 +132,16 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(X, cos_cache, sin_cache, position_ids=None, *, interleaved=0, num_heads=None, rotary_embedding_dim=0):
-    'Reference kernel of onnx.RotaryEmbedding@23: calls opgen.runtime.kernels.attention.onnx_rotary_embedding.'
+    """Reference kernel of onnx.RotaryEmbedding@23.
+
+    Calls opgen.runtime.kernels.attention.onnx_rotary_embedding.
+
+    Inputs (positional): X (T), cos_cache (T), sin_cache (T), position_ids (M, optional)
+    Attributes (keyword): interleaved: int = 0, num_heads: int (optional), rotary_embedding_dim: int = 0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, float, float16
+    M: int64
+    """
     X = np.asarray(X)
     cos_cache = np.asarray(cos_cache)
     sin_cache = np.asarray(sin_cache)

@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X):
-    'Reference kernel of onnx.Round@22: round_half_even(X).'
+    """Reference kernel of onnx.Round@22.
+
+    Computes Y = round_half_even(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X):
-    'Reference kernel of onnx.Round@11: round_half_even(X).'
+    """Reference kernel of onnx.Round@11.
+
+    Computes Y = round_half_even(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v11((X,), {}, None)
     if problems:

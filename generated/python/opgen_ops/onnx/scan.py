@@ -157,7 +157,19 @@ def kernel_v25(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@25: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@25.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v25(
         (*variadic,),
@@ -327,7 +339,19 @@ def kernel_v24(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@24: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@24.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v24(
         (*variadic,),
@@ -497,7 +521,18 @@ def kernel_v23(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@23: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@23.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v23(
         (*variadic,),
@@ -667,7 +702,18 @@ def kernel_v21(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@21: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@21.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v21(
         (*variadic,),
@@ -837,7 +883,18 @@ def kernel_v19(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@19: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@19.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v19(
         (*variadic,),
@@ -1006,7 +1063,18 @@ def kernel_v16(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@16: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@16.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v16(
         (*variadic,),
@@ -1175,7 +1243,18 @@ def kernel_v11(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@11: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@11.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v11(
         (*variadic,),
@@ -1344,7 +1423,18 @@ def kernel_v9(
     scan_output_axes=None,
     scan_output_directions=None,
 ):
-    'Reference kernel of onnx.Scan@9: calls opgen.runtime.kernels.control_flow.onnx_scan.'
+    """Reference kernel of onnx.Scan@9.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan.
+
+    Inputs (positional): initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), num_scan_inputs: int (required), scan_input_axes: ints
+        (optional), scan_input_directions: ints (optional), scan_output_axes: ints (optional),
+        scan_output_directions: ints (optional)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v9(
         (*variadic,),
@@ -1451,7 +1541,17 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v8(sequence_lens=None, *variadic, body, directions=None, num_scan_inputs):
-    'Reference kernel of onnx.Scan@8: calls opgen.runtime.kernels.control_flow.onnx_scan_v8.'
+    """Reference kernel of onnx.Scan@8.
+
+    Calls opgen.runtime.kernels.control_flow.onnx_scan_v8.
+
+    Inputs (positional): sequence_lens (I, optional), initial_state_and_scan_inputs (V, variadic)
+    Attributes (keyword): body: graph (required), directions: ints (optional), num_scan_inputs: int (required)
+    Returns a tuple of the outputs: final_state_and_scan_outputs (V, variadic)
+    I: int64
+    V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8(

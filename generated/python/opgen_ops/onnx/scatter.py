@@ -69,7 +69,17 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, indices, updates, *, axis=0):
-    'Reference kernel of onnx.Scatter@11: calls opgen.runtime.kernels.onnx_indexing.scatter_elements.'
+    """Reference kernel of onnx.Scatter@11.
+
+    Calls opgen.runtime.kernels.onnx_indexing.scatter_elements.
+
+    Inputs (positional): data (T), indices (Tind), updates (T)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -131,7 +141,17 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(data, indices, updates, *, axis=0):
-    'Reference kernel of onnx.Scatter@9: calls opgen.runtime.kernels.onnx_indexing.scatter_elements.'
+    """Reference kernel of onnx.Scatter@9.
+
+    Calls opgen.runtime.kernels.onnx_indexing.scatter_elements.
+
+    Inputs (positional): data (T), indices (Tind), updates (T)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)

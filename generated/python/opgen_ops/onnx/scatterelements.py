@@ -69,7 +69,17 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(data, indices, updates, *, axis=0, reduction='none'):
-    'Reference kernel of onnx.ScatterElements@18: calls opgen.runtime.kernels.onnx_indexing.scatter_elements.'
+    """Reference kernel of onnx.ScatterElements@18.
+
+    Calls opgen.runtime.kernels.onnx_indexing.scatter_elements.
+
+    Inputs (positional): data (T), indices (Tind), updates (T)
+    Attributes (keyword): axis: int = 0, reduction: string = 'none'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -132,7 +142,17 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(data, indices, updates, *, axis=0, reduction='none'):
-    'Reference kernel of onnx.ScatterElements@16: calls opgen.runtime.kernels.onnx_indexing.scatter_elements.'
+    """Reference kernel of onnx.ScatterElements@16.
+
+    Calls opgen.runtime.kernels.onnx_indexing.scatter_elements.
+
+    Inputs (positional): data (T), indices (Tind), updates (T)
+    Attributes (keyword): axis: int = 0, reduction: string = 'none'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -194,7 +214,17 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, indices, updates, *, axis=0):
-    'Reference kernel of onnx.ScatterElements@13: calls opgen.runtime.kernels.onnx_indexing.scatter_elements.'
+    """Reference kernel of onnx.ScatterElements@13.
+
+    Calls opgen.runtime.kernels.onnx_indexing.scatter_elements.
+
+    Inputs (positional): data (T), indices (Tind), updates (T)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -256,7 +286,17 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, indices, updates, *, axis=0):
-    'Reference kernel of onnx.ScatterElements@11: calls opgen.runtime.kernels.onnx_indexing.scatter_elements.'
+    """Reference kernel of onnx.ScatterElements@11.
+
+    Calls opgen.runtime.kernels.onnx_indexing.scatter_elements.
+
+    Inputs (positional): data (T), indices (Tind), updates (T)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)

@@ -79,7 +79,16 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(data, indices, updates, *, reduction='none'):
-    'Reference kernel of onnx.ScatterND@18: calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.'
+    """Reference kernel of onnx.ScatterND@18.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64)), updates (T)
+    Attributes (keyword): reduction: string = 'none'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -152,7 +161,16 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(data, indices, updates, *, reduction='none'):
-    'Reference kernel of onnx.ScatterND@16: calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.'
+    """Reference kernel of onnx.ScatterND@16.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64)), updates (T)
+    Attributes (keyword): reduction: string = 'none'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -224,7 +242,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, indices, updates):
-    'Reference kernel of onnx.ScatterND@13: calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.'
+    """Reference kernel of onnx.ScatterND@13.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64)), updates (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -296,7 +322,15 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, indices, updates):
-    'Reference kernel of onnx.ScatterND@11: calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.'
+    """Reference kernel of onnx.ScatterND@11.
+
+    Calls opgen.runtime.kernels.onnx_indexing.onnx_scatter_nd.
+
+    Inputs (positional): data (T), indices (tensor(int64)), updates (T)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)

@@ -49,7 +49,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, alpha=1.6732632, gamma=1.050701):
-    'Reference kernel of onnx.Selu@22: where(X > 0, gamma * X, gamma * (alpha * expm1(X))).'
+    """Reference kernel of onnx.Selu@22.
+
+    Computes Y = where(X > 0, gamma * X, gamma * (alpha * expm1(X))).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.6732632, gamma: float = 1.050701
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {'alpha': alpha, 'gamma': gamma}, None)
     if problems:
@@ -97,7 +105,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X, *, alpha=1.6732632, gamma=1.050701):
-    'Reference kernel of onnx.Selu@6: where(X > 0, gamma * X, gamma * (alpha * expm1(X))).'
+    """Reference kernel of onnx.Selu@6.
+
+    Computes Y = where(X > 0, gamma * X, gamma * (alpha * expm1(X))).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.6732632, gamma: float = 1.050701
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {'alpha': alpha, 'gamma': gamma}, None)
     if problems:
@@ -146,7 +162,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, alpha=1.6732, consumed_inputs=None, gamma=1.0507):
-    'Reference kernel of onnx.Selu@1: where(X > 0, gamma * X, gamma * (alpha * expm1(X))).'
+    """Reference kernel of onnx.Selu@1.
+
+    Computes Y = where(X > 0, gamma * X, gamma * (alpha * expm1(X))).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.6732, consumed_inputs: ints (optional), gamma: float = 1.0507
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs, 'gamma': gamma}, None)
     if problems:

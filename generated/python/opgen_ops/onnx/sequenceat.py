@@ -67,7 +67,20 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input_sequence, position, *, tensor_dtype=None):
-    'Reference kernel of onnx.SequenceAt@11: calls opgen.runtime.kernels.sequence.sequence_at.'
+    """Reference kernel of onnx.SequenceAt@11.
+
+    Calls opgen.runtime.kernels.sequence.sequence_at.
+
+    Inputs (positional): input_sequence (S), position (I)
+    Returns a tuple of the outputs: tensor (T)
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    I: int32, int64
+    """
     input_sequence = as_input(input_sequence)
     position = np.asarray(position)
     tensor_out = _ew.output_dtype(

@@ -64,7 +64,19 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(*variadic, output_sequence_dtype=None):
-    'Reference kernel of onnx.SequenceConstruct@11: calls opgen.runtime.kernels.sequence.sequence_construct.'
+    """Reference kernel of onnx.SequenceConstruct@11.
+
+    Calls opgen.runtime.kernels.sequence.sequence_construct.
+
+    Inputs (positional): inputs (T, variadic)
+    Returns a tuple of the outputs: output_sequence (S)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    """
     variadic = [np.asarray(x) for x in variadic]
     output_sequence_out = _ew.output_dtype(
         output_sequence_dtype,

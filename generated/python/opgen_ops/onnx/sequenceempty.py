@@ -69,7 +69,17 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(*, dtype=None, output_dtype=None):
-    'Reference kernel of onnx.SequenceEmpty@11: calls opgen.runtime.kernels.sequence.sequence_empty.'
+    """Reference kernel of onnx.SequenceEmpty@11.
+
+    Calls opgen.runtime.kernels.sequence.sequence_empty.
+
+    Attributes (keyword): dtype: int (optional)
+    Returns a tuple of the outputs: output (S)
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    """
     output_out = _ew.output_dtype(
         output_dtype,
         None,

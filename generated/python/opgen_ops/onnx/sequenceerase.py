@@ -56,7 +56,18 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input_sequence, position=None):
-    'Reference kernel of onnx.SequenceErase@11: calls opgen.runtime.kernels.sequence.sequence_erase.'
+    """Reference kernel of onnx.SequenceErase@11.
+
+    Calls opgen.runtime.kernels.sequence.sequence_erase.
+
+    Inputs (positional): input_sequence (S), position (I, optional)
+    Returns a tuple of the outputs: output_sequence (S)
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    I: int32, int64
+    """
     input_sequence = as_input(input_sequence)
     position = None if position is None else np.asarray(position)
     problems = validate_v11((input_sequence, position,), {}, None)

@@ -66,7 +66,20 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input_sequence, tensor, position=None):
-    'Reference kernel of onnx.SequenceInsert@11: calls opgen.runtime.kernels.sequence.sequence_insert.'
+    """Reference kernel of onnx.SequenceInsert@11.
+
+    Calls opgen.runtime.kernels.sequence.sequence_insert.
+
+    Inputs (positional): input_sequence (S), tensor (T), position (I, optional)
+    Returns a tuple of the outputs: output_sequence (S)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    I: int32, int64
+    """
     input_sequence = as_input(input_sequence)
     tensor = np.asarray(tensor)
     position = None if position is None else np.asarray(position)

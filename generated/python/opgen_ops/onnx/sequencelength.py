@@ -55,7 +55,18 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input_sequence, *, length_dtype=None):
-    'Reference kernel of onnx.SequenceLength@11: calls opgen.runtime.kernels.sequence.sequence_length.'
+    """Reference kernel of onnx.SequenceLength@11.
+
+    Calls opgen.runtime.kernels.sequence.sequence_length.
+
+    Inputs (positional): input_sequence (S)
+    Returns a tuple of the outputs: length (I)
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    I: int64
+    """
     input_sequence = as_input(input_sequence)
     length_out = _ew.output_dtype(length_dtype, getattr(input_sequence, 'dtype', None), ('int64',), 'length')
     problems = validate_v11((input_sequence,), {}, [(_ew.elem(length_out), None)])

@@ -74,7 +74,23 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v17(input_sequence, *variadic, body):
-    'Reference kernel of onnx.SequenceMap@17: calls opgen.runtime.kernels.sequence.sequence_map.'
+    """Reference kernel of onnx.SequenceMap@17.
+
+    Calls opgen.runtime.kernels.sequence.sequence_map.
+
+    Inputs (positional): input_sequence (S), additional_inputs (V, variadic)
+    Attributes (keyword): body: graph (required)
+    Returns a tuple of the outputs: out_sequence (S, variadic)
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    V: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
+        string, uint16, uint32, uint64, uint8
+    """
     input_sequence = as_input(input_sequence)
     variadic = [as_input(x) for x in variadic]
     problems = validate_v17((input_sequence, *variadic,), {'body': body}, None)

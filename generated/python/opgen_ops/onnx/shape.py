@@ -73,7 +73,18 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, *, end=None, start=0, shape_dtype=None):
-    'Reference kernel of onnx.Shape@25: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@25.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): end: int (optional), start: int = 0
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v25((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -138,7 +149,18 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, *, end=None, start=0, shape_dtype=None):
-    'Reference kernel of onnx.Shape@24: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@24.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): end: int (optional), start: int = 0
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v24((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -203,7 +225,17 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, *, end=None, start=0, shape_dtype=None):
-    'Reference kernel of onnx.Shape@23: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@23.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): end: int (optional), start: int = 0
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v23((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -268,7 +300,17 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, *, end=None, start=0, shape_dtype=None):
-    'Reference kernel of onnx.Shape@21: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@21.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): end: int (optional), start: int = 0
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v21((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -333,7 +375,17 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(data, *, end=None, start=0, shape_dtype=None):
-    'Reference kernel of onnx.Shape@19: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@19.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): end: int (optional), start: int = 0
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v19((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -397,7 +449,17 @@ def validate_v15(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v15(data, *, end=None, start=0, shape_dtype=None):
-    'Reference kernel of onnx.Shape@15: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@15.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): end: int (optional), start: int = 0
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v15((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -444,7 +506,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, *, shape_dtype=None):
-    'Reference kernel of onnx.Shape@13: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: shape (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v13((data,), {}, [(_ew.elem(shape_out), None)])
@@ -491,7 +562,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, shape_dtype=None):
-    'Reference kernel of onnx.Shape@1: calls opgen.runtime.kernels.onnx_shape.onnx_shape.'
+    """Reference kernel of onnx.Shape@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_shape.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: shape (T1)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v1((data,), {}, [(_ew.elem(shape_out), None)])

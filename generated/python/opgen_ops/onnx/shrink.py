@@ -51,7 +51,15 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input, *, bias=0.0, lambd=0.5):
-    'Reference kernel of onnx.Shrink@9: where(input < -lambd, input + bias, where(input > lambd, input - bias, 0)).'
+    """Reference kernel of onnx.Shrink@9.
+
+    Computes output = where(input < -lambd, input + bias, where(input > lambd, input - bias, 0)).
+
+    Inputs (positional): input (T)
+    Attributes (keyword): bias: float = 0.0, lambd: float = 0.5
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v9((input,), {'bias': bias, 'lambd': lambd}, None)
     if problems:

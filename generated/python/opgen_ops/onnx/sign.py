@@ -52,7 +52,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input):
-    'Reference kernel of onnx.Sign@13: sign(input).'
+    """Reference kernel of onnx.Sign@13.
+
+    Computes output = sign(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v13((input,), {}, None)
     if problems:
@@ -98,7 +105,14 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(input):
-    'Reference kernel of onnx.Sign@9: sign(input).'
+    """Reference kernel of onnx.Sign@9.
+
+    Computes output = sign(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v9((input,), {}, None)
     if problems:

@@ -56,7 +56,17 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@25: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@25.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v25((data,), {}, [(_ew.elem(size_out), None)])
@@ -104,7 +114,17 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@24: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@24.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v24((data,), {}, [(_ew.elem(size_out), None)])
@@ -152,7 +172,16 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@23: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@23.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v23((data,), {}, [(_ew.elem(size_out), None)])
@@ -200,7 +229,16 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@21: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@21.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v21((data,), {}, [(_ew.elem(size_out), None)])
@@ -248,7 +286,16 @@ def validate_v19(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v19(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@19: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@19.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v19((data,), {}, [(_ew.elem(size_out), None)])
@@ -295,7 +342,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@13: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v13((data,), {}, [(_ew.elem(size_out), None)])
@@ -342,7 +398,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, size_dtype=None):
-    'Reference kernel of onnx.Size@1: calls opgen.runtime.kernels.onnx_shape.onnx_size.'
+    """Reference kernel of onnx.Size@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_size.
+
+    Inputs (positional): data (T)
+    Returns a tuple of the outputs: size (T1)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T1: int64
+    """
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v1((data,), {}, [(_ew.elem(size_out), None)])

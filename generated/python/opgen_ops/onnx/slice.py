@@ -99,7 +99,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, starts, ends, axes=None, steps=None):
-    'Reference kernel of onnx.Slice@13: calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.'
+    """Reference kernel of onnx.Slice@13.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.
+
+    Inputs (positional): data (T), starts (Tind), ends (Tind), axes (Tind, optional), steps (Tind, optional)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     starts = np.asarray(starts)
     ends = np.asarray(ends)
@@ -194,7 +203,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, starts, ends, axes=None, steps=None):
-    'Reference kernel of onnx.Slice@11: calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.'
+    """Reference kernel of onnx.Slice@11.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.
+
+    Inputs (positional): data (T), starts (Tind), ends (Tind), axes (Tind, optional), steps (Tind, optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     starts = np.asarray(starts)
     ends = np.asarray(ends)
@@ -289,7 +307,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(data, starts, ends, axes=None, steps=None):
-    'Reference kernel of onnx.Slice@10: calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.'
+    """Reference kernel of onnx.Slice@10.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.
+
+    Inputs (positional): data (T), starts (Tind), ends (Tind), axes (Tind, optional), steps (Tind, optional)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    Tind: int32, int64
+    """
     data = np.asarray(data)
     starts = np.asarray(starts)
     ends = np.asarray(ends)
@@ -392,7 +419,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, axes=None, ends, starts):
-    'Reference kernel of onnx.Slice@1: calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.'
+    """Reference kernel of onnx.Slice@1.
+
+    Calls opgen.runtime.kernels.onnx_slice_pad.onnx_slice.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional), ends: ints (required), starts: ints (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes, 'ends': ends, 'starts': starts}, None)
     if problems:

@@ -81,7 +81,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(scores, labels, weights=None, *, ignore_index=None, reduction='mean'):
-    'Reference kernel of onnx.SoftmaxCrossEntropyLoss@13: calls opgen.runtime.kernels.loss.softmax_cross_entropy_loss.'
+    """Reference kernel of onnx.SoftmaxCrossEntropyLoss@13.
+
+    Calls opgen.runtime.kernels.loss.softmax_cross_entropy_loss.
+
+    Inputs (positional): scores (T), labels (Tind), weights (T, optional)
+    Attributes (keyword): ignore_index: int (optional), reduction: string = 'mean'
+    Returns a tuple of the outputs: output (T), log_prob (T, optional)
+    T: bfloat16, double, float, float16
+    Tind: int32, int64
+    """
     scores = np.asarray(scores)
     labels = np.asarray(labels)
     weights = None if weights is None else np.asarray(weights)
@@ -158,7 +167,16 @@ def validate_v12(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v12(scores, labels, weights=None, *, ignore_index=None, reduction='mean'):
-    'Reference kernel of onnx.SoftmaxCrossEntropyLoss@12: calls opgen.runtime.kernels.loss.softmax_cross_entropy_loss.'
+    """Reference kernel of onnx.SoftmaxCrossEntropyLoss@12.
+
+    Calls opgen.runtime.kernels.loss.softmax_cross_entropy_loss.
+
+    Inputs (positional): scores (T), labels (Tind), weights (T, optional)
+    Attributes (keyword): ignore_index: int (optional), reduction: string = 'mean'
+    Returns a tuple of the outputs: output (T), log_prob (T, optional)
+    T: double, float, float16
+    Tind: int32, int64
+    """
     scores = np.asarray(scores)
     labels = np.asarray(labels)
     weights = None if weights is None else np.asarray(weights)

@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X):
-    'Reference kernel of onnx.Softplus@22: where(X > 0, X + log1p(exp(-X)), log1p(exp(X))).'
+    """Reference kernel of onnx.Softplus@22.
+
+    Computes Y = where(X > 0, X + log1p(exp(-X)), log1p(exp(X))).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X):
-    'Reference kernel of onnx.Softplus@1: where(X > 0, X + log1p(exp(-X)), log1p(exp(X))).'
+    """Reference kernel of onnx.Softplus@1.
+
+    Computes Y = where(X > 0, X + log1p(exp(-X)), log1p(exp(X))).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {}, None)
     if problems:

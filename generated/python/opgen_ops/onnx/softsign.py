@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input):
-    'Reference kernel of onnx.Softsign@22: input / (1 + abs(input)).'
+    """Reference kernel of onnx.Softsign@22.
+
+    Computes output = input / (1 + abs(input)).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v22((input,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input):
-    'Reference kernel of onnx.Softsign@1: input / (1 + abs(input)).'
+    """Reference kernel of onnx.Softsign@1.
+
+    Computes output = input / (1 + abs(input)).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -72,7 +72,16 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(input, *, blocksize, mode='DCR'):
-    'Reference kernel of onnx.SpaceToDepth@28: calls opgen.runtime.kernels.onnx_shape.onnx_space_to_depth.'
+    """Reference kernel of onnx.SpaceToDepth@28.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_space_to_depth.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): blocksize: int (required), mode: string = 'DCR'
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v28((input,), {'blocksize': blocksize, 'mode': mode}, None)
     if problems:
@@ -135,7 +144,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, *, blocksize):
-    'Reference kernel of onnx.SpaceToDepth@13: calls opgen.runtime.kernels.onnx_shape.onnx_space_to_depth.'
+    """Reference kernel of onnx.SpaceToDepth@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_space_to_depth.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): blocksize: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v13((input,), {'blocksize': blocksize}, None)
     if problems:
@@ -198,7 +216,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, *, blocksize):
-    'Reference kernel of onnx.SpaceToDepth@1: calls opgen.runtime.kernels.onnx_shape.onnx_space_to_depth.'
+    """Reference kernel of onnx.SpaceToDepth@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_space_to_depth.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): blocksize: int (required)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v1((input,), {'blocksize': blocksize}, None)
     if problems:

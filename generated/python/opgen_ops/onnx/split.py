@@ -112,7 +112,16 @@ def validate_v18(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v18(input, split=None, *, axis=0, num_outputs=None, outputs_count=None):
-    'Reference kernel of onnx.Split@18: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
+    """Reference kernel of onnx.Split@18.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_split.
+
+    Inputs (positional): input (T), split (tensor(int64), optional)
+    Attributes (keyword): axis: int = 0, num_outputs: int (optional)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v18((input, split,), {'axis': axis, 'num_outputs': num_outputs}, None)
@@ -199,7 +208,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, split=None, *, axis=0, outputs_count=None):
-    'Reference kernel of onnx.Split@13: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
+    """Reference kernel of onnx.Split@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_split.
+
+    Inputs (positional): input (T), split (tensor(int64), optional)
+    Attributes (keyword): axis: int = 0
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v13((input, split,), {'axis': axis}, None)
@@ -285,7 +303,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input, *, axis=0, split=None, outputs_count=None):
-    'Reference kernel of onnx.Split@11: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
+    """Reference kernel of onnx.Split@11.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_split.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 0, split: ints (optional)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v11((input,), {'axis': axis, 'split': split}, None)
     if problems:
@@ -370,7 +397,16 @@ def validate_v2(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v2(input, *, axis=0, split=None, outputs_count=None):
-    'Reference kernel of onnx.Split@2: calls opgen.runtime.kernels.onnx_shape.onnx_split.'
+    """Reference kernel of onnx.Split@2.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_split.
+
+    Inputs (positional): input (T)
+    Attributes (keyword): axis: int = 0, split: ints (optional)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     input = np.asarray(input)
     problems = validate_v2((input,), {'axis': axis, 'split': split}, None)
     if problems:

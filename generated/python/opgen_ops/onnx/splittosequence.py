@@ -97,7 +97,21 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(input, split=None, *, axis=0, keepdims=1, output_sequence_dtype=None):
-    'Reference kernel of onnx.SplitToSequence@24: calls opgen.runtime.kernels.sequence.split_to_sequence.'
+    """Reference kernel of onnx.SplitToSequence@24.
+
+    Calls opgen.runtime.kernels.sequence.split_to_sequence.
+
+    Inputs (positional): input (T), split (I, optional)
+    Attributes (keyword): axis: int = 0, keepdims: int = 1
+    Returns a tuple of the outputs: output_sequence (S)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    I: int32, int64
+    S: seq(tensor(bfloat16)), seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)),
+        seq(tensor(double)), seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)),
+        seq(tensor(int64)), seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)),
+        seq(tensor(uint64)), seq(tensor(uint8))
+    """
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     output_sequence_out = _ew.output_dtype(
@@ -201,7 +215,21 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(input, split=None, *, axis=0, keepdims=1, output_sequence_dtype=None):
-    'Reference kernel of onnx.SplitToSequence@11: calls opgen.runtime.kernels.sequence.split_to_sequence.'
+    """Reference kernel of onnx.SplitToSequence@11.
+
+    Calls opgen.runtime.kernels.sequence.split_to_sequence.
+
+    Inputs (positional): input (T), split (I, optional)
+    Attributes (keyword): axis: int = 0, keepdims: int = 1
+    Returns a tuple of the outputs: output_sequence (S)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    I: int32, int64
+    S: seq(tensor(bool)), seq(tensor(complex128)), seq(tensor(complex64)), seq(tensor(double)),
+        seq(tensor(float)), seq(tensor(float16)), seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+        seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+        seq(tensor(uint8))
+    """
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     output_sequence_out = _ew.output_dtype(

@@ -47,7 +47,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(X):
-    'Reference kernel of onnx.Sqrt@13: sqrt(X).'
+    """Reference kernel of onnx.Sqrt@13.
+
+    Computes Y = sqrt(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v13((X,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(X):
-    'Reference kernel of onnx.Sqrt@6: sqrt(X).'
+    """Reference kernel of onnx.Sqrt@6.
+
+    Computes Y = sqrt(X).
+
+    Inputs (positional): X (T)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v6((X,), {}, None)
     if problems:
@@ -136,7 +150,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, consumed_inputs=None):
-    'Reference kernel of onnx.Sqrt@1: sqrt(X).'
+    """Reference kernel of onnx.Sqrt@1.
+
+    Computes Y = sqrt(X).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -71,7 +71,16 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, axes=None):
-    'Reference kernel of onnx.Squeeze@25: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@25.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v25((data, axes,), {}, None)
@@ -135,7 +144,16 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, axes=None):
-    'Reference kernel of onnx.Squeeze@24: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@24.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v24((data, axes,), {}, None)
@@ -199,7 +217,15 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, axes=None):
-    'Reference kernel of onnx.Squeeze@23: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@23.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v23((data, axes,), {}, None)
@@ -263,7 +289,15 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, axes=None):
-    'Reference kernel of onnx.Squeeze@21: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@21.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v21((data, axes,), {}, None)
@@ -326,7 +360,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, axes=None):
-    'Reference kernel of onnx.Squeeze@13: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@13.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T), axes (tensor(int64), optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v13((data, axes,), {}, None)
@@ -400,7 +442,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, *, axes=None):
-    'Reference kernel of onnx.Squeeze@11: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@11.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v11((data,), {'axes': axes}, None)
     if problems:
@@ -455,7 +506,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, axes=None):
-    'Reference kernel of onnx.Squeeze@1: calls opgen.runtime.kernels.data_movement.squeeze.'
+    """Reference kernel of onnx.Squeeze@1.
+
+    Calls opgen.runtime.kernels.data_movement.squeeze.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (optional)
+    Returns a tuple of the outputs: squeezed (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes}, None)
     if problems:

@@ -92,7 +92,16 @@ def validate_v17(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v17(signal, frame_step, window=None, frame_length=None, *, onesided=1):
-    'Reference kernel of onnx.STFT@17: calls opgen.runtime.kernels.signal.onnx_stft.'
+    """Reference kernel of onnx.STFT@17.
+
+    Calls opgen.runtime.kernels.signal.onnx_stft.
+
+    Inputs (positional): signal (T1), frame_step (T2), window (T1, optional), frame_length (T2, optional)
+    Attributes (keyword): onesided: int = 1
+    Returns a tuple of the outputs: output (T1)
+    T1: bfloat16, double, float, float16
+    T2: int32, int64
+    """
     signal = np.asarray(signal)
     frame_step = np.asarray(frame_step)
     window = None if window is None else np.asarray(window)

@@ -49,7 +49,14 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, Y):
-    'Reference kernel of onnx.StringConcat@20: calls opgen.runtime.kernels.text.string_concat.'
+    """Reference kernel of onnx.StringConcat@20.
+
+    Calls opgen.runtime.kernels.text.string_concat.
+
+    Inputs (positional): X (T), Y (T)
+    Returns a tuple of the outputs: Z (T)
+    T: string
+    """
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v20((X, Y,), {}, None)

@@ -69,7 +69,15 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, *, case_change_action='NONE', is_case_sensitive=0, locale=None, stopwords=None):
-    'Reference kernel of onnx.StringNormalizer@10: calls opgen.runtime.kernels.text.string_normalizer.'
+    """Reference kernel of onnx.StringNormalizer@10.
+
+    Calls opgen.runtime.kernels.text.string_normalizer.
+
+    Inputs (positional): X (tensor(string))
+    Attributes (keyword): case_change_action: string = 'NONE', is_case_sensitive: int = 0, locale: string
+        (optional), stopwords: strings (optional)
+    Returns a tuple of the outputs: Y (tensor(string))
+    """
     X = np.asarray(X)
     problems = validate_v10(
         (X,),

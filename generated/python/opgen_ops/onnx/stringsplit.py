@@ -52,7 +52,17 @@ def validate_v20(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v20(X, *, delimiter=None, maxsplit=None, Y_dtype=None, Z_dtype=None):
-    'Reference kernel of onnx.StringSplit@20: calls opgen.runtime.kernels.text.string_split.'
+    """Reference kernel of onnx.StringSplit@20.
+
+    Calls opgen.runtime.kernels.text.string_split.
+
+    Inputs (positional): X (T1)
+    Attributes (keyword): delimiter: string (optional), maxsplit: int (optional)
+    Returns a tuple of the outputs: Y (T2), Z (T3)
+    T1: string
+    T2: string
+    T3: int64
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('string',), 'Y')
     Z_out = _ew.output_dtype(Z_dtype, getattr(X, 'dtype', None), ('int64',), 'Z')

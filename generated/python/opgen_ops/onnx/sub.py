@@ -61,7 +61,14 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(A, B):
-    'Reference kernel of onnx.Sub@14: A - B.'
+    """Reference kernel of onnx.Sub@14.
+
+    Computes C = A - B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v14((A, B,), {}, None)
@@ -114,7 +121,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(A, B):
-    'Reference kernel of onnx.Sub@13: A - B.'
+    """Reference kernel of onnx.Sub@13.
+
+    Computes C = A - B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T)
+    T: bfloat16, double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v13((A, B,), {}, None)
@@ -167,7 +181,14 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(A, B):
-    'Reference kernel of onnx.Sub@7: A - B.'
+    """Reference kernel of onnx.Sub@7.
+
+    Computes C = A - B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v7((A, B,), {}, None)
@@ -216,7 +237,15 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(A, B, *, axis=None, broadcast=0):
-    'Reference kernel of onnx.Sub@6: calls opgen.runtime.kernels.legacy_broadcast.sub.'
+    """Reference kernel of onnx.Sub@6.
+
+    Calls opgen.runtime.kernels.legacy_broadcast.sub.
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): axis: int (optional), broadcast: int = 0
+    Returns a tuple of the outputs: C (T)
+    T: double, float, float16, int32, int64, uint32, uint64
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v6((A, B,), {'axis': axis, 'broadcast': broadcast}, None)
@@ -261,7 +290,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, *, axis=None, broadcast=0, consumed_inputs=None):
-    'Reference kernel of onnx.Sub@1: calls opgen.runtime.kernels.legacy_broadcast.sub.'
+    """Reference kernel of onnx.Sub@1.
+
+    Calls opgen.runtime.kernels.legacy_broadcast.sub.
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): axis: int (optional), broadcast: int = 0, consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: C (T)
+    T: double, float, float16
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v1((A, B,), {'axis': axis, 'broadcast': broadcast, 'consumed_inputs': consumed_inputs}, None)

@@ -53,7 +53,14 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(*variadic):
-    'Reference kernel of onnx.Sum@13: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.'
+    """Reference kernel of onnx.Sum@13.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: sum (T)
+    T: bfloat16, double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {}, None)
     if problems:
@@ -103,7 +110,14 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v8(*variadic):
-    'Reference kernel of onnx.Sum@8: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.'
+    """Reference kernel of onnx.Sum@8.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: sum (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8((*variadic,), {}, None)
     if problems:
@@ -152,7 +166,14 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(*variadic):
-    'Reference kernel of onnx.Sum@6: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.'
+    """Reference kernel of onnx.Sum@6.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Returns a tuple of the outputs: sum (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v6((*variadic,), {}, None)
     if problems:
@@ -202,7 +223,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(*variadic, consumed_inputs=None):
-    'Reference kernel of onnx.Sum@1: acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.'
+    """Reference kernel of onnx.Sum@1.
+
+    Computes acc = data_0[0], then acc = acc + data_0 for each further tensor of data_0.
+
+    Inputs (positional): data_0 (T, variadic)
+    Attributes (keyword): consumed_inputs: ints (optional)
+    Returns a tuple of the outputs: sum (T)
+    T: double, float, float16
+    """
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -55,7 +55,15 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(A, B, *, alpha=1.0):
-    'Reference kernel of onnx.SwiGLU@28: calls opgen.runtime.kernels.attention.onnx_swiglu.'
+    """Reference kernel of onnx.SwiGLU@28.
+
+    Calls opgen.runtime.kernels.attention.onnx_swiglu.
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v28((A, B,), {'alpha': alpha}, None)

@@ -48,7 +48,15 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(X, *, alpha=1.0):
-    'Reference kernel of onnx.Swish@24: X / (1 + exp(-alpha * X)).'
+    """Reference kernel of onnx.Swish@24.
+
+    Computes Y = X / (1 + exp(-alpha * X)).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v24((X,), {'alpha': alpha}, None)
     if problems:

@@ -47,7 +47,14 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(input):
-    'Reference kernel of onnx.Tan@22: tan(input).'
+    """Reference kernel of onnx.Tan@22.
+
+    Computes output = tan(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v22((input,), {}, None)
     if problems:
@@ -91,7 +98,14 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(input):
-    'Reference kernel of onnx.Tan@7: tan(input).'
+    """Reference kernel of onnx.Tan@7.
+
+    Computes output = tan(input).
+
+    Inputs (positional): input (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    """
     input = np.asarray(input)
     problems = validate_v7((input,), {}, None)
     if problems:

@@ -101,7 +101,17 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(past_cache, update, write_indices=None, *, axis=-2, mode='linear'):
-    'Reference kernel of onnx.TensorScatter@24: calls opgen.runtime.kernels.onnx_indexing.tensor_scatter.'
+    """Reference kernel of onnx.TensorScatter@24.
+
+    Calls opgen.runtime.kernels.onnx_indexing.tensor_scatter.
+
+    Inputs (positional): past_cache (T), update (T), write_indices (tensor(int64), optional)
+    Attributes (keyword): axis: int = -2, mode: string = 'linear'
+    Returns a tuple of the outputs: present_cache (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     past_cache = np.asarray(past_cache)
     update = np.asarray(update)
     write_indices = None if write_indices is None else np.asarray(write_indices)

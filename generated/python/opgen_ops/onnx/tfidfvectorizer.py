@@ -168,7 +168,18 @@ def kernel_v9(
     weights=None,
     Y_dtype=None,
 ):
-    'Reference kernel of onnx.TfIdfVectorizer@9: calls opgen.runtime.kernels.text.tfidf_vectorizer.'
+    """Reference kernel of onnx.TfIdfVectorizer@9.
+
+    Calls opgen.runtime.kernels.text.tfidf_vectorizer.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): max_gram_length: int (required), max_skip_count: int (required), min_gram_length: int
+        (required), mode: string (required), ngram_counts: ints (required), ngram_indexes: ints (required),
+        pool_int64s: ints (optional), pool_strings: strings (optional), weights: floats (optional)
+    Returns a tuple of the outputs: Y (T1)
+    T: int32, int64, string
+    T1: float
+    """
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('float',), 'Y')
     problems = validate_v9(

@@ -48,7 +48,15 @@ def validate_v22(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v22(X, *, alpha=1.0):
-    'Reference kernel of onnx.ThresholdedRelu@22: where(X > alpha, X, 0).'
+    """Reference kernel of onnx.ThresholdedRelu@22.
+
+    Computes Y = where(X > alpha, X, 0).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: bfloat16, double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v22((X,), {'alpha': alpha}, None)
     if problems:
@@ -94,7 +102,15 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, *, alpha=1.0):
-    'Reference kernel of onnx.ThresholdedRelu@10: where(X > alpha, X, 0).'
+    """Reference kernel of onnx.ThresholdedRelu@10.
+
+    Computes Y = where(X > alpha, X, 0).
+
+    Inputs (positional): X (T)
+    Attributes (keyword): alpha: float = 1.0
+    Returns a tuple of the outputs: Y (T)
+    T: double, float, float16
+    """
     X = np.asarray(X)
     problems = validate_v10((X,), {'alpha': alpha}, None)
     if problems:

@@ -70,7 +70,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(input, repeats):
-    'Reference kernel of onnx.Tile@13: calls opgen.runtime.kernels.data_movement.tile.'
+    """Reference kernel of onnx.Tile@13.
+
+    Calls opgen.runtime.kernels.data_movement.tile.
+
+    Inputs (positional): input (T), repeats (T1)
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    T1: int64
+    """
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v13((input, repeats,), {}, None)
@@ -132,7 +141,16 @@ def validate_v6(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v6(input, repeats):
-    'Reference kernel of onnx.Tile@6: calls opgen.runtime.kernels.data_movement.tile.'
+    """Reference kernel of onnx.Tile@6.
+
+    Calls opgen.runtime.kernels.data_movement.tile.
+
+    Inputs (positional): input (T), repeats (T1)
+    Returns a tuple of the outputs: output (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    T1: int64
+    """
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v6((input, repeats,), {}, None)
@@ -174,7 +192,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(input, tiles, axis):
-    'Reference kernel of onnx.Tile@1: calls opgen.runtime.kernels.onnx_shape.onnx_tile_axis.'
+    """Reference kernel of onnx.Tile@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_tile_axis.
+
+    Inputs (positional): input (T), tiles (T), axis (T)
+    Returns a tuple of the outputs: output (T)
+    T: double, float, float16
+    T1: int64
+    """
     input = np.asarray(input)
     tiles = np.asarray(tiles)
     axis = np.asarray(axis)

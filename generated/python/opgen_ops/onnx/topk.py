@@ -82,7 +82,16 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(X, K, *, axis=-1, largest=1, sorted=1, Indices_dtype=None):
-    'Reference kernel of onnx.TopK@24: calls opgen.runtime.kernels.ordering.onnx_topk.'
+    """Reference kernel of onnx.TopK@24.
+
+    Calls opgen.runtime.kernels.ordering.onnx_topk.
+
+    Inputs (positional): X (T), K (tensor(int64))
+    Attributes (keyword): axis: int = -1, largest: int = 1, sorted: int = 1
+    Returns a tuple of the outputs: Values (T), Indices (I)
+    T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    I: int64
+    """
     X = np.asarray(X)
     K = np.asarray(K)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
@@ -156,7 +165,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, K, *, axis=-1, largest=1, sorted=1, Indices_dtype=None):
-    'Reference kernel of onnx.TopK@11: calls opgen.runtime.kernels.ordering.onnx_topk.'
+    """Reference kernel of onnx.TopK@11.
+
+    Calls opgen.runtime.kernels.ordering.onnx_topk.
+
+    Inputs (positional): X (T), K (tensor(int64))
+    Attributes (keyword): axis: int = -1, largest: int = 1, sorted: int = 1
+    Returns a tuple of the outputs: Values (T), Indices (I)
+    T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
+    I: int64
+    """
     X = np.asarray(X)
     K = np.asarray(K)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
@@ -225,7 +243,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, K, *, axis=-1, Indices_dtype=None):
-    'Reference kernel of onnx.TopK@10: calls opgen.runtime.kernels.ordering.onnx_topk.'
+    """Reference kernel of onnx.TopK@10.
+
+    Calls opgen.runtime.kernels.ordering.onnx_topk.
+
+    Inputs (positional): X (T), K (tensor(int64))
+    Attributes (keyword): axis: int = -1
+    Returns a tuple of the outputs: Values (T), Indices (I)
+    T: double, float, float16
+    I: int64
+    """
     X = np.asarray(X)
     K = np.asarray(K)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
@@ -289,7 +316,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, axis=-1, k, Indices_dtype=None):
-    'Reference kernel of onnx.TopK@1: calls opgen.runtime.kernels.ordering.onnx_topk.'
+    """Reference kernel of onnx.TopK@1.
+
+    Calls opgen.runtime.kernels.ordering.onnx_topk.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): axis: int = -1, k: int (required)
+    Returns a tuple of the outputs: Values (T), Indices (I)
+    T: double, float, float16
+    I: int64
+    """
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v1((X,), {'axis': axis, 'k': k}, [(None, None), (_ew.elem(Indices_out), None)])

@@ -65,7 +65,17 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, *, perm=None):
-    'Reference kernel of onnx.Transpose@25: calls opgen.runtime.kernels.onnx_shape.onnx_transpose.'
+    """Reference kernel of onnx.Transpose@25.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_transpose.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): perm: ints (optional)
+    Returns a tuple of the outputs: transposed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v25((data,), {'perm': perm}, None)
     if problems:
@@ -122,7 +132,17 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, *, perm=None):
-    'Reference kernel of onnx.Transpose@24: calls opgen.runtime.kernels.onnx_shape.onnx_transpose.'
+    """Reference kernel of onnx.Transpose@24.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_transpose.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): perm: ints (optional)
+    Returns a tuple of the outputs: transposed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v24((data,), {'perm': perm}, None)
     if problems:
@@ -179,7 +199,16 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, *, perm=None):
-    'Reference kernel of onnx.Transpose@23: calls opgen.runtime.kernels.onnx_shape.onnx_transpose.'
+    """Reference kernel of onnx.Transpose@23.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_transpose.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): perm: ints (optional)
+    Returns a tuple of the outputs: transposed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v23((data,), {'perm': perm}, None)
     if problems:
@@ -236,7 +265,16 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, *, perm=None):
-    'Reference kernel of onnx.Transpose@21: calls opgen.runtime.kernels.onnx_shape.onnx_transpose.'
+    """Reference kernel of onnx.Transpose@21.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_transpose.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): perm: ints (optional)
+    Returns a tuple of the outputs: transposed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v21((data,), {'perm': perm}, None)
     if problems:
@@ -292,7 +330,16 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, *, perm=None):
-    'Reference kernel of onnx.Transpose@13: calls opgen.runtime.kernels.onnx_shape.onnx_transpose.'
+    """Reference kernel of onnx.Transpose@13.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_transpose.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): perm: ints (optional)
+    Returns a tuple of the outputs: transposed (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v13((data,), {'perm': perm}, None)
     if problems:
@@ -348,7 +395,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, perm=None):
-    'Reference kernel of onnx.Transpose@1: calls opgen.runtime.kernels.onnx_shape.onnx_transpose.'
+    """Reference kernel of onnx.Transpose@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_transpose.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): perm: ints (optional)
+    Returns a tuple of the outputs: transposed (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'perm': perm}, None)
     if problems:

@@ -57,7 +57,16 @@ def validate_v14(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v14(input, k=None, *, upper=1):
-    'Reference kernel of onnx.Trilu@14: calls opgen.runtime.kernels.onnx_patterns.onnx_trilu.'
+    """Reference kernel of onnx.Trilu@14.
+
+    Calls opgen.runtime.kernels.onnx_patterns.onnx_trilu.
+
+    Inputs (positional): input (T), k (tensor(int64), optional)
+    Attributes (keyword): upper: int = 1
+    Returns a tuple of the outputs: output (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     input = np.asarray(input)
     k = None if k is None else np.asarray(k)
     problems = validate_v14((input, k,), {'upper': upper}, None)

@@ -68,7 +68,17 @@ def validate_v28(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v28(X, *, axis=None, sorted=1):
-    'Reference kernel of onnx.Unique@28: calls opgen.runtime.kernels.ordering.unique.'
+    """Reference kernel of onnx.Unique@28.
+
+    Calls opgen.runtime.kernels.ordering.unique.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): axis: int (optional), sorted: int = 1
+    Returns a tuple of the outputs: Y (T), indices (tensor(int64), optional), inverse_indices (tensor(int64),
+        optional), counts (tensor(int64), optional)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v28((X,), {'axis': axis, 'sorted': sorted}, None)
     if problems:
@@ -128,7 +138,17 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(X, *, axis=None, sorted=1):
-    'Reference kernel of onnx.Unique@11: calls opgen.runtime.kernels.ordering.unique.'
+    """Reference kernel of onnx.Unique@11.
+
+    Calls opgen.runtime.kernels.ordering.unique.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): axis: int (optional), sorted: int = 1
+    Returns a tuple of the outputs: Y (T), indices (tensor(int64), optional), inverse_indices (tensor(int64),
+        optional), counts (tensor(int64), optional)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v11((X,), {'axis': axis, 'sorted': sorted}, None)
     if problems:

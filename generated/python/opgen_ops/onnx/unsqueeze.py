@@ -71,7 +71,16 @@ def validate_v25(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v25(data, axes):
-    'Reference kernel of onnx.Unsqueeze@25: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@25.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T), axes (tensor(int64))
+    Returns a tuple of the outputs: expanded (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
+        uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     axes = np.asarray(axes)
     problems = validate_v25((data, axes,), {}, None)
@@ -135,7 +144,16 @@ def validate_v24(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v24(data, axes):
-    'Reference kernel of onnx.Unsqueeze@24: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@24.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T), axes (tensor(int64))
+    Returns a tuple of the outputs: expanded (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
+        uint64, uint8
+    """
     data = np.asarray(data)
     axes = np.asarray(axes)
     problems = validate_v24((data, axes,), {}, None)
@@ -199,7 +217,15 @@ def validate_v23(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v23(data, axes):
-    'Reference kernel of onnx.Unsqueeze@23: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@23.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T), axes (tensor(int64))
+    Returns a tuple of the outputs: expanded (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
+        float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     axes = np.asarray(axes)
     problems = validate_v23((data, axes,), {}, None)
@@ -263,7 +289,15 @@ def validate_v21(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v21(data, axes):
-    'Reference kernel of onnx.Unsqueeze@21: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@21.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T), axes (tensor(int64))
+    Returns a tuple of the outputs: expanded (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
+        float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
+    """
     data = np.asarray(data)
     axes = np.asarray(axes)
     problems = validate_v21((data, axes,), {}, None)
@@ -326,7 +360,15 @@ def validate_v13(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v13(data, axes):
-    'Reference kernel of onnx.Unsqueeze@13: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@13.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T), axes (tensor(int64))
+    Returns a tuple of the outputs: expanded (T)
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     data = np.asarray(data)
     axes = np.asarray(axes)
     problems = validate_v13((data, axes,), {}, None)
@@ -401,7 +443,16 @@ def validate_v11(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v11(data, *, axes):
-    'Reference kernel of onnx.Unsqueeze@11: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@11.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (required)
+    Returns a tuple of the outputs: expanded (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v11((data,), {'axes': axes}, None)
     if problems:
@@ -461,7 +512,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(data, *, axes):
-    'Reference kernel of onnx.Unsqueeze@1: calls opgen.runtime.kernels.data_movement.unsqueeze.'
+    """Reference kernel of onnx.Unsqueeze@1.
+
+    Calls opgen.runtime.kernels.data_movement.unsqueeze.
+
+    Inputs (positional): data (T)
+    Attributes (keyword): axes: ints (required)
+    Returns a tuple of the outputs: expanded (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes}, None)
     if problems:

@@ -70,7 +70,16 @@ def validate_v10(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v10(X, scales, *, mode='nearest'):
-    'Reference kernel of onnx.Upsample@10: calls opgen.runtime.kernels.onnx_resize.onnx_resize_v10.'
+    """Reference kernel of onnx.Upsample@10.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize_v10.
+
+    Inputs (positional): X (T), scales (tensor(float))
+    Attributes (keyword): mode: string = 'nearest'
+    Returns a tuple of the outputs: Y (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     X = np.asarray(X)
     scales = np.asarray(scales)
     problems = validate_v10((X, scales,), {'mode': mode}, None)
@@ -132,7 +141,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(X, scales, *, mode='nearest'):
-    'Reference kernel of onnx.Upsample@9: calls opgen.runtime.kernels.onnx_resize.onnx_resize_v10.'
+    """Reference kernel of onnx.Upsample@9.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_resize_v10.
+
+    Inputs (positional): X (T), scales (tensor(float))
+    Attributes (keyword): mode: string = 'nearest'
+    Returns a tuple of the outputs: Y (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     X = np.asarray(X)
     scales = np.asarray(scales)
     problems = validate_v9((X, scales,), {'mode': mode}, None)
@@ -186,7 +204,16 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(X, *, mode='nearest', scales):
-    'Reference kernel of onnx.Upsample@7: calls opgen.runtime.kernels.onnx_resize.onnx_upsample_v7.'
+    """Reference kernel of onnx.Upsample@7.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_upsample_v7.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): mode: string = 'nearest', scales: floats (required)
+    Returns a tuple of the outputs: Y (T)
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     X = np.asarray(X)
     problems = validate_v7((X,), {'mode': mode, 'scales': scales}, None)
     if problems:
@@ -244,7 +271,15 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(X, *, height_scale, mode='nearest', width_scale):
-    'Reference kernel of onnx.Upsample@1: calls opgen.runtime.kernels.onnx_resize.onnx_upsample_v1.'
+    """Reference kernel of onnx.Upsample@1.
+
+    Calls opgen.runtime.kernels.onnx_resize.onnx_upsample_v1.
+
+    Inputs (positional): X (T)
+    Attributes (keyword): height_scale: float (required), mode: string = 'nearest', width_scale: float (required)
+    Returns a tuple of the outputs: Y (T)
+    T: bool, double, float, float16, int32, int64
+    """
     X = np.asarray(X)
     problems = validate_v1((X,), {'height_scale': height_scale, 'mode': mode, 'width_scale': width_scale}, None)
     if problems:

@@ -61,7 +61,16 @@ def validate_v16(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v16(condition, X, Y):
-    'Reference kernel of onnx.Where@16: where(condition, X, Y).'
+    """Reference kernel of onnx.Where@16.
+
+    Computes output = where(condition, X, Y).
+
+    Inputs (positional): condition (B), X (T), Y (T)
+    Returns a tuple of the outputs: output (T)
+    B: bool
+    T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
+        uint32, uint64, uint8
+    """
     condition = np.asarray(condition)
     X = np.asarray(X)
     Y = np.asarray(Y)
@@ -123,7 +132,16 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v9(condition, X, Y):
-    'Reference kernel of onnx.Where@9: where(condition, X, Y).'
+    """Reference kernel of onnx.Where@9.
+
+    Computes output = where(condition, X, Y).
+
+    Inputs (positional): condition (B), X (T), Y (T)
+    Returns a tuple of the outputs: output (T)
+    B: bool
+    T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
+        uint64, uint8
+    """
     condition = np.asarray(condition)
     X = np.asarray(X)
     Y = np.asarray(Y)

@@ -56,7 +56,15 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v7(A, B, *, C_dtype=None):
-    'Reference kernel of onnx.Xor@7: A ^ B.'
+    """Reference kernel of onnx.Xor@7.
+
+    Computes C = A ^ B.
+
+    Inputs (positional): A (T), B (T)
+    Returns a tuple of the outputs: C (T1)
+    T: bool
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -106,7 +114,16 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 
 
 def kernel_v1(A, B, *, axis=None, broadcast=0, C_dtype=None):
-    'Reference kernel of onnx.Xor@1: calls opgen.runtime.kernels.legacy_broadcast.logical_xor.'
+    """Reference kernel of onnx.Xor@1.
+
+    Calls opgen.runtime.kernels.legacy_broadcast.logical_xor.
+
+    Inputs (positional): A (T), B (T)
+    Attributes (keyword): axis: int (optional), broadcast: int = 0
+    Returns a tuple of the outputs: C (T1)
+    T: bool
+    T1: bool
+    """
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
