@@ -94,3 +94,19 @@ def test_worked_example_builds_lints_and_runs(tmp_path):
     run = subprocess.run([sys.executable, "-c", script, str(out / "python")], capture_output=True, text=True,
                          timeout=60)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_schemas_a_build_reads_are_inputs_of_the_build(tmp_path):
+    """The guide (and every check) depends on the schemas: a spec folder's own schema/ is digested, and
+    without one opgen's bundled schemas are, as if the folder held a copy of them."""
+    from opgen.build import gather_inputs
+    from opgen.paths import BUNDLED_SPECS
+
+    bare, copied = tmp_path / "bare", tmp_path / "copied"
+    bare.mkdir()
+    shutil.copytree(BUNDLED_SPECS / "schema", copied / "schema")
+    assert gather_inputs(bare).environment == gather_inputs(copied).environment
+    schema = copied / "schema" / "op.schema.json"
+    schema.write_text(schema.read_text(encoding="utf-8").replace("The operator's name", "The op's name"),
+                      encoding="utf-8")
+    assert gather_inputs(bare).environment != gather_inputs(copied).environment

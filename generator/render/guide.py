@@ -45,20 +45,25 @@ def schema_nodes(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _type_text(node: dict[str, Any]) -> str:
+_TYPE_WORDS = {"en": dict(list_of="list of {}", list="list", value="value", any="any", either=" or "),
+               "zh": dict(list_of="{} 的列表", list="列表", value="值", any="任意", either=" 或 ")}
+
+
+def _type_text(node: dict[str, Any], lang: str = "en") -> str:
     """A field's type as the table shows it: the `$defs` entry it refers to, or its JSON type (a list
     with its item type)."""
+    words = _TYPE_WORDS[lang]
     if "$ref" in node:
         return str(node["$ref"]).split("#/", 1)[-1].replace("/", ".")
     kind = node.get("type")
     if kind == "array":
         items = node.get("items", {})
-        return f"list of {_type_text(items)}" if isinstance(items, dict) and items else "list"
+        return words["list_of"].format(_type_text(items, lang)) if isinstance(items, dict) and items else words["list"]
     if kind is None and "enum" in node:
-        return "string" if all(isinstance(v, str) for v in node["enum"]) else "value"
+        return "string" if all(isinstance(v, str) for v in node["enum"]) else words["value"]
     if kind is None:
-        return "any"
-    return " or ".join(kind) if isinstance(kind, list) else str(kind)
+        return words["any"]
+    return words["either"].join(kind) if isinstance(kind, list) else str(kind)
 
 
 def _allowed_text(node: dict[str, Any]) -> str:
@@ -97,9 +102,9 @@ def schema_sections(schema: dict[str, Any], lang: str) -> list[dict[str, Any]]:
         own = path + "[]" if body is not node else path
         required = set(body.get("required", ()))
         rows = [dict(path=f"{own}.{name}" if own else name, name=name, required=name in required,
-                     type=_type_text(sub), allowed=_allowed_text(sub), description=_description(sub, lang))
+                     type=_type_text(sub, lang), allowed=_allowed_text(sub), description=_description(sub, lang))
                 for name, sub in body.get("properties", {}).items()]
-        sections.append(dict(path=own, type=_type_text(node), allowed=_allowed_text(node),
+        sections.append(dict(path=own, type=_type_text(node, lang), allowed=_allowed_text(node),
                              description=_description(node, lang), rows=rows))
     return sections
 
