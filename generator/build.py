@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache import StatCache
-from .paths import PACKAGE_DIR, TEMPLATES
+from .paths import PACKAGE_DIR, SCHEMA_DIR_NAME, TEMPLATES, schema_dir
 from .render import manifest as mf
 
 if TYPE_CHECKING:
@@ -75,6 +75,11 @@ def _combine(*parts: Any) -> str:
 def gather_inputs(specs_dir: Path, stats: StatCache | None = None) -> Inputs:
     specs = _tree_digests(specs_dir, stats=stats)
     shared = {k: v for k, v in specs.items() if k.split("/", 1)[0] in ("schema", "sources")}
+    if not any(k.startswith(f"{SCHEMA_DIR_NAME}/") for k in shared):
+        # No schema/ of its own: the specs are checked against (and the guide describes) opgen's bundled
+        # schemas, which are then inputs too.
+        shared.update({f"{SCHEMA_DIR_NAME}/{k}": v
+                       for k, v in _tree_digests(schema_dir(specs_dir), ".json", stats).items()})
     environment = _combine(CACHE_FORMAT, sorted(_tree_digests(PACKAGE_DIR, ".py", stats).items()),
                            sorted(_tree_digests(TEMPLATES, stats=stats).items()), sorted(shared.items()))
     return Inputs(specs, environment, _combine(environment, sorted(specs.items())))

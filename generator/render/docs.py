@@ -27,7 +27,7 @@ LABELS = {
         index_title="operators", ops="ops", errata_title="Errata: slips in the source documents",
         errata_intro="Each entry says what the source text says and what the spec does instead, and why.",
         document_says="Document says", field="Field", op="Op", yes="yes", no="no", none="none",
-        by_category="By category", language_link="中文",
+        by_category="By category", language_link="中文", guide="Writing a spec: the spec-authoring guide",
         variadic="variadic", single="single", homogeneous="homogeneous", heterogeneous="heterogeneous",
         each="each", example_inputs="inputs", example_outputs="outputs", example_attributes="attributes",
         when_absent="When not given", lowest="the lowest finite value of the element type",
@@ -45,7 +45,7 @@ LABELS = {
         index_title="算子", ops="个算子", errata_title="勘误: 源文档中的错误",
         errata_intro="每一条说明源文本的写法、规格的处理方式及其理由。",
         document_says="文档原文", field="字段", op="算子", yes="是", no="否", none="无",
-        by_category="按类别", language_link="English",
+        by_category="按类别", language_link="English", guide="编写规格:规格编写指南",
         variadic="可变", single="单个", homogeneous="同质", heterogeneous="异质",
         each="每个", example_inputs="输入", example_outputs="输出", example_attributes="属性",
         when_absent="未给出时", lowest="元素类型的最小有限值", highest="元素类型的最大有限值",
@@ -255,8 +255,11 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
 
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:
-    """The pages that list several ops: the root index, each domain's index and errata page."""
-    files: dict[str, bytes] = {}
+    """The pages that list several ops: the root index, each domain's index and errata page; and the
+    spec-authoring guide (it depends on the schemas and the generator's tables, not on one op)."""
+    from .guide import guide_files
+
+    files: dict[str, bytes] = guide_files(specs)
     for lang in LANGS:
         files[f"docs/{lang}/index.md"] = render_template(
             "docs/root.md.j2", L=LABELS[lang], domains=[dict(name=d.name, n=len(d.ops),

@@ -72,6 +72,7 @@ def _present_shape(c: CheckContext, name: str) -> tuple[int, ...] | None:
 
 @rule
 def unidirectional_broadcast(c: CheckContext, source: Param, target: Param) -> str:
+    """source broadcasts to target's shape (ONNX unidirectional broadcasting); an absent one passes."""
     s, t = _present_shape(c, source), _present_shape(c, target)
     if s is None or t is None:
         return ""
@@ -98,6 +99,7 @@ def multidirectional_broadcast(c: CheckContext, params: Params) -> str:
 
 @rule
 def same_shape(c: CheckContext, params: Params) -> str:
+    """Every tensor of the parameters (each of a variadic one, absent optional ones left out) has one shape."""
     shapes = []
     for p in params:
         for k, info in enumerate(c.infos(p)):
@@ -113,6 +115,8 @@ def same_shape(c: CheckContext, params: Params) -> str:
 
 @rule
 def onnx_prelu_legacy_slope(c: CheckContext, source: Param, target: Param) -> str:
+    """source (PRelu's slope before version 7) is of size 1, of target's channel count (axis 1), or broadcasts to
+    target."""
     s, t = c.shape(source), c.shape(target)
     if broadcast.onnx_prelu_legacy(s, t) is None:
         return (f"{source} shape {list(s)} is neither of size 1, nor of the channel count of {target} "
@@ -239,6 +243,7 @@ def xla_broadcast_dimensions(c: CheckContext, lhs: Param, rhs: Param, attribute:
 
 @rule
 def concatenate(c: CheckContext, inputs: Param, attribute: Attr) -> str:
+    """The tensors of inputs have one rank and equal sizes off the dimension the attribute names (in range)."""
     shapes = _shapes(c, inputs)
     if not shapes:
         return ""
@@ -255,6 +260,7 @@ def concatenate(c: CheckContext, inputs: Param, attribute: Attr) -> str:
 
 @rule
 def dot(c: CheckContext, lhs: Param, rhs: Param) -> str:
+    """lhs and rhs have rank 1 or 2 and lhs's last dimension equals rhs's first."""
     a, b = c.shape(lhs), c.shape(rhs)
     if len(a) not in (1, 2) or len(b) not in (1, 2):
         return f"{lhs} and {rhs} must have rank 1 or 2, found {len(a)} and {len(b)}"
@@ -288,6 +294,7 @@ def dot_general(c: CheckContext, lhs: Param, rhs: Param) -> str:
 
 @rule
 def dynamic_update_slice(c: CheckContext, operand: Param, update: Param) -> str:
+    """update has operand's rank and fits inside it (no dimension larger)."""
     a, u = c.shape(operand), c.shape(update)
     if len(a) != len(u) or any(x > y for x, y in zip(u, a)):
         return f"{update} shape {list(u)} does not fit in {operand} shape {list(a)}"
@@ -296,6 +303,7 @@ def dynamic_update_slice(c: CheckContext, operand: Param, update: Param) -> str:
 
 @rule
 def select(c: CheckContext, pred: Param, on_true: Param, on_false: Param) -> str:
+    """on_true and on_false have one shape; pred has that shape or is a scalar."""
     p, t, f = c.shape(pred), c.shape(on_true), c.shape(on_false)
     if t != f:
         return f"{on_true} shape {list(t)} differs from {on_false} shape {list(f)}"
@@ -306,6 +314,7 @@ def select(c: CheckContext, pred: Param, on_true: Param, on_false: Param) -> str
 
 @rule
 def broadcast_in_dim(c: CheckContext, operand: Param, output: Param, attribute: Attr) -> str:
+    """The attribute maps each operand dimension to a distinct output dimension of size equal (or operand size 1)."""
     s, out = c.shape(operand), c.shape(output)
     dims = list(c.attr(attribute))
     if len(dims) != len(s):
@@ -322,6 +331,7 @@ def broadcast_in_dim(c: CheckContext, operand: Param, output: Param, attribute: 
 
 @rule
 def bitcast_convert(c: CheckContext, operand: Param, output: Param) -> str:
+    """output's shape is operand's, with a last dimension added or removed when the element widths differ."""
     from ..dtypes import ELEM_TYPES
 
     s, t = c.shape(operand), c.shape(output)
@@ -351,6 +361,8 @@ def _same_and_scalars(c: CheckContext, inputs: str, init_values: str) -> tuple[l
 
 @rule
 def reduce(c: CheckContext, inputs: Param, init_values: Param, outputs: Param, attribute: Attr) -> str:
+    """inputs share one shape, init_values are scalars (one per input), the attribute's dimensions are distinct and
+    in range, outputs drop them."""
     shapes, problem = _same_and_scalars(c, inputs, init_values)
     if problem or not shapes:
         return problem
@@ -368,6 +380,8 @@ def reduce(c: CheckContext, inputs: Param, init_values: Param, outputs: Param, a
 
 @rule
 def reduce_window_operands(c: CheckContext, inputs: Param, init_values: Param, attribute: Attr) -> str:
+    """inputs share one shape, init_values are scalars (one per input), the window attribute has one entry per
+    dimension."""
     shapes, problem = _same_and_scalars(c, inputs, init_values)
     if problem or not shapes:
         return problem
@@ -379,6 +393,7 @@ def reduce_window_operands(c: CheckContext, inputs: Param, init_values: Param, a
 @rule
 def partial_reduce(c: CheckContext, inputs: Param, init_values: Param, outputs: Param, reduction_dim: Attr,
                    log2_reduction: Attr) -> str:
+    """inputs share one shape, init_values are scalars (one per input), reduction_dim is a dimension of the inputs."""
     shapes, problem = _same_and_scalars(c, inputs, init_values)
     if problem or not shapes:
         return problem
@@ -390,6 +405,7 @@ def partial_reduce(c: CheckContext, inputs: Param, init_values: Param, outputs: 
 
 @rule
 def sort(c: CheckContext, inputs: Param, attribute: Attr) -> str:
+    """The tensors of inputs share one shape and the attribute names one of its dimensions."""
     shapes = _shapes(c, inputs)
     if len(set(shapes)) > 1:
         return f"{inputs} shapes differ: {[list(s) for s in shapes]}"
@@ -412,6 +428,7 @@ def _axes(c: CheckContext, axes: str, rank: int) -> tuple[list[int], str]:
 
 @rule
 def squeeze_axes(c: CheckContext, input: Param, axes: Param) -> str:
+    """The axes input (when given) names distinct dimensions of input, each of size 1."""
     if not c.has(axes):
         return ""
     s = c.shape(input)
@@ -424,6 +441,7 @@ def squeeze_axes(c: CheckContext, input: Param, axes: Param) -> str:
 
 @rule
 def unsqueeze_axes(c: CheckContext, input: Param, axes: Param) -> str:
+    """The axes input names distinct dimensions of the output (rank of input plus the number of axes)."""
     count = len(c.value(axes).reshape(-1))
     _, problem = _axes(c, axes, c.rank(input) + count)
     return problem
@@ -431,6 +449,7 @@ def unsqueeze_axes(c: CheckContext, input: Param, axes: Param) -> str:
 
 @rule
 def topk_k(c: CheckContext, input: Param, k: Param, attribute: Attr) -> str:
+    """The attribute is an axis of input and k holds one value in [1, size of that axis]."""
     s, axis = c.shape(input), c.attr(attribute)
     if not -len(s) <= axis < len(s):
         return f"{attribute} {axis} is outside [-{len(s)}, {len(s) - 1}]"
@@ -442,12 +461,14 @@ def topk_k(c: CheckContext, input: Param, k: Param, attribute: Attr) -> str:
 
 @rule
 def positive_values(c: CheckContext, param: Param) -> str:
+    """Every value of the (constant) parameter is > 0."""
     values = c.value(param)
     return "" if (values > 0).all() else f"every {param} value must be > 0, found {values.tolist()}"
 
 
 @rule
 def axis_values_in_range(c: CheckContext, param: Param, data: Param) -> str:
+    """Every value of param (when given) is an axis of data, in [-rank, rank - 1]."""
     if not c.has(param):
         return ""
     rank = c.rank(data)
@@ -458,6 +479,7 @@ def axis_values_in_range(c: CheckContext, param: Param, data: Param) -> str:
 
 @rule
 def start_indices_in_bounds(c: CheckContext, operand: Param, start_indices: Param, sizes: Param) -> str:
+    """Each start index keeps a slice of the given size inside operand's dimension."""
     shape, size = c.shape(operand), c.shape(sizes)
     starts = [int(v) for v in np.concatenate([c.value(i).reshape(-1) for i in [start_indices]]).tolist()] \
         if c.info(start_indices) is not None else _variadic_values(c, start_indices)
@@ -478,6 +500,8 @@ def _variadic_values(c: CheckContext, name: str) -> list[int]:
 
 @rule
 def reshape_shape_values(c: CheckContext, input: Param, shape: Param, attribute: Attr) -> str:
+    """The shape input is a valid target for input: at most one -1, 0 as the attribute (allowzero) says, same element
+    count."""
     target = [int(v) for v in c.value(shape).reshape(-1)]
     s, allowzero = c.shape(input), bool(c.attr(attribute))
     if target.count(-1) > 1 or any(v < -1 for v in target):
@@ -501,6 +525,8 @@ def reshape_shape_values(c: CheckContext, input: Param, shape: Param, attribute:
 @rule
 def ctc_loss_values(c: CheckContext, input: Param, targets: Param, input_lengths: Param, target_lengths: Param,
                     attribute: Attr) -> str:
+    """CTC loss lengths and targets: lengths within the steps, targets within their lengths, class indices other than
+    blank."""
     s = c.shape(input)
     steps, classes = s[0], s[-1]
     in_len = c.value(input_lengths).reshape(-1)
