@@ -6,21 +6,33 @@ from opgen import testing
 from opgen_ops.onednn.wildcard import SIGNATURE_V1 as SIGNATURE
 from opgen_ops.onednn.wildcard import validate_v1 as validate
 
-BASE = {'T': 'float'}
+BASE = {'T1': 'float', 'T2': 'float'}
 BINDINGS = [
-    {'T': 'float'},
-    {'T': 'bfloat16'},
-    {'T': 'float16'},
-    {'T': 'double'},
-    {'T': 'int8'},
-    {'T': 'uint8'},
-    {'T': 'int32'},
-    {'T': 'int64'},
-    {'T': 'bool'},
-    {'T': 'int4'},
-    {'T': 'uint4'},
-    {'T': 'float8e4m3fn'},
-    {'T': 'float8e5m2'},
+    {'T1': 'float', 'T2': 'float'},
+    {'T1': 'bfloat16', 'T2': 'float'},
+    {'T1': 'float16', 'T2': 'float'},
+    {'T1': 'double', 'T2': 'float'},
+    {'T1': 'int8', 'T2': 'float'},
+    {'T1': 'uint8', 'T2': 'float'},
+    {'T1': 'int32', 'T2': 'float'},
+    {'T1': 'int64', 'T2': 'float'},
+    {'T1': 'bool', 'T2': 'float'},
+    {'T1': 'int4', 'T2': 'float'},
+    {'T1': 'uint4', 'T2': 'float'},
+    {'T1': 'float8e4m3fn', 'T2': 'float'},
+    {'T1': 'float8e5m2', 'T2': 'float'},
+    {'T1': 'float', 'T2': 'bfloat16'},
+    {'T1': 'float', 'T2': 'float16'},
+    {'T1': 'float', 'T2': 'double'},
+    {'T1': 'float', 'T2': 'int8'},
+    {'T1': 'float', 'T2': 'uint8'},
+    {'T1': 'float', 'T2': 'int32'},
+    {'T1': 'float', 'T2': 'int64'},
+    {'T1': 'float', 'T2': 'bool'},
+    {'T1': 'float', 'T2': 'int4'},
+    {'T1': 'float', 'T2': 'uint4'},
+    {'T1': 'float', 'T2': 'float8e4m3fn'},
+    {'T1': 'float', 'T2': 'float8e5m2'},
 ]
 
 

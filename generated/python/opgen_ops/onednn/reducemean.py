@@ -50,12 +50,30 @@ SIGNATURE_V1 = Signature(
         OutputShape(
             'dst',
             lambda c: (
-                [1 if j in [a % c.rank('src') for a in c.attr('axes')] else d for j, d in enumerate(c.shape('src'))]
+                [
+                    (
+                        1
+                        if j in [
+                            a % c.rank('src')
+                            for a in list(c.values('axes_input') if c.has('axes_input') else c.attr('axes'))
+                        ]
+                        else d
+                    )
+                    for (j, d) in enumerate(c.shape('src'))
+                ]
                 if c.attr('keep_dims')
-                else [d for j, d in enumerate(c.shape('src')) if j not in [a % c.rank('src') for a in c.attr('axes')]]
+                else [
+                    d
+                    for (j, d) in enumerate(c.shape('src'))
+                    if j not in [
+                        a % c.rank('src')
+                        for a in list(c.values('axes_input') if c.has('axes_input') else c.attr('axes'))
+                    ]
+                ]
             ),
-            '[1 if j in [a % rank(src) for a in axes] else d for j, d in enumerate(shape(src))] if keep_dims else '
-            '[d for j, d in enumerate(shape(src)) if j not in [a % rank(src) for a in axes]]',
+            '[1 if j in [a % rank(src) for a in list(values(axes_input) if has(axes_input) else axes)] else d for '
+            'j, d in enumerate(shape(src))] if keep_dims else [d for j, d in enumerate(shape(src)) if j not in [a '
+            '% rank(src) for a in list(values(axes_input) if has(axes_input) else axes)]]',
         ),
     ),
 )

@@ -19,13 +19,17 @@ SIGNATURE_V1 = Signature(
     attributes=(
     ),
     inputs=(
-        ParamSig('src', 'T', 'variadic', homogeneous=True, min_arity=1),
+        ParamSig('src', 'T1', 'variadic', homogeneous=False, min_arity=0),
     ),
     outputs=(
-        ParamSig('dst', 'T', 'variadic', homogeneous=True, min_arity=1),
+        ParamSig('dst', 'T2', 'variadic', homogeneous=False, min_arity=0),
     ),
     type_constraints={
-        'T': (
+        'T1': (
+            'float', 'bfloat16', 'float16', 'double', 'int8', 'uint8', 'int32', 'int64', 'bool', 'int4', 'uint4',
+            'float8e4m3fn', 'float8e5m2',
+        ),
+        'T2': (
             'float', 'bfloat16', 'float16', 'double', 'int8', 'uint8', 'int32', 'int64', 'bool', 'int4', 'uint4',
             'float8e4m3fn', 'float8e5m2',
         ),
