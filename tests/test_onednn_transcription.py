@@ -179,6 +179,8 @@ INVALID = [
     ("linear_conv_pool.json", "convolution", _shape("outputs", 0, [2, 8, 5, 5]), "output 'dst'", "the op gives"),
     ("linear_conv_pool.json", "conv_nxc_same", _attr("auto_pad", "string", "same_upper"), "attribute 'auto_pad'",
      "SAME_UPPER"),
+    ("linear_conv_pool.json", "convolutionbackwarddata", _shape("outputs", 0, [2, 3, 4, 4]), "output 'diff_src'",
+     "the op gives"),
     ("linear_conv_pool.json", "maxpool", _attr("kernel", "s64[]", [2, 2, 2]), "constraint C1", "kernel"),
     ("linear_conv_pool.json", "avgpool", _shape("outputs", 0, [2, 3, 2, 2]), "output 'dst'", "the op gives"),
     ("norms_reductions.json", "groupnorm", _attr("groups", "s64", 2), "constraint C1", "groups"),

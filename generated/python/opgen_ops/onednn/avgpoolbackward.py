@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.AvgPoolBackward'
@@ -37,10 +37,20 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float', 'bfloat16', 'float16'), 'T1': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.has('src_shape') or c.has('src_shape_input'),
+            'The shape of diff_src is given, by the attribute src_shape or by the input src_shape_input.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'diff_src',
+            lambda c: list(c.values('src_shape_input')) if c.has('src_shape_input') else list(c.attr('src_shape')),
+            'list(values(src_shape_input)) if has(src_shape_input) else list(src_shape)',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvolutionBackwardData'
@@ -40,10 +40,20 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T1': ('float', 'bfloat16', 'float16'), 'T2': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.has('dst_shape') or c.has('dst_shape_input'),
+            'The shape of diff_src is given, by the attribute dst_shape or by the input dst_shape_input.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'diff_src',
+            lambda c: list(c.values('dst_shape_input')) if c.has('dst_shape_input') else list(c.attr('dst_shape')),
+            'list(values(dst_shape_input)) if has(dst_shape_input) else list(dst_shape)',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvTransposeBackwardWeights'
@@ -39,10 +39,24 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T1': ('float', 'bfloat16', 'float16'), 'T2': ('int32',)},
     checks=(
+        Check(
+            'C1',
+            lambda c: c.has('weights_shape') or c.has('weights_shape_input'),
+            'The shape of diff_weights is given, by the attribute weights_shape or by the input weights_shape_input.',
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'diff_weights',
+            lambda c: (
+                list(c.values('weights_shape_input'))
+                if c.has('weights_shape_input')
+                else list(c.attr('weights_shape'))
+            ),
+            'list(values(weights_shape_input)) if has(weights_shape_input) else list(weights_shape)',
+        ),
     ),
 )
 

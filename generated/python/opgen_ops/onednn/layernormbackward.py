@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.LayerNormBackward'
@@ -38,6 +38,11 @@ SIGNATURE_V1 = Signature(
     checks=(
         Check(
             'C1',
+            lambda c: -c.rank('src') <= c.attr('begin_norm_axis') < c.rank('src'),
+            'begin_norm_axis must lie in [-r, r-1], r being the rank of src.',
+        ),
+        Check(
+            'C2',
             lambda c: (
                 [c.dtype('src'), c.dtype('diff_dst'), c.dtype('diff_src'), c.dtype('mean'), c.dtype('variance')]
                 in [
@@ -54,6 +59,17 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape('diff_src', lambda c: c.shape('src'), 'shape(src)'),
+        OutputShape(
+            'diff_gamma',
+            lambda c: list(c.shape('src'))[c.attr('begin_norm_axis') % c.rank('src'):],
+            'list(shape(src))[begin_norm_axis % rank(src):]',
+        ),
+        OutputShape(
+            'diff_beta',
+            lambda c: list(c.shape('src'))[c.attr('begin_norm_axis') % c.rank('src'):],
+            'list(shape(src))[begin_norm_axis % rank(src):]',
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.MaxPoolBackward'
@@ -36,10 +36,12 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float', 'bfloat16', 'float16')},
     checks=(
+        Check('C1', lambda c: c.rank('diff_dst') == c.rank('src'), 'diff_dst has the same rank as src.'),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape('diff_src', lambda c: c.shape('src'), 'shape(src)'),
     ),
 )
 
