@@ -192,9 +192,9 @@ INVALID = [
     ("data_movement_quant.json", "statictranspose", _attr("order", "s64[]", [0, 0, 1, 2]), "constraint C1",
      "permutation"),
     ("data_movement_quant.json", "concat", _shape("inputs", 1, [2, 1, 3, 5]), "constraint C2", "except along axis"),
-    ("data_movement_quant.json", "dequantize", _attr("scales", "f32[]", [0.1, 0.2]), "constraint C3",
-     "per_channel"),
-    ("data_movement_quant.json", "dequantize_f8", _attr("zps", "s64[]", [1]), "constraint C5", "8-bit"),
+    ("data_movement_quant.json", "dequantize", _attr("zps", "s64[]", [0, 0]), "constraint C3", "as many values"),
+    ("data_movement_quant.json", "dequantize_f8", _attr("zps", "s64[]", [1]), "constraint C4", "8-bit"),
+    ("data_movement_quant.json", "quantize", _attr("scales", "f32[]", [0.1, 0.2]), "constraint C1", "per_tensor"),
 ]
 
 

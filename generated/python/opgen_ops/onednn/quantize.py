@@ -48,18 +48,12 @@ SIGNATURE_V1 = Signature(
         ),
         Check(
             'C3',
-            lambda c: len(c.attr('scales')) == c.shape('src')[c.attr('axis') % c.rank('src')],
-            'per_channel takes one scale per index of src along axis.',
-            when=lambda c: c.attr('qtype') == 'per_channel' and -c.rank('src') <= c.attr('axis') < c.rank('src'),
-        ),
-        Check(
-            'C4',
             lambda c: len(c.attr('zps')) == len(c.attr('scales')),
             'zps, when given, has as many values as scales.',
             when=lambda c: c.has('zps'),
         ),
         Check(
-            'C5',
+            'C4',
             lambda c: not c.has('zps') or c.dtype('dst') not in ('float8e4m3fn', 'float8e5m2'),
             '8-bit floating-point data takes no zero points.',
         ),
