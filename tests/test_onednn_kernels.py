@@ -79,6 +79,15 @@ def test_binary_formula_broadcasts_as_torch(op: str) -> None:
     close(got, BINARY[op](t(X), t(b)))
 
 
+@pytest.mark.parametrize("op", ["Add", "Subtract"])
+def test_s32_add_and_subtract_match_torch(op: str) -> None:
+    a = RNG.integers(-1000, 1000, (3, 4)).astype(np.int32)
+    b = RNG.integers(-1000, 1000, (4,)).astype(np.int32)
+    (got,) = kernel(op)(a, b)
+    want = BINARY[op](torch.from_numpy(a), torch.from_numpy(b))
+    assert got.dtype == np.int32 and np.array_equal(got, want.numpy())
+
+
 def test_mixed_types_and_comparison_and_select() -> None:
     b = RNG.standard_normal((5,)).astype(ml_dtypes.bfloat16)
     (got,) = kernel("Multiply")(X, b)
