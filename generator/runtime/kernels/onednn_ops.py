@@ -16,7 +16,6 @@ from ..elementwise import compute_dtype, finish, ieee_results
 from .activation import softmax as _softmax
 from .onnx_linalg import onnx_matmul
 
-
 _ML_FINFO: Any = ml_dtypes.finfo  # (ml_dtypes has no annotations)
 
 
