@@ -46,12 +46,19 @@ ATTRIBUTE_SETS = {
     "Mod": [{}, {"fmod": 1}], "Clip": [{}, {"min": -1.5, "max": 2.0}, {"max": 0.25}, {"min": 1.0, "max": -1.0}],
 }
 
+# The oneDNN element-wise ops whose attributes have no default (required by the library) run with these.
+ONEDNN_ATTRIBUTE_SETS = {
+    "Clamp": [{"min": -1.5, "max": 2.0}], "Elu": [{"alpha": 1.7}], "HardSigmoid": [{"alpha": 0.5, "beta": 0.3}],
+    "LeakyReLU": [{"alpha": 0.3}], "Pow": [{"beta": 2.0}, {"beta": 0.5}],
+}
+
 
 def attribute_sets(v, elem: str) -> list[dict]:
     """ATTRIBUTE_SETS of an onnx op (else the defaults), less what the op refuses for the element type: Mod
     before version 28 takes floats with fmod=1 only (C2)."""
     names = {a.name for a in v.attributes}
-    sets = [s for s in ATTRIBUTE_SETS.get(v.op, [{}]) if set(s) <= names] if v.domain == "onnx" else [{}]
+    sets = [s for s in ATTRIBUTE_SETS.get(v.op, [{}]) if set(s) <= names] if v.domain == "onnx" else \
+        ONEDNN_ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onednn" else [{}]
     if v.op == "Mod" and v.since_version < 28 and ELEM_TYPES[elem].kind == "float":
         sets = [s for s in sets if s.get("fmod") == 1]
     return sets

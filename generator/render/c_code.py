@@ -10,7 +10,7 @@ from .. import expr, formula
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..names import C_KEYWORDS, C_RENAMED
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
-from .common import HEADER, module_name, render as render_template
+from .common import header as file_header, module_name, render as render_template
 
 _ATTR_C = {"int": "int64_t {n}", "float": "double {n}", "bool": "bool {n}", "string": "const char *{n}",
            "enum": "const char *{n}"}
@@ -372,7 +372,7 @@ def render_op(op: OpSpec) -> dict[str, bytes]:
         else:
             stubs.append(stub_view(v))
     module = module_name(op.name)
-    header = HEADER.format(source=f"{op.domain}/{op.name}.yaml")
+    header = file_header(f"{op.domain}/{op.name}.yaml")
     ctx = dict(op=op, kernels=kernels, stubs=stubs, header=header, module=module,
                flags=" ".join(OPTIMISATION_FLAGS),
                guard=f"OPGEN_{op.domain.upper()}_{module.upper()}_H")

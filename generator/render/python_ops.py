@@ -13,7 +13,7 @@ from typing import Any
 from .. import expr, formula
 from ..dtypes import tensor_elem, type_key
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
-from .common import HEADER, module_name, py_call, render_python
+from .common import header as file_header, module_name, py_call, render_python
 
 PACKAGE = "python/opgen_ops"
 
@@ -402,7 +402,7 @@ def render_op(op: OpSpec) -> bytes:
         for v in op.versions
     ]
     return render_python("python/op_module.py.j2", op=op, versions=versions, imports=import_view(op, versions, imports),
-                         header=HEADER.format(source=f"{op.domain}/{op.name}.yaml"))
+                         header=file_header(f"{op.domain}/{op.name}.yaml"))
 
 
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:

@@ -5,7 +5,7 @@ from typing import Any
 
 from ..dtypes import ELEM_TYPES, tensor_elem, type_key
 from ..model import Domain, OpSpec, OpVersion, SpecSet, plain_value
-from .common import HEADER, module_name, render_python
+from .common import header as file_header, module_name, render_python
 
 
 
@@ -39,7 +39,7 @@ def render_version(v: OpVersion) -> bytes:
     kernel_dtypes = [tensor_elem(t) for t in v.allowed_types(first)] if first else []
     output_dtypes = [tensor_elem(p.type) if p.is_fixed else None for p in v.outputs]
     return render_python(
-        "tests/test_op.py.j2", v=v, header=HEADER.format(source=f"{v.domain}/{v.op}.yaml"),
+        "tests/test_op.py.j2", v=v, header=file_header(f"{v.domain}/{v.op}.yaml"),
         module=f"opgen_ops.{v.domain}.{module_name(v.op)}", base=base, bindings=all_bindings,
         rejected=rejected_dtype(v), required_attributes=[a.name for a in v.attributes if a.required],
         has_required_input=any(p.option == "single" for p in v.inputs), has_kernel=v.has_kernel, has_formula=v.elementwise is not None,
