@@ -270,7 +270,7 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Source:
-    document: str
+    document: str | None  # None only for an extension op, which cites its specification by url
     section: str | None = None
     language: str | None = None
     url: str | None = None
@@ -286,6 +286,8 @@ class OpSpec:
     location: Location
     provenance: Provenance = field(default_factory=Provenance)
     notes: tuple[Note, ...] = ()
+    # The dialect an op outside the domain's source document was added for (hlir: "stablehlo"), else None.
+    extension: str | None = None
 
     @property
     def key(self) -> str:
