@@ -30,8 +30,9 @@ LABELS = {
         extension_note="not part of the source document; added for real programs of this dialect, following its "
                        "published specification. See", specification="Specification",
         extensions_intro="Operations that real programs emit but the source document lacks. Each follows the "
-                         "published specification of the dialect named (StableHLO: https://openxla.org/stablehlo/spec); "
-                         "its texts are the project's own, and the checks against the source document leave it out.",
+                         "published specification of the dialect named "
+                         "(StableHLO: https://openxla.org/stablehlo/spec); its texts are the project's own, "
+                         "and the checks against the source document leave it out.",
         document_says="Document says", field="Field", op="Op", yes="yes", no="no", none="none",
         by_category="By category", language_link="中文",
         variadic="variadic", single="single", homogeneous="homogeneous", heterogeneous="heterogeneous",
@@ -220,7 +221,8 @@ def index_page(domain: Domain, lang: str) -> bytes:
     groups = []
     for cat in CATEGORIES:
         ops = [dict(name=o.name, versions=", ".join(str(v.since_version) for v in o.versions),
-                    documented=o.provenance.documented, extension=o.extension, summary=_first_sentence(o.versions[0].summary.get(lang)))
+                    documented=o.provenance.documented, extension=o.extension,
+                    summary=_first_sentence(o.versions[0].summary.get(lang)))
                for o in domain.ops if o.category == cat]
         if ops:
             groups.append(dict(title=category_title(cat, lang), ops=ops))

@@ -112,6 +112,21 @@ def same_shape(c: CheckContext, params: Params) -> str:
 
 
 @rule
+def paired_element_types(c: CheckContext, params: Params) -> str:
+    """Tensor k of each listed variadic parameter has one element type (XLA's variadic Reduce and Sort:
+    an operand, its initial value and its result share a type, while the operands differ)."""
+    columns = [(p, c.infos(p)) for p in params]
+    for k in range(max(len(column) for _, column in columns)):
+        # a parameter not given (outputs when only the inputs are checked) or shorter takes no part
+        typed = [(p, column[k].dtype) for p, column in columns
+                 if k < len(column) and column[k] is not None and column[k].dtype is not None]
+        if len({dtype for _, dtype in typed}) > 1:
+            return f"tensor {k} must have one element type in " + ", ".join(params) + ": " + \
+                ", ".join(f"{p}[{k}] is {dtype}" for p, dtype in typed)
+    return ""
+
+
+@rule
 def onnx_prelu_legacy_slope(c: CheckContext, source: Param, target: Param) -> str:
     s, t = c.shape(source), c.shape(target)
     if broadcast.onnx_prelu_legacy(s, t) is None:
