@@ -118,8 +118,8 @@ def paired_element_types(c: CheckContext, params: Params) -> str:
     columns = [(p, c.infos(p)) for p in params]
     for k in range(max(len(column) for _, column in columns)):
         # a parameter not given (outputs when only the inputs are checked) or shorter takes no part
-        typed = [(p, column[k].dtype) for p, column in columns
-                 if k < len(column) and column[k] is not None and column[k].dtype is not None]
+        present = [(p, column[k]) for p, column in columns if k < len(column)]
+        typed = [(p, info.dtype) for p, info in present if info is not None and info.dtype is not None]
         if len({dtype for _, dtype in typed}) > 1:
             return f"tensor {k} must have one element type in " + ", ".join(params) + ": " + \
                 ", ".join(f"{p}[{k}] is {dtype}" for p, dtype in typed)
