@@ -15,12 +15,13 @@ import opgen_ops
 from conftest import ROOT, project_specs, write
 from kernel_refs import FLOATS, edge_values, jnp, kernel, lax, np_dtype, random_array
 from opgen.parse import load_specs
+from opgen.testing import TOLERANCES
 
 HLIR = project_specs().domain("hlir")
 # op -> the StableHLO (or CHLO) operations it stands for
 EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stablehlo.count_leading_zeros"],
               "ReducePrecision": ["stablehlo.reduce_precision"],
-              "OptimizationBarrier": ["stablehlo.optimization_barrier"]}
+              "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -36,7 +37,10 @@ def test_extension_ops_are_marked_and_cite_the_stablehlo_spec():
         assert op.extension == "stablehlo"
         for source in op.sources:
             assert source.document is None and source.section
-            assert source.url == f"https://openxla.org/stablehlo/spec#{source.section}"
+            if source.section.startswith("chlo."):  # a CHLO operation: its reference page, by the op's anchor
+                assert source.url.startswith("https://openxla.org/stablehlo/generated/chlo#chlo")
+            else:
+                assert source.url == f"https://openxla.org/stablehlo/spec#{source.section}"
 
 
 def test_the_extensions_page_lists_every_extension_op():
@@ -71,7 +75,8 @@ versions:
     ("extension: stablehlo\n", "{document: demo.txt}",
      "an extension op (stablehlo) is not in a source document; cite https://openxla.org/stablehlo/spec"),
     ("extension: stablehlo\n", "{url: 'https://example.org/spec#add', section: add}",
-     "an extension op (stablehlo) cites https://openxla.org/stablehlo/spec (url starting with it"),
+     "an extension op (stablehlo) cites https://openxla.org/stablehlo/spec or "
+     "https://openxla.org/stablehlo/generated/chlo"),
     ("", "{url: 'https://openxla.org/stablehlo/spec#add', section: add}",
      "a source without a document is allowed only on an extension op"),
 ])
@@ -156,3 +161,17 @@ def test_optimization_barrier_returns_its_operands():
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
     assert got[0] is not a  # a fresh array, as every kernel returns
+
+
+@pytest.mark.parametrize("dtype", types("ErfInv"))
+def test_erf_inv_matches_jax_in_double(dtype):
+    """Against jax.lax.erf_inv of the same values in double, rounded to the type (note precision:
+    XLA's float polynomial is up to ~5e-6 off the correctly rounded value)."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(-1, 1, 300), [-1.0, 1.0, 0.0, -0.0, 0.999, -0.9999, 1.5, -2.0, np.nan]])
+    x = x.astype(np_dtype(dtype))
+    (got,) = kernel("ErfInv")(x)
+    want = np.asarray(lax.erf_inv(x.astype(np.float64))).astype(x.dtype)
+    assert got.dtype == x.dtype
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)

@@ -6,7 +6,8 @@ computes with IEEE semantics: no flushing of subnormals, unlike XLA on CPU) on r
 compared with the generated hlir kernel. Element-wise ops at least, plus Transpose, Slice, Pad,
 Concatenate, DotGeneral and Reduce.
 
-bfloat16 is left out: the interpreter's Python binding cannot build bfloat16 inputs from NumPy
+ErfInv (chlo.erf_inv) is not a StableHLO operation the interpreter runs; tests/test_hlir_extensions.py
+compares it with jax. bfloat16 is left out: the interpreter's Python binding cannot build bfloat16 inputs from NumPy
 arrays. Where document 004 is explicit and StableHLO differs, the seed wins and the comparison
 adapts (PopulationCount's result is int64 in hlir, the operand's type in StableHLO).
 """

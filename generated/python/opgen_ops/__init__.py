@@ -66,6 +66,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'DynamicUpdateSlice'): ('opgen_ops.hlir.dynamicupdateslice', (1,), (1,)),
     ('hlir', 'Elu'): ('opgen_ops.hlir.elu', (1,), (1,)),
     ('hlir', 'Erf'): ('opgen_ops.hlir.erf', (1,), (1,)),
+    ('hlir', 'ErfInv'): ('opgen_ops.hlir.erfinv', (1,), (1,)),
     ('hlir', 'Exp'): ('opgen_ops.hlir.exp', (1,), (1,)),
     ('hlir', 'Expm1'): ('opgen_ops.hlir.expm1', (1,), (1,)),
     ('hlir', 'Floor'): ('opgen_ops.hlir.floor', (1,), (1,)),
