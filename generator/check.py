@@ -65,7 +65,10 @@ def check_op(op: OpSpec, domain: Domain, root: Path) -> list[SpecError]:
 
 def _check_sources(op: OpSpec, root: Path) -> Iterator[SpecError]:
     folder = root / SOURCES_DIR
+    yield from _check_extension(op)
     for k, source in enumerate(op.sources):
+        if source.document is None:
+            continue  # an extension op's citation: its url, checked below and by _check_extension
         if not (_DOCUMENT.fullmatch(source.document) and (folder / source.document).is_file()):
             known = sorted(p.name for p in folder.glob("*") if p.is_file() and p.name != "README.md") \
                 if folder.is_dir() else []
@@ -79,6 +82,33 @@ def _check_sources(op: OpSpec, root: Path) -> Iterator[SpecError]:
     if ref is not None and not _URL.fullmatch(ref):
         yield SpecError(op.location, f"{ref!r} is not a web address (http:// or https://, no spaces)", op.key,
                         "provenance.reference")
+
+
+# The published specification each extension dialect cites instead of a source document (StableHLO's
+# spec, and the reference of its CHLO dialect for the operations jax writes as chlo.*, such as erf_inv).
+EXTENSION_SPECIFICATIONS = {"stablehlo": ("https://openxla.org/stablehlo/spec",
+                                          "https://openxla.org/stablehlo/generated/chlo")}
+
+
+def _check_extension(op: OpSpec) -> Iterator[SpecError]:
+    """An extension op cites its dialect's specification (url and section) and no source document;
+    a transcribed op cites a document, so the two kinds never mix."""
+    if op.extension is None:
+        for k, source in enumerate(op.sources):
+            if source.document is None:
+                yield SpecError(op.location, "a source without a document is allowed only on an extension op "
+                                "(set extension: stablehlo, or name the source document)", op.key,
+                                f"sources[{k}].document")
+        return
+    spec_urls = EXTENSION_SPECIFICATIONS[op.extension]
+    for k, source in enumerate(op.sources):
+        if source.document is not None:
+            yield SpecError(op.location, f"an extension op ({op.extension}) is not in a source document; cite "
+                            f"{spec_urls[0]} by url and section instead of {source.document!r}", op.key,
+                            f"sources[{k}].document")
+        elif not (source.url or "").startswith(spec_urls) or not source.section:
+            yield SpecError(op.location, f"an extension op ({op.extension}) cites {' or '.join(spec_urls)} "
+                            "(url starting with it and the section name)", op.key, f"sources[{k}]")
 
 
 def _check_domain(domain: Domain) -> list[SpecError]:

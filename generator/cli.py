@@ -220,6 +220,7 @@ def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool, fmt: str
         for op in d.ops:
             versions = ", ".join(str(v.since_version) for v in op.versions)
             tag = "" if op.provenance.documented else "  (undocumented in source)"
+            tag += f"  (extension: {op.extension})" if op.extension else ""
             click.echo(f"{d.name}.{op.name}  [{versions}]  {op.category}{tag}")
 
 

@@ -270,7 +270,7 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Source:
-    document: str
+    document: str | None  # None only for an extension op, which cites its specification by url
     section: str | None = None
     language: str | None = None
     url: str | None = None
@@ -289,6 +289,8 @@ class OpSpec:
     # The StableHLO/CHLO op names (stablehlo.exponential, chlo.top_k) this op stands for: the StableHLO
     # reader (opgen.validate.stablehlo_reader) reads an operation of one of these names as this op.
     stablehlo: tuple[str, ...] = ()
+    # The dialect an op outside the domain's source document was added for (hlir: "stablehlo"), else None.
+    extension: str | None = None
 
     @property
     def key(self) -> str:

@@ -176,12 +176,12 @@ def build_op(raw: LocDict, groups: dict[str, tuple[str, ...]]) -> OpSpec:
     versions = tuple(_build_version(v, raw["domain"], raw["name"], groups, loc) for v in raw["versions"])
     return OpSpec(
         domain=raw["domain"], name=raw["name"], category=raw["category"],
-        sources=tuple(Source(s["document"], s.get("section"), s.get("language"), s.get("url"))
+        sources=tuple(Source(s.get("document"), s.get("section"), s.get("language"), s.get("url"))
                       for s in raw["sources"]),
         versions=versions, location=loc,
         provenance=Provenance(prov["documented"], prov.get("follows"), prov.get("reference"),
                               _text(prov.get("explanation"))) if prov else Provenance(),
-        notes=_notes(raw.get("notes"), loc),
+        notes=_notes(raw.get("notes"), loc), extension=raw.get("extension"),
         stablehlo=tuple(raw.get("stablehlo", ())),
     )
 

@@ -18,6 +18,10 @@ from seed_004 import SEED, normalise, read_sections
 
 SECTIONS = read_sections()
 HLIR = project_specs().domain("hlir")
+# The transcription is the 141 sections of document 004; the extension ops (StableHLO operations jax
+# emits that the document lacks, marked `extension: stablehlo`) cite the StableHLO spec instead and are
+# left out of every comparison here.
+TRANSCRIBED = [op for op in HLIR.ops if op.extension is None]
 EMPTY = {"BCELoss", "CustomCall", "DepthToSpace", "Dropout", "Erf", "Gemm", "GeneralSplit", "GetTupleElement",
          "GlobalMaxPool", "GroupNorm", "If", "PartialReduce", "ShiftRightArithmetic", "ShiftRightLogical",
          "SliceInDim", "Tile", "Tuple", "While"}
@@ -27,6 +31,7 @@ _ATTR_SPELLING = {"ints": "list of ints", "floats": "list of floats", "strings":
 def spec_of(name: str) -> OpSpec:
     op = HLIR.op(name)
     assert op is not None, f"no spec for section {name}"
+    assert op.extension is None, f"section {name} has an extension spec"
     return op
 
 
@@ -76,7 +81,7 @@ def items(op: OpSpec, kind: str) -> list:
 
 def test_every_section_has_its_spec_in_order():
     assert [s.number for s in SECTIONS] == list(range(1, 142))
-    assert sorted(s.name for s in SECTIONS) == sorted(op.name for op in HLIR.ops)
+    assert sorted(s.name for s in SECTIONS) == sorted(op.name for op in TRANSCRIBED)
     for s in SECTIONS:
         assert [src.section for src in spec_of(s.name).sources] == [f"3.{s.number}"]
         assert [src.document for src in spec_of(s.name).sources] == [SEED.name]
@@ -157,7 +162,7 @@ def test_chinese_text_is_verbatim(section):
 
 def test_every_note_quotes_the_document_faithfully():
     raw = normalise(SEED.read_text(encoding="utf-8"))
-    for op in HLIR.ops:
+    for op in TRANSCRIBED:
         for note in op.all_notes():
             if note.document_says and op.provenance.documented:
                 quote = normalise(note.document_says)

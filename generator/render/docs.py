@@ -26,6 +26,13 @@ LABELS = {
         undocumented="Undocumented in the source", follows="follows", reference="reference",
         index_title="operators", ops="ops", errata_title="Errata: slips in the source documents",
         errata_intro="Each entry says what the source text says and what the spec does instead, and why.",
+        extension="extension", extensions="Extensions", extensions_title="Extension ops: not in the source document",
+        extension_note="not part of the source document; added for real programs of this dialect, following its "
+                       "published specification. See", specification="Specification",
+        extensions_intro="Operations that real programs emit but the source document lacks. Each follows the "
+                         "published specification of the dialect named "
+                         "(StableHLO: https://openxla.org/stablehlo/spec); its texts are the project's own, "
+                         "and the checks against the source document leave it out.",
         document_says="Document says", field="Field", op="Op", yes="yes", no="no", none="none",
         by_category="By category", language_link="中文", guide="Writing a spec: the spec-authoring guide",
         variadic="variadic", single="single", homogeneous="homogeneous", heterogeneous="heterogeneous",
@@ -44,6 +51,10 @@ LABELS = {
         undocumented="源文档中无内容", follows="遵循", reference="参考",
         index_title="算子", ops="个算子", errata_title="勘误: 源文档中的错误",
         errata_intro="每一条说明源文本的写法、规格的处理方式及其理由。",
+        extension="扩展", extensions="扩展算子", extensions_title="扩展算子: 源文档中没有的运算",
+        extension_note="不属于源文档;为表达该方言的实际程序而添加,遵循其公开规范。参见", specification="规范",
+        extensions_intro="实际程序会产生、但源文档中没有的运算。每个运算遵循所注明方言的公开规范 "
+                         "(StableHLO: https://openxla.org/stablehlo/spec);文字由本项目自行撰写,与源文档的比对检查不包括它们。",
         document_says="文档原文", field="字段", op="算子", yes="是", no="否", none="无",
         by_category="按类别", language_link="English", guide="编写规格:规格编写指南",
         variadic="可变", single="单个", homogeneous="同质", heterogeneous="异质",
@@ -210,7 +221,8 @@ def index_page(domain: Domain, lang: str) -> bytes:
     groups = []
     for cat in CATEGORIES:
         ops = [dict(name=o.name, versions=", ".join(str(v.since_version) for v in o.versions),
-                    documented=o.provenance.documented, summary=_first_sentence(o.versions[0].summary.get(lang)))
+                    documented=o.provenance.documented, extension=o.extension,
+                    summary=_first_sentence(o.versions[0].summary.get(lang)))
                for o in domain.ops if o.category == cat]
         if ops:
             groups.append(dict(title=category_title(cat, lang), ops=ops))
@@ -218,7 +230,16 @@ def index_page(domain: Domain, lang: str) -> bytes:
     return render_template("docs/index.md.j2", domain=domain, L=LABELS[lang], lang=lang, groups=groups,
                            description=domain.description.get(lang),
                            versioning=domain.versioning.get(lang) if domain.versioning else "",
-                           n_errata=errata)
+                           n_errata=errata, n_extensions=sum(1 for o in domain.ops if o.extension))
+
+
+def extensions_page(domain: Domain, lang: str) -> bytes:
+    """The ops a domain adds beyond its source document (`extension`), with the sections of the
+    specification each one follows."""
+    rows = [dict(op=o.name, extension=o.extension, summary=_first_sentence(o.versions[0].summary.get(lang)),
+                 sections=", ".join(s.section or s.url or "" for s in o.sources))
+            for o in domain.ops if o.extension]
+    return render_template("docs/extensions.md.j2", domain=domain, L=LABELS[lang], rows=rows)
 
 
 def errata_page(domain: Domain, lang: str) -> bytes:
@@ -255,8 +276,9 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
 
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:
-    """The pages that list several ops: the root index, each domain's index and errata page; and the
-    spec-authoring guide (it depends on the schemas and the generator's tables, not on one op)."""
+    """The pages that list several ops: the root index, each domain's index, errata page and, where it
+    has extension ops, extensions page; and the spec-authoring guide (it depends on the schemas and the
+    generator's tables, not on one op)."""
     from .guide import guide_files
 
     files: dict[str, bytes] = guide_files(specs)
@@ -268,4 +290,6 @@ def shared_files(specs: SpecSet) -> dict[str, bytes]:
         for domain in specs.domains:
             files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)
             files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang)
+            if any(o.extension for o in domain.ops):
+                files[f"docs/{lang}/{domain.name}/extensions.md"] = extensions_page(domain, lang)
     return files

@@ -114,6 +114,21 @@ def same_shape(c: CheckContext, params: Params) -> str:
 
 
 @rule
+def paired_element_types(c: CheckContext, params: Params) -> str:
+    """Tensor k of each listed variadic parameter has one element type (XLA's variadic Reduce and Sort:
+    an operand, its initial value and its result share a type, while the operands differ)."""
+    columns = [(p, c.infos(p)) for p in params]
+    for k in range(max(len(column) for _, column in columns)):
+        # a parameter not given (outputs when only the inputs are checked) or shorter takes no part
+        present = [(p, column[k]) for p, column in columns if k < len(column)]
+        typed = [(p, info.dtype) for p, info in present if info is not None and info.dtype is not None]
+        if len({dtype for _, dtype in typed}) > 1:
+            return f"tensor {k} must have one element type in " + ", ".join(params) + ": " + \
+                ", ".join(f"{p}[{k}] is {dtype}" for p, dtype in typed)
+    return ""
+
+
+@rule
 def onnx_prelu_legacy_slope(c: CheckContext, source: Param, target: Param) -> str:
     """source (PRelu's slope before version 7) is of size 1, of target's channel count (axis 1), or broadcasts to
     target."""

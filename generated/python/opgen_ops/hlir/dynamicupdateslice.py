@@ -59,12 +59,6 @@ SIGNATURE_V1 = Signature(
         ),
         RuleCall(
             'C5',
-            'start_indices_in_bounds',
-            {'operand': 'input', 'start_indices': 'start_indices', 'sizes': 'update'},
-            'start[d] + update.dims[d] <= input.dims[d] holds for every dimension d, and start[d] >= 0.',
-        ),
-        RuleCall(
-            'C6',
             'same_shape',
             {'params': ['input', 'output']},
             'The output has the same shape as the input tensor.',

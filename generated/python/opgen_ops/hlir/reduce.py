@@ -34,11 +34,11 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     inputs=(
-        ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
-        ParamSig('init_values', 'T', 'variadic', homogeneous=True, min_arity=1),
+        ParamSig('inputs', 'T', 'variadic', homogeneous=False, min_arity=1),
+        ParamSig('init_values', 'T', 'variadic', homogeneous=False, min_arity=1),
     ),
     outputs=(
-        ParamSig('outputs', 'T', 'variadic', homogeneous=True, min_arity=1),
+        ParamSig('outputs', 'T', 'variadic', homogeneous=False, min_arity=1),
     ),
     type_constraints={
         'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
@@ -67,6 +67,13 @@ SIGNATURE_V1 = Signature(
             'All input tensors have the same shape; every initial value is a scalar; every dimension in dimensions '
             'lies in [0, rank(input)-1]; every output has the input shape with the dimensions in dimensions '
             'removed, so rank(output) = rank(input) - len(dimensions).',
+        ),
+        RuleCall(
+            'C6',
+            'paired_element_types',
+            {'params': ['inputs', 'init_values', 'outputs']},
+            'Input tensor k, initial value k and output tensor k have one element type; different input tensors '
+            'may have different types (see note operand_types).',
         ),
     ),
     output_shapes=(

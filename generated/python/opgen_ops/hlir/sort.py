@@ -26,10 +26,10 @@ SIGNATURE_V1 = Signature(
         AttrSig('is_stable', 'bool', required=True),
     ),
     inputs=(
-        ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
+        ParamSig('inputs', 'T', 'variadic', homogeneous=False, min_arity=1),
     ),
     outputs=(
-        ParamSig('output', 'T', 'variadic', homogeneous=True, min_arity=1),
+        ParamSig('output', 'T', 'variadic', homogeneous=False, min_arity=1),
     ),
     type_constraints={
         'T': ('uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'float', 'double'),
@@ -43,6 +43,13 @@ SIGNATURE_V1 = Signature(
             {'inputs': 'inputs', 'attribute': 'dimension'},
             "All input tensors have the same shape (required by XLA's Sort), and dimension is one of their "
             'dimensions, in [0, r-1].',
+        ),
+        RuleCall(
+            'C2',
+            'paired_element_types',
+            {'params': ['inputs', 'output']},
+            'Output k has the element type of input k; different input tensors may have different types (see note '
+            'operand_types).',
         ),
     ),
     output_shapes=(

@@ -1,0 +1,177 @@
+"""The hlir extension ops: StableHLO operations that jax emits for ordinary programs and document 004
+lacks (measured by lowering MLPs, their gradients, CNNs, attention, layer norm, sorts, scatters,
+cumulative sums, integer arithmetic, cond/switch and loops with jax.jit(f).lower(...).as_text()).
+
+They are marked `extension: stablehlo`, cite the StableHLO spec instead of the document, stay out of
+the fidelity tests, and their kernels are compared with jax.lax (x64, CPU) on random and edge values.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import opgen_ops
+from conftest import ROOT, project_specs, write
+from kernel_refs import FLOATS, edge_values, jnp, kernel, lax, np_dtype, random_array
+from opgen.parse import load_specs
+from opgen.testing import TOLERANCES
+
+HLIR = project_specs().domain("hlir")
+# op -> the StableHLO (or CHLO) operations it stands for
+EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stablehlo.count_leading_zeros"],
+              "ReducePrecision": ["stablehlo.reduce_precision"],
+              "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"]}
+
+
+def types(op: str) -> tuple[str, ...]:
+    return opgen_ops.get_signature("hlir", op, 1).type_constraints["T"]
+
+
+def test_extension_ops_are_marked_and_cite_the_stablehlo_spec():
+    marked = {op.name for op in HLIR.ops if op.extension}
+    assert set(EXTENSIONS) <= marked
+    assert sum(1 for op in HLIR.ops if op.extension is None) == 141  # the transcription is unchanged
+    for name in marked:
+        op = HLIR.op(name)
+        assert op.extension == "stablehlo"
+        for source in op.sources:
+            assert source.document is None and source.section
+            if source.section.startswith("chlo."):  # a CHLO operation: its reference page, by the op's anchor
+                assert source.url.startswith("https://openxla.org/stablehlo/generated/chlo#chlo")
+            else:
+                assert source.url == f"https://openxla.org/stablehlo/spec#{source.section}"
+
+
+def test_the_extensions_page_lists_every_extension_op():
+    for lang in ("en", "zh"):
+        page = (ROOT / "generated" / "docs" / lang / "hlir" / "extensions.md").read_text(encoding="utf-8")
+        for name in (op.name for op in HLIR.ops if op.extension):
+            assert f"[{name}]({name}.md)" in page
+
+
+DOMAIN = """\
+name: demo
+description: {en: Demo domain., zh: 演示域。}
+opset_versions: [1]
+type_groups: {}
+"""
+OP = """\
+name: Twice
+domain: demo
+category: elementwise_math
+{extension}sources: [{source}]
+versions:
+  - since_version: 1
+    summary: {{en: Doubles X., zh: 加倍 X。}}
+    inputs: [{{name: X, type: T, description: {{en: Input., zh: 输入。}}}}]
+    outputs: [{{name: Y, type: T, description: {{en: Output., zh: 输出。}}}}]
+    type_constraints: [{{name: T, types: [tensor(float)], description: {{en: Float., zh: 浮点。}}}}]
+    elementwise: {{formula: X + X}}
+"""
+
+
+@pytest.mark.parametrize("extension,source,message", [
+    ("extension: stablehlo\n", "{document: demo.txt}",
+     "an extension op (stablehlo) is not in a source document; cite https://openxla.org/stablehlo/spec"),
+    ("extension: stablehlo\n", "{url: 'https://example.org/spec#add', section: add}",
+     "an extension op (stablehlo) cites https://openxla.org/stablehlo/spec or "
+     "https://openxla.org/stablehlo/generated/chlo"),
+    ("", "{url: 'https://openxla.org/stablehlo/spec#add', section: add}",
+     "a source without a document is allowed only on an extension op"),
+])
+def test_citations_of_extension_and_transcribed_ops_do_not_mix(spec_tree, extension, source, message):
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    write(spec_tree / "demo" / "Twice.yaml", OP.format(extension=extension, source=source))
+    _, errors = load_specs(spec_tree)
+    texts = [str(e) for e in errors if e.severity == "error"]
+    assert any(message in t and "Twice.yaml:" in t for t in texts), texts
+
+
+def _no_subnormal(x: np.ndarray) -> np.ndarray:
+    """XLA on CPU flushes subnormals to zero (a mode jax sets); keep the comparison to normal values."""
+    tiny = float(ml_dtypes.finfo(x.dtype).tiny)
+    return np.where((np.abs(x.astype(np.float64)) < tiny) & (x != 0), np.zeros_like(x), x)
+
+
+@pytest.mark.parametrize("dtype", types("Multiply"))
+def test_multiply_matches_jax(dtype):
+    rng = np.random.default_rng(1)
+    edges = edge_values(dtype)
+    if dtype in FLOATS:
+        edges = _no_subnormal(edges)
+    lhs, rhs = (np.concatenate([a.ravel(), b]) for a, b in
+                ((random_array(rng, (40,), dtype, -100, 100), np.repeat(edges, len(edges))),
+                 (random_array(rng, (40,), dtype, -100, 100), np.tile(edges, len(edges)))))
+    (got,) = kernel("Multiply")(lhs, rhs)
+    assert got.dtype == np_dtype(dtype)
+    want = np.asarray(lax.mul(lhs, rhs))
+    if dtype in FLOATS:  # jax flushes subnormal results to zero (float16, computed in float, keeps them)
+        got = got if dtype == "float16" else _no_subnormal(got)
+        got, want = got.astype(np.float64), want.astype(np.float64)
+    else:
+        assert got.dtype == np_dtype(dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_multiply_broadcasts_like_broadcast_in_dim_then_multiply():
+    lhs = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    rhs = np.array([1.5, -2.0, 0.25], np.float32)
+    (got,) = kernel("Multiply")(lhs, rhs, broadcast_dimensions=[1])
+    np.testing.assert_array_equal(got, lax.mul(lhs, lax.broadcast_in_dim(rhs, (2, 3, 4), (1,))))
+
+
+@pytest.mark.parametrize("dtype", types("CountLeadingZeros"))
+def test_count_leading_zeros_matches_jax(dtype):
+    rng = np.random.default_rng(2)
+    info = np.iinfo(np_dtype(dtype))
+    x = np.concatenate([rng.integers(info.min, info.max, 200, dtype=np_dtype(dtype), endpoint=True),
+                        edge_values(dtype), (np.array([1], np_dtype(dtype)) << np.arange(info.bits - 1)
+                                             .astype(np_dtype(dtype)))])
+    (got,) = kernel("CountLeadingZeros")(x)
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, lax.clz(x))
+
+
+@pytest.mark.parametrize("dtype", types("ReducePrecision"))
+def test_reduce_precision_matches_jax(dtype):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(300) * 10.0 ** rng.integers(-10, 10, 300)).astype(np_dtype(dtype))
+    x = np.concatenate([x, _no_subnormal(edge_values(dtype))])
+    for exponent_bits, mantissa_bits in [(5, 10), (8, 7), (5, 0), (2, 2), (8, 23), (11, 52), (4, 3)]:
+        (got,) = kernel("ReducePrecision")(x, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)
+        want = np.asarray(lax.reduce_precision(x, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits))
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64),
+                                      err_msg=f"{exponent_bits}, {mantissa_bits}")
+
+
+def test_reduce_precision_rejects_a_format_without_exponent_bits():
+    problems = opgen_ops.get_validator("hlir", "ReducePrecision", 1)(
+        [("float", (3,))], {"exponent_bits": 0, "mantissa_bits": 2})
+    assert any("C2" in str(p) and "exponent_bits >= 1" in str(p) for p in problems), problems
+
+
+def test_optimization_barrier_returns_its_operands():
+    a, b = np.arange(6.0).reshape(2, 3), np.array([1, 2], np.int32)
+    got = kernel("OptimizationBarrier")(a, b)
+    want = lax.optimization_barrier((jnp.asarray(a), jnp.asarray(b)))
+    assert len(got) == len(want) == 2
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    assert got[0] is not a  # a fresh array, as every kernel returns
+
+
+@pytest.mark.parametrize("dtype", types("ErfInv"))
+def test_erf_inv_matches_jax_in_double(dtype):
+    """Against jax.lax.erf_inv of the same values in double, rounded to the type (note precision:
+    XLA's float polynomial is up to ~5e-6 off the correctly rounded value)."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(-1, 1, 300), [-1.0, 1.0, 0.0, -0.0, 0.999, -0.9999, 1.5, -2.0, np.nan]])
+    x = x.astype(np_dtype(dtype))
+    (got,) = kernel("ErfInv")(x)
+    want = np.asarray(lax.erf_inv(x.astype(np.float64))).astype(x.dtype)
+    assert got.dtype == x.dtype
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
