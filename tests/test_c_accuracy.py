@@ -22,8 +22,8 @@ from kernel_refs import edge_values
 import opgen_ops
 from opgen.dtypes import ELEM_TYPES, tensor_elem
 from opgen.formula import formula_to_numpy
-from opgen.runtime import elementwise as _ew
 from opgen.render.c_code import fixed_inputs, kernel_views
+from opgen.runtime import elementwise as _ew
 from opgen.testing import TOLERANCES
 
 # Elements per kernel call: about 2**16 (a sweep for one input, a grid for more).

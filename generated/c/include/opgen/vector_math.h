@@ -14,10 +14,11 @@
  * generated/c/README.md); without it the loops calling exp, log, pow, ... stay scalar and compute the
  * same values. With -march=x86-64-v3 (AVX2) GCC picks the 8-float variants.
  *
- * Chosen over SLEEF (Debian libsleef-dev) because libmvec comes with glibc: no extra package for
- * users or CI, and at 1M float32 both were within a few percent of NumPy (see the C/np column of
- * tests/benchmarks/kernels_bench.py). Other compilers (Clang: -fveclib=libmvec), other C libraries,
- * C++ and other architectures see nothing here and keep libm's scalar calls. */
+ * Chosen over SLEEF (Debian libsleef-dev 3.5.1, its 1-ulp SSE2 functions), measured on 1M floats in one
+ * run: libmvec took 1.8 ms for tanhf, 2.0 expf, 2.2 logf, 2.3 sinf, 1.7 erff; SLEEF 26, 2.4, 21, 25, 68 ms.
+ * libmvec also comes with glibc: no extra package for users or CI. Other compilers (Clang has
+ * -fveclib=libmvec), other C libraries, C++ and other architectures see nothing here and keep libm's
+ * scalar calls. */
 #ifndef OPGEN_VECTOR_MATH_H
 #define OPGEN_VECTOR_MATH_H
 
