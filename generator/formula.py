@@ -43,8 +43,11 @@ _NUMPY_NAMES = {"asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan", "
 
 FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     **{name: _libm(name) for name in ("exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "asin",
-                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor",
-                                      "ceil", "erf")},
+                                      "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf")},
+    # floor and ceil in C: branch-free helpers (runtime.h) that vectorise on baseline x86-64, where libm's
+    # floorf is a call per element (the roundps instruction needs SSE4.1).
+    "floor": MathFunction("np.floor({0})", {"float32": "opgen_floor_f32({0})", "float64": "opgen_floor_f64({0})"}, 1),
+    "ceil": MathFunction("np.ceil({0})", {"float32": "opgen_ceil_f32({0})", "float64": "opgen_ceil_f64({0})"}, 1),
     "atan2": _libm("atan2", 2),
     "pow": _libm("pow", 2),
     "where": MathFunction("_ew.select({0}, {1}, {2})", {k: "(({0}) ? ({1}) : ({2}))" for k in

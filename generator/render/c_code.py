@@ -38,7 +38,25 @@ WIDTH = 120
 # the kernels' loops scalar, so ask for the usual one; -fno-trapping-math lets a where() compute both
 # branches (the kernels expose no floating-point flags). Clang vectorises at -O2 and has no
 # -fvect-cost-model: there -O2 -fno-trapping-math.
-OPTIMISATION_FLAGS = ("-O2", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-fno-trapping-math")
+# -fno-math-errno lets GCC call the SIMD variants of libm functions (vector_math.h) and inline sqrt: a
+# call that may set errno cannot be vectorised; the kernels report no errno (NaN and inf results stay).
+OPTIMISATION_FLAGS = ("-O2", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-fno-trapping-math", "-fno-math-errno")
+
+# The libm functions of the formulas (formula.FORMULA_FUNCTIONS) with a SIMD variant in glibc's libmvec on
+# x86-64, by the glibc release that added it, with their argument count (vector_math.h declares them).
+VECTOR_MATH_BASIC = {"exp": 1, "log": 1, "sin": 1, "cos": 1, "pow": 2}  # glibc 2.22
+VECTOR_MATH_EXTENDED = {name: 1 for name in ("expm1", "log1p", "cbrt", "tan", "asin", "acos", "atan", "sinh",
+                                             "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc")}
+VECTOR_MATH_EXTENDED["atan2"] = 2  # glibc 2.35
+
+
+def _vector_declarations(functions: dict[str, int]) -> list[str]:
+    """The double and float declarations of `functions`, each marked as having SIMD variants."""
+    lines = []
+    for name, arity in functions.items():
+        for c_type, suffix in (("double", ""), ("float", "f")):
+            lines.append(f"extern {c_type} {name}{suffix}({', '.join([c_type] * arity)}) OPGEN_SIMD;")
+    return lines
 
 
 def prototype(result: str, function: str, params: list[str] | list[list[str]], end: str, indent: int = 0) -> str:
@@ -106,6 +124,7 @@ class Operand:
     var: str
     load: str
     load_contiguous: str
+    load_block: str  # element block_start + i of a dense operand (the blocked loop of op.c.j2)
     rank: str  # the rank the iterator takes (0 for an absent optional input)
 
 
@@ -302,12 +321,14 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
             n = c_name(p.name)
             load = _load(elems[p.name], compute, f"{n}[it.offset[{k}]]")
             contiguous = _load(elems[p.name], compute, f"{n}[i]")
+            block = _load(elems[p.name], compute, f"{n}[block_start + i]")
             if p.option != "optional":
-                return Operand(n, rename[p.name], load, contiguous, f"{n}_rank")
+                return Operand(n, rename[p.name], load, contiguous, block, f"{n}_rank")
             # An absent optional input is a NULL array (its shape is not read): the extreme value it stands for.
             value = c_limit(elem_in, compute, absent[p.name])
             return Operand(n, rename[p.name], f"({n} != NULL ? {load} : {value})",
-                           f"({n} != NULL ? {contiguous} : {value})", f"{n} != NULL ? {n}_rank : 0")
+                           f"({n} != NULL ? {contiguous} : {value})", f"({n} != NULL ? {block} : {value})",
+                           f"{n} != NULL ? {n}_rank : 0")
 
         operands = [operand(k, p) for k, p in enumerate(v.inputs)]
         body = formula.formula_to_c(ew.formula, rename, compute.c_compute, kind)
@@ -388,5 +409,8 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:
     return {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES)),
+            "c/include/opgen/vector_math.h": render_template(
+                "c/vector_math.h.j2", basic=_vector_declarations(VECTOR_MATH_BASIC),
+                extended=_vector_declarations(VECTOR_MATH_EXTENDED)),
             "c/README.md": render_template("c/README.md.j2", flags=" ".join(OPTIMISATION_FLAGS))}
 

@@ -6,6 +6,7 @@ Ratios < 1 mean opgen is faster than the peer in the same column.
 """
 from __future__ import annotations
 
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -105,6 +106,12 @@ def main() -> None:
         print(f"{op:<13}{t_np * us:>9.0f}{t_ref * us:>10.0f}{t_np / t_ref:>8.2f}{t_ort * us:>9.0f}{t_np / t_ort:>8.2f}{c}")
     slower = [r[0] for r in rows if r[1] > r[2]]
     print(f"NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
+    # Goal (issue 18): C <= 1.0x NumPy in geometric mean over the element-wise ops, <= 1.5x on each.
+    c_ratios = {r[0]: r[4] / r[1] for r in rows if r[4] is not None}
+    if c_ratios:
+        geomean = math.exp(sum(math.log(x) for x in c_ratios.values()) / len(c_ratios))
+        over = [f"{op} {x:.2f}" for op, x in c_ratios.items() if x > 1.5]
+        print(f"C / NumPy geomean over {len(c_ratios)} ops: {geomean:.2f}; over 1.5x: {', '.join(over) or 'none'}")
 
 
 if __name__ == "__main__":

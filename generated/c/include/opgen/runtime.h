@@ -147,6 +147,24 @@ static inline void opgen_iter_next(opgen_iter *it) {
     }
 }
 
+/* Whether operand k reads one value throughout (a scalar, or a tensor broadcast from size 1). */
+static inline bool opgen_iter_is_single(const opgen_iter *it, size_t k) {
+    for (size_t d = 0; d < it->rank; ++d) {
+        if (it->shape[d] != 1 && it->stride[k][d] != 0) return false;
+    }
+    return true;
+}
+
+/* Whether operand k is laid out as the output (its offset is the output element's index). */
+static inline bool opgen_iter_is_dense(const opgen_iter *it, size_t k) {
+    int64_t expected = 1;
+    for (size_t d = it->rank; d-- > 0;) {
+        if (it->shape[d] != 1 && it->stride[k][d] != expected) return false;
+        expected *= it->shape[d];
+    }
+    return true;
+}
+
 /* Move to output element `start` (row-major), where `start` calls of opgen_iter_next would. */
 static inline void opgen_iter_seek(opgen_iter *it, int64_t start) {
     for (size_t k = 0; k < it->n; ++k) it->offset[k] = 0;
@@ -210,6 +228,30 @@ static inline double opgen_max_f64(double a, double b) { return isnan(a) || isna
 static inline double opgen_min_f64(double a, double b) { return isnan(a) || isnan(b) ? a + b : (a < b ? a : b); }
 static inline float opgen_max_f32(float a, float b) { return isnan(a) || isnan(b) ? a + b : (a > b ? a : b); }
 static inline float opgen_min_f32(float a, float b) { return isnan(a) || isnan(b) ? a + b : (a < b ? a : b); }
+/* floor and ceil without SSE4.1's roundps (baseline x86-64 lacks it, and libm's floorf is then a call per
+ * element): a float of magnitude below 2^23 is truncated through int32_t (one instruction each way), a double
+ * below 2^52 rounded by adding and subtracting 2^52 (exact under the default round-to-nearest mode; SSE2 has
+ * no packed double to int64 conversion), then stepped by one toward -inf (+inf) where that passed x. Larger
+ * magnitudes, infinities and NaN are integral already. The result has x's sign (floor(-0.0) and ceil(-0.5)
+ * are -0.0). No branch is left after if-conversion, so the kernels' loops vectorise. */
+static inline float opgen_floor_f32(float x) {
+    if (!(fabsf(x) < 0x1p23f)) return x;
+    const float t = (float)(int32_t)x;
+    return copysignf(t > x ? t - 1.0f : t, x);
+}
+static inline float opgen_ceil_f32(float x) {
+    if (!(fabsf(x) < 0x1p23f)) return x;
+    const float t = (float)(int32_t)x;
+    return copysignf(t < x ? t + 1.0f : t, x);
+}
+static inline double opgen_floor_f64(double x) {
+    const double r = copysign((fabs(x) + 0x1p52) - 0x1p52, x);
+    return fabs(x) < 0x1p52 ? copysign(r > x ? r - 1.0 : r, x) : x;
+}
+static inline double opgen_ceil_f64(double x) {
+    const double r = copysign((fabs(x) + 0x1p52) - 0x1p52, x);
+    return fabs(x) < 0x1p52 ? copysign(r < x ? r + 1.0 : r, x) : x;
+}
 static inline double opgen_sign_f64(double a) { return isnan(a) ? a : (double)((a > 0) - (a < 0)); }
 static inline float opgen_sign_f32(float a) { return isnan(a) ? a : (float)((a > 0) - (a < 0)); }
 static inline int64_t opgen_sign_i64(int64_t a) { return (a > 0) - (a < 0); }

@@ -2,7 +2,7 @@
  *
  * hlir.Sinh: C kernels, one per version and element type.
  * Returns OPGEN_OK, or an opgen_status saying why not.
- * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math (see generated/c/README.md).
+ * Build the sources with -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-trapping-math -fno-math-errno (see generated/c/README.md).
  *
  * Aliasing: the array pointers of a kernel are OPGEN_RESTRICT (restrict in C, __restrict in C++): the
  * output array must not overlap any input array, or the result is undefined (an in-place call is not
