@@ -303,6 +303,16 @@ class _Emitter:
 
 
 class _NumpyEmitter(_Emitter):
+    def emit(self, node: ast.AST) -> str:
+        # ieee_minimum(ieee_maximum(x, low), high) is a clamp: one helper, which takes a single np.clip pass
+        # where that gives the same bits (bounds that are single values), instead of two passes and two checks
+        if isinstance(node, ast.Call) and _name(node.func) == "ieee_minimum" and len(node.args) == 2:
+            inner = node.args[0]
+            if isinstance(inner, ast.Call) and _name(inner.func) == "ieee_maximum" and len(inner.args) == 2:
+                x, low, high = (self.emit(a) for a in (*inner.args, node.args[1]))
+                return f"_ew.ieee_clamp({x}, {low}, {high})"
+        return super().emit(node)
+
     def constant(self, value: Any) -> str:
         return repr(value)
 

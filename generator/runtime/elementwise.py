@@ -238,6 +238,12 @@ def floor_mod(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).astype(a.dtype)
 
 
+def _zero_tie_possible(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether max/min may have to choose between -0.0 and +0.0: not when either operand is a single
+    non-zero value (a tie needs two zeros; NaN is no zero)."""
+    return not ((a.ndim == 0 and a != 0) or (b.ndim == 0 and b != 0))
+
+
 def _signed_zero_fix(a: np.ndarray, b: np.ndarray, out: np.ndarray, take_negative: bool) -> np.ndarray:
     """Where out is zero, the zero of the right sign: -0.0 when take_negative and either operand is
     -0.0 (minimum), else +0.0 unless both are -0.0 (maximum). Only the zero results are looked at."""
@@ -268,7 +274,7 @@ def ieee_maximum(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     out = _against_scalar(a, b, largest=True)
     if out is None:
         out = np.maximum(a, b)  # propagates NaN
-    if out.dtype.kind != "f":
+    if out.dtype.kind != "f" or not _zero_tie_possible(a, b):
         return out
     return _signed_zero_fix(a, b, out, take_negative=False)
 
@@ -279,9 +285,20 @@ def ieee_minimum(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     out = _against_scalar(a, b, largest=False)
     if out is None:
         out = np.minimum(a, b)
-    if out.dtype.kind != "f":
+    if out.dtype.kind != "f" or not _zero_tie_possible(a, b):
         return out
     return _signed_zero_fix(a, b, out, take_negative=True)
+
+
+def ieee_clamp(x: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike) -> np.ndarray:
+    """ieee_minimum(ieee_maximum(x, low), high) (XLA Clamp, ONNX Clip), in one np.clip pass when the bounds
+    are single ordered non-zero numbers of x's floating type: then no signed-zero tie can occur and np.clip
+    gives x itself (NaN included) between the bounds and the bound beyond them, as the two steps do."""
+    x, low, high = np.asarray(x), np.asarray(low), np.asarray(high)
+    if (x.dtype.kind == "f" and x.ndim and low.ndim == 0 and high.ndim == 0 and low.dtype == x.dtype == high.dtype
+            and low != 0 and high != 0 and low <= high):  # False for a NaN bound
+        return np.clip(x, low, high)
+    return ieee_minimum(ieee_maximum(x, low), high)
 
 
 _UNSIGNED_OF_SIZE: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
@@ -297,10 +314,31 @@ def select(condition: npt.ArrayLike, on_true: npt.ArrayLike, on_false: npt.Array
     if unsigned is None:
         return np.where(condition, on_true, on_false)
     a, b = np.asarray(on_true, dtype), np.asarray(on_false, dtype)
-    mask = np.negative(np.asarray(condition, np.bool_).astype(unsigned))  # all ones where true
-    shape = np.broadcast_shapes(mask.shape, a.shape, b.shape)
+    condition = np.asarray(condition, np.bool_)
+    shape = np.broadcast_shapes(condition.shape, a.shape, b.shape)
+    if condition.shape == shape and condition.ndim:
+        return _select_in_place(condition, a.view(unsigned), b.view(unsigned), unsigned).view(dtype)
+    mask = np.negative(condition.astype(unsigned))  # all ones where true
     bits = (a.view(unsigned) & mask) | (b.view(unsigned) & ~mask)
     return np.broadcast_to(bits, shape).view(dtype) if bits.shape != shape else bits.view(dtype)
+
+
+def _select_in_place(condition: np.ndarray, a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.ndarray:
+    """select() on the operands' bits when the condition has the result's shape: the mask array made from
+    the condition becomes the result in place, so that no further temporary is allocated (each one costs
+    a pass over fresh memory). A branch that is a single all-zero value (Relu's 0) needs no blend at all:
+    the mask keeps the other branch's bits."""
+    if a.ndim == 0 and not a:
+        keep = condition.astype(unsigned)  # 1 where true ...
+        keep -= unsigned.type(1)  # ... all ones where false: keep on_false there, 0 elsewhere
+        return np.bitwise_and(keep, b, out=keep)
+    mask = condition.astype(unsigned)
+    np.negative(mask, out=mask)  # all ones where true
+    if b.ndim == 0 and not b:
+        return np.bitwise_and(mask, a, out=mask)
+    # b ^ ((a ^ b) & mask): a's bits where the mask is set, b's elsewhere (operands broadcast to the mask)
+    np.bitwise_and(mask, np.bitwise_xor(a, b), out=mask)
+    return np.bitwise_xor(mask, b, out=mask)
 
 
 def _shift_parts(x: npt.ArrayLike, amount: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]:

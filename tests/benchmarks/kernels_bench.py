@@ -1,8 +1,10 @@
 """`make bench`, kernels: opgen's NumPy kernels against onnx.reference and onnxruntime on the ops they
 share (1M-element float32 inputs), and the generated C kernels against the NumPy kernels.
 
-Prints one row per op with median times and ratios; an op is measured once its hlir kernel exists.
-Ratios < 1 mean opgen is faster than the peer in the same column.
+Prints one row per op with best times and ratios; an op is measured once its hlir kernel exists.
+Ratios < 1 mean opgen is faster than the peer in the same column; an np/ref ratio above 1.0 is marked
+SLOWER. opgen and onnx.reference are timed in alternation (timing.paired_times), so that the machine's
+load weighs on both alike.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ SHARED = {
     "Select": ("Where", 16, {}, {}, "bxy"),
     "Clamp": ("Clip", 13, {}, {}, "lxh"),
 }
-from timing import best_time  # noqa: E402
+from timing import best_time, flag, paired_times  # noqa: E402
 
 
 def inputs(kind: str, rng: np.random.Generator) -> list[np.ndarray]:
@@ -87,8 +89,7 @@ def main() -> None:
             options = ort.SessionOptions()
             options.log_severity_level = 3
             session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-            t_np = best_time(lambda: kernel(*xs, **attrs))
-            t_ref = best_time(lambda: evaluator.run(None, feeds))
+            t_np, t_ref = paired_times(lambda: kernel(*xs, **attrs), lambda: evaluator.run(None, feeds))
             t_ort = best_time(lambda: session.run(None, feeds))
             v = specs.op(op).versions[0]
             t_c = None
@@ -103,7 +104,8 @@ def main() -> None:
     for op, t_np, t_ref, t_ort, t_c in rows:
         us = 1e6
         c = f"{t_c * us:>9.0f}{t_c / t_np:>7.2f}" if t_c is not None else f"{'-':>9}{'-':>7}"
-        print(f"{op:<13}{t_np * us:>9.0f}{t_ref * us:>10.0f}{t_np / t_ref:>8.2f}{t_ort * us:>9.0f}{t_np / t_ort:>8.2f}{c}")
+        print(f"{op:<13}{t_np * us:>9.0f}{t_ref * us:>10.0f}{t_np / t_ref:>8.2f}{t_ort * us:>9.0f}{t_np / t_ort:>8.2f}{c}"
+              f"{flag(t_np / t_ref)}")
     slower = [r[0] for r in rows if r[1] > r[2]]
     print(f"NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
     # Goal (issue 18): C <= 1.0x NumPy in geometric mean over the element-wise ops, <= 1.5x on each.

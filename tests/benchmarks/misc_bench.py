@@ -1,7 +1,9 @@
 """`make bench`, joins/sort/reduce/random/control flow: opgen's NumPy kernels against onnx.reference and
 jax.lax (jit, CPU) on 1M-element float32 inputs, for the ops they share.
 
-Prints one row per op with median times and ratios; ratios < 1 mean opgen is faster than the peer.
+Prints one row per op with median times and ratios; ratios < 1 mean opgen is faster than the peer, an
+np/ref ratio above 1.0 is marked SLOWER. opgen and onnx.reference are timed in alternation
+(timing.paired_times).
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import opgen_ops  # noqa: E402
 
 SHAPE = (1000, 1000)
-from timing import median_time  # noqa: E402
+import statistics  # noqa: E402
+
+from timing import flag, median_time, paired_times  # noqa: E402
 
 
 def onnx_runner(op: str, opset: int, inputs: dict[str, np.ndarray], outputs: list[str], attrs: dict):
@@ -47,6 +51,9 @@ def main() -> None:
     x = rng.standard_normal(SHAPE).astype(np.float32)
     y = rng.standard_normal(SHAPE).astype(np.float32)
     xj, yj = jnp.asarray(x), jnp.asarray(y)
+    x4 = x.reshape(10, 100, 25, 40)  # NCHW, 1M elements
+    x4j = jnp.asarray(x4)
+    sizes = np.array([100, 200, 300, 400], np.int64)  # Split along axis 0
     k = lambda op: opgen_ops.get_kernel("hlir", op, 1)  # noqa: E731
     shape = np.array(SHAPE, np.int64)
     f0 = np.float32(0)
@@ -71,6 +78,24 @@ def main() -> None:
         ("Reduce MAX", lambda: k("Reduce")(x, np.float32(-np.inf), dimensions=[1], computation="MAX"),
          onnx_runner("ReduceMax", 18, {"x": x, "axes": np.array([1], np.int64)}, ["s"], {"keepdims": 0}),
          jitted(lambda a: lax.reduce(a, np.float32(-np.inf), lax.max, (1,)), xj)),
+        ("Reduce MIN", lambda: k("Reduce")(x, np.float32(np.inf), dimensions=[1], computation="MIN"),
+         onnx_runner("ReduceMin", 18, {"x": x, "axes": np.array([1], np.int64)}, ["s"], {"keepdims": 0}),
+         jitted(lambda a: lax.reduce(a, np.float32(np.inf), lax.min, (1,)), xj)),
+        ("Reduce MUL", lambda: k("Reduce")(x, np.float32(1), dimensions=[1], computation="MUL"),
+         onnx_runner("ReduceProd", 18, {"x": x, "axes": np.array([1], np.int64)}, ["s"], {"keepdims": 0}),
+         jitted(lambda a: lax.reduce(a, np.float32(1), lax.mul, (1,)), xj)),
+        ("Reduce ADD d0", lambda: k("Reduce")(x, f0, dimensions=[0], computation="ADD"),
+         onnx_runner("ReduceSum", 13, {"x": x, "axes": np.array([0], np.int64)}, ["s"], {"keepdims": 0}),
+         jitted(lambda a: lax.reduce(a, np.float32(0), lax.add, (0,)), xj)),
+        ("GlobalAvgPool", lambda: k("GlobalAveragePool")(x4, dims=[2, 3]),
+         onnx_runner("GlobalAveragePool", 1, {"x": x4}, ["p"], {}),
+         jitted(lambda a: jnp.mean(a, axis=(2, 3), keepdims=True), x4j)),
+        ("GlobalMaxPool", lambda: k("GlobalMaxPool")(x4, dims=[2, 3]),
+         onnx_runner("GlobalMaxPool", 1, {"x": x4}, ["p"], {}),
+         jitted(lambda a: jnp.max(a, axis=(2, 3), keepdims=True), x4j)),
+        ("Split sizes", lambda: k("GeneralSplit")(x, sizes, axis=0, num_outputs=None),
+         onnx_runner("Split", 18, {"x": x, "s": sizes}, ["a", "b", "c", "d"], {"axis": 0}),
+         jitted(lambda a: jnp.split(a, [100, 300, 600], axis=0), xj)),
         ("Reduce MAX x2", lambda: k("Reduce")(x, y, np.float32(-np.inf), f0, dimensions=[1], computation="MAX"),
          None,
          jitted(lambda a, b: lax.reduce((a, b), (np.float32(-np.inf), np.float32(0)),
@@ -97,13 +122,12 @@ def main() -> None:
     print(f"{'op':<15}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'jax':>9}{'np/jax':>8}")
     slower = []
     for name, ours, onnx_ref, jax_fn in rows:
-        t = median_time(ours)
-        r = median_time(onnx_ref) if onnx_ref else None
+        t, r = paired_times(ours, onnx_ref, 7, statistics.median) if onnx_ref else (median_time(ours), None)
         j = median_time(jax_fn) if jax_fn else None
         cells = [f"{t * 1e3:8.2f}ms"]
         cells.append(f"{r * 1e3:8.2f}ms{t / r:8.2f}" if r else f"{'-':>10}{'-':>8}")
         cells.append(f"{j * 1e3:7.2f}ms{t / j:8.2f}" if j else f"{'-':>9}{'-':>8}")
-        print(f"{name:<15}" + "".join(cells))
+        print(f"{name:<15}" + "".join(cells) + (flag(t / r) if r else ""))
         if r and t > r:
             slower.append(name)
     print(f"NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'}")

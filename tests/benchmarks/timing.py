@@ -28,3 +28,27 @@ def best_time(fn: Callable[[], object], repeat: int = 15) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def paired_times(ours: Callable[[], object], peer: Callable[[], object], repeat: int = 15,
+                 pick: Callable[[list[float]], float] = min) -> tuple[float, float]:
+    """(ours, peer): both timed in alternation, one call of each per round after a warm-up of each, and
+    `pick` (min: best; statistics.median) of each side's times. On a shared machine the load changes
+    from second to second; alternating exposes both sides to the same load, so their ratio is steadier
+    than that of two series timed one after the other."""
+    ours()
+    peer()
+    mine, theirs = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        ours()
+        middle = time.perf_counter()
+        peer()
+        mine.append(middle - start)
+        theirs.append(time.perf_counter() - middle)
+    return pick(mine), pick(theirs)
+
+
+def flag(ratio: float) -> str:
+    """The mark of a ratio opgen / onnx.reference above 1.0 (opgen slower) in the benchmark tables."""
+    return " SLOWER" if ratio > 1.0 else ""

@@ -31,6 +31,7 @@ from kernel_refs import SHAPES, assert_matches, edge_values, jnp, kernel, lax, n
 from onnx_refs import run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
 from opgen.render.c_code import kernel_views
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import ValidationError
 
 HLIR = project_specs().domain("hlir")
@@ -507,6 +508,45 @@ def test_select_matches_jax(elem):
             assert got.dtype == on_true.dtype
             np.testing.assert_array_equal(got.view(f"u{got.dtype.itemsize}"), want.view(f"u{want.dtype.itemsize}"),
                                           err_msg=f"Select {elem} {label} pred {pred.shape}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
+def test_select_blend_paths_match_numpy_where(dtype):
+    """The bit blends of the formula helper behind where() (Relu's 0 branch, a 0 on_false, two arrays, a
+    condition smaller than the result) give np.where's bits, with the edge values in both branches."""
+    rng = np.random.default_rng(7)
+    edges = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.5, -2.5], np.float64)
+
+    def sample(shape):
+        if dtype is np.bool_:
+            return rng.random(shape) < 0.5
+        if dtype is np.int64:
+            return rng.integers(-5, 5, shape).astype(dtype)
+        return rng.choice(edges, shape).astype(dtype)
+    for cond_shape, a_shape, b_shape in [((3, 4), (3, 4), (3, 4)), ((3, 4), (), (3, 4)), ((3, 4), (3, 4), ()),
+                                         ((3, 4), (1, 4), (3, 1)), ((4,), (3, 4), (3, 4)), ((), (3, 4), ())]:
+        condition = rng.random(cond_shape) < 0.5
+        for a, b in [(sample(a_shape), sample(b_shape)), (np.zeros(a_shape, dtype), sample(b_shape)),
+                     (sample(a_shape), np.zeros(b_shape, dtype))]:
+            got, want = _ew.select(condition, a, b), np.where(condition, a, b)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.ascontiguousarray(got).tobytes() == want.tobytes(), (cond_shape, a, b)
+            assert not np.shares_memory(got, a) and not np.shares_memory(got, b)
+
+
+def test_max_min_against_a_single_value_match_jax():
+    """The formula helpers ieee_maximum/ieee_minimum with one operand a single value (Clamp's scalar bounds,
+    which skip the signed-zero check when that value is not a zero): every pairing of the edge values,
+    against jax.lax.max/min."""
+    f = np.float32
+    x = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0, 2.0], f)
+    for value in x:
+        for helper_, reference in ((_ew.ieee_maximum, lax.max), (_ew.ieee_minimum, lax.min)):
+            for operands in ((x, np.asarray(value)), (np.asarray(value), x)):
+                got = helper_(*operands)
+                want = np.asarray(reference(*(jnp.broadcast_to(v, x.shape) for v in operands)))
+                assert np.array_equal(np.isnan(got), np.isnan(want)), (helper_, value)
+                assert got[~np.isnan(got)].tobytes() == want[~np.isnan(want)].tobytes(), (helper_, value)
 
 
 def test_select_shapes():

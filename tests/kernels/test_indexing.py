@@ -149,6 +149,25 @@ def test_gather_clamps_windows_into_the_input():
     same_bits(got, jax_gather(x, starts, attrs))
 
 
+@pytest.mark.parametrize("dtype", ["float", "int8"])
+def test_gather_lookup_of_rows_matches_jax(dtype):
+    """One index per slice along one dimension, whole along the others (an embedding lookup, the kernel's
+    np.take path with its clip mode): indices out of range either way and at the int64 extremes, the
+    looked-up dimension first or inner, batch dimensions of rank 0 to 2."""
+    rng = np.random.default_rng(11)
+    x = values(rng, (5, 3, 4), dtype, edges=True)
+    for axis, batch_shape in [(0, (6,)), (1, (2, 3)), (2, ()), (0, (0,))]:
+        indices = rng.integers(-3, x.shape[axis] + 3, batch_shape + (1,)).astype(np.int64)
+        if indices.size:
+            indices.reshape(-1)[:2] = [np.iinfo(np.int64).min, np.iinfo(np.int64).max][:indices.size]
+        slice_sizes = [1 if d == axis else n for d, n in enumerate(x.shape)]
+        rank = len(batch_shape)
+        attrs = dict(index_vector_dim=rank, start_index_map=[axis], collapsed_slice_dims=[axis],
+                     offset_dims=list(range(rank, rank + 2)), slice_sizes=slice_sizes)
+        (got,) = kernel("Gather")(x, indices, **attrs)
+        same_bits(got, jax_gather(x, indices, attrs), f"axis {axis} batch {batch_shape}")
+
+
 def test_gather_xla_documentation_example():
     """The example of XLA's operation semantics: start_indices [[0, 0], [1, 0]] with index_vector_dim 1."""
     x = np.arange(3 * 3, dtype=np.float32).reshape(3, 3)
@@ -329,6 +348,30 @@ def test_scatter_skips_whole_windows_that_do_not_fit():
     np.testing.assert_array_equal(got, [1, 2, 10, 20, 3, 4])
     same_bits(got, jax_scatter(x, starts, updates, dict(attrs, indices_are_sorted=False, unique_indices=False), "ADD",
                                "int32"))
+
+
+@pytest.mark.parametrize("computation,dtype", [("UPDATE", "float"), ("ADD", "float16"), ("MAX", "double"),
+                                               ("DIV", "int32")])
+def test_scatter_of_whole_rows_matches_xla(computation, dtype):
+    """Windows that are whole rows of the operand (the kernel's row-level path): one or two leading
+    dimensions indexed, rows out of range skipped; a repeated row takes the element-wise path."""
+    rng = np.random.default_rng(sum(map(ord, computation + dtype)))
+    x = xla_safe(values(rng, (6, 2, 3), dtype, edges=True), dtype, arithmetic=True)
+    for mapped, rows in [([0], [[4], [0], [7], [-1], [2]]), ([0, 1], [[5, 1], [0, 0], [5, 2], [3, 1]]),
+                         ([0], [[1], [3], [1]])]:
+        starts = np.array(rows, np.int64)
+        window_dims = list(range(1, 1 + x.ndim - len(mapped)))
+        updates = xla_safe(values(rng, (len(rows),) + x.shape[len(mapped):], dtype, edges=True), dtype, True)
+        if computation == "DIV":
+            updates[updates == 0] = 3
+        attrs = dict(index_vector_dim=1, update_window_dims=window_dims, inserted_window_dims=mapped,
+                     scatter_dims_to_operand_dims=mapped, indices_are_sorted=False, unique_indices=False)
+        (got,) = kernel("ScatterND")(x, starts, updates, computation=computation, **attrs)
+        want = jax_scatter(x, starts, updates, attrs, computation, dtype)
+        if computation == "ADD":
+            assert_matches(got, want, dtype, f"{mapped} {rows}")
+        else:
+            same_bits(got, want, f"{mapped} {rows}", nan_bits=computation == "UPDATE")
 
 
 def test_scatter_applies_repeated_windows_in_order():

@@ -76,8 +76,10 @@ def softmax(input: np.ndarray, *, axis: int, accurate: bool, logarithmic: bool, 
     eps = c.dtype.type(epsilon)
     with np.errstate(all="ignore"):
         shifted = c - np.max(c, axis=axis, keepdims=True) if accurate else c
-        denominator = np.maximum(np.sum(np.exp(shifted), axis=axis, keepdims=True), eps)
-        result = shifted - np.log(denominator) if logarithmic else np.exp(shifted) / denominator
+        exponentials = np.exp(shifted)  # computed once: the quotient divides them in place
+        denominator = np.maximum(np.sum(exponentials, axis=axis, keepdims=True), eps)
+        result = shifted - np.log(denominator) if logarithmic else np.divide(exponentials, denominator,
+                                                                             out=exponentials)
     return _ew.finish(result, x.dtype)
 
 

@@ -119,7 +119,9 @@ def pow(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
                 negative = np.signbit(base) & ((rhs % 2) != 0)
                 return _float_to_float(np.where(negative, -magnitude, magnitude), out)
             wide = np.dtype(np.float64) if np.float64 in (lhs.dtype, rhs.dtype) else np.dtype(np.float32)
-            return _float_to_float(np.power(lhs.astype(wide), rhs.astype(wide)), out)
+            # the operands are only read: copy=False spares two copies when they already have that type
+            power = np.power(lhs.astype(wide, copy=False), rhs.astype(wide, copy=False))
+            return power if power.dtype == out else _float_to_float(power, out)  # a fresh array either way
         if rhs.dtype.kind in "iu":
             return _int_power(lhs, rhs, out)
         value = np.power(lhs.astype(np.float64), rhs.astype(np.float64))

@@ -515,4 +515,7 @@ def general_split(input: np.ndarray, split: np.ndarray | None = None, *, axis: i
             raise ValueError(f"axis {a} of size {total} cannot be split into {num_outputs} parts of "
                              f"{chunk} elements with a smaller last part")
     bounds = np.cumsum([0] + sizes).tolist()
-    return tuple(_fresh(np.take(x, np.arange(lo, hi), axis=a)) for lo, hi in zip(bounds[:-1], bounds[1:]))
+    # a basic slice is a view: copying it is the one pass each part needs (np.take of an index range
+    # gathered element by element, and the copy after it was a second pass)
+    before = (slice(None),) * a
+    return tuple(_fresh(x[before + (slice(lo, hi),)]) for lo, hi in zip(bounds[:-1], bounds[1:]))

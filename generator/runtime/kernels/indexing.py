@@ -63,6 +63,12 @@ def _window_offsets(starts: np.ndarray, window_shape: Sequence[int], shape: Any)
 # ---- Gather --------------------------------------------------------------------------------------
 
 
+def _clamped_starts(x: np.ndarray, vectors: np.ndarray, index_map: Sequence[int], slice_sizes: list[int]) -> np.ndarray:
+    """Full start indices clamped so that each slice lies inside x (XLA Gather's clamp)."""
+    starts = _full_starts(vectors, index_map, x.ndim)
+    return np.clip(starts, 0, np.array(x.shape, np.int64) - np.array(slice_sizes, np.int64))
+
+
 def gather(input: np.ndarray, start_indices: np.ndarray, *, index_vector_dim: int, start_index_map: Sequence[int],
            collapsed_slice_dims: Sequence[int], offset_dims: Sequence[int], slice_sizes: Sequence[int],
            indices_are_sorted: bool = False) -> np.ndarray:
@@ -75,21 +81,25 @@ def gather(input: np.ndarray, start_indices: np.ndarray, *, index_vector_dim: in
     batch_shape = vectors.shape[:-1]
     slice_sizes = [int(s) for s in slice_sizes]
 
-    starts = _full_starts(vectors, start_index_map, x.ndim)
-    starts = np.clip(starts, 0, np.array(x.shape, np.int64) - np.array(slice_sizes, np.int64))
     mapped = [int(d) for d in start_index_map]
-    if mapped and len(set(mapped)) == len(mapped) \
-            and all(slice_sizes[d] == (1 if d in mapped else x.shape[d]) for d in range(x.ndim)):
-        # each slice is one element along the mapped dimensions and whole along the others (a lookup
-        # such as an embedding): plain advanced indexing picks the same elements
+    lookup = bool(mapped) and len(set(mapped)) == len(mapped) \
+        and all(slice_sizes[d] == (1 if d in mapped else x.shape[d]) for d in range(x.ndim))
+    if lookup and len(mapped) == 1 and x.shape[mapped[0]] > 0:
+        # one index per slice (an embedding lookup): np.take, NumPy's fastest path for one index array, with
+        # its clip mode as the clamp into [0, size - 1] (slice size 1) and the index vectors read in place
+        # of full start indices (contiguous indices: np.take copies strided ones first)
+        picked = np.take(x, np.ascontiguousarray(vectors[..., 0]), axis=mapped[0], mode="clip")
+        picked = np.moveaxis(picked, range(mapped[0], mapped[0] + len(batch_shape)), range(len(batch_shape)))
+        slices = np.expand_dims(picked, len(batch_shape) + mapped[0])
+    elif lookup:
+        # each slice is one element along the mapped dimensions and whole along the others:
+        # plain advanced indexing picks the same elements
+        starts = _clamped_starts(x, vectors, start_index_map, slice_sizes)
         rest = [d for d in range(x.ndim) if d not in mapped]
-        if len(mapped) == 1:  # np.take is NumPy's fastest path for one index array
-            picked = np.moveaxis(np.take(x, starts[..., mapped[0]], axis=mapped[0]),
-                                 range(mapped[0], mapped[0] + len(batch_shape)), range(len(batch_shape)))
-        else:
-            picked = np.transpose(x, mapped + rest)[tuple(starts[..., d] for d in mapped)]  # batch + rest
+        picked = np.transpose(x, mapped + rest)[tuple(starts[..., d] for d in mapped)]  # batch + rest
         slices = np.expand_dims(picked, [len(batch_shape) + d for d in sorted(mapped)])
     else:
+        starts = _clamped_starts(x, vectors, start_index_map, slice_sizes)
         slices = np.take(x.reshape(-1), _window_offsets(starts, slice_sizes, x.shape))
     # slices: batch_shape + slice_sizes
 
@@ -162,6 +172,30 @@ def _occurrence(targets: np.ndarray) -> np.ndarray:
     return occurrence
 
 
+def _row_scatter(x: np.ndarray, windows: np.ndarray, starts: np.ndarray, window_shape: tuple[int, ...],
+                 index_map: Sequence[int], computation: str, combine: Callable[..., Any],
+                 work: np.dtype) -> np.ndarray | None:
+    """scatter_nd's result when every window is one whole row of x seen as (cells, rest): the windows
+    start in the k leading dimensions (size 1 there) and span all the others, and no two windows reach
+    the same row. Then one row-level assignment (a window's elements are one contiguous row) applies
+    them, element for element as the general path does, without an offset per element. None when the
+    windows are not such rows."""
+    k = len(index_map)
+    if sorted(int(d) for d in index_map) != list(range(k)) or k == 0 or x.size == 0 \
+            or window_shape != (1,) * k + tuple(x.shape[k:]):
+        return None
+    cells = np.ravel_multi_index(tuple(starts[:, d] for d in range(k)), x.shape[:k]) if starts.size else \
+        np.zeros(0, np.int64)
+    if not _all_distinct(cells, math.prod(x.shape[:k])):
+        return None
+    out = x.astype(work).reshape(math.prod(x.shape[:k]), -1)  # a fresh copy
+    values = windows.reshape(cells.size, out.shape[1]).astype(work, copy=False)
+    with np.errstate(all="ignore"):
+        out[cells] = values if computation == "UPDATE" else \
+            np.asarray(combine(out[cells], values)).astype(x.dtype, copy=False)
+    return out.astype(x.dtype, copy=False).reshape(x.shape)
+
+
 def scatter_nd(input: np.ndarray, scatter_indices: np.ndarray, updates: np.ndarray, *, computation: str,
                index_vector_dim: int, update_window_dims: Sequence[int], inserted_window_dims: Sequence[int],
                scatter_dims_to_operand_dims: Sequence[int], indices_are_sorted: bool = False,
@@ -193,10 +227,14 @@ def scatter_nd(input: np.ndarray, scatter_indices: np.ndarray, updates: np.ndarr
     starts = _full_starts(vectors, scatter_dims_to_operand_dims, x.ndim)
     fits = np.all((starts >= 0) & (starts <= np.array(x.shape, np.int64) - np.array(window_shape, np.int64)),
                   axis=-1)
+    work = compute_dtype(x.dtype)
+    rows = _row_scatter(x, u[fits], starts[fits], window_shape, scatter_dims_to_operand_dims, computation, combine,
+                        work)
+    if rows is not None:
+        return rows
     targets = _window_offsets(starts[fits], window_shape, x.shape).reshape(-1)
     values = u[fits].reshape(-1)  # row-major: batch index first, so earlier windows come first
 
-    work = compute_dtype(x.dtype)
     out = x.astype(work).reshape(-1)  # a fresh copy
     values = values.astype(work, copy=False)
     with np.errstate(all="ignore"):

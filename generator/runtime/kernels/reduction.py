@@ -48,15 +48,20 @@ def _floating(dtype: np.dtype) -> bool:
 
 def _extreme(values: np.ndarray, largest: bool) -> np.ndarray:
     """max (or min) over the last axis, NaN-propagating, with -0.0 < +0.0 (XLA max/min)."""
-    m = np.max(values, axis=-1) if largest else np.min(values, axis=-1)
+    m = np.asarray(np.max(values, axis=-1) if largest else np.min(values, axis=-1))
     if not _floating(values.dtype):
         return m
-    zero = values == 0
-    positive_zero = np.any(zero & ~np.signbit(values), axis=-1)
-    negative_zero = np.any(zero & np.signbit(values), axis=-1)
+    at_zero = m == 0
+    if not at_zero.any():  # the signs of the zeros only matter in rows whose extreme is a zero
+        return m
+    rows = values[at_zero]
+    zero = rows == 0
+    positive_zero = np.any(zero & ~np.signbit(rows), axis=-1)
+    negative_zero = np.any(zero & np.signbit(rows), axis=-1)
     want_negative = ~positive_zero if largest else negative_zero
-    signed = np.where(want_negative, np.array(-0.0, values.dtype), np.array(0.0, values.dtype))
-    return np.where(m == 0, signed, m).astype(values.dtype)
+    m = np.array(m)
+    m[at_zero] = np.where(want_negative, np.array(-0.0, values.dtype), np.array(0.0, values.dtype))
+    return m
 
 
 def _position_of(values: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -92,7 +97,7 @@ def _reduced_last(x: np.ndarray, dims: list[int]) -> np.ndarray:
     """x with the reduced dimensions moved to one last axis, in row-major order of the input."""
     kept = [k for k in range(x.ndim) if k not in dims]
     moved = np.transpose(x, kept + dims)
-    return moved.reshape(tuple(x.shape[k] for k in kept) + (int(np.prod([x.shape[d] for d in dims], dtype=np.int64)),))
+    return moved.reshape(tuple(x.shape[k] for k in kept) + (math.prod(x.shape[d] for d in dims),))
 
 
 def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -162,6 +167,25 @@ def _extreme_of_rows(rows: np.ndarray, largest: bool) -> np.ndarray:
     return m
 
 
+def _max_min(x: np.ndarray, init: np.ndarray, dims: list[int], largest: bool) -> np.ndarray:
+    """Reduce MAX/MIN of one input: the extreme of the reduced elements (a view of them when the reduced
+    dimensions are the trailing ones), then the initial value where it lies beyond that. A row whose
+    result is a zero or a NaN, where the sign of the zero or the NaN's bits depend on the elements
+    compared, is computed as _extreme_of_rows computes it, from the initial value and the elements."""
+    flat = _reduced_last(x, dims)
+    if flat.shape[-1] == 0 or flat.size == 0 or (_floating(x.dtype) and np.isnan(init)):
+        return _extreme_of_rows(_rows(x, init, dims), largest)
+    init = np.asarray(init, dtype=x.dtype)
+    m = np.max(flat, axis=-1) if largest else np.min(flat, axis=-1)
+    out = np.where(init > m if largest else init < m, init, m)  # NaN never compares: m stays
+    if _floating(x.dtype):
+        redo = (out == 0) | np.isnan(out)
+        if redo.any():
+            first = np.broadcast_to(init, (int(np.count_nonzero(redo)), 1))
+            out[redo] = _extreme_of_rows(np.concatenate([first, flat[redo]], axis=-1), largest)
+    return out
+
+
 def _left_fold(op: np.ufunc, values: np.ndarray) -> np.ndarray:
     """((v0 op v1) op v2) ... along axis 0: row by row, vectorised over the outputs, when there are
     several outputs; along one contiguous axis with op.accumulate when there are few."""
@@ -223,6 +247,8 @@ def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, d
         if x.shape != xs[0].shape or v.ndim != 0:
             raise ValueError(f"input {k} {x.shape} must have the first input's shape {xs[0].shape} "
                              f"and its initial value must be a scalar (rank {v.ndim})")
+    if computation in ("MAX", "MIN") and len(xs) == 1:
+        return (_max_min(xs[0], inits[0], dims, computation == "MAX"),)
     if computation in SELECTING:
         rows = [_rows(x, v, dims) for x, v in zip(xs, inits)]
         extreme = _extreme_of_rows(rows[0], computation in ("MAX", "ARGMAX"))
@@ -246,7 +272,7 @@ def _pooled_last(x: np.ndarray, dims: Sequence[int]) -> tuple[np.ndarray, tuple[
 def global_average_pool(input: np.ndarray, *, dims: Sequence[int]) -> np.ndarray:
     """Mean over the spatial dimensions `dims`, kept as size 1; no elements give NaN (0/0)."""
     x = np.asarray(input)
-    rows, out_shape = _pooled_last(x.astype(compute_dtype(x.dtype)), dims)
+    rows, out_shape = _pooled_last(x.astype(compute_dtype(x.dtype), copy=False), dims)  # only read
     with np.errstate(all="ignore"):
         result = np.sum(rows, axis=-1) / rows.dtype.type(rows.shape[-1])
     return result.reshape(out_shape).astype(x.dtype)

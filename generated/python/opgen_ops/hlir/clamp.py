@@ -80,7 +80,7 @@ def kernel_v1(min, input, max):
     input_ = input.astype(compute, copy=False)
     max_ = max.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.ieee_minimum(_ew.ieee_maximum(input_, min_), max_)
+        result = _ew.ieee_clamp(input_, min_, max_)
     return (_ew.finish(result, min.dtype),)
 
 
