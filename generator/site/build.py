@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -56,7 +55,7 @@ def _write(path: Path, text: str | bytes, written: set[Path]) -> None:
 def _mathjax_script() -> Path:
     """MathJax's single-file SVG build, from the django-static-mathjax package (served from the site:
     no CDN)."""
-    import mathjax  # type: ignore[import-not-found]  # django-static-mathjax: data only, no types
+    import mathjax  # django-static-mathjax: data only (no types; see pyproject's mypy overrides)
 
     return Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
 
@@ -138,7 +137,7 @@ def generate_sources(root: Path, work: Path, out: Path) -> SiteReport:
 
 def _sources_digest(folder: Path) -> str:
     h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "cache" not in p.parts):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != ".built"):
         h.update(path.relative_to(folder).as_posix().encode())
         h.update(path.read_bytes())
     for path in sorted((SITE_TEMPLATES / "overrides").rglob("*")):

@@ -80,15 +80,15 @@ def snippet(v: OpVersion, example: Example) -> str:
         args.pop()
     keywords = [f"{k}={_value_code(x, 'double')}" for k, x in example.attributes]
     expected = dict(example.outputs)
-    for name in v.free_outputs():
-        if name.name in expected:
-            keywords.append(f"{name.name}_dtype={_elem(name, example)!r}")
-    for name in v.shape_from_node:
+    for free in v.free_outputs():
+        if free.name in expected:
+            keywords.append(f"{free.name}_dtype={_elem(free, example)!r}")
+    for output in v.shape_from_node:
         import numpy as np
 
-        keywords.append(f"{name}_shape={tuple(np.asarray(plain_value(expected[name])).shape)!r}")
-    for name in v.count_from_node:
-        keywords.append(f"{name}_count={len(expected[name])}")
+        keywords.append(f"{output}_shape={tuple(np.asarray(plain_value(expected[output])).shape)!r}")
+    for output in v.count_from_node:
+        keywords.append(f"{output}_count={len(expected[output])}")
     names: list[str] = []
     for p in v.outputs:
         if p.option == "variadic":

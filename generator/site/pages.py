@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import jinja2
 
-from ..model import Domain, Note, OpSpec, SpecSet
+from ..model import Domain, OpSpec, SpecSet
 from ..render.changelog import changelog
 from ..render.common import environment, md_cell, md_text
 from ..render.docs import CATEGORIES, LABELS, category_title, note_view, version_view
@@ -61,15 +62,13 @@ def note_block(n: dict[str, Any], note_ids: set[str], S: dict[str, str]) -> str:
     return f'{anchor}!!! {kind} "{title.replace(chr(34), chr(39))}"\n{indented}\n'
 
 
-@jinja2.pass_context
-def _see_notes_filter(ctx: Any, text: str, note_ids: set[str]) -> str:
-    return see_notes(text, note_ids)
-
-
+@lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    env = environment().overlay()
+    # No bytecode cache: Jinja keys it by template source only, and how a filter is called is
+    # compiled in, so a cached site template could outlive a change of the filters here.
+    env = environment().overlay(bytecode_cache=None)
     env.filters = dict(env.filters)
-    env.filters.update(see_notes=_see_notes_filter, note_block=note_block)
+    env.filters.update(see_notes=see_notes, note_block=note_block)
     return env
 
 
@@ -148,7 +147,8 @@ def errata_page(domain: Domain, lang: str) -> str:
         for n in o.all_notes():
             if n.kind == "erratum":
                 link = f"[{o.name}]({o.name}.md#{note_anchor(n.id)})" if n.id else f"[{o.name}]({o.name}.md)"
-                lines.append(f"| {link} | {md_cell(n.field)} | {md_cell(n.document_says)} | {md_cell(n.text.get(lang))} |")
+                cells = [link, md_cell(n.field), md_cell(n.document_says), md_cell(n.text.get(lang))]
+                lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -187,10 +187,3 @@ def checker_page(readme: str, lang: str) -> str:
     body = m.group(1).strip() if m else S["checker_missing"]
     return f"# {S['checker_title']}\n\n{S['checker_intro']}\n\n{body}\n"
 
-
-def note_kinds(op: OpSpec) -> set[str]:
-    return {n.kind for n in op.all_notes()}
-
-
-def all_note_ids(notes: tuple[Note, ...]) -> list[str]:
-    return [n.id for n in notes if n.id]

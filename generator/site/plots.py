@@ -39,6 +39,7 @@ def _curve(v: OpVersion, x: Any) -> Any | None:
     """The kernel's values over x, or None when it cannot be called with the defaults (a required
     attribute) or gives nothing finite."""
     import numpy as np
+
     import opgen_ops
 
     dtype = np.float64 if "tensor(double)" in v.allowed_types(v.inputs[0]) else np.float32
