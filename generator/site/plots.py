@@ -17,7 +17,7 @@ PLOTTED_CATEGORIES = ("activation", "elementwise_math")
 X_RANGE = (-4.0, 4.0)
 SAMPLES = 801
 # Bump when the drawing code changes: it is part of every cache key.
-STYLE_VERSION = "1"
+STYLE_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,12 @@ class Plotter:
         versions = None
         if len(differing) > 1:
             def draw_versions(ax: Any) -> None:
-                for since in differing:
-                    ax.plot(x, curves[since], label=f"{op.name}-{since}", linewidth=1.4)
+                # the differences from the newest of them: curves a few parts in 10^5 apart (Selu's
+                # constants) would draw as one line
+                last = differing[-1]
+                for since in differing[:-1]:
+                    ax.plot(x, curves[since] - curves[last], label=f"{op.name}-{since} − {op.name}-{last}",
+                            linewidth=1.4)
             versions = self._emit(base + "-versions", spec_text + base + "versions", draw_versions)
         return OpPlots(function, versions, activation, tuple(differing))
 

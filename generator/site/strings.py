@@ -16,7 +16,8 @@ STRINGS: dict[str, dict[str, str]] = {
         plot_alt="{op} plotted from its reference kernel", plot_caption="Drawn from the reference kernel",
         plot_caption_derivative="Drawn from the reference kernel, with its numerical derivative (dashed)",
         versions_alt="{op}: the versions whose values differ",
-        versions_caption="Versions {versions} compute different values (their reference kernels, default attributes).",
+        versions_caption="Versions {versions} compute different values: the difference of each from the last, "
+                         "from their reference kernels with default attributes.",
         prints="It prints:", not_runnable="This example did not run", when="when",
         note_erratum="Erratum", note_decision="Decision", note_reference_difference="Difference from a reference",
         note_info="Note", document_says="The source document says",
@@ -36,7 +37,7 @@ STRINGS: dict[str, dict[str, str]] = {
         plot_alt="由参考内核绘制的 {op} 曲线", plot_caption="由参考内核绘制",
         plot_caption_derivative="由参考内核绘制, 虚线为其数值导数",
         versions_alt="{op}: 取值不同的各版本",
-        versions_caption="版本 {versions} 的计算结果不同 (各自的参考内核, 默认属性)。",
+        versions_caption="版本 {versions} 的计算结果不同: 图为各版本与最后一个版本之差 (各自的参考内核, 默认属性)。",
         prints="输出:", not_runnable="此示例未能运行", when="当",
         note_erratum="勘误", note_decision="决定", note_reference_difference="与参考实现的差异",
         note_info="说明", document_says="源文档原文",
