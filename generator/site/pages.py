@@ -37,13 +37,14 @@ def note_anchor(note_id: str) -> str:
     return "note-" + re.sub(r"[^A-Za-z0-9_-]", "-", note_id)
 
 
-def see_notes(text: str, note_ids: set[str]) -> str:
-    """Each "see note X" whose note is on the page becomes a link to it."""
+def see_notes(text: str, note_ids: set[str], page: str = "") -> str:
+    """Each "see note X" whose note is on the op's page (`page`: that page, when it is another one)
+    becomes a link to it."""
     def link(m: re.Match[str]) -> str:
         words, note_id = m.group(1), m.group(2)
         if note_id not in note_ids:
             return m.group(0)
-        return f"[{words.strip()} {note_id}](#{note_anchor(note_id)})"
+        return f"[{words.strip()} {note_id}]({page}#{note_anchor(note_id)})"
     return SEE_NOTE.sub(link, text)
 
 
@@ -147,7 +148,9 @@ def errata_page(domain: Domain, lang: str) -> str:
         for n in o.all_notes():
             if n.kind == "erratum":
                 link = f"[{o.name}]({o.name}.md#{note_anchor(n.id)})" if n.id else f"[{o.name}]({o.name}.md)"
-                cells = [link, md_cell(n.field), md_cell(n.document_says), md_cell(n.text.get(lang))]
+                ids = {x.id for x in o.all_notes() if x.id}
+                cells = [link, md_cell(n.field), md_cell(n.document_says),
+                         see_notes(md_cell(n.text.get(lang)), ids, f"{o.name}.md")]
                 lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
