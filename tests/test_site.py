@@ -139,6 +139,12 @@ def test_search_finds_ops_by_english_and_chinese_words(page: Page, server: str) 
 
 
 def test_formula_typeset_and_screenshots(page: Page, server: str) -> None:
+    # formulas with a string constant, nested cases, min/max, a long polynomial: MathJax draws each
+    # without an error node (mjx-merror is how it shows TeX it cannot read)
+    for path in ("en/onnx/BitShift.html", "en/hlir/Gelu.html", "zh/onnx/Clip.html"):
+        page.goto(f"{server}/{path}", wait_until="networkidle")
+        page.wait_for_selector(".arithmatex mjx-container svg", timeout=20000)
+        assert page.locator("mjx-merror, [data-mjx-error]").count() == 0, path
     SHOTS.mkdir(exist_ok=True)
     for lang in LANGS:
         page.goto(f"{server}/{lang}/onnx/Elu.html", wait_until="networkidle")
@@ -184,3 +190,20 @@ def test_link_check_whole_site() -> None:
                 for m in _SEE_NOTE.finditer(html.read_text("utf-8")) if not m.group(1)]
     assert unlinked == []
     assert 'href="#note-fnuz_infinity"' in (SITE / "en" / "onnx" / "Cast.html").read_text("utf-8")
+
+
+def test_index_summaries_end_at_a_sentence() -> None:
+    from opgen.site.pages import first_sentence
+
+    assert first_sentence("Applies f, e.g. tanh. Then more.") == "Applies f, e.g. tanh."
+    assert first_sentence("对每个元素应用激活函数。其余说明。") == "对每个元素应用激活函数。"
+    assert first_sentence("Version 1.5 of it. Next") == "Version 1.5 of it."
+    cut = []
+    for o in _specs().ops():
+        for lang in LANGS:
+            summary = o.versions[0].summary.get(lang).strip()
+            shown = first_sentence(summary)
+            whole_line = shown == summary.split("\n")[0].strip()
+            if not (summary.startswith(shown) and (shown.endswith((".", "。", "!", "?")) or whole_line)):
+                cut.append((o.key, lang, shown[-30:]))
+    assert cut == []
