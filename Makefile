@@ -1,11 +1,17 @@
-# Two entry points for a fresh machine: `make build` and `make test`.
+# Entry points for a fresh machine: `make build`, `make test` and `make docs`.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TESTSTAMP := $(VENV)/.installed-test
+DOCSSTAMP := $(VENV)/.installed-docs
+SYSSTAMP  := $(VENV)/.installed-system
+# What the site is built from: `make docs` reruns when one of these changed (the generator itself
+# skips MkDocs for a language whose sources came out unchanged).
+SITE_INPUTS := $(shell find specs templates generator generated/python -type f \( -name '*.yaml' -o -name '*.py' \
+                 -o -name '*.j2' -o -name '*.html' -o -name '*.js' -o -name '*.css' \) 2>/dev/null) README.md
 
-.PHONY: build test check lint bench clean
+.PHONY: build test check lint bench clean docs system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +22,23 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(TESTSTAMP): pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	touch $@
+
+$(DOCSSTAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+# Debian's headless Chromium and a CJK font for tests/test_site.py (root on Debian, as CI is);
+# nothing to do when both are installed.
+system-deps:
+	@if command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi 'Noto Sans CJK'; then :; \
+	else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; fi
+
+docs: site/.built
+
+site/.built: $(DOCSSTAMP) $(SITE_INPUTS)
+	$(BIN)/python -m opgen.site --out site --work build/site
 	touch $@
 
 build: $(STAMP)
@@ -28,7 +50,7 @@ check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/opgen lint
 
-test: $(TESTSTAMP)
+test: $(TESTSTAMP) system-deps docs
 	$(BIN)/opgen build --check
 	$(BIN)/python -m pytest -n auto --dist worksteal --durations=15
 
@@ -43,4 +65,4 @@ bench: $(TESTSTAMP)
 	$(BIN)/python tests/benchmarks/validate_bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info site site-screenshots

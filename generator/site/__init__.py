@@ -1,0 +1,1 @@
+"""The documentation site (`make docs`): browsable, searchable bilingual HTML built from the specs."""

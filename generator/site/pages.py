@@ -1,0 +1,192 @@
+"""The site's Markdown sources, from the typed spec model: an op page per op and language (the
+docs renderer's views laid out for the web: maths, plots, run examples, labelled and linked notes),
+each domain's index by category, errata and changelog pages, the home page and the page of cases
+opgen catches beyond onnx.checker (from the README)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from ..model import Domain, OpSpec, SpecSet
+from ..render.changelog import changelog
+from ..render.common import environment, md_cell, md_text
+from ..render.docs import CATEGORIES, LABELS, category_title, note_view, version_view
+from .examples import RunExample
+from .latex import formula_latex
+from .plots import OpPlots
+from .strings import STRINGS
+
+# "see note X" as the spec texts write it, in English and Chinese.
+SEE_NOTE = re.compile(r"(see notes? |见说明 ?|见注释 ?|参见说明 ?|参见注释 ?)`?([A-Za-z][A-Za-z0-9_]*)`?")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "resp.", "cf.")
+
+
+@dataclass
+class OpExtras:
+    """What the site adds to an op's page beyond its spec: plots and the run examples per version."""
+
+    plots: OpPlots = field(default_factory=OpPlots)
+    examples: dict[int, list[RunExample]] = field(default_factory=dict)
+
+
+def note_anchor(note_id: str) -> str:
+    return "note-" + re.sub(r"[^A-Za-z0-9_-]", "-", note_id)
+
+
+def see_notes(text: str, note_ids: set[str], page: str = "") -> str:
+    """Each "see note X" whose note is on the op's page (`page`: that page, when it is another one)
+    becomes a link to it."""
+    def link(m: re.Match[str]) -> str:
+        words, note_id = m.group(1), m.group(2)
+        if note_id not in note_ids:
+            return m.group(0)
+        return f"[{words.strip()} {note_id}]({page}#{note_anchor(note_id)})"
+    return SEE_NOTE.sub(link, text)
+
+
+def note_block(n: dict[str, Any], note_ids: set[str], S: dict[str, str]) -> str:
+    """A note as an admonition whose colour and title say its kind (erratum, decision, difference
+    from a reference, information), anchored by its id so "see note X" links land on it."""
+    kind = {"erratum": "bug", "decision": "note", "reference_difference": "warning"}.get(n["kind"], "info")
+    title = S["note_" + n["kind"]] + (f" · {n['id']}" if n["id"] else "")
+    body = md_text(n["text"])
+    if n["field"]:
+        body = f"`{n['field']}`: {body}"
+    if n["document_says"]:
+        body += f"\n\n{S['document_says']}: “{md_text(n['document_says'])}”"
+    anchor = f'<a id="{note_anchor(n["id"])}"></a>\n\n' if n.get("anchor") else ""
+    indented = "\n".join("    " + line if line else "" for line in see_notes(body, note_ids).split("\n"))
+    return f'{anchor}!!! {kind} "{title.replace(chr(34), chr(39))}"\n{indented}\n'
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    # No bytecode cache: Jinja keys it by template source only, and how a filter is called is
+    # compiled in, so a cached site template could outlive a change of the filters here.
+    env = environment().overlay(bytecode_cache=None)
+    env.filters = dict(env.filters)
+    env.filters.update(see_notes=see_notes, note_block=note_block)
+    return env
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a summary, whole (never cut mid-word): up to the first full stop that
+    is not part of an abbreviation or a number, or the first line."""
+    line = text.strip().split("\n")[0].strip()
+    for m in re.finditer(r"[.。!?！？](?=\s|$)|。", line):
+        end = m.end()
+        if any(line[:end].endswith(a) for a in _ABBREVIATIONS):
+            continue
+        return line[:end]
+    return line
+
+
+def _mark_anchors(notes: list[dict[str, Any]], seen: set[str]) -> list[dict[str, Any]]:
+    """The first note of each id on a page carries its anchor (versions repeat notes)."""
+    for n in notes:
+        n["anchor"] = bool(n["id"]) and n["id"] not in seen
+        seen.add(n["id"])
+    return notes
+
+
+def op_page(op: OpSpec, domain: Domain, lang: str, extras: OpExtras) -> str:
+    L, S = LABELS[lang], STRINGS[lang]
+    note_ids = {n.id for n in op.all_notes() if n.id}
+    seen: set[str] = set()
+    versions = []
+    for v in op.versions:
+        item = version_view(v, lang)
+        item["latex"] = formula_latex(v.elementwise.output, v.elementwise.formula) \
+            if v.elementwise and v.elementwise.fold is None else ""
+        item["notes"] = _mark_anchors(item["notes"], seen)
+        item["run_examples"] = [dict(name=e.name, source=next(x.source for x in v.examples if x.name == e.name),
+                                     code=e.code, output=e.output, error=e.error)
+                                for e in extras.examples.get(v.since_version, [])]
+        versions.append(item)
+    log = [dict(old=old, new=new, changes=[c.text(lang) for c in changes]) for old, new, changes in changelog(op)]
+    notes = _mark_anchors([note_view(n, lang) for n in op.notes], seen)
+    return _environment().get_template("site/op.md.j2").render(
+        op=op, L=L, S=S, lang=lang, category=category_title(op.category, lang),
+        category_anchor=op.category.replace("_", "-"), versions=versions, changelog=log, notes=notes,
+        explanation=op.provenance.explanation.get(lang) if op.provenance.explanation else "",
+        plots=extras.plots, note_ids=note_ids)
+
+
+def index_page(domain: Domain, lang: str) -> str:
+    L, S = LABELS[lang], STRINGS[lang]
+    lines = ["---", f"title: {domain.name}", "---", "", f"# {S['domain_title'].format(domain=domain.name)}", "",
+             md_text(domain.description.get(lang)), ""]
+    if domain.versioning:
+        lines += [md_text(domain.versioning.get(lang)), ""]
+    lines += [S["index_intro"].format(n=len(domain.ops)) + f" [{S['errata']}](errata.md) · "
+              f"[{S['changelog']}](changelog.md)", ""]
+    for cat in CATEGORIES:
+        ops = [o for o in domain.ops if o.category == cat]
+        if not ops:
+            continue
+        lines += [f"## {category_title(cat, lang)} {{ #{cat.replace('_', '-')} }}", "",
+                  f"| {L['op']} | {L['versions']} | {L['summary']} |", "|---|---|---|"]
+        for o in ops:
+            versions = ", ".join(f"[{v.since_version}]({o.name}.md#v{v.since_version})" for v in o.versions)
+            undocumented = "" if o.provenance.documented else f" ({L['undocumented']})"
+            summary = md_cell(first_sentence(o.versions[0].summary.get(lang)))
+            lines.append(f"| [{o.name}]({o.name}.md){undocumented} | {versions} | {summary} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def errata_page(domain: Domain, lang: str) -> str:
+    L, S = LABELS[lang], STRINGS[lang]
+    lines = [f"# {domain.name}: {L['errata_title']}", "", f"[← {S['back_to_index'].format(domain=domain.name)}]"
+             "(index.md)", "", L["errata_intro"], "",
+             f"| {L['op']} | {L['field']} | {L['document_says']} | {L['description']} |", "|---|---|---|---|"]
+    for o in domain.ops:
+        for n in o.all_notes():
+            if n.kind == "erratum":
+                link = f"[{o.name}]({o.name}.md#{note_anchor(n.id)})" if n.id else f"[{o.name}]({o.name}.md)"
+                ids = {x.id for x in o.all_notes() if x.id}
+                cells = [link, md_cell(n.field), md_cell(n.document_says),
+                         see_notes(md_cell(n.text.get(lang)), ids, f"{o.name}.md")]
+                lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def changelog_page(domain: Domain, lang: str) -> str:
+    L, S = LABELS[lang], STRINGS[lang]
+    lines = [f"# {domain.name}: {S['changelog']}", "", f"[← {S['back_to_index'].format(domain=domain.name)}]"
+             "(index.md)", "", S["changelog_intro"], ""]
+    for o in domain.ops:
+        log = changelog(o)
+        if not log:
+            continue
+        lines += [f"## [{o.name}]({o.name}.md#changelog)", ""]
+        for old, new, changes in log:
+            text = "; ".join(md_text(c.text(lang)) for c in changes) if changes else L["no_changes"]
+            lines.append(f"- **{old} → {new}**: {text}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def home_page(specs: SpecSet, lang: str) -> str:
+    S = STRINGS[lang]
+    lines = ["---", "title: opgen", "---", "", f"# {S['home_title']}", "", S["home_intro"], ""]
+    for d in specs.domains:
+        lines.append(f"- **[{d.name}]({d.name}/index.md)** ({S['n_ops'].format(n=len(d.ops))}): "
+                     f"{md_text(first_sentence(d.description.get(lang)))} [{S['errata']}]({d.name}/errata.md) · "
+                     f"[{S['changelog']}]({d.name}/changelog.md)")
+    lines += ["", f"- [{S['checker_title']}](beyond-checker.md)", "", S["search_hint"], ""]
+    return "\n".join(lines) + "\n"
+
+
+def checker_page(readme: str, lang: str) -> str:
+    """The README's section on cases opgen catches beyond onnx.checker, as a page (its text is the
+    README's own, in English; the Chinese page introduces it in Chinese)."""
+    S = STRINGS[lang]
+    m = re.search(r"^### Cases opgen catches beyond onnx\.checker\n(.*?)(?=^## )", readme, re.M | re.S)
+    body = m.group(1).strip() if m else S["checker_missing"]
+    return f"# {S['checker_title']}\n\n{S['checker_intro']}\n\n{body}\n"
+
