@@ -22,7 +22,10 @@ import pytest
 
 from conftest import ROOT
 
-_SKIP_TREES = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis", "site"}
+# Left out of the copy the wheel is built from: at the top of the repository, what is not source (the
+# virtualenv, build output, the docs site); anywhere, caches.
+_SKIP_TOP = {".git", ".venv", "build", "dist", ".pytest_cache", ".hypothesis", "site", "site-screenshots"}
+_SKIP_ANYWHERE = {"__pycache__"}
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +33,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("wheel")
     # Build from a copy: setuptools writes build/ and *.egg-info into the tree it builds.
     source = base / "source"
-    shutil.copytree(ROOT, source, ignore=lambda d, names: [n for n in names if n in _SKIP_TREES
-                                                          or n.endswith(".egg-info")])
+    shutil.copytree(ROOT, source, ignore=lambda d, names: [
+        n for n in names if n in _SKIP_ANYWHERE or n.endswith(".egg-info") or (Path(d) == ROOT and n in _SKIP_TOP)])
     wheels = base / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "--wheel-dir", str(wheels), str(source)], check=True, capture_output=True)
