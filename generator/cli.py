@@ -384,7 +384,8 @@ def import_() -> None:
               help="An ONNX operator to import (repeat, or separate names by commas).")
 @click.option("--all", "all_ops", is_flag=True, help="Every operator of the default domain (hand-written specs "
               "are left alone).")
-@click.option("--category", default=None, help="Documentation category of new specs (e.g. activation).")
+@click.option("--category", default=None, help="Documentation category of new specs (e.g. activation); default: "
+              "the one most specs of the op's ONNX group (onnx/defs/<group>) have here, else the group's own.")
 @click.option("--texts", "texts_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="A folder of <Op>.yaml text files (slots summary, attributes.<name>, ...) to take texts from.")
 @specs_option

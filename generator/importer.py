@@ -27,6 +27,7 @@ import yaml
 from .dtypes import parse_type
 from .errors import OpgenError
 from .import_merge import (Texts, TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
+from .import_category import category_from_group, existing_categories
 from .paths import BUNDLED_SPECS
 
 MARK = "# opgen-import: onnx"
@@ -86,6 +87,7 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
         raise ImportFailed(f"texts folder not found: {texts_dir}")
     history = onnx_history()
     folder = specs_dir / DOMAIN
+    existing = existing_categories(folder) if category is None else {}
     planned: list[tuple[str, Path, str, list[Any], dict[str, Any] | None, Texts]] = []
     for name in (sorted(history) if all_ops else names):
         if name not in history:
@@ -121,8 +123,11 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
             continue
         chosen = category or texts_category or (old or {}).get("category")
         if chosen is None:
-            result.errors.append(f"{name}: give --category for a new spec (one of: {', '.join(known)})")
-            continue
+            chosen, why = category_from_group(name, history, existing, known)
+            if chosen is None:
+                result.errors.append(f"{name}: {why}: give --category (one of: {', '.join(known)})")
+                continue
+            result.notes.append(f"{name}: {why}")
         if chosen not in known:
             result.errors.append(f"{name}: unknown category {chosen!r}; one of: {', '.join(known)}")
             continue

@@ -142,7 +142,6 @@ def test_all_imports_every_operator_and_leaves_hand_written_ones_alone(spec_tree
 
 @pytest.mark.parametrize("args,fragment", [
     (["--op", "Prelu", "--category", "activation"], "has no operator Prelu in the default domain (did you mean PRelu"),
-    (["--op", "Relu"], "give --category for a new spec"),
     (["--op", "Relu", "--category", "fun"], "unknown category 'fun'"),
     (["--op", "Relu", "--category", "activation", "--texts", "/no/such/folder"], "texts folder not found"),
     ([], "name the operators with --op NAME, or give --all"),
@@ -209,3 +208,36 @@ def test_broken_texts_or_earlier_spec_are_clear_errors(spec_tree, tmp_path, text
         (spec_tree / "onnx" / "PRelu.yaml").write_text(spec, encoding="utf-8")
     result = run(*args)
     assert result.exit_code == 1 and fragment in result.output and "Traceback" not in result.output
+
+
+def test_the_category_follows_the_onnx_group_when_not_given(spec_tree):
+    """onnx.defs files Relu under math: in an empty folder the group's own reading (elementwise_math);
+    once the folder has specs of that group, the category most of them have."""
+    result = run("import", "onnx", "--op", "Relu,Conv,Gather", "--specs", str(spec_tree))
+    assert result.exit_code == 0, result.output
+    specs = load_or_raise(spec_tree)
+    assert {n: specs.find("onnx", n).category for n in ("Relu", "Conv", "Gather")} == {
+        "Relu": "elementwise_math", "Conv": "convolution_pooling", "Gather": "data_movement_indexing"}
+    assert "Relu: category elementwise_math from its ONNX group 'math'" in result.output
+    for name in ("Relu", "Conv", "Gather"):
+        (spec_tree / "onnx" / f"{name}.yaml").unlink()
+    for name, category in (("Elu", "activation"), ("Selu", "activation"), ("Abs", "elementwise_math")):
+        assert run("import", "onnx", "--op", name, "--category", category, "--specs", str(spec_tree)).exit_code == 0
+    result = run("import", "onnx", "--op", "Relu", "--specs", str(spec_tree))
+    assert result.exit_code == 0, result.output
+    assert "Relu: category activation from its ONNX group 'math' (2 of the 3 specs of that group here have it)" \
+        in result.output
+    assert load_or_raise(spec_tree).find("onnx", "Relu").category == "activation"
+
+
+def test_the_project_categories_agree_with_the_onnx_groups_mostly():
+    """The rule reproduces the project's own categories for most ops (a check that it is a sensible default,
+    not a claim that a group decides the category: the project's choices are finer)."""
+    from opgen.import_category import category_from_group, existing_categories
+    from opgen.importer import onnx_history
+
+    history, existing = onnx_history(), existing_categories(SPECS / "onnx")
+    known = sorted(set(existing.values()))
+    agree = sum(category_from_group(n, history, {k: v for k, v in existing.items() if k != n}, known)[0] == c
+                for n, c in existing.items() if n in history)
+    assert agree / len(existing) > 0.55
