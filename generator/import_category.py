@@ -50,7 +50,7 @@ def category_from_group(name: str, history: dict[str, list[Any]], existing: dict
         category, count = peers.most_common(1)[0]
         return category, (f"category {category} from its ONNX group {group!r} ({count} of the "
                           f"{sum(peers.values())} specs of that group here have it)")
-    category = GROUP_CATEGORIES.get(group)
-    if category in known:
-        return category, f"category {category} from its ONNX group {group!r}"
+    reading = GROUP_CATEGORIES.get(group)
+    if reading is not None and reading in known:
+        return reading, f"category {reading} from its ONNX group {group!r}"
     return None, f"its ONNX group {group!r} names no category"
