@@ -28,6 +28,9 @@ def _texts(op: OpSpec) -> Iterator[tuple[str, str, Text, Location]]:
             yield v.key, f"constraints.{c.id}.description", c.description, c.location
         for n in v.notes:
             yield v.key, f"notes.{n.id or '?'}", n.text, n.location
+        for e in v.examples:
+            if e.description:
+                yield v.key, f"examples.{e.name}.description", e.description, e.location
 
 
 # ASCII punctuation written right after Chinese text (a CJK character or a full-width closing mark):

@@ -157,6 +157,7 @@ class Example:
     dtype: str = "float"
     source: str = ""
     dtypes: tuple[tuple[str, str], ...] = ()  # element type per input/output name, where not `dtype`
+    description: Text | None = None  # what the example shows, one short sentence
 
 
 @dataclass(frozen=True)

@@ -242,7 +242,8 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
             for c in raw.get("constraints", ())),
         examples=tuple(
             Example(e["name"], _items(e["inputs"]), _items(e["outputs"]), _items(e.get("attributes")),
-                    _loc(e, loc), e.get("dtype", "float"), e.get("source", ""), _items(e.get("dtypes")))
+                    _loc(e, loc), e.get("dtype", "float"), e.get("source", ""), _items(e.get("dtypes")),
+                    _text(e.get("description")))
             for e in raw.get("examples", ())),
         notes=_notes(raw.get("notes"), loc),
     )

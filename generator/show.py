@@ -78,6 +78,7 @@ def version_view(op: OpSpec, v: OpVersion, lang: str) -> dict[str, Any]:
         "notes": [_note(n, lang) for n in (*op.notes, *v.notes)],
         "examples": [{"name": e.name, "dtype": e.dtype, "attributes": _plain(e.attributes),
                       "inputs": _plain(e.inputs), "outputs": _plain(e.outputs),
+                      **({"description": _text(e.description, lang)} if e.description else {}),
                       **({"source": e.source} if e.source else {})} for e in v.examples],
     }
     if v.elementwise:
@@ -122,7 +123,8 @@ def describe(op: OpSpec, v: OpVersion, lang: str) -> str:
                       for n in view["notes"]])
     section("examples", [f"  {e['name']}: inputs {e['inputs']}"
                          + (f", attributes {e['attributes']}" if e["attributes"] else "")
-                         + f" -> {e['outputs']} ({e['dtype']})" for e in view["examples"]])
+                         + f" -> {e['outputs']} ({e['dtype']})"
+                         + (f"\n    {e['description']}" if "description" in e else "") for e in view["examples"]])
     section("sources", [f"  {s['document']}" + (f" §{s['section']}" if "section" in s else "")
                         + (f" <{s['url']}>" if "url" in s else "") for s in view["sources"]])
     return "\n".join(lines).rstrip() + "\n"

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import expr
 from ..dtypes import type_key
-from ..model import FOLD_ACCUMULATOR, Attribute, Domain, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
+from ..model import FOLD_ACCUMULATOR, Attribute, Domain, Example, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
 from .changelog import changelog
 from .common import render as render_template
 
@@ -154,7 +154,7 @@ def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
                           f"{c.rule}({', '.join(f'{k}={a}' for k, a in c.args)})",
                           when=expr.canonical(c.when) if c.when else None, description=c.description.get(lang))
                      for c in v.constraints],
-        examples=[example_view(v, e) for e in v.examples],
+        examples=[example_view(v, e, lang) for e in v.examples],
         notes=[note_view(n, lang) for n in v.notes],
     )
 
@@ -187,15 +187,16 @@ def tensor_text(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def example_view(v: OpVersion, e: Any) -> dict[str, Any]:
-    """An example as rows `name = value (element type)`; the element type as the test reads it."""
+def example_view(v: OpVersion, e: Example, lang: str) -> dict[str, Any]:
+    """An example as rows `name = value (element type)`; the element type as the test reads it; its
+    description (what it shows) in `lang`, empty when the spec has none."""
     dtypes = dict(e.dtypes)
 
     def elem(p: Any) -> str:
         return type_key(p.type) if p.is_fixed else dtypes.get(p.name, e.dtype)
 
     params = {p.name: p for p in v.inputs + v.outputs}
-    return dict(name=e.name, source=e.source,
+    return dict(name=e.name, source=e.source, description=e.description.get(lang) if e.description else "",
                 attributes=[(name, tensor_text(value)) for name, value in e.attributes],
                 inputs=[(name, tensor_text(value), elem(params[name])) for name, value in e.inputs],
                 outputs=[(name, tensor_text(value), elem(params[name])) for name, value in e.outputs])

@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from ..model import Domain, OpSpec, SpecSet
+from ..model import Domain, Example, OpSpec, SpecSet
 from ..render.changelog import changelog
 from ..render.common import environment, md_cell, md_text
 from ..render.docs import CATEGORIES, LABELS, category_title, note_view, version_view
@@ -93,6 +93,11 @@ def _mark_anchors(notes: list[dict[str, Any]], seen: set[str]) -> list[dict[str,
     return notes
 
 
+def _example_description(e: Example, lang: str) -> str:
+    """What a spec example shows, in the page's language (empty when the spec has no description)."""
+    return e.description.get(lang) if e.description else ""
+
+
 def op_page(op: OpSpec, domain: Domain, lang: str, extras: OpExtras) -> str:
     L, S = LABELS[lang], STRINGS[lang]
     note_ids = {n.id for n in op.all_notes() if n.id}
@@ -103,7 +108,9 @@ def op_page(op: OpSpec, domain: Domain, lang: str, extras: OpExtras) -> str:
         item["latex"] = formula_latex(v.elementwise.output, v.elementwise.formula) \
             if v.elementwise and v.elementwise.fold is None else ""
         item["notes"] = _mark_anchors(item["notes"], seen)
-        item["run_examples"] = [dict(name=e.name, source=next(x.source for x in v.examples if x.name == e.name),
+        written = {x.name: x for x in v.examples}
+        item["run_examples"] = [dict(name=e.name, source=written[e.name].source,
+                                     description=_example_description(written[e.name], lang),
                                      code=e.code, output=e.output, error=e.error)
                                 for e in extras.examples.get(v.since_version, [])]
         versions.append(item)
