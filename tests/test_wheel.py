@@ -62,7 +62,8 @@ def _run(installed: dict[str, Path], *args: str) -> subprocess.CompletedProcess[
 def test_the_wheel_carries_templates_schemas_specs_and_type_markers(installed):
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
     assert {"opgen/py.typed", "opgen_ops/py.typed", "opgen/__main__.py", "opgen/templates/docs/op.md.j2",
-            "opgen/templates/c/op.c.j2", "opgen/specs/schema/op.schema.json",
+            "opgen/templates/c/op.c.j2", "opgen/templates/site/op.md.j2", "opgen/templates/site/assets/opgen.css",
+            "opgen/templates/site/overrides/partials/alternate.html", "opgen/specs/schema/op.schema.json",
             "opgen/specs/schema/hlir-graph.schema.json", "opgen/specs/onnx/domain.yaml",
             "opgen/specs/hlir/Abs.yaml", "opgen/specs/onednn/PReLU.yaml", "opgen/specs/sources/README.md"} <= names
     bundled = {n for n in names if n.startswith("opgen/specs/") and n.endswith(".yaml")}
