@@ -41,6 +41,31 @@ def build_library(out: Path) -> ctypes.CDLL:
     return ctypes.CDLL(str(lib))
 
 
+def shared_library(root: Path) -> ctypes.CDLL:
+    """build_library into a folder of `root` named by a digest of what the library is made of (the compiler,
+    the flags, every generated C file): the test processes of one run (pytest-xdist workers) share one
+    build, the first to come compiling it while the others wait on a lock, instead of each compiling the
+    whole C tree again. A library with another digest is never reused."""
+    import fcntl
+    import hashlib
+
+    cc = shutil.which("cc") or shutil.which("gcc") or ""
+    digest = hashlib.sha256(repr((cc, CFLAGS)).encode())
+    for path in sorted(C_DIR.rglob("*")):
+        if path.is_file() and path.suffix in (".c", ".h"):
+            digest.update(path.relative_to(C_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+    folder = root / f"opgen-c-{digest.hexdigest()[:20]}"
+    with open(root / f"{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lib = folder / "libopgen_test.so"
+        if not lib.is_file():
+            building = root / f"{folder.name}.building-{os.getpid()}"
+            building.mkdir()
+            build_library(building)
+            building.rename(folder)  # complete, then visible under its final name
+        return ctypes.CDLL(str(lib))
+
+
 _SCALAR_ATTR = {"float": ctypes.c_double, "int": ctypes.c_int64, "bool": ctypes.c_bool}
 
 

@@ -28,10 +28,11 @@ def specs():
 
 @pytest.fixture(scope="session")
 def c_library(tmp_path_factory):
-    """Every generated C source compiled with -Werror into one shared library, once per test session."""
-    from c_harness import build_library
+    """Every generated C source compiled with -Werror into one shared library, once per test run: the
+    pytest-xdist workers share it (their base folders have one parent)."""
+    from c_harness import shared_library
 
-    return build_library(tmp_path_factory.mktemp("c"))
+    return shared_library(tmp_path_factory.getbasetemp().parent)
 
 
 @pytest.fixture

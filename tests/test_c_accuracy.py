@@ -94,9 +94,11 @@ def float64_reference(v, kernel, wide: list[np.ndarray]) -> np.ndarray:
         return np.asarray(want, np.float64)
     assert v.elementwise.fold is None, v.key
     names = {p.name: f"v_{p.name}" for p in v.inputs}
+    names.update({a.name: f"a_{a.name}" for a in v.attributes})  # their defaults (oneDNN SoftPlus's beta)
     source = formula_to_numpy(v.elementwise.formula, names)
-    return np.asarray(eval(source, {"np": np, "_ew": _ew}, {names[p.name]: a for p, a in zip(v.inputs, wide)}),
-                      np.float64)
+    scope = {names[p.name]: a for p, a in zip(v.inputs, wide)}
+    scope.update({names[a.name]: a.default for a in v.attributes if a.has_default})
+    return np.asarray(eval(source, {"np": np, "_ew": _ew}, scope), np.float64)
 
 
 def _allowed_numpy(v) -> list:
