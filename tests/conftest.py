@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import functools
 import shutil
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from opgen.model import SpecSet
@@ -33,6 +35,16 @@ def c_library(tmp_path_factory):
     from c_harness import shared_library
 
     return shared_library(tmp_path_factory.getbasetemp().parent)
+
+
+@pytest.fixture(autouse=True)
+def _rng_per_test(request: pytest.FixtureRequest) -> None:
+    """A test module's shared random stream `RNG` restarts for every test from a seed taken from the
+    test's id: a test's inputs do not depend on which tests ran before it in the same process (under
+    pytest-xdist, each worker runs a different subset in its own order)."""
+    module = request.node.module if hasattr(request.node, "module") else None
+    if module is not None and isinstance(getattr(module, "RNG", None), np.random.Generator):
+        module.RNG = np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 @pytest.fixture
