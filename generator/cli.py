@@ -85,7 +85,7 @@ def _error_record(e: SpecError) -> dict[str, Any]:
 
 
 def _domain_or_exit(specs: SpecSet, domain: str | None) -> None:
-    from .dtypes import suggest
+    from .errors import suggest
 
     names = [d.name for d in specs.domains]
     if domain is not None and domain not in names:
@@ -254,7 +254,7 @@ def show(specs_dir: Path | None, ref: str, lang: str, fmt: str) -> None:
     """Show one op version, e.g. `opgen show onnx.PRelu@9` (no @version: the newest): its summary,
     attributes, inputs and outputs with their shapes, type constraints, numbered constraints, kernel,
     notes, examples and sources."""
-    from .dtypes import suggest
+    from .errors import suggest
     from .show import describe, parse_ref, version_view
 
     specs = _load(reading_specs(specs_dir))
@@ -364,7 +364,7 @@ def new(ref: str, category: str, source: str | None, specs_dir: Path | None) -> 
 def _category_or_exit(specs_dir: Path, category: str) -> None:
     import json
 
-    from .dtypes import suggest
+    from .errors import suggest
     from .paths import schema_dir
 
     schema = json.loads((schema_dir(specs_dir) / "op.schema.json").read_text(encoding="utf-8"))

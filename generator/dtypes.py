@@ -181,14 +181,6 @@ def spec_dtype(dtype: Any) -> str | None:
         return str(dtype)
 
 
-def suggest(word: str, choices: Any) -> str:
-    """" (did you mean 'x'?)" for the closest of `choices`, or "" when none is close."""
-    import difflib
-
-    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-
-
 def elem_of_numpy(dtype: np.dtype) -> str:
     """The spec element name of a NumPy dtype."""
     import numpy as np

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Iterable, Literal, NamedTuple
 
 Severity = Literal["error", "warning"]
 
@@ -98,3 +98,11 @@ class SpecErrors(OpgenError):
 
 def _sort_key(e: SpecError) -> tuple[str, int, int, str]:
     return (e.location.file, e.location.line, e.location.column, e.message)
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """" (did you mean 'x'?)" for the closest of `choices`, or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""

@@ -11,7 +11,7 @@ import ast
 from functools import lru_cache
 from typing import cast
 
-from .dtypes import suggest
+from .errors import suggest
 from .errors import OpgenError
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
 
-from .dtypes import suggest
+from .errors import suggest
 from .expr import ExprError, _name, _tree
 
 

@@ -28,7 +28,7 @@ class Starter:
 
 
 def starter_spec(specs_dir: Path, domain: str, op: str, category: str, source: str | None) -> Starter:
-    from .dtypes import suggest
+    from .errors import suggest
     from .parse import load_specs
 
     if not _OP.fullmatch(op):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, cast
 
 from . import paths
-from .dtypes import suggest
+from .errors import suggest
 from .errors import Location, SpecError, SpecErrors
 from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Pairs, Parameter,
                     Provenance, Source, SpecSet, Text, TypeConstraint, TypeGroup)

@@ -13,7 +13,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..dtypes import ELEM_TYPES, suggest, type_key
+from ..dtypes import ELEM_TYPES, type_key
+from ..errors import suggest
 from ..errors import OpgenError
 from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-exported)
 
