@@ -84,4 +84,12 @@ versions:
       - name: T
         types: [{element}]
         description: {{en: "{todo}: the element types allowed.", zh: "{todo}：允许的元素类型。"}}
+    # Once the op has a kernel (`formula:` or `kernel:`), give it examples: the generated tests run each
+    # through the kernel. Expected values come from an independent reference, named in `source`.
+    # examples:
+    #   - name: basic
+    #     description: {{en: "What this example shows.", zh: "此示例说明的内容。"}}
+    #     source: "the reference that computed the outputs (e.g. torch.nn.functional.relu)"
+    #     inputs: {{X: [-1.0, 0.0, 2.0]}}
+    #     outputs: {{Y: [0.0, 0.0, 2.0]}}
 """

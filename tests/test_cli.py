@@ -148,6 +148,18 @@ def test_new_writes_a_starter_that_builds_and_that_lint_reports(tmp_path):
     assert linted.exit_code == 1
     assert "hlir.Frobnicate@1: summary: warning: the English (en) text is still a placeholder" in linted.output
     assert "the Chinese (zh) text is still a placeholder" in linted.output
+    # The commented example block becomes a valid example once the op has a kernel.
+    text = path.read_text(encoding="utf-8")
+    assert "    # examples:" in text
+    lines = [line.replace("    # ", "    ", 1) if line.startswith(("    # examples:", "    #   ")) else line
+             for line in text.splitlines()]
+    lines.insert(lines.index("    type_constraints:"), "    elementwise: {formula: 'maximum(X, 0)'}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    built = run("build", "--specs", str(specs), "--out", str(tmp_path / "out"))
+    assert built.exit_code == 0, built.output
+    from opgen.parse import load_or_raise
+    (version,) = load_or_raise(specs).find("hlir", "Frobnicate").versions
+    assert [e.name for e in version.examples] == ["basic"]
 
 
 @pytest.mark.parametrize("args,message", [
