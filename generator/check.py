@@ -7,9 +7,9 @@ from typing import Any, Iterator
 
 from . import expr
 from .check_formula import check_elementwise
-from .dtypes import ELEM_TYPES, parse_type
+from .dtypes import ELEM_TYPES, parse_type, type_key
 from .errors import SpecError
-from .model import Attribute, Domain, OpSpec, OpVersion, Pairs, SpecSet
+from .model import NONFINITE, Attribute, Domain, Example, OpSpec, OpVersion, Pairs, SpecSet, has_nonfinite
 from .names import RESERVED_MODULES, name_problems
 from .parse import SOURCES_DIR
 from .render.common import module_name
@@ -387,6 +387,9 @@ def _check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
                 problem = _example_value_problem(value)
                 if problem:
                     yield e.location, f"{fld}.{kind}.{name}", problem
+                elif has_nonfinite(value) and _example_elem(v, e, name) not in FLOAT_ELEMS:
+                    yield e.location, f"{fld}.{kind}.{name}", ('"inf", "-inf" and "nan" are float values; this '
+                                                              f"tensor's element type is {_example_elem(v, e, name)}")
         for name, elem in e.dtypes:
             if name not in ins | outs:
                 yield e.location, f"{fld}.dtypes.{name}", f"no input or output named {name!r}"
@@ -403,6 +406,13 @@ def _check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
 
 
 MAX_EXAMPLE_RANK = 8
+FLOAT_ELEMS = frozenset(name for name, elem in ELEM_TYPES.items() if elem.kind == "float")
+
+
+def _example_elem(v: OpVersion, e: Example, name: str) -> str:
+    """The element type of an example's input or output: its fixed type, else `dtypes`, else `dtype`."""
+    param = next(p for p in v.inputs + v.outputs if p.name == name)
+    return type_key(param.type) if param.is_fixed else dict(e.dtypes).get(name, e.dtype)
 
 
 def _example_value_problem(value: Any) -> str | None:
@@ -418,6 +428,9 @@ def _example_value_problem(value: Any) -> str | None:
             continue
         elif isinstance(item, float) and item == item and abs(item) != float("inf"):
             continue
+        elif isinstance(item, str) and item in NONFINITE:
+            continue
         else:
-            return f"{str(item)[:40]!r} is not a finite number or boolean (write numbers, or lists of them)"
+            return (f"{str(item)[:40]!r} is not a finite number or boolean (write numbers, or lists of them; "
+                    'an infinity or NaN of a float tensor is spelled "inf", "-inf" or "nan", quoted)')
     return None

@@ -138,6 +138,26 @@ class Pairs(tuple):  # type: ignore[type-arg]
         return {k: plain_value(v) for k, v in self}
 
 
+# Example tensors write infinities and NaN as these quoted strings: a YAML `.inf`/`.nan` (or 1e999) is
+# refused as an accident, a spelled-out "-inf" is meant. Only float tensors may hold them.
+NONFINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}
+
+
+def example_number(value: Any) -> Any:
+    """An example value with the NONFINITE spellings replaced by their floats (nested lists kept)."""
+    if isinstance(value, (list, tuple)):
+        return [example_number(v) for v in value]
+    if isinstance(value, str) and value in NONFINITE:
+        return NONFINITE[value]
+    return value
+
+
+def has_nonfinite(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(has_nonfinite(v) for v in value)
+    return isinstance(value, str) and value in NONFINITE
+
+
 def plain_value(value: Any) -> Any:
     """A spec value as plain Python: tuples become lists, Pairs dicts (what generated code writes)."""
     if isinstance(value, Pairs):

@@ -6,6 +6,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .dtypes import ELEM_TYPES, parse_type, type_key
+from .model import example_number
 from .runtime.validation import ParamSig, Problem, Signature, TensorInfo
 
 # Comparison tolerances per element type, stated once (rtol, atol).
@@ -84,6 +85,7 @@ def example_array(value: Any, elem: str) -> np.ndarray:
     """An example tensor as an array of `elem` (integers and booleans exactly, floats through float64;
     a complex element is written as its [real, imaginary] pair, the innermost list)."""
     target = ELEM_TYPES[elem]
+    value = example_number(value)  # "inf", "-inf", "nan" as written in the spec
     if target.kind in ("int", "uint", "bool"):
         return np.asarray(value, dtype=target.numpy)
     if target.kind == "complex":

@@ -142,7 +142,8 @@ class _Builder:
         if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
             raise self.fail(node, "integer outside the 64-bit range; specs hold int64 or uint64 values")
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            raise self.fail(node, "NaN and infinities are not spec values (write a finite number)")
+            raise self.fail(node, "NaN and infinities are not spec values (write a finite number; in an example tensor, "
+                             'spell them "inf", "-inf" or "nan", quoted)')
         return value
 
     def mapping(self, node: yaml.MappingNode, depth: int) -> LocDict:

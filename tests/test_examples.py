@@ -95,3 +95,43 @@ def test_a_graph_attribute_of_an_example_must_be_a_graph(tmp_path, spec_tree, va
         assert errors_for(spec_tree, text) == []
     else:
         assert message in _errors(tmp_path / "bad", text)
+
+
+@pytest.mark.parametrize("values, dtype, message", [
+    ('{X: ["-inf", "nan", 1.0]}\n        outputs: {Y: ["-inf", "nan", 2.0]}', "float", None),
+    ('{X: [.inf]}\n        outputs: {Y: [.inf]}', "float", 'spell them "inf", "-inf" or "nan", quoted'),
+    ('{X: ["Infinity"]}\n        outputs: {Y: [1.0]}', "float", "'Infinity' is not a finite number"),
+    ('{X: ["inf"]}\n        outputs: {Y: ["inf"]}', "int32", "are float values; this tensor's element type is int32"),
+])
+def test_infinities_and_nan_are_spelled_out_in_float_examples(tmp_path, spec_tree, values, dtype, message):
+    """A quoted "inf"/"-inf"/"nan" is a float example value (CTCLoss's alpha holds -inf); YAML's .inf, other
+    spellings and non-float tensors are refused."""
+    text = GOOD_OP.replace("    elementwise: {formula: alpha * X}\n", f"""\
+    elementwise: {{formula: alpha * X}}
+    examples:
+      - name: e
+        dtype: {dtype}
+        attributes: {{alpha: 2.0}}
+        inputs: {values}
+""")
+    if message is None:
+        assert errors_for(spec_tree, text) == []
+    else:
+        assert message in _errors(tmp_path / "bad", text)
+
+
+def test_spelled_infinities_reach_the_kernel_and_the_comparison():
+    """The example's "-inf" becomes a float -inf on the way in and is compared as one on the way out:
+    Exp(-inf) = 0 and Log(0) = -inf (NumPy as the reference)."""
+    run("Exp", {"inputs": {"input": ["-inf", 0.0]}, "outputs": {"output": [float(np.exp(-np.inf)), 1.0]}})
+    run("Log", {"inputs": {"input": [0.0, 1.0]}, "outputs": {"output": ["-inf", 0.0]}})
+    with pytest.raises(AssertionError):
+        run("Log", {"inputs": {"input": [0.0, 1.0]}, "outputs": {"output": ["inf", 0.0]}})
+
+
+def test_the_site_writes_spelled_infinities_as_python_floats():
+    from opgen.site.examples import _value_code
+
+    code = _value_code([["-inf", 1.5], ["nan", "inf"]], "double")
+    assert code == '[[float("-inf"), 1.5], [float("nan"), float("inf")]]'
+    assert eval(code)[0][0] == -np.inf

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import expr
 from ..dtypes import type_key
-from ..model import FOLD_ACCUMULATOR, Attribute, Domain, Example, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
+from ..model import FOLD_ACCUMULATOR, NONFINITE, Attribute, Domain, Example, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
 from .changelog import changelog
 from .common import render as render_template
 
@@ -184,7 +184,9 @@ def tensor_text(value: Any) -> str:
         return "[" + ", ".join(tensor_text(x) for x in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return value if value in NONFINITE else repr(value)
+    return str(value)
 
 
 def example_view(v: OpVersion, e: Example, lang: str) -> dict[str, Any]:

@@ -9,13 +9,14 @@ import contextlib
 import hashlib
 import io
 import json
+import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..dtypes import ELEM_TYPES, type_key
-from ..model import Example, OpVersion, Parameter, plain_value
+from ..model import Example, OpVersion, Parameter, example_number, plain_value
 
 # numpy dtypes that live in ml_dtypes (bfloat16, the float8/4/6 and int4/2 types): spelled ml_dtypes.<name>.
 _NUMPY_NAMES = {"bool": "np.bool_", "float": "np.float32", "double": "np.float64", "string": "object"}
@@ -46,7 +47,16 @@ def _value_code(value: Any, elem: str) -> str:
                 return complex(float(v[0]), float(v[1]))
             return [to_complex(x) for x in v]
         return repr(to_complex(plain_value(value)))
-    return repr(plain_value(value))
+    return _literal(example_number(plain_value(value)))
+
+
+def _literal(value: Any) -> str:
+    """Python source of a nested list of numbers: repr, with infinities and NaN written as floats."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")'
+    return repr(value)
 
 
 def _elem(param: Parameter, example: Example) -> str:
