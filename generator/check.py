@@ -231,15 +231,17 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
         if p.shape is None:
             continue
         # A shape may count the elements of a variadic output (Split gives as many pieces as the node
-        # has outputs), but never read an output's shape: that is what it is checked against.
+        # has outputs) and read an output's element type (BitcastConvert: a width change adds or drops
+        # a dimension), but never read an output's shape: that is what it is checked against.
         counted = {q.name for q in v.outputs if q.option == "variadic"}
+        outputs = {q.name for q in v.outputs} - inputs
         try:
-            for problem in expr.check_names(p.shape, attr_names, inputs | counted, tensor_attrs):
+            for problem in expr.check_names(p.shape, attr_names, inputs | outputs, tensor_attrs):
                 yield p.location, f"outputs.{p.name}.shape", problem
             for fname, name in sorted(expr.parameter_calls(p.shape)):
-                if name in counted and name not in inputs and fname != "count":
+                if name in outputs and not (fname == "dtype" or fname == "count" and name in counted):
                     yield p.location, f"outputs.{p.name}.shape", f"{fname}({name}): a shape reads the inputs; " \
-                                                                  "of a variadic output it may only count() the elements"
+                        "of an output it may read only dtype() (and count() the elements of a variadic one)"
         except expr.ExprError as exc:
             yield p.location, f"outputs.{p.name}.shape", f"{exc}: {p.shape!r}"
     for a in v.attributes:

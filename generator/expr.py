@@ -27,7 +27,7 @@ ATTRIBUTE_SHAPE_FUNCTIONS = frozenset({"rank", "shape", "numel"})
 # XLA's: operands of the highest rank broadcast among themselves, lower-rank ones align into them).
 MULTI_SHAPE_FUNCTIONS = frozenset({"broadcast_shape", "xla_broadcast_shape"})
 CHECK_BUILTINS = frozenset({"len", "all", "any", "range", "min", "max", "abs", "sum", "sorted",
-                            "set", "list", "tuple", "unique", "int", "zip", "enumerate", "prod"})
+                            "set", "list", "tuple", "unique", "int", "zip", "enumerate", "prod", "bits"})
 
 
 _ALLOWED_NODES = (
@@ -239,7 +239,7 @@ class _CheckToPython(ast.NodeTransformer):
         if fname in MULTI_SHAPE_FUNCTIONS:
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
                             [ast.Constant(_name(a)) for a in node.args], [])
-        if fname in ("unique", "range", "prod"):  # bounded (or NumPy-free) versions on the context
+        if fname in ("unique", "range", "prod", "bits"):  # bounded, NumPy-free or spec-aware: on the context
             node = cast(ast.Call, self.generic_visit(node))
             return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()), node.args, [])
         node.args = [self.visit(a) for a in node.args]

@@ -418,3 +418,29 @@ def test_while_keeps_the_loop_state_shapes(shapes):
     want = out_shapes(loop, *map(shaped, shapes))
     check("While", [(F, s) for s in shapes], {"condition": lambda *s: np.bool_(False), "body": lambda *s: s},
           want, pieces("output", len(shapes)))
+
+
+@pytest.mark.parametrize("shape, source, target", [
+    ((2, 3), "float", "int32"), ((2, 3), "double", "int32"), ((4, 2), "int8", "float16"),
+    ((5, 4), "uint8", "float"), ((), "int64", "double"), ((3, 0), "int16", "uint8")])
+def test_bitcast_convert_adds_or_drops_the_last_dimension(shape, source, target):
+    """BitcastConvert's shape reads the output's element type (dtype(output)): jax.lax.bitcast_convert_type."""
+    from opgen.dtypes import ELEM_TYPES
+
+    want = out_shapes(lambda x: lax.bitcast_convert_type(x, ELEM_TYPES[target].numpy),
+                      shaped(shape, ELEM_TYPES[source].numpy))
+    check("BitcastConvert", [(source, shape)], {}, want, OUT, elems=[target], tied=("C1",))
+    # the shape is stated (not only checked by C1): opgen show and the docs print it
+    shapes = opgen_ops.get_signature("hlir", "BitcastConvert", 1).output_shapes
+    assert [s.name for s in shapes] == ["output"]
+
+
+def test_a_shape_may_read_an_output_dtype_but_not_its_shape(spec_tree):
+    from test_spec_errors import GOOD_OP, errors_for
+
+    reads_dtype = GOOD_OP.replace("      - name: Y\n        type: T\n",
+                                  "      - name: Y\n        type: T\n        shape: 'shape(X) if bits(dtype(Y)) == 32 else shape(X)'\n")
+    assert reads_dtype != GOOD_OP and errors_for(spec_tree, reads_dtype) == []
+    reads_shape = GOOD_OP.replace("      - name: Y\n        type: T\n", "      - name: Y\n        type: T\n        shape: shape(Y)\n")
+    assert any("shape(Y): a shape reads the inputs; of an output it may read only dtype()" in e
+               for e in errors_for(spec_tree, reads_shape))

@@ -19,7 +19,7 @@ LABELS = {
         section="section", summary="Summary", since="since_version", support="Support level",
         function="Function", shape_inference="Shape inference", deprecated="Deprecated", function_body="Function body",
         attributes="Attributes", inputs="Inputs", outputs="Outputs", type_constraints="Type constraints",
-        name="Name", type="Type", default="Default", description="Description", option="Option",
+        name="Name", type="Type", default="Default", description="Description", option="Option", shape="Shape", shape_open="not stated",
         allowed="Allowed types", allowed_values="Allowed values", required="required", optional="optional",
         formula="Element-wise formula", constraints="Constraints", examples="Examples", notes="Notes",
         changelog="Changelog", no_changes="no change in the spec's fields", errata="Errata",
@@ -45,7 +45,7 @@ LABELS = {
         domain="域", category="类别", versions="版本", version="版本", sources="来源", section="节",
         summary="概要", since="自版本", support="支持级别", function="函数", shape_inference="形状推断", deprecated="已弃用",
         function_body="函数体", attributes="属性", inputs="输入", outputs="输出", type_constraints="类型约束",
-        name="名称", type="类型", default="默认值", description="描述", option="选项", allowed="允许的类型",
+        name="名称", type="类型", default="默认值", description="描述", option="选项", shape="形状", shape_open="未给出", allowed="允许的类型",
         allowed_values="允许的取值", required="必需", optional="可选", formula="逐元素公式", constraints="约束",
         examples="示例", notes="说明", changelog="变更记录", no_changes="规格字段无变化", errata="勘误",
         undocumented="源文档中无内容", follows="遵循", reference="参考",
@@ -146,7 +146,8 @@ def version_view(v: OpVersion, lang: str) -> dict[str, Any]:
                     for a in v.attributes],
         inputs=[dict(name=p.name, type=p.type, option=param_option(p, L), description=p.description.get(lang))
                 for p in v.inputs],
-        outputs=[dict(name=p.name, type=p.type, option=param_option(p, L), description=p.description.get(lang))
+        outputs=[dict(name=p.name, type=p.type, option=param_option(p, L), description=p.description.get(lang),
+                      shape=expr.canonical(shape) if (shape := v.output_shape(p)) else "")
                  for p in v.outputs],
         type_constraints=[dict(name=t.name, types=", ".join(t.types), description=t.description.get(lang))
                           for t in v.type_constraints],

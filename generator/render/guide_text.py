@@ -46,6 +46,8 @@ CHECK_FUNCTIONS: dict[str, tuple[str, str]] = {
     "int": ("int(v): v as an integer.", "int(v):把 v 转为整数。"),
     "zip": ("zip(a, b): pairs of items.", "zip(a, b):逐项配对。"),
     "enumerate": ("enumerate(s): (index, item) pairs.", "enumerate(s):(下标，项) 对。"),
+    "bits": ("bits(t): the width in bits of the element type named t, e.g. bits(dtype(X)) == 32.",
+             "bits(t):名为 t 的元素类型的位宽，例如 bits(dtype(X)) == 32。"),
     "prod": ("prod(s): the product of a few sizes, e.g. prod(shape(X)); exact Python integers.",
              "prod(s):若干大小之积，例如 prod(shape(X));使用精确的 Python 整数。"),
 }

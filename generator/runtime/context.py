@@ -177,6 +177,13 @@ class CheckContext:
         return tuple(self.value(name).ravel().tolist())
 
     @staticmethod
+    def bits(elem: str) -> int:
+        """The width in bits of an element type named as dtype() gives it (BitcastConvert's shapes)."""
+        from ..dtypes import ELEM_TYPES
+
+        return ELEM_TYPES[elem].bits
+
+    @staticmethod
     def prod(values: Any) -> int:
         """The product of a few sizes (a shape's element count); Python ints, so it cannot overflow."""
         out = 1

@@ -11,7 +11,7 @@ import numpy as np
 from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.conversion import bitcast_convert
-from opgen.runtime.validation import ParamSig, RuleCall, Signature, ValidationError
+from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BitcastConvert'
@@ -54,6 +54,21 @@ SIGNATURE_V1 = Signature(
         ),
     ),
     output_shapes=(
+        OutputShape(
+            'output',
+            lambda c: (
+                c.shape('input')
+                if c.bits(c.dtype('input')) == c.bits(c.dtype('output'))
+                else (
+                    list(c.shape('input')) + [c.bits(c.dtype('input')) // c.bits(c.dtype('output'))]
+                    if c.bits(c.dtype('input')) > c.bits(c.dtype('output'))
+                    else list(c.shape('input'))[:-1]
+                )
+            ),
+            'shape(input) if bits(dtype(input)) == bits(dtype(output)) else list(shape(input)) + '
+            '[bits(dtype(input)) // bits(dtype(output))] if bits(dtype(input)) > bits(dtype(output)) else '
+            'list(shape(input))[:-1]',
+        ),
     ),
 )
 
