@@ -1,7 +1,7 @@
 """The site's Markdown sources, from the typed spec model: an op page per op and language (the
 docs renderer's views laid out for the web: maths, plots, run examples, labelled and linked notes),
 each domain's index by category, errata and changelog pages, the home page and the page of cases
-opgen catches beyond onnx.checker (from the README)."""
+opgen catches beyond onnx.checker (opgen.site.beyond_checker)."""
 from __future__ import annotations
 
 import re
@@ -12,9 +12,10 @@ from typing import Any
 import jinja2
 
 from ..model import Domain, Example, OpSpec, SpecSet
-from ..render.changelog import changelog
 from ..render.common import environment, md_cell, md_text
 from ..render.docs import CATEGORIES, LABELS, category_title, note_view, version_view
+from .beyond_checker import section_body
+from .changes import user_changelog
 from .examples import RunExample
 from .latex import formula_latex
 from .plots import OpPlots
@@ -22,6 +23,8 @@ from .strings import STRINGS
 
 # "see note X" as the spec texts write it, in English and Chinese.
 SEE_NOTE = re.compile(r"(see notes? |见说明 ?|见注释 ?|参见说明 ?|参见注释 ?)`?([A-Za-z][A-Za-z0-9_]*)`?")
+# A formula announced by a summary's first sentence spans at most this many paragraphs (Sign has three).
+_MAX_FORMULA_PARAGRAPHS = 4
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "resp.", "cf.")
 
 
@@ -73,16 +76,37 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def first_sentence(text: str) -> str:
-    """The first sentence of a summary, whole (never cut mid-word): up to the first full stop that
-    is not part of an abbreviation or a number, or the first line."""
-    line = text.strip().split("\n")[0].strip()
+def _sentence_end(line: str) -> int:
+    """Where the first sentence of `line` ends (0 when no full stop ends one): a full stop that is
+    not part of an abbreviation or a number."""
     for m in re.finditer(r"[.。!?！？](?=\s|$)|。", line):
         end = m.end()
-        if any(line[:end].endswith(a) for a in _ABBREVIATIONS):
-            continue
-        return line[:end]
-    return line
+        if not any(line[:end].endswith(a) for a in _ABBREVIATIONS):
+            return end
+    return 0
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a summary, whole (never cut mid-word): up to the first full stop that
+    is not part of an abbreviation or a number, or the first line. A sentence that announces a
+    formula ("... by the following formula:") keeps it: the paragraphs after it are joined with
+    "; " up to the first that ends a sentence, so Expm1's entry reads "...: y=exp(x) - 1"."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    if not paragraphs:
+        return ""
+    line = paragraphs[0].split("\n")[0].strip()
+    end = _sentence_end(line)
+    shown = line[:end] if end else line
+    if not shown.endswith((":", "：")):
+        return shown
+    formula: list[str] = []
+    for paragraph in paragraphs[1:_MAX_FORMULA_PARAGRAPHS + 1]:
+        part = " ".join(x.strip() for x in paragraph.split("\n"))
+        end = _sentence_end(part)
+        formula.append(part[:end] if end else part)
+        if end:
+            break
+    return f"{shown} {'; '.join(formula)}" if formula else shown
 
 
 def _mark_anchors(notes: list[dict[str, Any]], seen: set[str]) -> list[dict[str, Any]]:
@@ -114,7 +138,7 @@ def op_page(op: OpSpec, domain: Domain, lang: str, extras: OpExtras) -> str:
                                      code=e.code, output=e.output, error=e.error)
                                 for e in extras.examples.get(v.since_version, [])]
         versions.append(item)
-    log = [dict(old=old, new=new, changes=[c.text(lang) for c in changes]) for old, new, changes in changelog(op)]
+    log = [dict(old=old, new=new, changes=changes) for old, new, changes in user_changelog(op, lang)]
     notes = _mark_anchors([note_view(n, lang) for n in op.notes], seen)
     return _environment().get_template("site/op.md.j2").render(
         op=op, L=L, S=S, lang=lang, category=category_title(op.category, lang),
@@ -140,7 +164,8 @@ def index_page(domain: Domain, lang: str) -> str:
         for o in ops:
             versions = ", ".join(f"[{v.since_version}]({o.name}.md#v{v.since_version})" for v in o.versions)
             undocumented = "" if o.provenance.documented else f" ({L['undocumented']})"
-            summary = md_cell(first_sentence(o.versions[0].summary.get(lang)))
+            note_ids = {n.id for n in o.all_notes() if n.id}
+            summary = see_notes(md_cell(first_sentence(o.versions[0].summary.get(lang))), note_ids, f"{o.name}.md")
             lines.append(f"| [{o.name}]({o.name}.md){undocumented} | {versions} | {summary} |")
         lines.append("")
     return "\n".join(lines) + "\n"
@@ -167,12 +192,12 @@ def changelog_page(domain: Domain, lang: str) -> str:
     lines = [f"# {domain.name}: {S['changelog']}", "", f"[← {S['back_to_index'].format(domain=domain.name)}]"
              "(index.md)", "", S["changelog_intro"], ""]
     for o in domain.ops:
-        log = changelog(o)
+        log = user_changelog(o, lang, f"{o.name}.md")
         if not log:
             continue
         lines += [f"## [{o.name}]({o.name}.md#changelog)", ""]
         for old, new, changes in log:
-            text = "; ".join(md_text(c.text(lang)) for c in changes) if changes else L["no_changes"]
+            text = "; ".join(changes) if changes else L["no_changes"]
             lines.append(f"- **{old} → {new}**: {text}")
         lines.append("")
     return "\n".join(lines) + "\n"
@@ -189,11 +214,8 @@ def home_page(specs: SpecSet, lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def checker_page(readme: str, lang: str) -> str:
-    """The README's section on cases opgen catches beyond onnx.checker, as a page (its text is the
-    README's own, in English; the Chinese page introduces it in Chinese)."""
+def checker_page(lang: str) -> str:
+    """The cases opgen catches beyond onnx.checker, in the page's language (opgen.site.beyond_checker,
+    the source of the README's section too)."""
     S = STRINGS[lang]
-    m = re.search(r"^### Cases opgen catches beyond onnx\.checker\n(.*?)(?=^## )", readme, re.M | re.S)
-    body = m.group(1).strip() if m else S["checker_missing"]
-    return f"# {S['checker_title']}\n\n{S['checker_intro']}\n\n{body}\n"
-
+    return f"# {S['checker_title']}\n\n{S['checker_intro']}\n\n{section_body(lang)}"
