@@ -181,3 +181,27 @@ def test_no_change_rebuild_stops_at_the_inputs_digest(tmp_path: Path) -> None:
     assert inputs_digest(root, tmp_path / "site") == first  # bytecode caches are not inputs
     (root / "specs" / "onnx" / "Abs.yaml").write_text("name: Abs\n# changed\n")
     assert inputs_digest(root, tmp_path / "site") != first
+
+
+def test_note_references_link_to_the_note_they_name() -> None:
+    from opgen.site.pages import NoteRefs, see_notes
+
+    refs = NoteRefs(frozenset({"fold_left", "seed"}), "",
+                    (("xla_broadcasting", ("Add", "Subtract")), ("pad_modes", ("Pad",)), ("fold_left", ("Reduce",))))
+    cases = {
+        "(notes fold_left, l2_and_count and pad_modes)":
+            "([notes fold_left](#note-fold_left), l2_and_count and [pad_modes](Pad.md#note-pad_modes))",
+        "rule (see Add's note xla_broadcasting)":
+            "rule ([see Add's note xla_broadcasting](Add.md#note-xla_broadcasting))",
+        "as in Pad (see its note pad_modes)": "as in Pad ([see its note pad_modes](Pad.md#note-pad_modes))",
+        "as in Subtract: see note xla_broadcasting":
+            "as in Subtract: [see note xla_broadcasting](Subtract.md#note-xla_broadcasting)",
+        "见说明 seed。": "[见说明 seed](#note-seed)。", "(注释 fold_left、pad_modes)":
+            "([注释 fold_left](#note-fold_left)、[pad_modes](Pad.md#note-pad_modes))",
+        "note seed is a word here": "note seed is a word here",  # a bare "note" and an id without "_"
+        "see note xla_broadcasting": "see note xla_broadcasting",  # two ops have it, neither named
+        "see note unknown_one": "see note unknown_one",
+    }
+    assert {text: see_notes(text, refs) for text in cases} == cases
+    on_index = NoteRefs(frozenset({"seed"}), "Dropout.md")
+    assert see_notes("see note seed", on_index) == "[see note seed](Dropout.md#note-seed)"
