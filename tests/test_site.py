@@ -165,9 +165,19 @@ def test_formula_typeset_and_screenshots(page: Page, server: str) -> None:
 
 _LINK = re.compile(r'<(?:a|img|link|script)\b[^>]*?\b(?:href|src)="([^"]*)"')
 _ID = re.compile(r'\bid="([^"]*)"')
-# a note reference, with the ">" that ends an <a ...> tag just before it when it is a link's text
-_SEE_NOTE = re.compile(r'(<a [^>]*href="[^"]*#note-[^"]*">)?(?:see notes? |见说明 ?|见注释 ?|参见说明 ?|参见注释 ?)'
-                       r'(?:<code>)?[A-Za-z][A-Za-z0-9_]*')
+# a note reference ("see note X", "see Add's note X", "(notes X, Y)", "见说明 X", "(注释 X)"), with the
+# ">" that ends an <a ...> tag just before it when it is a link's text
+_APOSTROPHE = "(?:'|&#39;|’)"
+_SEE_NOTE = re.compile(r'(<a [^>]*href="[^"]*#note-[^"]*">)?(?P<words>(?:\b[Ss]ee (?:[A-Z]\w*' + _APOSTROPHE
+                       + r's |its |the )?notes? |(?:参见|见)(?:说明|注释) ?)|(?:\b(?:[A-Z]\w*' + _APOSTROPHE
+                       + r's |[Ss]pec |its )?[Nn]otes? |注释 ?|说明 ?))(?:<code>)?(?P<id>[A-Za-z][A-Za-z0-9_]*)')
+
+
+def _unlinked_note_reference(m: re.Match[str], note_ids: set[str]) -> bool:
+    """A reference to a real note that is not a link's text: after "see"/"见" any note id, after a
+    bare "note"/"说明" (ordinary words too) an id with an underscore."""
+    see = re.match(r"[Ss]ee|参见|见", m.group("words")) is not None
+    return not m.group(1) and m.group("id") in note_ids and (see or "_" in m.group("id"))
 
 
 def test_link_check_whole_site() -> None:
@@ -195,24 +205,54 @@ def test_link_check_whole_site() -> None:
                if not (SITE / lang / o.domain / f"{o.name}.html").exists()]
     assert missing == []
     # every "see note X" (见说明 X) is the text of a link (to the note's anchor, checked above)
+    note_ids = {n.id for o in _specs().ops() for n in o.all_notes() if n.id}
     unlinked = [f"{html.relative_to(SITE)}: {m.group(0)}" for html in pages
-                for m in _SEE_NOTE.finditer(html.read_text("utf-8")) if not m.group(1)]
+                for m in _SEE_NOTE.finditer(html.read_text("utf-8")) if _unlinked_note_reference(m, note_ids)]
     assert unlinked == []
     assert 'href="#note-fnuz_infinity"' in (SITE / "en" / "onnx" / "Cast.html").read_text("utf-8")
+    # a reference to another op's note links to that op's page
+    assert 'href="Add.html#note-xla_broadcasting"' in (SITE / "en" / "hlir" / "Multiply.html").read_text("utf-8")
 
 
-def test_index_summaries_end_at_a_sentence() -> None:
-    from opgen.site.pages import first_sentence
+def _op_html(lang: str, domain: str, name: str) -> str:
+    return (SITE / lang / domain / f"{name}.html").read_text("utf-8")
 
-    assert first_sentence("Applies f, e.g. tanh. Then more.") == "Applies f, e.g. tanh."
-    assert first_sentence("对每个元素应用激活函数。其余说明。") == "对每个元素应用激活函数。"
-    assert first_sentence("Version 1.5 of it. Next") == "Version 1.5 of it."
-    cut = []
+
+def test_op_pages_are_in_the_sidebar_and_link_back_to_their_index() -> None:
+    """Without a browser: the sidebar of an op page lists its domain's categories with the op's own
+    category open and the op active in it; every op page has its link back to the domain index."""
+    for lang, category in (("en", "Activations"), ("zh", "激活函数")):
+        html = _op_html(lang, "onnx", "Elu")
+        nav = html[html.index('md-nav--primary'):html.index('md-sidebar--secondary')]
+        active = re.search(r'md-nav__item--active md-nav__item--nested">.*?<span class="md-ellipsis">\s*'
+                           r'([^<]+?)\s*</span>', nav, re.S)
+        assert active and active.group(1) == category, lang
+        assert re.search(r'md-nav__link--active[^>]*>\s*<span class="md-ellipsis">\s*Elu\s*<', nav), lang
+        assert 'href="Celu.html"' in nav and 'href="../hlir/index.html"' in nav
+    no_back = [f"{lang}/{o.domain}/{o.name}" for o in _specs().ops() for lang in LANGS
+               if not re.search(r'<a class="opgen-back" href="index.html"|<a href="index.html" class="opgen-back"',
+                                _op_html(lang, o.domain, o.name))]
+    assert no_back == []
+
+
+_PRINTED = re.compile(r'<p>(?:It prints:|输出:)</p>\s*<div class="(?:language-text )?highlight"><pre><span></span>'
+                      r'<code>(.*?)</code>', re.S)
+
+
+def test_examples_print_arrays_with_their_dtypes() -> None:
+    """Every run example printed each output as `name: dtype, shape (...)` then the NumPy array, and
+    its inputs are NumPy arrays with a dtype."""
+    import html as html_module
+
+    bad, shown = [], 0
     for o in _specs().ops():
+        if not any(v.examples for v in o.versions):
+            continue
         for lang in LANGS:
-            summary = o.versions[0].summary.get(lang).strip()
-            shown = first_sentence(summary)
-            whole_line = shown == summary.split("\n")[0].strip()
-            if not (summary.startswith(shown) and (shown.endswith((".", "。", "!", "?")) or whole_line)):
-                cut.append((o.key, lang, shown[-30:]))
-    assert cut == []
+            page = _op_html(lang, o.domain, o.name)
+            for block in _PRINTED.findall(page):
+                text = html_module.unescape(re.sub(r"<[^>]+>", "", block))
+                shown += 1
+                if not re.match(r"[\w\[\]]+: [\w.]+, shape \((\d+, ?)*\d*\)\n", text):
+                    bad.append((lang, o.key, text[:60]))
+    assert shown >= 2 * 270 and bad == []

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OpgenError
+from ..model import Domain
+from ..render.docs import CATEGORIES, category_title
 from .examples import ExampleRunner, kernel_digest
 from .pages import OpExtras, changelog_page, checker_page, errata_page, home_page, index_page, op_page
 from .plots import Plotter
@@ -25,6 +27,7 @@ LANGS = ("en", "zh")
 SITE_TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates" / "site"
 # Chinese text is cut into words by jieba when the search index is built (Material's search plugin,
 # joined by U+200B), so the index splits at U+200B as well as at spaces and punctuation.
+NAV_FEATURES = ["navigation.tabs", "navigation.indexes", "navigation.prune"]
 SEARCH_SEPARATOR = r'[\s\u200b\-_,:!=\[\]()"`/，。：；、（）]+|\.(?!\d)'
 
 
@@ -41,6 +44,7 @@ class SiteReport:
     plots_drawn: int = 0
     plots_reused: int = 0
     seconds: float = 0.0
+    unchanged: bool = False  # nothing the site is made from changed since the last build: nothing done
 
 
 def _write(path: Path, text: str | bytes, written: set[Path]) -> None:
@@ -60,19 +64,34 @@ def _mathjax_script() -> Path:
     return Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
 
 
-def mkdocs_config(lang: str, specs_domains: list[str], out: Path) -> dict[str, Any]:
+def _domain_nav(domain: Domain, lang: str) -> list[Any]:
+    """A domain's navigation: its index (the section's own page), errata and changelog, then one
+    collapsible group per category holding its op pages."""
+    S = STRINGS[lang]
+    d = domain.name
+    nav: list[Any] = [f"{d}/index.md", {S["errata"]: f"{d}/errata.md"}, {S["changelog"]: f"{d}/changelog.md"}]
+    for category in CATEGORIES:
+        ops = [o for o in domain.ops if o.category == category]
+        if ops:
+            nav.append({category_title(category, lang): [{o.name: f"{d}/{o.name}.md"} for o in ops]})
+    return nav
+
+
+def mkdocs_config(lang: str, domains: list[Domain], out: Path) -> dict[str, Any]:
     S = STRINGS[lang]
     other = "zh" if lang == "en" else "en"
     nav: list[Any] = [{S["home"]: "index.md"}]
-    for d in specs_domains:
-        nav.append({d: [{STRINGS[lang]["domain_title"].format(domain=d): f"{d}/index.md"},
-                        {S["errata"]: f"{d}/errata.md"}, {S["changelog"]: f"{d}/changelog.md"}]})
+    nav += [{d.name: _domain_nav(d, lang)} for d in domains]
     nav.append({S["checker_title"]: "beyond-checker.md"})
     return {
         "site_name": S["site_name"], "docs_dir": "docs", "site_dir": str(out / lang), "use_directory_urls": False,
         "theme": {"name": "material", "language": lang, "custom_dir": str(SITE_TEMPLATES / "overrides"),
                   "font": False,  # the system fonts: Google's font service is not reachable offline
-                  "features": ["navigation.tabs", "navigation.top", "search.highlight", "content.code.copy"]},
+                  # A tab per domain; its sidebar lists the categories, each collapsible, with their op
+                  # pages. Pruned: a page's HTML holds only its own domain's open category, the other
+                  # categories being links to their first op; the whole tree (~450 entries) on each of
+                  # ~900 pages would multiply the build time and the site's size (see NAV_FEATURES).
+                  "features": NAV_FEATURES + ["navigation.top", "search.highlight", "content.code.copy"]},
         "plugins": [{"search": {"lang": "en", "separator": SEARCH_SEPARATOR}}],
         "markdown_extensions": ["tables", "attr_list", "md_in_html", "admonition", "pymdownx.details",
                                 {"pymdownx.arithmatex": {"generic": True}}, "pymdownx.superfences",
@@ -83,9 +102,6 @@ def mkdocs_config(lang: str, specs_domains: list[str], out: Path) -> dict[str, A
                   "opgen_other": {"lang": other, "name": STRINGS[other]["language_name"],
                                   "title": STRINGS[other]["switch_title"]}},
         "nav": nav,
-        # Op pages are reached from the indexes, not listed in the navigation: a sidebar of ~350
-        # entries on each of ~700 pages would multiply the build time and page size.
-        "not_in_nav": "/*/*.md\n",
         "validation": {"links": {"anchors": "warn"}},
     }
 
@@ -110,12 +126,11 @@ def generate_sources(root: Path, work: Path, out: Path) -> SiteReport:
     runner.save()
     report.examples_run, report.example_failures = runner.ran, runner.failed
     report.plots_drawn, report.plots_reused = plotter.drawn, plotter.reused
-    readme = (root / "README.md").read_text("utf-8") if (root / "README.md").exists() else ""
     for lang in LANGS:
         docs = work / lang / "docs"
         written: set[Path] = set()
         _write(docs / "index.md", home_page(specs, lang), written)
-        _write(docs / "beyond-checker.md", checker_page(readme, lang), written)
+        _write(docs / "beyond-checker.md", checker_page(lang), written)
         for domain in specs.domains:
             _write(docs / domain.name / "index.md", index_page(domain, lang), written)
             _write(docs / domain.name / "errata.md", errata_page(domain, lang), written)
@@ -129,7 +144,7 @@ def generate_sources(root: Path, work: Path, out: Path) -> SiteReport:
             _write(docs / "assets" / asset, (SITE_TEMPLATES / "assets" / asset).read_bytes(), written)
         for stale in [p for p in docs.rglob("*") if p.is_file() and p not in written]:
             stale.unlink()
-        config = mkdocs_config(lang, [d.name for d in specs.domains], out.resolve())
+        config = mkdocs_config(lang, list(specs.domains), out.resolve())
         _write(work / lang / "mkdocs.yml", json.dumps(config, ensure_ascii=False, indent=1), written)
         report.pages[lang] = sum(1 for _ in docs.rglob("*.md"))
     return report
@@ -146,14 +161,55 @@ def _sources_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
+# What the site is made from: a change to any file here (or to the versions of the packages that
+# build it) makes the next build regenerate the sources; otherwise the build stops after hashing.
+INPUT_FOLDERS = ("specs", "templates", "generator", "generated/python")
+SITE_PACKAGES = ("mkdocs", "mkdocs-material", "jieba", "matplotlib", "numpy", "django-static-mathjax")
+
+
+def inputs_digest(root: Path, out: Path) -> str:
+    """A digest of everything the site is built from: the spec, template, generator and kernel files
+    (not Python's bytecode caches), the site packages' versions and the output folder."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    h = hashlib.sha256(str(out.resolve()).encode())
+    for name in SITE_PACKAGES:
+        try:
+            h.update(f"{name}=={version(name)}".encode())
+        except PackageNotFoundError:
+            h.update(f"{name} missing".encode())
+    for folder in INPUT_FOLDERS:
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(path.relative_to(root).as_posix().encode() + b"\0")
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _unchanged(work: Path, out: Path, digest: str) -> bool:
+    """The last build finished from the same inputs and its output is still there."""
+    stamp = work / ".inputs"
+    return (stamp.exists() and stamp.read_text() == digest and (out / "index.html").exists()
+            and all((work / lang / ".built").exists() and (out / lang / "index.html").exists() for lang in LANGS))
+
+
 def build_site(root: Path, out: Path, work: Path, force: bool = False) -> SiteReport:
     start = time.perf_counter()
+    digest = inputs_digest(root, out)
+    if not force and _unchanged(work, out, digest):
+        # Nothing the site is made from changed: loading and checking the specs alone would take
+        # most of a no-change rebuild's time.
+        report = SiteReport(pages={lang: sum(1 for _ in (work / lang / "docs").rglob("*.md")) for lang in LANGS},
+                            unchanged=True)
+        report.seconds = time.perf_counter() - start
+        return report
+    (work / ".inputs").unlink(missing_ok=True)
     report = generate_sources(root, work, out)
     jobs: dict[str, subprocess.Popen[bytes]] = {}
     for lang in LANGS:
         stamp = work / lang / ".built"
-        digest = _sources_digest(work / lang)
-        if not force and stamp.exists() and stamp.read_text() == digest and (out / lang / "index.html").exists():
+        sources = _sources_digest(work / lang)
+        if not force and stamp.exists() and stamp.read_text() == sources and (out / lang / "index.html").exists():
             continue
         stamp.unlink(missing_ok=True)
         jobs[lang] = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean",
@@ -170,5 +226,6 @@ def build_site(root: Path, out: Path, work: Path, force: bool = False) -> SiteRe
         '<!doctype html><html><head><meta charset="utf-8"><title>opgen</title>'
         '<meta http-equiv="refresh" content="0; url=en/index.html"></head>'
         '<body><a href="en/index.html">English</a> · <a href="zh/index.html">中文</a></body></html>\n', "utf-8")
+    (work / ".inputs").write_text(digest)
     report.seconds = time.perf_counter() - start
     return report

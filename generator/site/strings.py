@@ -22,9 +22,9 @@ STRINGS: dict[str, dict[str, str]] = {
         note_erratum="Erratum", note_decision="Decision", note_reference_difference="Difference from a reference",
         note_info="Note", document_says="The source document says",
         checker_title="Cases opgen catches beyond onnx.checker",
-        checker_intro="From the project's README: where opgen's validator reports a problem that "
-                      "onnx.checker.check_model(full_check=True) accepts.",
-        checker_missing="(The README has no such section.)", language_name="English", switch_title="English version",
+        checker_intro="Where opgen's validator reports a problem in a model that "
+                      "onnx.checker.check_model(full_check=True) accepts (the same text as the project's README).",
+        language_name="English", switch_title="English version",
     ),
     "zh": dict(
         site_name="opgen 算子文档", home="首页", home_title="opgen 算子参考",
@@ -42,8 +42,8 @@ STRINGS: dict[str, dict[str, str]] = {
         note_erratum="勘误", note_decision="决定", note_reference_difference="与参考实现的差异",
         note_info="说明", document_says="源文档原文",
         checker_title="opgen 能发现而 onnx.checker 不能发现的情况",
-        checker_intro="以下内容摘自项目 README (英文): opgen 的校验器报告问题, 而 "
-                      "onnx.checker.check_model(full_check=True) 接受的情况。",
-        checker_missing="(README 中没有这一节。)", language_name="中文", switch_title="中文版",
+        checker_intro="opgen 的校验器报告有问题、而 onnx.checker.check_model(full_check=True) 接受的模型"
+                      " (与项目 README 中英文的同一节内容相同)。",
+        language_name="中文", switch_title="中文版",
     ),
 }
