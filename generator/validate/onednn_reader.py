@@ -15,7 +15,9 @@ description that contradicts it elsewhere is reported (an unknown dtype, shape o
 with anything). dtypes map through the onednn domain's `dtype_names` (f32 -> float, f8_e4m3 ->
 float8e4m3fn, s4 -> int4, ...), "undef" is unknown, a name oneDNN Graph does not define is reported
 once and read as unknown; a dimension DNNL_GRAPH_UNKNOWN_DIM (INT64_MIN; -1 in older
-releases) is unknown; shape [] is a scalar. Ops are checked in dependency order (the serialization
+releases) is unknown; shape [] is a scalar. A shape of that one marker, [INT64_MIN], is a whole unknown
+shape (rank included): the library's serializer writes it for any logical tensor whose shape is not
+known, an unknown rank (ndims DNNL_GRAPH_UNKNOWN_NDIMS, -1) as much as unknown dimensions. Ops are checked in dependency order (the serialization
 does not promise one); ops in a cycle are reported.
 """
 from __future__ import annotations
@@ -179,6 +181,11 @@ class _TensorReader:
     def _new(self, dtype: str | None, shape: tuple[Any, ...] | None, where: str) -> TensorInfo:
         # an unknown name is reported once, by the reader; the validators see an unknown dtype
         dtype = None if dtype is None else self.names.get(dtype)
+        if shape is not None and len(shape) == 1 and shape[0] in UNKNOWN_DIMS:
+            # oneDNN's value serializer writes {DNNL_GRAPH_UNKNOWN_DIM} for every shape it does not know
+            # (logical_tensor_wrapper_t::is_shape_unknown: ndims < 0 or any dimension unknown), so the rank
+            # is not known either; the graph model says "shape unknown" with None.
+            shape = None
         if shape is not None:
             shape = tuple(None if d in UNKNOWN_DIMS else d for d in shape)
             check_shape(shape, self.limits, where)
