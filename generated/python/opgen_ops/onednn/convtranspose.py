@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvTranspose'
@@ -69,6 +69,68 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'dst',
+            lambda c: (
+                (
+                    [c.shape('src')[0]] + [
+                        channels
+                        for channels in [
+                            (
+                                c.shape('weights')[1]
+                                if c.attr('weights_format') == 'IOX'
+                                else c.shape('weights')[-2]
+                            ) * c.attr('groups'),
+                        ]
+                        if c.attr('data_format') == 'NCX'
+                    ]
+                    + [
+                        s * (x - 1) + e + q - (
+                            0
+                            if c.attr('auto_pad') == 'VALID'
+                            else (
+                                max(e - s, 0)
+                                if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                                else (list(c.attr('pads_begin')) + [
+                                    0
+                                    for _ in c.attr('strides')
+                                ])[i] + (list(c.attr('pads_end')) + [0 for _ in c.attr('strides')])[i]
+                            )
+                        )
+                        for (i, s, d) in zip(c.range(c.rank('src') - 2), c.attr('strides'), c.attr('dilations'))
+                        for x in [c.shape('src')[i + 2] if c.attr('data_format') == 'NCX' else c.shape('src')[i + 1]]
+                        for e in [
+                            d * ((
+                                c.shape('weights')[i + 2]
+                                if c.attr('weights_format') == 'IOX'
+                                else c.shape('weights')[i]
+                            ) - 1) + 1,
+                        ]
+                        for q in [c.attr('output_padding')[i] if c.has('output_padding') else 0]
+                    ]
+                )
+                + [
+                    channels
+                    for channels in [
+                        (
+                            c.shape('weights')[1]
+                            if c.attr('weights_format') == 'IOX'
+                            else c.shape('weights')[-2]
+                        ) * c.attr('groups'),
+                    ]
+                    if c.attr('data_format') == 'NXC'
+                ]
+            ),
+            "[shape(src)[0]] + [channels for channels in [(shape(weights)[1] if weights_format == 'IOX' else "
+            "shape(weights)[-2]) * groups] if data_format == 'NCX'] + [s * (x - 1) + e + q - (0 if auto_pad == "
+            "'VALID' else max(e - s, 0) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else (list(pads_begin) + [0 "
+            'for _ in strides])[i] + (list(pads_end) + [0 for _ in strides])[i]) for i, s, d in '
+            "zip(range(rank(src) - 2), strides, dilations) for x in [shape(src)[i + 2] if data_format == 'NCX' "
+            "else shape(src)[i + 1]] for e in [d * ((shape(weights)[i + 2] if weights_format == 'IOX' else "
+            'shape(weights)[i]) - 1) + 1] for q in [output_padding[i] if has(output_padding) else 0]] + [channels '
+            "for channels in [(shape(weights)[1] if weights_format == 'IOX' else shape(weights)[-2]) * groups] if "
+            "data_format == 'NXC']",
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvTransposeBackwardData'
@@ -41,6 +41,64 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'diff_src',
+            lambda c: (
+                (
+                    [c.shape('diff_dst')[0]] + [
+                        channels
+                        for channels in [
+                            c.shape('weights')[0] if c.attr('weights_format') == 'IOX' else c.shape('weights')[-1],
+                        ]
+                        if c.attr('data_format') == 'NCX'
+                    ]
+                    + [
+                        (x + (
+                            0
+                            if c.attr('auto_pad') == 'VALID'
+                            else (
+                                max(e - (s if x % s == 0 else x % s), 0)
+                                if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
+                                else (list(c.attr('pads_begin')) + [
+                                    0
+                                    for _ in c.attr('strides')
+                                ])[i] + (list(c.attr('pads_end')) + [0 for _ in c.attr('strides')])[i]
+                            )
+                        ) - e) // s + 1
+                        for (i, s, d) in zip(c.range(c.rank('diff_dst') - 2), c.attr('strides'), c.attr('dilations'))
+                        for x in [
+                            (
+                                c.shape('diff_dst')[i + 2]
+                                if c.attr('data_format') == 'NCX'
+                                else c.shape('diff_dst')[i + 1]
+                            ),
+                        ]
+                        for e in [
+                            d * ((
+                                c.shape('weights')[i + 2]
+                                if c.attr('weights_format') == 'IOX'
+                                else c.shape('weights')[i]
+                            ) - 1) + 1,
+                        ]
+                    ]
+                )
+                + [
+                    channels
+                    for channels in [
+                        c.shape('weights')[0] if c.attr('weights_format') == 'IOX' else c.shape('weights')[-1],
+                    ]
+                    if c.attr('data_format') == 'NXC'
+                ]
+            ),
+            "[shape(diff_dst)[0]] + [channels for channels in [shape(weights)[0] if weights_format == 'IOX' else "
+            "shape(weights)[-1]] if data_format == 'NCX'] + [(x + (0 if auto_pad == 'VALID' else max(e - (s if x % "
+            "s == 0 else x % s), 0) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else (list(pads_begin) + [0 for _ "
+            'in strides])[i] + (list(pads_end) + [0 for _ in strides])[i]) - e) // s + 1 for i, s, d in '
+            'zip(range(rank(diff_dst) - 2), strides, dilations) for x in [shape(diff_dst)[i + 2] if data_format == '
+            "'NCX' else shape(diff_dst)[i + 1]] for e in [d * ((shape(weights)[i + 2] if weights_format == 'IOX' "
+            'else shape(weights)[i]) - 1) + 1]] + [channels for channels in [shape(weights)[0] if weights_format '
+            "== 'IOX' else shape(weights)[-1]] if data_format == 'NXC']",
+        ),
     ),
 )
 

@@ -6,7 +6,7 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
-from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Interpolate'
@@ -47,6 +47,56 @@ SIGNATURE_V1 = Signature(
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'dst',
+            lambda c: (
+                list(c.shape('src')[:2]) + (
+                    list(c.attr('sizes'))
+                    if c.has('sizes')
+                    else (
+                        [
+                            int(x * f)
+                            for (x, f) in zip(
+                                (
+                                    list(c.shape('src')[2:])
+                                    if c.attr('data_format') == 'NCX'
+                                    else list(c.shape('src')[1:-1])
+                                ),
+                                c.attr('scales'),
+                            )
+                        ]
+                        if c.has('scales')
+                        else [int(v) for v in c.values('sizes_input')]
+                    )
+                )
+                if c.attr('data_format') == 'NCX'
+                else list(c.shape('src')[:1]) + (
+                    list(c.attr('sizes'))
+                    if c.has('sizes')
+                    else (
+                        [
+                            int(x * f)
+                            for (x, f) in zip(
+                                (
+                                    list(c.shape('src')[2:])
+                                    if c.attr('data_format') == 'NCX'
+                                    else list(c.shape('src')[1:-1])
+                                ),
+                                c.attr('scales'),
+                            )
+                        ]
+                        if c.has('scales')
+                        else [int(v) for v in c.values('sizes_input')]
+                    )
+                ) + list(c.shape('src')[-1:])
+            ),
+            'list(shape(src)[:2]) + (list(sizes) if has(sizes) else [int(x * f) for x, f in '
+            "zip(list(shape(src)[2:]) if data_format == 'NCX' else list(shape(src)[1:-1]), scales)] if has(scales) "
+            "else [int(v) for v in values(sizes_input)]) if data_format == 'NCX' else list(shape(src)[:1]) + "
+            '(list(sizes) if has(sizes) else [int(x * f) for x, f in zip(list(shape(src)[2:]) if data_format == '
+            "'NCX' else list(shape(src)[1:-1]), scales)] if has(scales) else [int(v) for v in "
+            'values(sizes_input)]) + list(shape(src)[-1:])',
+        ),
     ),
 )
 
