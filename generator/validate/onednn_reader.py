@@ -8,8 +8,10 @@
                             "layout_type": "strided", "property_type": "undef"}, ...],
                 "outputs": [...]}]}
 
-An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are values named by their id;
-a tensor no op produces is a graph input. Every op repeats the description of its tensors: the
+An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are values named by their id
+(the string "3" for id 3); a tensor no op produces is a graph input (in the order of "input_ports" when
+that lists them all, else of first use), and the graph's outputs are the produced tensors "output_ports"
+lists, else those no op consumes (what `opgen run` returns). Every op repeats the description of its tensors: the
 first description (the producer's, else the first consumer's) is the declared one, and a different
 description that contradicts it elsewhere is reported (an unknown dtype, shape or dimension agrees
 with anything). dtypes map through the onednn domain's `dtype_names` (f32 -> float, f8_e4m3 ->
@@ -103,14 +105,28 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
         node.attributes, node.attr_kinds = attributes, kinds
         nodes.append(node)
     inputs = list(dict.fromkeys(t for n in nodes for t in n.inputs if t not in produced))
+    listed_inputs = _ports(doc.get("input_ports"))
+    if sorted(listed_inputs) == sorted(inputs):  # the serialized order of the graph's inputs, when it lists them all
+        inputs = listed_inputs
+    consumed = {t for n in nodes for t in n.inputs}
+    outputs = [t for t in _ports(doc.get("output_ports")) if t in produced] or \
+        [t for t in dict.fromkeys(t for n in nodes for t in n.outputs) if t not in consumed]
     values = {t: info for t, (info, _) in described.items()}
     in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
-    graph = Graph("", inputs, [], [], values, nodes if in_order else _dependency_order(nodes))
+    graph = Graph("", inputs, [], outputs, values, nodes if in_order else _dependency_order(nodes))
     extra = [f"{label}{doc[key]}" for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
                                                      ("fpmath_mode", "fpmath "))
              if isinstance(doc.get(key), (str, int, float)) and not isinstance(doc.get(key), bool)]
     records += tensor.unknown_dtype_records(names)
     return graph, "onednn graph" + (f" ({', '.join(extra)})" if extra else ""), records
+
+
+def _ports(ports: Any) -> list[str]:
+    """The logical tensor ids of an "input_ports"/"output_ports" list (oneDNN 3.x serializations write
+    them), distinct and in order; anything else is no list."""
+    if not isinstance(ports, list):
+        return []
+    return list(dict.fromkeys(str(p) for p in ports if type(p) is int))
 
 
 def _conflict(info: TensorInfo, first: TensorInfo) -> bool:
