@@ -193,3 +193,23 @@ def test_interpolate_scales_give_truncated_sizes() -> None:
     want = tf.interpolate(t(src), size=[10, 3], mode="bilinear")  # 4 * 2.5, 6 * 0.6 truncated
     (got,) = kernel("Interpolate")(src, mode="bilinear", scales=[2.5, 0.6], data_format="NCX")
     close(got, want)
+
+
+@pytest.mark.parametrize("data_format", ["NCX", "NXC"])
+def test_pool_gradients_match_torch_autograd(data_format: str) -> None:
+    src = rand(2, 3, 7, 6)
+    x = t(src).requires_grad_()
+    attrs = {"kernel": [3, 2], "strides": [2, 2], "pads_begin": [1, 0], "pads_end": [1, 0], "data_format": data_format}
+    y = tf.max_pool2d(x, (3, 2), (2, 2), (1, 0), (2, 1))
+    diff_dst = rand(*y.shape)
+    (want,) = torch.autograd.grad(y, x, t(diff_dst))
+    (got,) = kernel("MaxPoolBackward")(layouts(data_format, src), layouts(data_format, diff_dst), dilations=[2, 1],
+                                       **attrs)
+    close(got, want, data_format)
+    for exclude_pad in (True, False):
+        y = tf.avg_pool2d(x, (3, 2), (2, 2), (1, 0), count_include_pad=not exclude_pad)
+        diff_dst = rand(*y.shape)
+        (want,) = torch.autograd.grad(y, x, t(diff_dst))
+        (got,) = kernel("AvgPoolBackward")(layouts(data_format, diff_dst), exclude_pad=exclude_pad,
+                                           src_shape=list(layouts(data_format, src).shape), **attrs)
+        close(got, want, data_format)

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..elementwise import compute_dtype
 from .onnx_conv import onnx_conv, onnx_conv_transpose
 from .onnx_pool import onnx_average_pool, onnx_max_pool
 from .onnx_resize import onnx_resize
@@ -193,3 +194,48 @@ def interpolate(src: np.ndarray, sizes_input: np.ndarray | None = None, *, mode:
     y = onnx_resize(x, None, None, out, mode="nearest" if mode == "nearest" else "linear",
                     coordinate_transformation_mode=coordinate_transformation_mode, nearest_mode="round_prefer_ceil")
     return _from_ncx(y, data_format)
+
+
+def max_pool_backward(src: np.ndarray, diff_dst: np.ndarray, *, strides: Sequence[int], pads_begin: Sequence[int],
+                      pads_end: Sequence[int], kernel: Sequence[int], auto_pad: str = "None",
+                      dilations: Sequence[int] | None = None, data_format: str = "NXC") -> np.ndarray:
+    """The gradient of MaxPool: each element of diff_dst added at the position of its window's maximum,
+    which ONNX MaxPool's Indices give (the first maximum in the window's row-major order)."""
+    x = _to_ncx(src, data_format)
+    dy = _to_ncx(diff_dst, data_format)
+    dil = list(dilations) if dilations else [1] * len(kernel)
+    begin, end = _pool_pads(x, kernel, strides, dil, pads_begin, pads_end, auto_pad, "floor")
+    _, index = onnx_max_pool(x, kernel_shape=list(kernel), pads=begin + end, strides=list(strides), dilations=dil)
+    if index.shape != dy.shape:
+        raise ValueError(f"onednn.MaxPoolBackward: diff_dst has shape {list(np.shape(diff_dst))}, the pooling of src "
+                         f"gives {list(_from_ncx(index, data_format).shape)}")
+    work = compute_dtype(dy.dtype)
+    grad = np.zeros(x.size, work)
+    np.add.at(grad, index.ravel(), dy.astype(work).ravel())
+    return _from_ncx(grad.reshape(x.shape).astype(dy.dtype), data_format)
+
+
+def avg_pool_backward(diff_dst: np.ndarray, src_shape_input: np.ndarray | None = None, *, strides: Sequence[int],
+                      pads_begin: Sequence[int], pads_end: Sequence[int], exclude_pad: bool, kernel: Sequence[int],
+                      src_shape: Sequence[int] | None = None, auto_pad: str = "None",
+                      data_format: str = "NXC") -> np.ndarray:
+    """The gradient of AvgPool: each element of diff_dst divided by its window's divisor (the kernel
+    size, or with exclude_pad the window's positions inside src) and spread over the window: the
+    transposed convolution of diff_dst / divisor with a kernel of ones per channel (ONNX ConvTranspose)."""
+    shape = src_shape if src_shape_input is None else [int(v) for v in np.asarray(src_shape_input).ravel()]
+    if shape is None or len(shape) != np.ndim(diff_dst):
+        raise ValueError("onednn.AvgPoolBackward: src_shape (the attribute or the input) must give every dimension")
+    dy = _to_ncx(diff_dst, data_format)
+    work = compute_dtype(dy.dtype)
+    ones = np.ones(_to_ncx(np.empty(shape, np.bool_), data_format).shape, work)
+    begin, end = _pool_pads(ones, kernel, strides, [1] * len(kernel), pads_begin, pads_end, auto_pad, "floor")
+    size = float(np.prod(kernel))
+    divisor = onnx_average_pool(ones, kernel_shape=list(kernel), pads=begin + end, strides=list(strides),
+                                count_include_pad=1) * size if exclude_pad else np.full(dy.shape, size, work)
+    channels = ones.shape[1]
+    spread = np.ones((channels, 1, *kernel), work)
+    full = [s * (n - 1) + k for n, s, k in zip(dy.shape[2:], strides, kernel)]
+    extra = [n - (f - b - e) for n, f, b, e in zip(ones.shape[2:], full, begin, end)]
+    grad = onnx_conv_transpose(dy.astype(work) / divisor, spread, None, group=channels, output_padding=extra,
+                               pads=begin + end, strides=list(strides))
+    return _from_ncx(grad.astype(dy.dtype), data_format)
