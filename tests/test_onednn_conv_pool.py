@@ -213,3 +213,29 @@ def test_pool_gradients_match_torch_autograd(data_format: str) -> None:
         (got,) = kernel("AvgPoolBackward")(layouts(data_format, diff_dst), exclude_pad=exclude_pad,
                                            src_shape=list(layouts(data_format, src).shape), **attrs)
         close(got, want, data_format)
+
+
+@pytest.mark.parametrize("data_format,weights_format", [("NCX", "OIX"), ("NXC", "XIO")])
+def test_weight_gradients_match_torch_autograd(data_format: str, weights_format: str) -> None:
+    src, w = rand(2, 4, 7, 6), rand(6, 2, 3, 2)  # 2 groups
+    x, weight = t(src), t(w).requires_grad_()
+    y = tf.conv2d(tf.pad(x, [0, 1, 1, 1]), weight, stride=(2, 1), dilation=(1, 2), groups=2)
+    diff_dst = rand(*y.shape)
+    (want,) = torch.autograd.grad(y, weight, t(diff_dst))
+    attrs = conv_attrs((2, 1), (1, 2), (1, 0), (1, 1), 2, data_format)
+    shape = list(spatial_first(w).shape if weights_format == "XIO" else w.shape)
+    (got,) = kernel("ConvolutionBackwardWeights")(layouts(data_format, src), layouts(data_format, diff_dst),
+                                                  weights_shape=shape, weights_format=weights_format, **attrs)
+    close(got, torch.from_numpy(spatial_first(want.numpy())) if weights_format == "XIO" else want)
+    # the transposed convolution's weights (IOX: all input channels, the output channels of one group)
+    wt = t(rand(4, 3, 3, 2)).requires_grad_()
+    y = tf.conv_transpose2d(x, wt, stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)
+    diff_dst = rand(*y.shape)
+    (want,) = torch.autograd.grad(y, wt, t(diff_dst))
+    transposed_format = "XOI" if weights_format == "XIO" else "IOX"
+    attrs = conv_attrs((2, 1), (1, 2), (1, 0), (1, 0), 2, data_format)
+    shape = [4, 3, 3, 2] if transposed_format == "IOX" else [3, 2, 3, 4]
+    (got,) = kernel("ConvTransposeBackwardWeights")(layouts(data_format, src), layouts(data_format, diff_dst),
+                                                    np.array(shape, np.int32), weights_format=transposed_format,
+                                                    **attrs)
+    close(got, torch.from_numpy(spatial_first(want.numpy())) if transposed_format == "XOI" else want)

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..elementwise import compute_dtype
+from .convolution import conv
 from .onnx_conv import onnx_conv, onnx_conv_transpose
 from .onnx_pool import onnx_average_pool, onnx_max_pool
 from .onnx_resize import onnx_resize
@@ -239,3 +240,67 @@ def avg_pool_backward(diff_dst: np.ndarray, src_shape_input: np.ndarray | None =
     grad = onnx_conv_transpose(dy.astype(work) / divisor, spread, None, group=channels, output_padding=extra,
                                pads=begin + end, strides=list(strides))
     return _from_ncx(grad.astype(dy.dtype), data_format)
+
+
+def _weights_gradient(x: np.ndarray, dy: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+                      dilations: Sequence[int], begin: list[int], end: list[int], groups: int) -> np.ndarray:
+    """d(conv(x, w)) / dw as (O, I, k...) for NCX x and dy: per group, hlir.Conv of x with dy as the
+    kernel, batch and feature swapped (XLA's weight gradient: the forward's dilation is the window
+    stride and its stride the kernel dilation), cut to the kernel's size."""
+    rank = len(kernel)
+    spatial = list(range(2, 2 + rank))
+    per_in, per_out = x.shape[1] // groups, dy.shape[1] // groups
+    parts = []
+    for g in range(groups):
+        part = conv(x[:, g * per_in:(g + 1) * per_in], dy[:, g * per_out:(g + 1) * per_out],
+                    input_batch_dimension=1, input_feature_dimension=0, input_spatial_dimensions=spatial,
+                    kernel_output_feature_dimension=1, kernel_input_feature_dimension=0,
+                    kernel_spatial_dimensions=spatial, output_batch_dimension=1, output_feature_dimension=0,
+                    output_spatial_dimensions=spatial, window_strides=list(dilations), padding=begin + end,
+                    lhs_dilation=[1] * rank, rhs_dilation=list(strides), feature_group_count=1, batch_group_count=1)
+        parts.append(part[(slice(None), slice(None), *(slice(0, k) for k in kernel))])
+    return np.concatenate(parts, axis=0)
+
+
+def _weights_target(weights_shape: Sequence[int] | None, weights_shape_input: np.ndarray | None, rank: int,
+                    op: str) -> list[int]:
+    shape = weights_shape if weights_shape_input is None else [int(v) for v in np.asarray(weights_shape_input).ravel()]
+    if shape is None or len(shape) != rank:
+        raise ValueError(f"onednn.{op}: weights_shape (the attribute or the input) must give every dimension")
+    return list(shape)
+
+
+def convolution_backward_weights(src: np.ndarray, diff_dst: np.ndarray, weights_shape_input: np.ndarray | None = None,
+                                 *, strides: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+                                 dilations: Sequence[int], weights_shape: Sequence[int] | None = None,
+                                 auto_pad: str = "None", groups: int = 1, data_format: str = "NXC",
+                                 weights_format: str = "XIO") -> np.ndarray:
+    """The gradient of Convolution with respect to its weights, in weights_format (OIX or XIO)."""
+    shape = _weights_target(weights_shape, weights_shape_input, np.ndim(src), "ConvolutionBackwardWeights")
+    kernel = shape[2:] if weights_format == "OIX" else shape[:-2]
+    x, dy = _to_ncx(src, data_format), _to_ncx(diff_dst, data_format)
+    begin, end = _explicit_pads(x.shape[2:], _effective(kernel, dilations), strides, pads_begin, pads_end, auto_pad)
+    dw = _weights_gradient(x, dy, kernel, strides, dilations, begin, end, groups)
+    return _spatial_last_to_first(dw) if weights_format == "XIO" else dw
+
+
+def conv_transpose_backward_weights(src: np.ndarray, diff_dst: np.ndarray,
+                                    weights_shape_input: np.ndarray | None = None, *, strides: Sequence[int],
+                                    pads_begin: Sequence[int], pads_end: Sequence[int], dilations: Sequence[int],
+                                    weights_shape: Sequence[int] | None = None, auto_pad: str = "None",
+                                    groups: int = 1, data_format: str = "NXC", weights_format: str = "XOI") -> np.ndarray:
+    """The gradient of ConvTranspose with respect to its weights (IOX or XOI): ConvTranspose is the data
+    gradient of the convolution of dst-shaped data with the IOX weights read as OIX, so its weight
+    gradient is that convolution's, with diff_dst as the data and src as the output gradient."""
+    shape = _weights_target(weights_shape, weights_shape_input, np.ndim(src), "ConvTransposeBackwardWeights")
+    kernel = shape[2:] if weights_format == "IOX" else shape[:-2]
+    x, dy = _to_ncx(src, data_format), _to_ncx(diff_dst, data_format)
+    begin, end = _explicit_pads(x.shape[2:], _effective(kernel, dilations), strides, pads_begin, pads_end, auto_pad,
+                                transposed=True)
+    dw = _weights_gradient(dy, x, kernel, strides, dilations, begin, end, groups)
+    return _spatial_last_to_first(dw) if weights_format == "XOI" else dw
+
+
+def _spatial_last_to_first(w: np.ndarray) -> np.ndarray:
+    """OIX -> XIO (and IOX -> XOI): the inverse of _weights_first."""
+    return w.transpose((*range(2, w.ndim), 1, 0))
