@@ -103,3 +103,11 @@ def test_interpolate_sizes_from_the_input() -> None:
     attrs = {"mode": "nearest", "data_format": "NCX"}
     assert validate([("float", (1, 2, 3, 3)), sizes], attrs, [("float", out)]) == []
     assert validate([("float", (1, 2, 3, 3)), sizes], attrs, [("float", (1, 2, 4, 8))])
+
+
+def test_convolution_with_empty_pads_has_unpadded_sizes() -> None:
+    # the library's shape inference reads empty pads as zeros
+    attrs = {"strides": [2, 1], "dilations": [1, 1], "pads_begin": [], "pads_end": [], "data_format": "NCX",
+             "weights_format": "OIX"}
+    out = tuple(tf.conv2d(torch.zeros(1, 3, 7, 6), torch.zeros(4, 3, 3, 2), stride=(2, 1)).shape)
+    _assert_shape("Convolution", [(1, 3, 7, 6), (4, 3, 3, 2)], attrs, out)

@@ -102,9 +102,12 @@ SIGNATURE_V1 = Signature(
             'dst',
             lambda c: (
                 (
-                    [
-                        c.shape('src')[0],
-                        c.shape('weights')[0] if c.attr('weights_format') == 'OIX' else c.shape('weights')[-1],
+                    [c.shape('src')[0]] + [
+                        channels
+                        for channels in [
+                            c.shape('weights')[0] if c.attr('weights_format') == 'OIX' else c.shape('weights')[-1],
+                        ]
+                        if c.attr('data_format') == 'NCX'
                     ]
                     + [
                         (
@@ -117,38 +120,26 @@ SIGNATURE_V1 = Signature(
                             c.shape('weights')[2:] if c.attr('weights_format') == 'OIX' else c.shape('weights')[:-2],
                             c.attr('strides'),
                             c.attr('dilations'),
-                            c.attr('pads_begin'),
-                            c.attr('pads_end'),
+                            list(c.attr('pads_begin')) + [0 for _ in c.attr('strides')],
+                            list(c.attr('pads_end')) + [0 for _ in c.attr('strides')],
                         )
                     ]
                 )
-                if c.attr('data_format') == 'NCX'
-                else [c.shape('src')[0]] + [
-                    (
-                        (x + s - 1) // s
-                        if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
-                        else (x + (0 if c.attr('auto_pad') == 'VALID' else pb + pe) - (k - 1) * d - 1) // s + 1
-                    )
-                    for (x, k, s, d, pb, pe) in zip(
-                        c.shape('src')[2:] if c.attr('data_format') == 'NCX' else c.shape('src')[1:-1],
-                        c.shape('weights')[2:] if c.attr('weights_format') == 'OIX' else c.shape('weights')[:-2],
-                        c.attr('strides'),
-                        c.attr('dilations'),
-                        c.attr('pads_begin'),
-                        c.attr('pads_end'),
-                    )
-                ] + [c.shape('weights')[0] if c.attr('weights_format') == 'OIX' else c.shape('weights')[-1]]
+                + [
+                    channels
+                    for channels in [
+                        c.shape('weights')[0] if c.attr('weights_format') == 'OIX' else c.shape('weights')[-1],
+                    ]
+                    if c.attr('data_format') == 'NXC'
+                ]
             ),
-            "[shape(src)[0], shape(weights)[0] if weights_format == 'OIX' else shape(weights)[-1]] + [(x + s - 1) "
-            "// s if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else (x + (0 if auto_pad == 'VALID' else pb + pe) - "
-            "(k - 1) * d - 1) // s + 1 for x, k, s, d, pb, pe in zip(shape(src)[2:] if data_format == 'NCX' else "
-            "shape(src)[1:-1], shape(weights)[2:] if weights_format == 'OIX' else shape(weights)[:-2], strides, "
-            "dilations, pads_begin, pads_end)] if data_format == 'NCX' else [shape(src)[0]] + [(x + s - 1) // s if "
-            "auto_pad in ('SAME_UPPER', 'SAME_LOWER') else (x + (0 if auto_pad == 'VALID' else pb + pe) - (k - 1) "
-            "* d - 1) // s + 1 for x, k, s, d, pb, pe in zip(shape(src)[2:] if data_format == 'NCX' else "
-            "shape(src)[1:-1], shape(weights)[2:] if weights_format == 'OIX' else shape(weights)[:-2], strides, "
-            "dilations, pads_begin, pads_end)] + [shape(weights)[0] if weights_format == 'OIX' else "
-            'shape(weights)[-1]]',
+            "[shape(src)[0]] + [channels for channels in [shape(weights)[0] if weights_format == 'OIX' else "
+            "shape(weights)[-1]] if data_format == 'NCX'] + [(x + s - 1) // s if auto_pad in ('SAME_UPPER', "
+            "'SAME_LOWER') else (x + (0 if auto_pad == 'VALID' else pb + pe) - (k - 1) * d - 1) // s + 1 for x, k, "
+            "s, d, pb, pe in zip(shape(src)[2:] if data_format == 'NCX' else shape(src)[1:-1], shape(weights)[2:] "
+            "if weights_format == 'OIX' else shape(weights)[:-2], strides, dilations, list(pads_begin) + [0 for _ "
+            'in strides], list(pads_end) + [0 for _ in strides])] + [channels for channels in [shape(weights)[0] '
+            "if weights_format == 'OIX' else shape(weights)[-1]] if data_format == 'NXC']",
         ),
     ),
 )
