@@ -146,7 +146,8 @@ def _named_inputs(inputs: Mapping[str, Any] | Sequence[Any] | None, names: list[
     if inputs is None:
         return {}
     if isinstance(inputs, Mapping):
-        return dict(inputs)
+        # a oneDNN graph's inputs are logical tensors, named by their integer id: 3 and "3" both name one
+        return {str(k) if isinstance(k, int) and not isinstance(k, bool) else k: v for k, v in inputs.items()}
     if isinstance(inputs, (list, tuple)):
         if len(inputs) > len(names):
             raise ModelError(f"{len(inputs)} inputs given by position; the model has {len(names)}: "

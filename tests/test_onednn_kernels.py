@@ -196,3 +196,35 @@ def test_quantize_and_dequantize_match_torch() -> None:
     assert np.array_equal(qc, refc.int_repr().numpy())
     (dq,) = kernel("Dequantize")(qc, qtype="per_channel", axis=1, scales=scales, zps=zps)
     close(dq, refc.dequantize())
+
+
+@pytest.mark.parametrize("mode,approximate", [("gelu_erf", "none"), ("gelu_tanh", "tanh")])
+@pytest.mark.parametrize("elem", ["float", "bfloat16"])
+def test_gelu_matches_torch(mode: str, approximate: str, elem: str) -> None:
+    x = X.astype(ml_dtypes.bfloat16) if elem == "bfloat16" else X
+    (got,) = kernel("GELU")(x, mode=mode)
+    assert got.dtype == x.dtype
+    want = tf.gelu(t(x.astype(np.float32)), approximate=approximate)
+    close(got, want.to(torch.bfloat16) if elem == "bfloat16" else want, elem)
+
+
+@pytest.mark.parametrize("data_format", ["NCX", "NXC"])
+def test_group_norm_and_rms_norm_match_torch(data_format: str) -> None:
+    x = RNG.standard_normal((2, 6, 3, 4)).astype(np.float32) * 2 + 1
+    gamma, beta = RNG.standard_normal(6).astype(np.float32), RNG.standard_normal(6).astype(np.float32)
+    given = np.moveaxis(x, 1, -1) if data_format == "NXC" else x
+    dst, mean, variance = kernel("GroupNorm")(given, gamma, beta, groups=3, epsilon=1e-4, data_format=data_format)
+    want = tf.group_norm(t(x), 3, t(gamma), t(beta), 1e-4)
+    close(np.moveaxis(dst, -1, 1) if data_format == "NXC" else dst, want)
+    var_ref, mean_ref = torch.var_mean(t(x).reshape(2, 3, -1), -1, correction=0)
+    close(mean, mean_ref)
+    close(variance, var_ref)
+    (plain,) = kernel("GroupNorm")(given, groups=2, keep_stats=False, use_affine=False, data_format=data_format)
+    close(np.moveaxis(plain, -1, 1) if data_format == "NXC" else plain, tf.group_norm(t(x), 2))
+    weight = RNG.standard_normal((3, 4)).astype(np.float32)
+    (rms,) = kernel("RMSNorm")(x, weight, begin_norm_axis=-2, epsilon=1e-6)
+    close(rms, tf.rms_norm(t(x), (3, 4), t(weight), 1e-6))
+    (rms_bf16,) = kernel("RMSNorm")(x.astype(ml_dtypes.bfloat16))
+    assert rms_bf16.dtype == ml_dtypes.bfloat16
+    close(rms_bf16, tf.rms_norm(t(x.astype(ml_dtypes.bfloat16).astype(np.float32)), (4,), eps=1e-5).to(torch.bfloat16),
+          "bfloat16")

@@ -8,14 +8,18 @@
                             "layout_type": "strided", "property_type": "undef"}, ...],
                 "outputs": [...]}]}
 
-An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are values named by their id;
-a tensor no op produces is a graph input. Every op repeats the description of its tensors: the
+An op's kind names the spec (onednn.<kind>, version 1). Logical tensors are values named by their id
+(the string "3" for id 3); a tensor no op produces is a graph input (in the order of "input_ports" when
+that lists them all, else of first use), and the graph's outputs are the produced tensors "output_ports"
+lists, else those no op consumes (what `opgen run` returns). Every op repeats the description of its tensors: the
 first description (the producer's, else the first consumer's) is the declared one, and a different
 description that contradicts it elsewhere is reported (an unknown dtype, shape or dimension agrees
 with anything). dtypes map through the onednn domain's `dtype_names` (f32 -> float, f8_e4m3 ->
 float8e4m3fn, s4 -> int4, ...), "undef" is unknown, a name oneDNN Graph does not define is reported
 once and read as unknown; a dimension DNNL_GRAPH_UNKNOWN_DIM (INT64_MIN; -1 in older
-releases) is unknown; shape [] is a scalar. Ops are checked in dependency order (the serialization
+releases) is unknown; shape [] is a scalar. A shape of that one marker, [INT64_MIN], is a whole unknown
+shape (rank included): the library's serializer writes it for any logical tensor whose shape is not
+known, an unknown rank (ndims DNNL_GRAPH_UNKNOWN_NDIMS, -1) as much as unknown dimensions. Ops are checked in dependency order (the serialization
 does not promise one); ops in a cycle are reported.
 """
 from __future__ import annotations
@@ -101,14 +105,28 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
         node.attributes, node.attr_kinds = attributes, kinds
         nodes.append(node)
     inputs = list(dict.fromkeys(t for n in nodes for t in n.inputs if t not in produced))
+    listed_inputs = _ports(doc.get("input_ports"))
+    if sorted(listed_inputs) == sorted(inputs):  # the serialized order of the graph's inputs, when it lists them all
+        inputs = listed_inputs
+    consumed = {t for n in nodes for t in n.inputs}
+    outputs = [t for t in _ports(doc.get("output_ports")) if t in produced] or \
+        [t for t in dict.fromkeys(t for n in nodes for t in n.outputs) if t not in consumed]
     values = {t: info for t, (info, _) in described.items()}
     in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
-    graph = Graph("", inputs, [], [], values, nodes if in_order else _dependency_order(nodes))
+    graph = Graph("", inputs, [], outputs, values, nodes if in_order else _dependency_order(nodes))
     extra = [f"{label}{doc[key]}" for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
                                                      ("fpmath_mode", "fpmath "))
              if isinstance(doc.get(key), (str, int, float)) and not isinstance(doc.get(key), bool)]
     records += tensor.unknown_dtype_records(names)
     return graph, "onednn graph" + (f" ({', '.join(extra)})" if extra else ""), records
+
+
+def _ports(ports: Any) -> list[str]:
+    """The logical tensor ids of an "input_ports"/"output_ports" list (oneDNN 3.x serializations write
+    them), distinct and in order; anything else is no list."""
+    if not isinstance(ports, list):
+        return []
+    return list(dict.fromkeys(str(p) for p in ports if type(p) is int))
 
 
 def _conflict(info: TensorInfo, first: TensorInfo) -> bool:
@@ -179,6 +197,11 @@ class _TensorReader:
     def _new(self, dtype: str | None, shape: tuple[Any, ...] | None, where: str) -> TensorInfo:
         # an unknown name is reported once, by the reader; the validators see an unknown dtype
         dtype = None if dtype is None else self.names.get(dtype)
+        if shape is not None and len(shape) == 1 and shape[0] in UNKNOWN_DIMS:
+            # oneDNN's value serializer writes {DNNL_GRAPH_UNKNOWN_DIM} for every shape it does not know
+            # (logical_tensor_wrapper_t::is_shape_unknown: ndims < 0 or any dimension unknown), so the rank
+            # is not known either; the graph model says "shape unknown" with None.
+            shape = None
         if shape is not None:
             shape = tuple(None if d in UNKNOWN_DIMS else d for d in shape)
             check_shape(shape, self.limits, where)

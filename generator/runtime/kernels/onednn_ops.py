@@ -15,6 +15,7 @@ import numpy as np
 from ..elementwise import compute_dtype, finish, ieee_results
 from .activation import softmax as _softmax
 from .onnx_linalg import onnx_matmul
+from .onnx_normalization import onnx_rms_norm
 
 _ML_FINFO: Any = ml_dtypes.finfo  # (ml_dtypes has no annotations)
 
@@ -262,3 +263,35 @@ def dequantize(src: np.ndarray, *, qtype: str = "per_tensor", axis: int = 1, sca
     x = np.asarray(src).astype(np.float32)
     zero = _quant_params(x, zps, qtype, axis, np.float32) if zps is not None else np.float32(0)
     return ((x - zero) * _quant_params(x, scales, qtype, axis, np.float32)).astype(np.float32)
+
+
+def group_norm(src: np.ndarray, gamma: np.ndarray | None = None, beta: np.ndarray | None = None, *, groups: int,
+               keep_stats: bool = True, use_affine: bool = True, epsilon: float = 1e-5,
+               data_format: str = "NXC") -> tuple[np.ndarray, ...]:
+    """LayerNorm of each instance's groups: the channels split into `groups` runs of C / groups, each run
+    with all spatial positions normalised together (ONNX GroupNormalization's statistics), then gamma
+    and beta per channel; mean and variance are (N, groups) in f32."""
+    x = np.asarray(src)
+    ncx = np.moveaxis(x, -1, 1) if data_format == "NXC" and x.ndim > 2 else x
+    work = ncx.astype(compute_dtype(x.dtype))
+    if groups <= 0 or ncx.shape[1] % groups:
+        raise ValueError(f"onednn.GroupNorm: {ncx.shape[1]} channels do not split into {groups} groups")
+    normed, mean, variance = layer_norm(work.reshape(ncx.shape[0], groups, -1), begin_norm_axis=2, use_affine=False,
+                                        epsilon=epsilon)
+    result = normed.reshape(ncx.shape)
+    if use_affine and gamma is not None:
+        result = result * _channel_view(np.asarray(gamma).astype(work.dtype), result.ndim, "NCX")
+    if use_affine and beta is not None:
+        result = result + _channel_view(np.asarray(beta).astype(work.dtype), result.ndim, "NCX")
+    dst = finish(np.moveaxis(result, 1, -1) if ncx is not x else result, x.dtype)
+    return (dst, mean, variance) if keep_stats else (dst,)
+
+
+def rms_norm(src: np.ndarray, gamma: np.ndarray | None = None, *, begin_norm_axis: int = -1,
+             epsilon: float = 1e-5) -> np.ndarray:
+    """ONNX RMSNormalization (src / sqrt(mean(src^2) + epsilon) over the dimensions from begin_norm_axis
+    on, times gamma: ones when absent) in f32, rounded once to src's type (ONNX gives gamma's)."""
+    x = np.asarray(src)
+    work = compute_dtype(x.dtype)
+    scale = np.ones(x.shape[begin_norm_axis % x.ndim:], work) if gamma is None else np.asarray(gamma).astype(work)
+    return finish(onnx_rms_norm(x.astype(work), scale, axis=begin_norm_axis, epsilon=epsilon), x.dtype)
