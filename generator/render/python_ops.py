@@ -13,6 +13,7 @@ from typing import Any
 from .. import expr, formula
 from ..dtypes import tensor_elem, type_key
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
+from ..names import attribute_keyword
 from .common import header as file_header, module_name, py_call, render_python
 
 PACKAGE = "python/opgen_ops"
@@ -40,6 +41,13 @@ AMBIGUOUS = ("l", "O", "I")  # names PEP 8 (ruff E741) forbids for variables: Ma
 def py_name(name: str) -> str:
     """A spec name as a Python identifier: keywords and the ambiguous one-letter names with a "_"."""
     return name + "_" if keyword.iskeyword(name) or name in AMBIGUOUS else name
+
+
+def attribute_keywords(v: OpVersion) -> dict[str, str]:
+    """Each attribute's keyword in the kernel's signature, by attribute name: its own name, or
+    `<name>_attr` where an input has the name (Split-1's `split`; names.attribute_keyword)."""
+    inputs = {p.name for p in v.inputs}
+    return {a.name: attribute_keyword(a.name, inputs) for a in v.attributes}
 
 
 def signature_literal(v: OpVersion) -> dict[str, Any]:
@@ -125,8 +133,9 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
         validate_inputs = _tuple_display(names + ["*variadic"])
     else:
         validate_inputs = _tuple_display(names)
-    keywords = [f"{py_name(a.name)}={repr(a.default) if a.has_default else 'None'}" if not a.required
-                else py_name(a.name) for a in v.attributes]
+    spelled = attribute_keywords(v)
+    keywords = [f"{py_name(spelled[a.name])}={repr(a.default) if a.has_default else 'None'}" if not a.required
+                else py_name(spelled[a.name]) for a in v.attributes]
     keywords += [f"{py_name(p.name)}_dtype=None" for p in v.free_outputs()]
     keywords += [f"{py_name(name)}_shape" for name in v.shape_from_node]
     keywords += [f"{py_name(name)}_count=None" for name in v.count_from_node]
@@ -161,7 +170,8 @@ def _module_names(op: OpSpec) -> set[str]:
     names |= set(dir(builtins)) | set(keyword.kwlist)
     for v in op.versions:
         names |= {f"SIGNATURE_V{v.since_version}", f"validate_v{v.since_version}", f"kernel_v{v.since_version}"}
-        for n in [p.name for p in v.inputs] + [p.name for p in v.outputs] + [a.name for a in v.attributes]:
+        for n in [p.name for p in v.inputs] + [p.name for p in v.outputs] + [a.name for a in v.attributes] \
+                + list(attribute_keywords(v).values()):
             names |= {n, py_name(n), py_name(n) + "_", f"{py_name(n)}_out", f"{py_name(n)}_dtype",
                       f"{py_name(n)}_shape", f"{py_name(n)}_count"}
     return names
@@ -194,7 +204,8 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
     if not v.has_kernel:
         return None
     params, convert, validate_inputs = _signature_parts(v)
-    attributes = "{" + ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in v.attributes) + "}"
+    spelled = attribute_keywords(v)
+    attributes = "{" + ", ".join(f"{a.name!r}: {py_name(spelled[a.name])}" for a in v.attributes) + "}"
     free = [(p.name, f"{py_name(p.name)}_dtype", tuple(type_key(t) for t in v.allowed_types(p)))
             for p in v.free_outputs()]
     free_names = {p.name for p in v.free_outputs()}
@@ -217,7 +228,7 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
         singles = [py_name(p.name) for p in v.inputs if p.option != "variadic"]
         n_var = sum(1 for p in v.inputs if p.option == "variadic")
         parts = singles + ([f"*split_variadic(variadic, 0, {n_var})"] if n_var else [])
-        kwargs = _keywords([(a.name, py_name(a.name)) for a in v.attributes] +
+        kwargs = _keywords([(spelled[a.name], py_name(spelled[a.name])) for a in v.attributes] +
                            [(kw, f"{py_name(name)}_out") for name, kw, _ in free] +
                            [(f"{name}_shape", f"tuple({py_name(name)}_shape)") for name in v.shape_from_node] +
                            [(f"{name}_count", f"{py_name(name)}_count") for name in v.count_from_node])
@@ -243,9 +254,13 @@ def kernel_docstring(v: OpVersion, computes: str) -> str:
         option = "" if p.option == "single" else f", {p.option}"
         return f"{p.name} ({p.type}{option})"
 
+    spelled = attribute_keywords(v)
+
     def attribute(a: Any) -> str:
         tail = " (required)" if a.required else f" = {a.default!r}" if a.has_default else " (optional)"
-        return f"{a.name}: {a.type}{tail}"
+        # an attribute with an input's name is given by the keyword <name>_attr (the name is the input's)
+        keyword = "" if spelled[a.name] == a.name else f" (keyword {spelled[a.name]}, since an input is named {a.name})"
+        return f"{a.name}: {a.type}{tail}{keyword}"
 
     if computes.startswith("calls "):  # a runtime function
         head = f"Calls {computes[len('calls '):]}"

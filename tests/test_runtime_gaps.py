@@ -1,0 +1,126 @@
+"""Gaps of the ONNX reference runtime closed (issue 13): Split-1's attribute named like its input,
+outputs whose element type an attribute names, optional outputs a node requests, float32 attributes.
+
+References: numpy.split for Split-1 (neither onnx.reference nor onnxruntime runs version 1), and
+onnx.reference / onnxruntime for the others."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import opgen
+import opgen_ops
+from opgen.runtime.validation import ValidationError
+
+# ---- Split-1: the attribute split is the keyword split_attr --------------------------------------
+
+
+def _cut(x: np.ndarray, lengths: list[int], axis: int) -> list[np.ndarray]:
+    """The independent reference: numpy.split at the cumulative lengths."""
+    return np.split(x, np.cumsum(lengths)[:-1], axis=axis)
+
+
+@pytest.mark.parametrize("given", ["input", "attribute", "both", "neither"])
+def test_split1_kernel_takes_the_input_before_the_attribute(given):
+    split1 = opgen_ops.get_kernel("onnx", "Split", 1)
+    x = np.arange(24, dtype=np.float32).reshape(2, 6, 2)
+    keywords = {"axis": 1, "outputs_count": 3}
+    args = [x]
+    if given in ("input", "both"):
+        args.append(np.array([1, 2, 3], np.float32))  # Split-1's input split has the data's type
+    if given in ("attribute", "both"):
+        keywords["split_attr"] = [3, 2, 1]
+    want = {"input": [1, 2, 3], "both": [1, 2, 3], "attribute": [3, 2, 1], "neither": [2, 2, 2]}[given]
+    got = split1(*args, **keywords)
+    expected = _cut(x, want, 1)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
+def test_split1_validator_states_the_output_shapes():
+    validate = opgen_ops.get_validator("onnx", "Split", 1)
+    x, lengths = np.zeros((5, 2), np.float32), np.array([2, 3], np.float32)
+    right = [("float", (2, 2)), ("float", (3, 2))]
+    assert validate([x, lengths], {"split": [4, 1]}, right) == []  # the input wins
+    assert validate([x], {"split": [4, 1]}, [("float", (4, 2)), ("float", (1, 2))]) == []
+    assert validate([x, lengths], {"split": [4, 1]}, [("float", (4, 2)), ("float", (1, 2))])  # attribute's shapes
+    problems = validate([x], {"split": [4, 2]}, right)
+    assert [p.where for p in problems] == ["constraint C3"], [str(p) for p in problems]
+
+
+def test_split1_refuses_what_onnx_forbids():
+    split1 = opgen_ops.get_kernel("onnx", "Split", 1)
+    with pytest.raises(ValidationError, match="C2"):
+        split1(np.zeros(4, np.float32), np.array([1, 2], np.float32), outputs_count=2)
+    with pytest.raises(ValueError, match="whole lengths"):
+        split1(np.zeros(4, np.float32), np.array([1.5, 2.5], np.float32), outputs_count=2)
+
+
+def test_split1_model_runs_with_both_the_input_and_the_attribute():
+    node = helper.make_node("Split", ["x", "lengths"], ["a", "b", "c"], axis=0, split=[2, 2, 2])
+    graph = helper.make_graph(
+        [node], "split1", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 3])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in "abc"],
+        initializer=[helper.make_tensor("lengths", TensorProto.FLOAT, [3], [1.0, 4.0, 1.0])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 1)], ir_version=3)
+    x = np.arange(18, dtype=np.float32).reshape(6, 3)
+    got = opgen.run_model(model, {"x": x})
+    for name, expected in zip("abc", _cut(x, [1, 4, 1], 0)):
+        np.testing.assert_array_equal(got[name], expected)
+
+
+_DOMAIN = """\
+name: demo
+description: {en: Demo domain., zh: 演示域。}
+opset_versions: [1]
+type_groups: {}
+"""
+_OP = """\
+name: Cut
+domain: demo
+category: data_movement_indexing
+sources: [{document: demo.txt}]
+versions:
+  - since_version: 1
+    summary: {en: Cuts input., zh: 切分 input。}
+    attributes:
+      - {name: split, type: ints, description: {en: Lengths., zh: 长度。}}
+EXTRA
+    inputs:
+      - {name: input, type: T, description: {en: Input., zh: 输入。}}
+      - {name: split, type: T, option: optional, description: {en: Lengths., zh: 长度。}}
+    outputs:
+      - {name: outputs, type: T, option: variadic, min_arity: 1, description: {en: Pieces., zh: 各段。}}
+    type_constraints:
+      - {name: T, types: [tensor(float)], description: {en: Floats., zh: 浮点。}}
+KERNEL
+"""
+_SPLIT1 = "    kernel: {function: onnx_shape.onnx_split_v1, count_from_node: [outputs]}"
+
+
+@pytest.mark.parametrize("extra, kernel, expected", [
+    # a runtime function: the attribute is the keyword split_attr (accepted; Split-1's kernel takes it) ...
+    ("", _SPLIT1, None),
+    # ... and the suffix is reserved: an attribute split_attr beside it would meet that keyword
+    ("      - {name: split_attr, type: int, description: {en: Other., zh: 其他。}}", _SPLIT1,
+     "attributes.split_attr: 'split_attr' clashes with the name generated code derives from 'split' (split_attr)"),
+    # a formula reads inputs and attributes by name: there the names must differ
+    ("", "    elementwise: {formula: split}", "attributes.split: attribute 'split' has the name of an input"),
+])
+def test_checker_spells_an_attribute_named_like_an_input(spec_tree, extra, kernel, expected):
+    from opgen.parse import load_specs
+
+    from conftest import write
+
+    write(spec_tree / "demo" / "domain.yaml", _DOMAIN)
+    write(spec_tree / "demo" / "Cut.yaml", _OP.replace("EXTRA\n", extra + "\n" if extra else "")
+          .replace("KERNEL", kernel))
+    _, errors = load_specs(spec_tree)
+    texts = [str(e) for e in errors if e.severity == "error"]
+    if expected is None:
+        assert texts == []
+    else:
+        assert any(expected in t for t in texts), texts
