@@ -366,6 +366,18 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:
         if name not in variadic:
             yield v.location, "kernel.count_from_node", f"no variadic output named {name!r}" + \
                 (f"; variadic outputs: {', '.join(sorted(variadic))}" if variadic else "; the version has none")
+    free = {p.name for p in v.free_outputs()}
+    attributes = {a.name: a for a in v.attributes}
+    for output, names in v.dtype_from:
+        fld = f"kernel.dtype_from.{output}"
+        if output not in free:
+            yield v.location, fld, f"{output!r} is not an output whose type no input determines; such outputs: " \
+                + (", ".join(sorted(free)) or "none")
+        named = attributes.get(names[0])
+        if named is None or named.type not in ("int", "string"):
+            yield v.location, fld, f"{names[0]!r} is not an int or string attribute (a type code or name)"
+        if len(names) > 1 and names[1] not in {p.name for p in v.inputs}:
+            yield v.location, fld, f"{names[1]!r} is not an input (the type taken when the attribute is absent or 0)"
     inputs = {p.name for p in v.inputs}
     keywords = [attribute_keyword(a.name, inputs) for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()] \
         + [f"{name}_shape" for name in v.shape_from_node] + [f"{name}_count" for name in v.count_from_node]

@@ -181,6 +181,9 @@ class OpVersion:
     kernel: str | None = None  # "<module>.<function>" in opgen.runtime.kernels
     shape_from_node: tuple[str, ...] = ()  # outputs whose shape the node gives: kernel keyword <output>_shape
     count_from_node: tuple[str, ...] = ()  # variadic outputs whose count the node gives: keyword <output>_count
+    # outputs whose element type an attribute names (a TensorProto code, Cast-1's name): (output,
+    # (attribute, [input whose type the output takes when the attribute is absent or 0]))
+    dtype_from: tuple[tuple[str, tuple[str, ...]], ...] = ()
     constraints: tuple[Constraint, ...] = ()
     examples: tuple[Example, ...] = ()
     notes: tuple[Note, ...] = ()

@@ -236,6 +236,8 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
         kernel=raw["kernel"]["function"] if "kernel" in raw else None,
         shape_from_node=tuple(raw["kernel"].get("shape_from_node", ())) if "kernel" in raw else (),
         count_from_node=tuple(raw["kernel"].get("count_from_node", ())) if "kernel" in raw else (),
+        dtype_from=tuple((output, tuple(names)) for output, names in raw["kernel"].get("dtype_from", {}).items())
+        if "kernel" in raw else (),
         constraints=tuple(
             Constraint(c["id"], _required_text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
                        _items(c.get("args")), c.get("when"))

@@ -124,3 +124,77 @@ def test_checker_spells_an_attribute_named_like_an_input(spec_tree, extra, kerne
         assert texts == []
     else:
         assert any(expected in t for t in texts), texts
+
+
+# ---- outputs whose type an attribute names: a direct call needs no <output>_dtype --------------------
+
+
+def _reference(op: str, opset: int, inputs: list[np.ndarray], attributes: dict,
+               runtime: str = "onnx.reference") -> list[np.ndarray]:
+    """onnx.reference's (or onnxruntime's) outputs of one node, output types left for it to infer."""
+    from onnx.helper import np_dtype_to_tensor_dtype
+    from onnx.reference import ReferenceEvaluator
+
+    from onnx_refs import ort_session
+
+    names = [f"x{k}" for k in range(len(inputs))]
+    node = helper.make_node(op, names, ["y"], **attributes)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, np_dtype_to_tensor_dtype(x.dtype), x.shape)
+                                            for n, x in zip(names, inputs)],
+                              [helper.make_empty_tensor_value_info("y")])  # no type: the runtime infers it
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+    if runtime == "onnxruntime":
+        return ort_session(model).run(None, dict(zip(names, inputs)))
+    return ReferenceEvaluator(model).run(None, dict(zip(names, inputs)))
+
+
+DETERMINISTIC = [
+    ("Cast", 21, [np.array([1.7, -2.5, 300.0], np.float32)], {"to": TensorProto.INT32}),
+    ("Cast", 13, [np.array([1.5, 2.0], np.float32)], {"to": TensorProto.DOUBLE}),
+    ("EyeLike", 22, [np.zeros((3, 4), np.float32)], {"dtype": TensorProto.INT64, "k": 1}),
+    ("EyeLike", 22, [np.zeros((2, 3), np.int32)], {}),
+    ("HannWindow", 17, [np.array(5, np.int64)], {"output_datatype": TensorProto.DOUBLE}),
+    ("BlackmanWindow", 17, [np.array(6, np.int64)], {}),  # output_datatype's default 1: float
+    ("MelWeightMatrix", 17, [np.array(8, np.int64), np.array(16, np.int64), np.array(8000, np.int64),
+                             np.array(0.0, np.float32), np.array(4000.0, np.float32)], {}),
+    ("DequantizeLinear", 23, [np.array([3, -4], np.int8), np.array(0.5, np.float16)], {}),  # y: x_scale's type
+    ("DequantizeLinear", 23, [np.array([3, -4], np.int8), np.array(0.5, np.float16)],
+     {"output_dtype": TensorProto.FLOAT}),
+]
+
+
+@pytest.mark.parametrize("op, opset, inputs, attributes", DETERMINISTIC,
+                         ids=[f"{c[0]}{c[1]}-{'-'.join(c[3]) or 'default'}" for c in DETERMINISTIC])
+def test_output_type_named_by_an_attribute(op, opset, inputs, attributes):
+    got = opgen_ops.get_kernel("onnx", op, opset)(*inputs, **attributes)[0]
+    want = _reference(op, opset, inputs, attributes)[0]
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-6, atol=1e-7)
+
+
+RANDOM = [
+    ("RandomNormal", 22, [], {"shape": [2, 3]}),  # dtype's default 1: float
+    ("RandomUniform", 22, [], {"shape": [4], "dtype": TensorProto.DOUBLE}),
+    ("RandomUniformLike", 22, [np.zeros((2, 2), np.float16)], {}),  # the input's type
+    # dtype's default 6, int32 (onnx.reference has no Multinomial: onnxruntime, which runs opset 7's)
+    ("Multinomial", 7, [np.array([[0.2, 0.8]], np.float32)], {"sample_size": 3}),
+    ("Bernoulli", 22, [np.array([0.0, 1.0], np.float32)], {"dtype": TensorProto.DOUBLE}),
+]
+
+
+@pytest.mark.parametrize("op, opset, inputs, attributes", RANDOM, ids=[c[0] for c in RANDOM])
+def test_random_output_type_named_by_an_attribute(op, opset, inputs, attributes):
+    """Random values differ between implementations: the type and shape are compared."""
+    got = opgen_ops.get_kernel("onnx", op, opset)(*inputs, **attributes)[0]
+    want = _reference(op, opset, inputs, attributes, "onnxruntime" if op == "Multinomial" else "onnx.reference")[0]
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+
+
+def test_a_given_output_dtype_still_wins_and_is_checked():
+    cast = opgen_ops.get_kernel("onnx", "Cast", 21)
+    x = np.array([1.5], np.float32)
+    assert cast(x, to=TensorProto.INT32, output_dtype="int32")[0].dtype == np.int32
+    with pytest.raises(ValueError, match="names int32"):
+        cast(x, to=TensorProto.INT32, output_dtype="int64")
+    with pytest.raises(ValidationError, match="C2"):  # EyeLike's constraint: dtype names the output's type
+        opgen_ops.get_kernel("onnx", "EyeLike", 22)(np.zeros((2, 2), np.float32), dtype=7, output_dtype="int32")

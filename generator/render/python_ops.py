@@ -33,6 +33,7 @@ class KernelView:
     body: list[str]  # statements after validation
     doc: str  # what the kernel computes, for its docstring (emitted as a Python string literal)
     docstring: str = ""  # the whole docstring (kernel_docstring)
+    free_dtypes: tuple[str, ...] = ()  # statements choosing each free output's dtype (<output>_out)
 
 
 AMBIGUOUS = ("l", "O", "I")  # names PEP 8 (ruff E741) forbids for variables: MaxUnpool's input I
@@ -240,7 +241,27 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
 
 
 def _with_docstring(v: OpVersion, k: KernelView | None) -> KernelView | None:
-    return None if k is None else dataclasses.replace(k, docstring=kernel_docstring(v, k.doc))
+    return None if k is None else dataclasses.replace(k, docstring=kernel_docstring(v, k.doc),
+                                                      free_dtypes=free_dtype_statements(v, k))
+
+
+def free_dtype_statements(v: OpVersion, k: KernelView) -> tuple[str, ...]:
+    """`<output>_out = ...` for each output no input types: the `<output>_dtype` keyword when given, else
+    the type the attribute of kernel.dtype_from names (Cast's to, RandomNormal's dtype, with its default),
+    else its fallback input's type or the first input's (elementwise.output_dtype)."""
+    spelled = attribute_keywords(v)
+    named = dict(v.dtype_from)
+    out = []
+    for name, keyword, allowed in k.free_outputs:
+        source = k.first_input
+        extra = ""
+        if name in named:
+            attribute, *fallback = named[name]
+            extra = f", named={py_name(spelled[attribute])}"
+            if fallback:
+                source = f"getattr({py_name(fallback[0])}, 'dtype', None)"
+        out.append(f"{py_name(name)}_out = _ew.output_dtype({keyword}, {source}, {allowed!r}, {name!r}{extra})")
+    return tuple(out)
 
 
 def kernel_docstring(v: OpVersion, computes: str) -> str:
@@ -272,6 +293,10 @@ def kernel_docstring(v: OpVersion, computes: str) -> str:
     lines += [""] + wrapped("Inputs (positional)", [param(p) for p in v.inputs])
     lines += wrapped("Attributes (keyword)", [attribute(a) for a in v.attributes])
     lines += wrapped("Returns a tuple of the outputs", [param(p) for p in v.outputs])
+    for output, (attribute, *fallback) in v.dtype_from:  # kernel.dtype_from
+        otherwise = f" (absent or 0: the type of {fallback[0]})" if fallback else ""
+        lines += textwrap.wrap(f"The type of {output} is the one {spelled[attribute]} names{otherwise}, unless "
+                               f"{py_name(output)}_dtype is given.", width=110, break_on_hyphens=False)
     for tc in v.type_constraints:
         lines += wrapped(tc.name, [type_key(t) for t in tc.types])
     return "\n".join(lines)

@@ -79,6 +79,7 @@ def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bfloat16, double, float, float16
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -91,6 +92,7 @@ def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=dtype,
     )
     problems = validate_v22((input,), {'dtype': dtype, 'seed': seed}, [(_ew.elem(output_out), None)])
     if problems:
@@ -160,6 +162,7 @@ def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: double, float, float16
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -172,6 +175,7 @@ def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=dtype,
     )
     problems = validate_v15((input,), {'dtype': dtype, 'seed': seed}, [(_ew.elem(output_out), None)])
     if problems:
