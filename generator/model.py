@@ -184,6 +184,9 @@ class OpVersion:
     # outputs whose element type an attribute names (a TensorProto code, Cast-1's name): (output,
     # (attribute, [input whose type the output takes when the attribute is absent or 0]))
     dtype_from: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the kernel takes the keyword requested_outputs: the names of the outputs the node asks for (ONNX
+    # BatchNormalization-7/9 train when a node asks for more than Y)
+    requested_outputs: bool = False
     constraints: tuple[Constraint, ...] = ()
     examples: tuple[Example, ...] = ()
     notes: tuple[Note, ...] = ()

@@ -20,7 +20,7 @@ from collections.abc import Collection
 # are never read there, so specs may use them.)
 PY_RESERVED = frozenset({
     "np", "_ew", "_kernels", "_validate", "ValidationError", "float", "tuple", "None",
-    "compute", "result", "problems", "variadic",
+    "compute", "result", "problems", "variadic", "requested_outputs",
 })
 PY_RESERVED_PREFIXES = ("SIGNATURE_V", "validate_v", "kernel_v")
 

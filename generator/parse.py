@@ -238,6 +238,7 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
         count_from_node=tuple(raw["kernel"].get("count_from_node", ())) if "kernel" in raw else (),
         dtype_from=tuple((output, tuple(names)) for output, names in raw["kernel"].get("dtype_from", {}).items())
         if "kernel" in raw else (),
+        requested_outputs=bool(raw["kernel"].get("requested_outputs", False)) if "kernel" in raw else False,
         constraints=tuple(
             Constraint(c["id"], _required_text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
                        _items(c.get("args")), c.get("when"))

@@ -198,3 +198,70 @@ def test_a_given_output_dtype_still_wins_and_is_checked():
         cast(x, to=TensorProto.INT32, output_dtype="int64")
     with pytest.raises(ValidationError, match="C2"):  # EyeLike's constraint: dtype names the output's type
         opgen_ops.get_kernel("onnx", "EyeLike", 22)(np.zeros((2, 2), np.float32), dtype=7, output_dtype="int32")
+
+
+# ---- optional outputs a node requests: BatchNormalization's training mode ----------------------------
+
+_BN_FEEDS = {name: value for name, value in zip("xsbmv", (
+    np.random.default_rng(13).standard_normal((2, 3, 4)).astype(np.float32),
+    np.array([0.5, 1.0, 2.0], np.float32), np.array([0.1, -0.2, 0.3], np.float32),
+    np.array([0.0, 1.0, -1.0], np.float32), np.array([1.0, 0.5, 2.0], np.float32)))}
+
+
+def _bn_model(opset: int, outputs: list[str], **attributes):
+    node = helper.make_node("BatchNormalization", list("xsbmv"), outputs, **attributes)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])] + \
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "sbmv"]
+    declared = [helper.make_tensor_value_info(outputs[0], TensorProto.FLOAT, [2, 3, 4])] + \
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in outputs[1:]]
+    graph = helper.make_graph([node], "bn", inputs, declared)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=7)
+
+
+@pytest.mark.parametrize("opset", [14, 15])
+def test_batch_norm_training_outputs_match_onnx_reference(opset):
+    from onnx.reference import ReferenceEvaluator
+
+    from onnx_refs import ort_session
+
+    model = _bn_model(opset, ["y", "running_mean", "running_var"], training_mode=1, momentum=0.8)
+    got = list(opgen.run_model(model, _BN_FEEDS).values())
+    for want in (ReferenceEvaluator(model).run(None, _BN_FEEDS), ort_session(model).run(None, _BN_FEEDS)):
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opset", [7, 9])
+def test_batch_norm_7_9_trains_when_the_node_asks_for_the_statistics(opset):
+    """onnxruntime runs the five-output node in training mode (onnx.reference cannot: its version 9
+    returns Y alone, normalised with the running statistics); saved_var is the population variance of
+    onnx.reference's training function, where onnxruntime returns 1 / sqrt(variance + epsilon)."""
+    from onnx.reference.ops.op_batch_normalization import _batchnorm_training_mode
+
+    from onnx_refs import ort_session
+
+    model = _bn_model(opset, ["y", "running_mean", "running_var", "saved_mean", "saved_var"], momentum=0.8)
+    y, running_mean, running_var, saved_mean, saved_var = opgen.run_model(model, _BN_FEEDS).values()
+    ort = ort_session(model).run(None, _BN_FEEDS)
+    for g, w in zip((y, running_mean, running_var, saved_mean), ort):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(1 / np.sqrt(saved_var + 1e-5), ort[4], rtol=1e-5)
+    ref_y, ref_saved_mean, ref_saved_var, ref_mean, ref_var = _batchnorm_training_mode(
+        *(_BN_FEEDS[n] for n in "xsbmv"), momentum=0.8, epsilon=1e-5)
+    for g, w in ((y, ref_y), (running_mean, ref_mean), (running_var, ref_var), (saved_mean, ref_saved_mean),
+                 (saved_var, ref_saved_var)):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_batch_norm_9_test_mode_with_y_alone():
+    """Against onnxruntime: onnx.reference's version 9 normalises with the running statistics updated by
+    the batch's whenever momentum has a value (its default 0.9 included), even for Y alone."""
+    from onnx_refs import ort_session
+
+    model = _bn_model(9, ["y"])
+    got = opgen.run_model(model, _BN_FEEDS)["y"]
+    np.testing.assert_allclose(got, ort_session(model).run(None, _BN_FEEDS)[0], rtol=1e-5, atol=1e-6)
+    kernel = opgen_ops.get_kernel("onnx", "BatchNormalization", 9)  # a direct call: test mode unless told
+    args = [_BN_FEEDS[n] for n in "xsbmv"]
+    assert len(kernel(*args)) == 1
+    assert len(kernel(*args, requested_outputs=("Y", "mean", "var", "saved_mean", "saved_var"))) == 5

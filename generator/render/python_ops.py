@@ -140,6 +140,7 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
     keywords += [f"{py_name(p.name)}_dtype=None" for p in v.free_outputs()]
     keywords += [f"{py_name(name)}_shape" for name in v.shape_from_node]
     keywords += [f"{py_name(name)}_count=None" for name in v.count_from_node]
+    keywords += ["requested_outputs=None"] if v.requested_outputs else []
     if keywords:
         if not variadics:  # after *variadic every parameter is keyword-only already
             params.append("*")
@@ -167,7 +168,7 @@ def _module_names(op: OpSpec) -> set[str]:
     names = {"OP", "VALIDATORS", "SIGNATURES", "KERNELS", "np", "_ew", "_validate", "annotations", "AttrSig",
              "Check", "ParamSig", "RuleCall", "OutputShape", "Signature", "ValidationError", "as_input", "as_outputs",
              "split_variadic",
-             "variadic", "problems", "compute", "result"}
+             "variadic", "problems", "compute", "result", "requested_outputs"}
     names |= set(dir(builtins)) | set(keyword.kwlist)
     for v in op.versions:
         names |= {f"SIGNATURE_V{v.since_version}", f"validate_v{v.since_version}", f"kernel_v{v.since_version}"}
@@ -232,7 +233,8 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
         kwargs = _keywords([(spelled[a.name], py_name(spelled[a.name])) for a in v.attributes] +
                            [(kw, f"{py_name(name)}_out") for name, kw, _ in free] +
                            [(f"{name}_shape", f"tuple({py_name(name)}_shape)") for name in v.shape_from_node] +
-                           [(f"{name}_count", f"{py_name(name)}_count") for name in v.count_from_node])
+                           [(f"{name}_count", f"{py_name(name)}_count") for name in v.count_from_node] +
+                           ([("requested_outputs", "requested_outputs")] if v.requested_outputs else []))
         module, function, local = (imports or kernel_imports_of(v))[v.kernel]
         body = [f"return as_outputs({local}({', '.join(parts + kwargs)}))"]
         return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,

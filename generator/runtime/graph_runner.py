@@ -189,6 +189,8 @@ class GraphFunction:
         for k, param in enumerate(signature.outputs):  # a variadic output (the last): as many as the node names
             if param.option == "variadic" and f"{param.name}_count" in accepted:
                 kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)
+        if "requested_outputs" in accepted:  # the outputs the node gives a name (spec kernel.requested_outputs)
+            kwargs.setdefault("requested_outputs", tuple(p.name for p, v in zip(signature.outputs, node.outputs) if v))
         step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o))
         self._plans[id(node)] = step
         return step

@@ -292,7 +292,7 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9):
+def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, requested_outputs=None):
     """Reference kernel of onnx.BatchNormalization@9.
 
     Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.
@@ -311,7 +311,11 @@ def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9):
     problems = validate_v9((X, scale, B, mean, var,), {'epsilon': epsilon, 'momentum': momentum}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_batch_norm_inference(X, scale, B, mean, var, epsilon=epsilon, momentum=momentum))
+    return as_outputs(
+        onnx_batch_norm_inference(
+            X, scale, B, mean, var, epsilon=epsilon, momentum=momentum, requested_outputs=requested_outputs
+        ),
+    )
 
 # ---- version 7 ----
 
@@ -406,7 +410,7 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V7, inputs, attributes, outputs)
 
 
-def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1):
+def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1, requested_outputs=None):
     """Reference kernel of onnx.BatchNormalization@7.
 
     Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.
@@ -428,7 +432,17 @@ def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1)
     if problems:
         raise ValidationError(problems)
     return as_outputs(
-        onnx_batch_norm_inference(X, scale, B, mean, var, epsilon=epsilon, momentum=momentum, spatial=spatial),
+        onnx_batch_norm_inference(
+            X,
+            scale,
+            B,
+            mean,
+            var,
+            epsilon=epsilon,
+            momentum=momentum,
+            spatial=spatial,
+            requested_outputs=requested_outputs,
+        ),
     )
 
 # ---- version 6 ----
