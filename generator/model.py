@@ -329,6 +329,7 @@ class Domain:
     dtype_names: tuple[tuple[str, str], ...] = ()
     notes: tuple[Note, ...] = ()
     ops: tuple[OpSpec, ...] = ()
+    float_attributes: str = "float64"  # "float32": the kernels round float attributes (ONNX stores float32)
 
     def op(self, name: str) -> OpSpec | None:
         return next((o for o in self.ops if o.name == name), None)

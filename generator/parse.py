@@ -167,6 +167,7 @@ def build_domain(raw: LocDict, filename: str) -> Domain:
         name=raw["name"], description=_required_text(raw["description"]), opset_versions=tuple(raw["opset_versions"]),
         type_groups=groups, location=loc, versioning=_text(raw.get("versioning")),
         dtype_names=tuple(raw.get("dtype_names", {}).items()), notes=_notes(raw.get("notes"), loc),
+        float_attributes=raw.get("float_attributes", "float64"),
     )
 
 

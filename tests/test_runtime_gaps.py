@@ -265,3 +265,27 @@ def test_batch_norm_9_test_mode_with_y_alone():
     args = [_BN_FEEDS[n] for n in "xsbmv"]
     assert len(kernel(*args)) == 1
     assert len(kernel(*args, requested_outputs=("Y", "mean", "var", "saved_mean", "saved_var"))) == 5
+
+
+# ---- float attributes are float32 in ONNX: given values and spec defaults alike ----------------------
+
+
+def test_lrn_default_alpha_is_the_float32_a_model_stores():
+    """LRN's alpha default 0.0001 is 9.99999975e-05 in a model. onnx.reference (whose channel loop is
+    right only when N = C: a 3 x 3 input; it divides alpha by size in float32, exact for size 1) and
+    opgen agree to the last bits on a double input without attributes; with the decimal 0.0001 the
+    results differ from the ninth digit on."""
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(4).standard_normal((3, 3, 2, 2)) * 40
+    node = helper.make_node("LRN", ["x"], ["y"], size=1)
+    graph = helper.make_graph([node], "lrn", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, x.shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=10)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    lrn = opgen_ops.get_kernel("onnx", "LRN", 13)
+    np.testing.assert_allclose(lrn(x, size=1)[0], want, rtol=1e-14)
+    np.testing.assert_allclose(lrn(x, size=1, alpha=0.0001)[0], want, rtol=1e-14)
+    np.testing.assert_allclose(opgen.run_model(model, {"x": x})["y"], want, rtol=1e-14)
+    decimal = x / (1.0 + 0.0001 * x**2) ** 0.75  # what the decimal default gave (size 1: x's own square)
+    assert not np.allclose(decimal, want, rtol=1e-10, atol=0)

@@ -202,11 +202,17 @@ def _keywords(pairs: list[tuple[str, str]]) -> list[str]:
             for k, value in pairs]
 
 
-def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = None) -> KernelView | None:
+def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = None,
+                float32_attributes: bool = False) -> KernelView | None:
+    """`float32_attributes`: the domain stores float attributes as float32 (Domain.float_attributes), so
+    the kernel rounds the ones it is given, and its decimal defaults, as the references compute with them."""
     if not v.has_kernel:
         return None
     params, convert, validate_inputs = _signature_parts(v)
     spelled = attribute_keywords(v)
+    if float32_attributes:
+        convert += [f"{py_name(spelled[a.name])} = _ew.float32_attribute({py_name(spelled[a.name])})"
+                    for a in v.attributes if a.type in ("float", "floats")]
     attributes = "{" + ", ".join(f"{a.name!r}: {py_name(spelled[a.name])}" for a in v.attributes) + "}"
     free = [(p.name, f"{py_name(p.name)}_dtype", tuple(type_key(t) for t in v.allowed_types(p)))
             for p in v.free_outputs()]
@@ -436,11 +442,12 @@ def import_view(op: OpSpec, versions: list[dict[str, Any]], imports: dict[str, t
                 kernel_helpers=helpers, kernel_functions=functions)
 
 
-def render_op(op: OpSpec) -> bytes:
+def render_op(op: OpSpec, float32_attributes: bool = False) -> bytes:
+    """The op's module; `float32_attributes`: its domain's Domain.float_attributes is float32."""
     imports = kernel_imports(op)
     versions = [
         dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), shapes=output_shapes(v),
-             kernel=_with_docstring(v, kernel_view(v, imports)))
+             kernel=_with_docstring(v, kernel_view(v, imports, float32_attributes)))
         for v in op.versions
     ]
     return render_python("python/op_module.py.j2", op=op, versions=versions, imports=import_view(op, versions, imports),
@@ -448,7 +455,8 @@ def render_op(op: OpSpec) -> bytes:
 
 
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
-    return {f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py": render_op(op)}
+    return {f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py":
+            render_op(op, domain.float_attributes == "float32")}
 
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:

@@ -81,6 +81,22 @@ def type_limit(dtype: np.dtype, compute: np.dtype, which: str) -> np.ndarray:
     return np.asarray(info.min if which == "lowest" else info.max).astype(compute)
 
 
+def float32_attribute(value: Any) -> Any:
+    """A float attribute (or a list of them) as a domain with float32 attributes stores it (ONNX's
+    AttributeProto): each value rounded to float32, kept as a Python float (a list stays a list, a tuple
+    a tuple). None and values that are not numbers pass unchanged, for the validator to report."""
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return value
+    try:
+        if isinstance(value, (list, tuple)):
+            return type(value)(float(np.float32(v)) for v in value)
+        if isinstance(value, np.ndarray):
+            return value.astype(np.float32).astype(np.float64)
+        return float(np.float32(value))
+    except (TypeError, ValueError):
+        return value
+
+
 def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None, allowed: tuple[str, ...],
                  name: str, named: int | str | None = None) -> np.dtype | str | None:
     """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To, Iota's T).

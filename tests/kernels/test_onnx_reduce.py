@@ -750,10 +750,10 @@ def test_mean_variance_normalization(version: int) -> None:
 def test_lrn(version: int) -> None:
     """Odd sizes against onnxruntime (float; it refuses even sizes). onnx.reference loops its channel index
     over range(N) instead of range(C) (op_lrn.py), so it is right only when N = C: compared on such
-    shapes, even sizes included. alpha, beta and bias are given: the generated kernel's defaults are the
-    spec's decimals (alpha 1e-4), the references' the float32 values a model stores (9.99999975e-05), a
-    difference of 5e-12 in double results. onnx.reference evaluates alpha / size with its float32 attribute
-    scalars (a float32 quotient, relative error up to 6e-8): double results within 1e-7 of it."""
+    shapes, even sizes included. alpha, beta and bias are given (the kernel rounds them, and its defaults,
+    to float32 as a model stores them: tests/test_runtime_gaps.py). onnx.reference evaluates alpha / size
+    with its float32 attribute scalars (a float32 quotient, relative error up to 6e-8): double results
+    within 1e-7 of it."""
     rng = np.random.default_rng(version)
     for dtype in allowed("LRN", version):
         for size, attrs in ((3, {"alpha": 2**-10}), (5, {"alpha": 0.5, "beta": 0.5, "bias": 2.0}),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_normalization import onnx_batch_norm, onnx_batch_norm_inference, onnx_batch_norm_is_test
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -107,6 +108,8 @@ def kernel_v15(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.
     B = np.asarray(B)
     input_mean = np.asarray(input_mean)
     input_var = np.asarray(input_var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v15(
         (X, scale, B, input_mean, input_var),
         {'epsilon': epsilon, 'momentum': momentum, 'training_mode': training_mode},
@@ -207,6 +210,8 @@ def kernel_v14(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.
     B = np.asarray(B)
     input_mean = np.asarray(input_mean)
     input_var = np.asarray(input_var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v14(
         (X, scale, B, input_mean, input_var),
         {'epsilon': epsilon, 'momentum': momentum, 'training_mode': training_mode},
@@ -308,6 +313,8 @@ def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, requested_
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v9((X, scale, B, mean, var,), {'epsilon': epsilon, 'momentum': momentum}, None)
     if problems:
         raise ValidationError(problems)
@@ -426,6 +433,8 @@ def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1,
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v7(
         (X, scale, B, mean, var), {'epsilon': epsilon, 'momentum': momentum, 'spatial': spatial}, None
     )
@@ -555,6 +564,8 @@ def kernel_v6(X, scale, B, mean, var, *, epsilon=1e-05, is_test=0, momentum=0.9,
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v6(
         (X, scale, B, mean, var),
         {'epsilon': epsilon, 'is_test': is_test, 'momentum': momentum, 'spatial': spatial},
@@ -680,6 +691,8 @@ def kernel_v1(X, scale, B, mean, var, *, consumed_inputs, epsilon=1e-05, is_test
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v1(
         (X, scale, B, mean, var),
         {

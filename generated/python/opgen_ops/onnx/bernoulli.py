@@ -84,6 +84,7 @@ def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
     input = np.asarray(input)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype,
         getattr(input, 'dtype', None),
@@ -167,6 +168,7 @@ def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
     input = np.asarray(input)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype,
         getattr(input, 'dtype', None),

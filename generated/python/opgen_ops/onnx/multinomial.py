@@ -76,6 +76,7 @@ def kernel_v22(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
     T2: int32, int64
     """
     input = np.asarray(input)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output', named=dtype
     )
@@ -146,6 +147,7 @@ def kernel_v7(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
     T2: int32, int64
     """
     input = np.asarray(input)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output', named=dtype
     )

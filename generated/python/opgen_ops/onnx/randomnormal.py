@@ -72,6 +72,9 @@ def kernel_v22(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=N
     The type of output is the one dtype names, unless output_dtype is given.
     T: bfloat16, double, float, float16
     """
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v22(
         (), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
@@ -140,6 +143,9 @@ def kernel_v1(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=No
     The type of output is the one dtype names, unless output_dtype is given.
     T: double, float, float16
     """
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v1(
         (), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]

@@ -87,6 +87,9 @@ def kernel_v22(input, *, dtype=None, mean=0.0, scale=1.0, seed=None, output_dtyp
     T2: bfloat16, double, float, float16
     """
     input = np.asarray(input)
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype
     )
@@ -170,6 +173,9 @@ def kernel_v1(input, *, dtype=None, mean=0.0, scale=1.0, seed=None, output_dtype
     T2: double, float, float16
     """
     input = np.asarray(input)
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output', named=dtype
     )

@@ -72,6 +72,9 @@ def kernel_v22(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=Non
     The type of output is the one dtype names, unless output_dtype is given.
     T: bfloat16, double, float, float16
     """
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v22(
         (), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
@@ -138,6 +141,9 @@ def kernel_v1(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=None
     The type of output is the one dtype names, unless output_dtype is given.
     T: double, float, float16
     """
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v1(
         (), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]

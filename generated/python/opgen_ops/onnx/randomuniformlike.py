@@ -87,6 +87,9 @@ def kernel_v22(input, *, dtype=None, high=1.0, low=0.0, seed=None, output_dtype=
     T2: bfloat16, double, float, float16
     """
     input = np.asarray(input)
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype
     )
@@ -168,6 +171,9 @@ def kernel_v1(input, *, dtype=None, high=1.0, low=0.0, seed=None, output_dtype=N
     T2: double, float, float16
     """
     input = np.asarray(input)
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output', named=dtype
     )
