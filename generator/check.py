@@ -379,7 +379,8 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:
         if len(names) > 1 and names[1] not in {p.name for p in v.inputs}:
             yield v.location, fld, f"{names[1]!r} is not an input (the type taken when the attribute is absent or 0)"
     inputs = {p.name for p in v.inputs}
-    keywords = [attribute_keyword(a.name, inputs) for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()] \
+    keywords = [attribute_keyword(a.name, inputs) for a in v.attributes] \
+        + [f"{p.name}_dtype" for p in v.free_outputs()] \
         + [f"{name}_shape" for name in v.shape_from_node] + [f"{name}_count" for name in v.count_from_node] \
         + (["requested_outputs"] if v.requested_outputs else [])
     for problem in signature_problems(v.kernel, [p.name for p in v.inputs], keywords):

@@ -111,9 +111,9 @@ _SPLIT1 = "    kernel: {function: onnx_shape.onnx_split_v1, count_from_node: [ou
     ("", "    elementwise: {formula: split}", "attributes.split: attribute 'split' has the name of an input"),
 ])
 def test_checker_spells_an_attribute_named_like_an_input(spec_tree, extra, kernel, expected):
-    from opgen.parse import load_specs
-
     from conftest import write
+
+    from opgen.parse import load_specs
 
     write(spec_tree / "demo" / "domain.yaml", _DOMAIN)
     write(spec_tree / "demo" / "Cut.yaml", _OP.replace("EXTRA\n", extra + "\n" if extra else "")
@@ -134,7 +134,6 @@ def _reference(op: str, opset: int, inputs: list[np.ndarray], attributes: dict,
     """onnx.reference's (or onnxruntime's) outputs of one node, output types left for it to infer."""
     from onnx.helper import np_dtype_to_tensor_dtype
     from onnx.reference import ReferenceEvaluator
-
     from onnx_refs import ort_session
 
     names = [f"x{k}" for k in range(len(inputs))]
@@ -221,7 +220,6 @@ def _bn_model(opset: int, outputs: list[str], **attributes):
 @pytest.mark.parametrize("opset", [14, 15])
 def test_batch_norm_training_outputs_match_onnx_reference(opset):
     from onnx.reference import ReferenceEvaluator
-
     from onnx_refs import ort_session
 
     model = _bn_model(opset, ["y", "running_mean", "running_var"], training_mode=1, momentum=0.8)
@@ -237,7 +235,6 @@ def test_batch_norm_7_9_trains_when_the_node_asks_for_the_statistics(opset):
     returns Y alone, normalised with the running statistics); saved_var is the population variance of
     onnx.reference's training function, where onnxruntime returns 1 / sqrt(variance + epsilon)."""
     from onnx.reference.ops.op_batch_normalization import _batchnorm_training_mode
-
     from onnx_refs import ort_session
 
     model = _bn_model(opset, ["y", "running_mean", "running_var", "saved_mean", "saved_var"], momentum=0.8)
