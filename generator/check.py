@@ -10,7 +10,7 @@ from .check_formula import check_elementwise
 from .dtypes import ELEM_TYPES, parse_type, type_key
 from .errors import SpecError
 from .model import NONFINITE, Attribute, Domain, Example, OpSpec, OpVersion, Pairs, SpecSet, has_nonfinite
-from .names import RESERVED_MODULES, name_problems
+from .names import ATTRIBUTE_CLASH_SUFFIX, RESERVED_MODULES, attribute_keyword, name_problems
 from .parse import SOURCES_DIR
 from .render.common import module_name
 from .runtime.attribute_kinds import attribute_kind_ok
@@ -173,17 +173,24 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
             derived[name] = derived.get(name, ("_",)) + ("_shape",)
         for name in v.count_from_node:
             derived[name] = derived.get(name, ("_",)) + ("_count",)
+        for a in v.attributes:  # an attribute with an input's name is the keyword <name>_attr
+            if a.name in {p.name for p in v.inputs}:
+                derived[a.name] = derived.get(a.name, ("_",)) + (ATTRIBUTE_CLASH_SUFFIX,)
     for name, problem in name_problems([i.name for i in v.inputs + v.outputs + v.attributes], kernel=v.has_kernel,
                                        c_kernel=v.elementwise is not None, derived=derived).items():
         item = next(i for i in v.inputs + v.outputs + v.attributes if i.name == name)
         yield item.location, f"{'attributes' if item in v.attributes else 'inputs' if item in v.inputs else 'outputs'}" \
             f".{name}", problem + "; choose another name"
-    # Attributes and inputs are keyword arguments of one kernel; without a kernel they may share a
-    # name (ONNX Split-1 has both an input and an attribute `split`).
-    params = {p.name for p in v.inputs + v.outputs} if v.has_kernel else set()
+    # An attribute may share its name with an input (ONNX Split-1's `split`): a runtime function's kernel
+    # then takes it as the keyword <name>_attr, and checks read it by that name (names.attribute_keyword).
+    # A formula reads both by their names, so there the names stay distinct; an output's name derives
+    # the kernel's <output>_dtype/_shape/_count keywords and locals, so it stays distinct everywhere.
+    params = ({p.name for p in v.outputs} | ({p.name for p in v.inputs} if v.elementwise is not None else set())
+              if v.has_kernel else set())
     for a in v.attributes:
         if a.name in params:
-            yield a.location, f"attributes.{a.name}", f"attribute {a.name!r} has the name of an input or output"
+            yield a.location, f"attributes.{a.name}", f"attribute {a.name!r} has the name of an " + \
+                ("output" if a.name in {p.name for p in v.outputs} else "input (a formula reads both by name)")
     # Type constraints: element types exist, groups exist, every variable used.
     used = {p.type for p in v.inputs + v.outputs if not p.is_fixed}
     used |= {a.tensor_type for a in v.attributes if a.tensor_type}
@@ -222,8 +229,8 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
             if p.option != "variadic" and not p.homogeneous:
                 yield p.location, f"{fld}.homogeneous", "homogeneous applies to variadic parameters only"
     inputs = {p.name for p in v.inputs}
-    attr_names = {a.name for a in v.attributes}
-    tensor_attrs = {a.name for a in v.attributes if a.type in ("tensor", "sparse_tensor")}
+    attr_names = {attribute_keyword(a.name, inputs) for a in v.attributes}  # Split-1's split_attr
+    tensor_attrs = {attribute_keyword(a.name, inputs) for a in v.attributes if a.type in ("tensor", "sparse_tensor")}
     for p in v.inputs:
         if p.shape is not None:
             yield p.location, f"inputs.{p.name}.shape", "shape is stated for outputs (inputs have the shape given)"
@@ -282,8 +289,9 @@ def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple[Any, ...]]:
 
 
 def _check_constraints(v: OpVersion) -> Iterator[tuple[Any, ...]]:
-    attrs = {a.name for a in v.attributes}
-    tensor_attrs = {a.name for a in v.attributes if a.type in ("tensor", "sparse_tensor")}
+    inputs = {p.name for p in v.inputs}
+    attrs = {attribute_keyword(a.name, inputs) for a in v.attributes}  # Split-1's split_attr
+    tensor_attrs = {attribute_keyword(a.name, inputs) for a in v.attributes if a.type in ("tensor", "sparse_tensor")}
     params = {p.name for p in v.inputs + v.outputs}
     ids = [c.id for c in v.constraints]
     for k, c in enumerate(v.constraints):
@@ -360,8 +368,23 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:
         if name not in variadic:
             yield v.location, "kernel.count_from_node", f"no variadic output named {name!r}" + \
                 (f"; variadic outputs: {', '.join(sorted(variadic))}" if variadic else "; the version has none")
-    keywords = [a.name for a in v.attributes] + [f"{p.name}_dtype" for p in v.free_outputs()] \
-        + [f"{name}_shape" for name in v.shape_from_node] + [f"{name}_count" for name in v.count_from_node]
+    free = {p.name for p in v.free_outputs()}
+    attributes = {a.name: a for a in v.attributes}
+    for output, names in v.dtype_from:
+        fld = f"kernel.dtype_from.{output}"
+        if output not in free:
+            yield v.location, fld, f"{output!r} is not an output whose type no input determines; such outputs: " \
+                + (", ".join(sorted(free)) or "none")
+        named = attributes.get(names[0])
+        if named is None or named.type not in ("int", "string"):
+            yield v.location, fld, f"{names[0]!r} is not an int or string attribute (a type code or name)"
+        if len(names) > 1 and names[1] not in {p.name for p in v.inputs}:
+            yield v.location, fld, f"{names[1]!r} is not an input (the type taken when the attribute is absent or 0)"
+    inputs = {p.name for p in v.inputs}
+    keywords = [attribute_keyword(a.name, inputs) for a in v.attributes] \
+        + [f"{p.name}_dtype" for p in v.free_outputs()] \
+        + [f"{name}_shape" for name in v.shape_from_node] + [f"{name}_count" for name in v.count_from_node] \
+        + (["requested_outputs"] if v.requested_outputs else [])
     for problem in signature_problems(v.kernel, [p.name for p in v.inputs], keywords):
         yield v.location, "kernel.function", problem
 

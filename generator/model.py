@@ -201,6 +201,12 @@ class OpVersion:
     kernel: str | None = None  # "<module>.<function>" in opgen.runtime.kernels
     shape_from_node: tuple[str, ...] = ()  # outputs whose shape the node gives: kernel keyword <output>_shape
     count_from_node: tuple[str, ...] = ()  # variadic outputs whose count the node gives: keyword <output>_count
+    # outputs whose element type an attribute names (a TensorProto code, Cast-1's name): (output,
+    # (attribute, [input whose type the output takes when the attribute is absent or 0]))
+    dtype_from: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the kernel takes the keyword requested_outputs: the names of the outputs the node asks for (ONNX
+    # BatchNormalization-7/9 train when a node asks for more than Y)
+    requested_outputs: bool = False
     constraints: tuple[Constraint, ...] = ()
     examples: tuple[Example, ...] = ()
     notes: tuple[Note, ...] = ()
@@ -343,6 +349,7 @@ class Domain:
     dtype_names: tuple[tuple[str, str], ...] = ()
     notes: tuple[Note, ...] = ()
     ops: tuple[OpSpec, ...] = ()
+    float_attributes: str = "float64"  # "float32": the kernels round float attributes (ONNX stores float32)
 
     def op(self, name: str) -> OpSpec | None:
         return next((o for o in self.ops if o.name == name), None)

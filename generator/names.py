@@ -11,6 +11,8 @@ Three sources of clashes:
 """
 from __future__ import annotations
 
+from collections.abc import Collection
+
 
 # Python: the names a generated kernel or validator reads besides its parameters (module globals
 # and builtins: measured over every generated module), and the locals it assigns. A spec name that
@@ -18,7 +20,7 @@ from __future__ import annotations
 # are never read there, so specs may use them.)
 PY_RESERVED = frozenset({
     "np", "_ew", "_kernels", "_validate", "ValidationError", "float", "tuple", "None",
-    "compute", "result", "problems", "variadic",
+    "compute", "result", "problems", "variadic", "requested_outputs",
 })
 PY_RESERVED_PREFIXES = ("SIGNATURE_V", "validate_v", "kernel_v")
 
@@ -42,8 +44,21 @@ volatile while""".split())
 C_RESERVED = C_GENERATED | C_STANDARD | C_KEYWORDS
 
 # Suffixes and prefixes the generators add to a spec name (Python renames, C parameters and fields).
-DERIVED_SUFFIXES = ("_", "_shape", "_rank", "_dtype", "_out", "_len", "_v", "_count")
+DERIVED_SUFFIXES = ("_", "_shape", "_rank", "_dtype", "_out", "_len", "_v", "_count", "_attr")
 DERIVED_PREFIXES = ("has_",)
+
+# An attribute with the name of an input (ONNX Split-1's `split`, an attribute and an optional input):
+# kernels take inputs positionally and attributes as keywords, and a Python function cannot have two
+# parameters of one name, so such an attribute's keyword (and its name in checks and shapes) is the
+# name with this suffix (`split_attr`); the plain name stays the input's. The suffix is reserved
+# (DERIVED_SUFFIXES), so no spec name can meet it.
+ATTRIBUTE_CLASH_SUFFIX = "_attr"
+
+
+def attribute_keyword(name: str, input_names: Collection[str]) -> str:
+    """The keyword a kernel takes attribute `name` by (and the name checks read it by): its own name,
+    or `<name>_attr` where an input has that name."""
+    return name + ATTRIBUTE_CLASH_SUFFIX if name in input_names else name
 
 
 # Macros and type names: they break even a struct field of the attribute struct every header declares.

@@ -167,6 +167,7 @@ def build_domain(raw: LocDict, filename: str) -> Domain:
         name=raw["name"], description=_required_text(raw["description"]), opset_versions=tuple(raw["opset_versions"]),
         type_groups=groups, location=loc, versioning=_text(raw.get("versioning")),
         dtype_names=tuple(raw.get("dtype_names", {}).items()), notes=_notes(raw.get("notes"), loc),
+        float_attributes=raw.get("float_attributes", "float64"),
     )
 
 
@@ -236,6 +237,9 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
         kernel=raw["kernel"]["function"] if "kernel" in raw else None,
         shape_from_node=tuple(raw["kernel"].get("shape_from_node", ())) if "kernel" in raw else (),
         count_from_node=tuple(raw["kernel"].get("count_from_node", ())) if "kernel" in raw else (),
+        dtype_from=tuple((output, tuple(names)) for output, names in raw["kernel"].get("dtype_from", {}).items())
+        if "kernel" in raw else (),
+        requested_outputs=bool(raw["kernel"].get("requested_outputs", False)) if "kernel" in raw else False,
         constraints=tuple(
             Constraint(c["id"], _required_text(c["description"]), _loc(c, loc), c.get("check"), c.get("rule"),
                        _items(c.get("args")), c.get("when"))

@@ -7,6 +7,7 @@ import numpy as np
 
 from .dtypes import ELEM_TYPES, parse_type, type_key
 from .model import example_number
+from .names import attribute_keyword
 from .runtime.validation import ParamSig, Problem, Signature, TensorInfo
 
 # Comparison tolerances per element type, stated once (rtol, atol).
@@ -122,7 +123,8 @@ def check_example(kernel: Callable[..., Any], validate: Callable[..., Any], sig:
     attributes = dict(example["attributes"])
     problems = validate(inputs, attributes)
     assert problems == [], [str(p) for p in problems]
-    keywords = dict(attributes)
+    input_names = {p.name for p in sig.inputs}  # an attribute named like an input: keyword <name>_attr
+    keywords = {attribute_keyword(name, input_names): value for name, value in attributes.items()}
     by_name = {p.name: p for p in sig.outputs}
     for name in free_outputs:
         keywords[f"{name}_dtype"] = _elem_of(by_name[name], example)
@@ -174,7 +176,7 @@ def check_kernel_dtype(kernel: Callable[..., Any], example: Mapping[str, Any], i
     inputs = [(_array(example["inputs"][n], dtype) if n in example["inputs"] else None) for n in input_names]
     while inputs and inputs[-1] is None:
         inputs.pop()
-    keywords = dict(example["attributes"])
+    keywords = {attribute_keyword(name, input_names): value for name, value in example["attributes"].items()}
     expected_dtypes = list(expected_dtypes)
     if sig is not None:
         for k, p in enumerate(sig.outputs):

@@ -381,8 +381,7 @@ def make_model(v, dtype: str, attrs: dict, for_ort: bool = False, present=None, 
 def explicit_attributes(v, attrs: dict) -> dict:
     """The attributes as a model carries them: float attributes are float32 in an ONNX model (and the
     references compute with that value), so every float attribute, defaults included, is given
-    explicitly, rounded to float32. (The kernel's own defaults are the spec's decimal values; see
-    test_float_attribute_defaults_are_decimal.)"""
+    explicitly, rounded to float32 (as the kernel rounds them too: test_float_attribute_defaults_are_float32)."""
     out = dict(attrs)
     for a in v.attributes:
         if a.type == "float" and (a.name in attrs or a.has_default):
@@ -700,19 +699,18 @@ def test_selu_1_defaults_are_its_own():
     assert not np.allclose(got, reference, rtol=1e-6)
 
 
-def test_float_attribute_defaults_are_decimal():
+def test_float_attribute_defaults_are_float32():
     """A model's float attributes are float32, so onnxruntime computes a double LeakyRelu with
-    float32(0.01) when alpha is not given; the kernel's default is the spec's 0.01 itself. For float
-    inputs the two are the same value; for double they differ in the ninth digit."""
+    float32(0.01) when alpha is not given; the ONNX domain declares float32 attributes
+    (float_attributes), so the kernel rounds its default 0.01, and a given alpha, the same way."""
     x = np.array([-3.0, -1.0, 2.0])
     v = ONNX.op("LeakyRelu").resolve(16)
     kernel = opgen_ops.get_kernel("onnx", "LeakyRelu", 16)
     (default,) = kernel(x)
-    np.testing.assert_array_equal(default, np.where(x < 0, 0.01 * x, x))
-    (as_float32,) = kernel(x, alpha=float(np.float32(0.01)))
-    assert not np.array_equal(default, as_float32)
     ort = ort_session(make_model(v, "double", {})).run(None, {"X": x})[0]
-    np.testing.assert_allclose(ort, as_float32, rtol=1e-15)
+    np.testing.assert_array_equal(default, ort)
+    assert not np.array_equal(default, np.where(x < 0, 0.01 * x, x))  # the decimal 0.01 gives other doubles
+    np.testing.assert_array_equal(kernel(x, alpha=0.01)[0], ort)
     single = x.astype(np.float32)
     (got,) = kernel(single)
     np.testing.assert_array_equal(got, ort_session(make_model(v, "float", {})).run(None, {"X": single})[0])

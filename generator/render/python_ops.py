@@ -6,14 +6,15 @@ import builtins
 import dataclasses
 import keyword
 import re
-import textwrap
 from dataclasses import dataclass
 from typing import Any
 
 from .. import expr, formula
 from ..dtypes import tensor_elem, type_key
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
-from .common import header as file_header, module_name, py_call, render_python
+from .common import header as file_header
+from .common import module_name, py_call, render_python
+from .python_kernel_text import attribute_keywords, kernel_docstring, py_name
 
 PACKAGE = "python/opgen_ops"
 
@@ -32,14 +33,7 @@ class KernelView:
     body: list[str]  # statements after validation
     doc: str  # what the kernel computes, for its docstring (emitted as a Python string literal)
     docstring: str = ""  # the whole docstring (kernel_docstring)
-
-
-AMBIGUOUS = ("l", "O", "I")  # names PEP 8 (ruff E741) forbids for variables: MaxUnpool's input I
-
-
-def py_name(name: str) -> str:
-    """A spec name as a Python identifier: keywords and the ambiguous one-letter names with a "_"."""
-    return name + "_" if keyword.iskeyword(name) or name in AMBIGUOUS else name
+    free_dtypes: tuple[str, ...] = ()  # statements choosing each free output's dtype (<output>_out)
 
 
 def signature_literal(v: OpVersion) -> dict[str, Any]:
@@ -125,11 +119,13 @@ def _signature_parts(v: OpVersion) -> tuple[str, list[str], str]:
         validate_inputs = _tuple_display(names + ["*variadic"])
     else:
         validate_inputs = _tuple_display(names)
-    keywords = [f"{py_name(a.name)}={repr(a.default) if a.has_default else 'None'}" if not a.required
-                else py_name(a.name) for a in v.attributes]
+    spelled = attribute_keywords(v)
+    keywords = [f"{py_name(spelled[a.name])}={repr(a.default) if a.has_default else 'None'}" if not a.required
+                else py_name(spelled[a.name]) for a in v.attributes]
     keywords += [f"{py_name(p.name)}_dtype=None" for p in v.free_outputs()]
     keywords += [f"{py_name(name)}_shape" for name in v.shape_from_node]
     keywords += [f"{py_name(name)}_count=None" for name in v.count_from_node]
+    keywords += ["requested_outputs=None"] if v.requested_outputs else []
     if keywords:
         if not variadics:  # after *variadic every parameter is keyword-only already
             params.append("*")
@@ -157,11 +153,12 @@ def _module_names(op: OpSpec) -> set[str]:
     names = {"OP", "VALIDATORS", "SIGNATURES", "KERNELS", "np", "_ew", "_validate", "annotations", "AttrSig",
              "Check", "ParamSig", "RuleCall", "OutputShape", "Signature", "ValidationError", "as_input", "as_outputs",
              "split_variadic",
-             "variadic", "problems", "compute", "result"}
+             "variadic", "problems", "compute", "result", "requested_outputs"}
     names |= set(dir(builtins)) | set(keyword.kwlist)
     for v in op.versions:
         names |= {f"SIGNATURE_V{v.since_version}", f"validate_v{v.since_version}", f"kernel_v{v.since_version}"}
-        for n in [p.name for p in v.inputs] + [p.name for p in v.outputs] + [a.name for a in v.attributes]:
+        for n in [p.name for p in v.inputs] + [p.name for p in v.outputs] + [a.name for a in v.attributes] \
+                + list(attribute_keywords(v).values()):
             names |= {n, py_name(n), py_name(n) + "_", f"{py_name(n)}_out", f"{py_name(n)}_dtype",
                       f"{py_name(n)}_shape", f"{py_name(n)}_count"}
     return names
@@ -190,11 +187,18 @@ def _keywords(pairs: list[tuple[str, str]]) -> list[str]:
             for k, value in pairs]
 
 
-def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = None) -> KernelView | None:
+def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = None,
+                float32_attributes: bool = False) -> KernelView | None:
+    """`float32_attributes`: the domain stores float attributes as float32 (Domain.float_attributes), so
+    the kernel rounds the ones it is given, and its decimal defaults, as the references compute with them."""
     if not v.has_kernel:
         return None
     params, convert, validate_inputs = _signature_parts(v)
-    attributes = "{" + ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in v.attributes) + "}"
+    spelled = attribute_keywords(v)
+    if float32_attributes:
+        convert += [f"{py_name(spelled[a.name])} = _ew.float32_attribute({py_name(spelled[a.name])})"
+                    for a in v.attributes if a.type in ("float", "floats")]
+    attributes = "{" + ", ".join(f"{a.name!r}: {py_name(spelled[a.name])}" for a in v.attributes) + "}"
     free = [(p.name, f"{py_name(p.name)}_dtype", tuple(type_key(t) for t in v.allowed_types(p)))
             for p in v.free_outputs()]
     free_names = {p.name for p in v.free_outputs()}
@@ -217,10 +221,11 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
         singles = [py_name(p.name) for p in v.inputs if p.option != "variadic"]
         n_var = sum(1 for p in v.inputs if p.option == "variadic")
         parts = singles + ([f"*split_variadic(variadic, 0, {n_var})"] if n_var else [])
-        kwargs = _keywords([(a.name, py_name(a.name)) for a in v.attributes] +
+        kwargs = _keywords([(spelled[a.name], py_name(spelled[a.name])) for a in v.attributes] +
                            [(kw, f"{py_name(name)}_out") for name, kw, _ in free] +
                            [(f"{name}_shape", f"tuple({py_name(name)}_shape)") for name in v.shape_from_node] +
-                           [(f"{name}_count", f"{py_name(name)}_count") for name in v.count_from_node])
+                           [(f"{name}_count", f"{py_name(name)}_count") for name in v.count_from_node] +
+                           ([("requested_outputs", "requested_outputs")] if v.requested_outputs else []))
         module, function, local = (imports or kernel_imports_of(v))[v.kernel]
         body = [f"return as_outputs({local}({', '.join(parts + kwargs)}))"]
         return KernelView(params, convert, validate_inputs, attributes, free, validate_outputs, first_input, body,
@@ -229,37 +234,27 @@ def kernel_view(v: OpVersion, imports: dict[str, tuple[str, str, str]] | None = 
 
 
 def _with_docstring(v: OpVersion, k: KernelView | None) -> KernelView | None:
-    return None if k is None else dataclasses.replace(k, docstring=kernel_docstring(v, k.doc))
+    return None if k is None else dataclasses.replace(k, docstring=kernel_docstring(v, k.doc),
+                                                      free_dtypes=free_dtype_statements(v, k))
 
 
-def kernel_docstring(v: OpVersion, computes: str) -> str:
-    """A kernel's docstring: what it computes (the formula re-emitted from its tree, or the runtime
-    function it calls), its inputs, attributes with their defaults, outputs and type constraints."""
-    def wrapped(label: str, items: list[str]) -> list[str]:
-        return textwrap.wrap(f"{label}: {', '.join(items)}", width=110, subsequent_indent="    ",
-                             break_on_hyphens=False) if items else []
-
-    def param(p: Any) -> str:
-        option = "" if p.option == "single" else f", {p.option}"
-        return f"{p.name} ({p.type}{option})"
-
-    def attribute(a: Any) -> str:
-        tail = " (required)" if a.required else f" = {a.default!r}" if a.has_default else " (optional)"
-        return f"{a.name}: {a.type}{tail}"
-
-    if computes.startswith("calls "):  # a runtime function
-        head = f"Calls {computes[len('calls '):]}"
-    elif v.elementwise is not None and v.elementwise.fold is None:
-        head = f"Computes {v.elementwise.output} = {computes}"
-    else:  # a fold: "acc = ..., then ..."
-        head = f"Computes {computes}"
-    lines = [f"Reference kernel of {v.key}.", ""] + textwrap.wrap(head + ".", width=110, break_on_hyphens=False)
-    lines += [""] + wrapped("Inputs (positional)", [param(p) for p in v.inputs])
-    lines += wrapped("Attributes (keyword)", [attribute(a) for a in v.attributes])
-    lines += wrapped("Returns a tuple of the outputs", [param(p) for p in v.outputs])
-    for tc in v.type_constraints:
-        lines += wrapped(tc.name, [type_key(t) for t in tc.types])
-    return "\n".join(lines)
+def free_dtype_statements(v: OpVersion, k: KernelView) -> tuple[str, ...]:
+    """`<output>_out = ...` for each output no input types: the `<output>_dtype` keyword when given, else
+    the type the attribute of kernel.dtype_from names (Cast's to, RandomNormal's dtype, with its default),
+    else its fallback input's type or the first input's (elementwise.output_dtype)."""
+    spelled = attribute_keywords(v)
+    named = dict(v.dtype_from)
+    out = []
+    for name, dtype_keyword, allowed in k.free_outputs:
+        source = k.first_input
+        extra = ""
+        if name in named:
+            attribute, *fallback = named[name]
+            extra = f", named={py_name(spelled[attribute])}"
+            if fallback:
+                source = f"getattr({py_name(fallback[0])}, 'dtype', None)"
+        out.append(f"{py_name(name)}_out = _ew.output_dtype({dtype_keyword}, {source}, {allowed!r}, {name!r}{extra})")
+    return tuple(out)
 
 
 def kernel_imports_of(v: OpVersion) -> dict[str, tuple[str, str, str]]:
@@ -394,11 +389,12 @@ def import_view(op: OpSpec, versions: list[dict[str, Any]], imports: dict[str, t
                 kernel_helpers=helpers, kernel_functions=functions)
 
 
-def render_op(op: OpSpec) -> bytes:
+def render_op(op: OpSpec, float32_attributes: bool = False) -> bytes:
+    """The op's module; `float32_attributes`: its domain's Domain.float_attributes is float32."""
     imports = kernel_imports(op)
     versions = [
         dict(v=v, sig=signature_literal(v), checks=checks(v), rules=rule_calls(v), shapes=output_shapes(v),
-             kernel=_with_docstring(v, kernel_view(v, imports)))
+             kernel=_with_docstring(v, kernel_view(v, imports, float32_attributes)))
         for v in op.versions
     ]
     return render_python("python/op_module.py.j2", op=op, versions=versions, imports=import_view(op, versions, imports),
@@ -406,7 +402,8 @@ def render_op(op: OpSpec) -> bytes:
 
 
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
-    return {f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py": render_op(op)}
+    return {f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py":
+            render_op(op, domain.float_attributes == "float32")}
 
 
 def shared_files(specs: SpecSet) -> dict[str, bytes]:

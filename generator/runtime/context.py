@@ -77,6 +77,9 @@ class CheckContext:
     def attr(self, name: str) -> Any:
         if name in self.attrs:
             return self.attrs[name]
+        own = self.sig.checked_attribute(name)  # `split_attr`: the attribute named like an input
+        if own is not None and own != name and own in self.attrs:
+            return self.attrs[own]
         raise Unknown(name)
 
     def info(self, name: str) -> TensorInfo | None:
@@ -93,8 +96,9 @@ class CheckContext:
 
     def has(self, name: str) -> bool:
         """Attribute given explicitly, or optional input present."""
-        if self.sig.attribute(name) is not None:
-            return name in self.given
+        own = self.sig.checked_attribute(name)
+        if own is not None:
+            return own in self.given
         return any(i is not None for i in self.infos(name))
 
     def _attribute_info(self, name: str) -> TensorInfo:
@@ -110,7 +114,7 @@ class CheckContext:
 
     def shape(self, name: str) -> tuple[int, ...]:
         """The shape of a parameter, or of a tensor-valued attribute's value (Constant's value)."""
-        info = self._attribute_info(name) if self.sig.attribute(name) is not None else self.info(name)
+        info = self._attribute_info(name) if self.sig.checked_attribute(name) is not None else self.info(name)
         if info is None or info.shape is None or any(d is None for d in info.shape):
             raise Unknown(name)
         return tuple(cast("tuple[int, ...]", info.shape))  # no None: checked above
@@ -146,7 +150,7 @@ class CheckContext:
     def rank(self, name: str) -> int:
         """Rank of a parameter (for a variadic one, of its first element whose shape is known), or of a
         tensor-valued attribute's value."""
-        if self.sig.attribute(name) is not None:
+        if self.sig.checked_attribute(name) is not None:
             return len(self.shape(name))
         known = [i for i in self.infos(name) if i is not None and i.shape is not None]
         if not known:
@@ -164,7 +168,7 @@ class CheckContext:
     def value(self, name: str) -> np.ndarray:
         """The constant value of a parameter, or of an attribute; Unknown when not known."""
         self.read_values = True
-        if self.sig.attribute(name) is not None:
+        if self.sig.checked_attribute(name) is not None:
             return np.asarray(self.attr(name))
         info = self.info(name)
         if info is None or info.value is None:

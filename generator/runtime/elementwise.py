@@ -81,11 +81,29 @@ def type_limit(dtype: np.dtype, compute: np.dtype, which: str) -> np.ndarray:
     return np.asarray(info.min if which == "lowest" else info.max).astype(compute)
 
 
+def float32_attribute(value: Any) -> Any:
+    """A float attribute (or a list of them) as a domain with float32 attributes stores it (ONNX's
+    AttributeProto): each value rounded to float32, kept as a Python float (a list stays a list, a tuple
+    a tuple). None and values that are not numbers pass unchanged, for the validator to report."""
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return value
+    try:
+        if isinstance(value, (list, tuple)):
+            return type(value)(float(np.float32(v)) for v in value)
+        if isinstance(value, np.ndarray):
+            return value.astype(np.float32).astype(np.float64)
+        return float(np.float32(value))
+    except (TypeError, ValueError):
+        return value
+
+
 def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None, allowed: tuple[str, ...],
-                 name: str) -> np.dtype | str | None:
+                 name: str, named: int | str | None = None) -> np.dtype | str | None:
     """The dtype of an output that no input determines (e.g. Convert's T1, Cbrt's To, Iota's T).
 
-    Given explicitly, it is used; otherwise the first input's dtype when the spec allows it. A sequence
+    Given explicitly, it is used; otherwise the type an attribute names (`named`: the value of the
+    spec's kernel.dtype_from attribute, a TensorProto code or Cast-1's name; absent or 0 names none);
+    otherwise the first input's dtype (or the fallback input's) when the spec allows it. A sequence
     or optional output's type stays its spelling (seq(tensor(float))); when the spec allows such types
     and none is given, None: the kernel function decides (SequenceEmpty's dtype attribute)."""
     if requested is not None:
@@ -94,6 +112,10 @@ def output_dtype(requested: str | np.dtype | None, first_input: np.dtype | None,
         if isinstance(requested, str) and "(" in requested:
             return requested
         return np.dtype(requested)
+    if named is not None and named != 0 and named != "":
+        from .kernels.cast import target_dtype  # ONNX's type codes: imported where an attribute names one
+
+        return target_dtype(named)
     if first_input is not None and elem(first_input) in allowed:
         return np.dtype(first_input)
     if len(allowed) == 1 and allowed[0] in ELEM_TYPES:  # one type only (Compare's bool, Complex's complex64)

@@ -19,9 +19,10 @@ Semantics of a run:
   whose node holds it, as they are when that node runs) and defines its outputs;
 - every node runs `resolver.get_kernel(domain, op, opset)` (the resolver is given by the caller; the
   kernels with graph attributes pass the generated package `opgen_ops`) with its inputs positionally ("" for an
-  absent optional input is None), its attributes as keywords and its nested graphs as callables; an
-  output whose dtype (or shape) the node must give (the kernel's `<output>_dtype` / `<output>_shape`
-  keywords) takes it from the graph's declaration of that value (`values`/`outputs`);
+  absent optional input is None), its attributes as keywords (`<name>_attr` for one named like an
+  input) and its nested graphs as callables; an output whose dtype (or shape) the node must give (the
+  kernel's `<output>_dtype` / `<output>_shape` keywords) takes it from the graph's declaration of that
+  value (`values`/`outputs`);
 - an argument must match the declared dtype and the known dimensions of its input (no conversion).
 """
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numpy as np
 from ..dtypes import elem_of_numpy
 from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
+from ..names import attribute_keyword
 from .context import TensorInfo
 from .values import as_input, is_value
 
@@ -170,9 +172,12 @@ class GraphFunction:
             kernel = self.resolver.get_kernel(node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
-        # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array)
-        kwargs: dict[str, Any] = {name: _attribute_value(value) for name, value in node.attributes.items()}
         signature = self.resolver.get_signature(node.domain, node.op, node.opset)
+        # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array); an
+        # attribute with an input's name is the keyword <name>_attr (Split-1's split)
+        input_names = {p.name for p in signature.inputs}
+        kwargs: dict[str, Any] = {attribute_keyword(name, input_names): _attribute_value(value)
+                                  for name, value in node.attributes.items()}
         # the <output>_dtype/_shape keywords the kernel takes (not an input of that name: MaxUnpool's output_shape)
         accepted = _keywords(kernel) - {p.name for p in signature.inputs}
         for param, value_name in zip(signature.outputs, node.outputs):
@@ -184,6 +189,8 @@ class GraphFunction:
         for k, param in enumerate(signature.outputs):  # a variadic output (the last): as many as the node names
             if param.option == "variadic" and f"{param.name}_count" in accepted:
                 kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)
+        if "requested_outputs" in accepted:  # the outputs the node gives a name (spec kernel.requested_outputs)
+            kwargs.setdefault("requested_outputs", tuple(p.name for p, v in zip(signature.outputs, node.outputs) if v))
         step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o))
         self._plans[id(node)] = step
         return step

@@ -16,6 +16,7 @@ import numpy as np
 from ..dtypes import ELEM_TYPES, type_key
 from ..errors import suggest
 from ..errors import OpgenError
+from ..names import attribute_keyword
 from .attribute_kinds import ATTR_KINDS, attribute_kind_ok  # noqa: F401  (re-exported)
 
 # The context types live in their own module (shape_rules needs them, and this module runs the rules);
@@ -92,8 +93,20 @@ class Signature:
         return {a.name: a for a in self.attributes}
 
     def attribute(self, name: str) -> AttrSig | None:
-        """The attribute called `name` (checks ask this for every shape() and rank() they read)."""
+        """The attribute called `name`."""
         return self._attributes_by_name.get(name)
+
+    @functools.cached_property
+    def keywords(self) -> dict[str, str]:
+        """Each attribute's name as the kernel's keyword and checks spell it (names.attribute_keyword:
+        `<name>_attr` for an attribute with an input's name) -> the attribute's own name."""
+        inputs = {p.name for p in self.inputs}
+        return {attribute_keyword(a.name, inputs): a.name for a in self.attributes}
+
+    def checked_attribute(self, name: str) -> str | None:
+        """The attribute a check's name denotes (checks ask this for every shape() and rank() they
+        read), or None for a parameter: Split-1's `split` is its input, `split_attr` its attribute."""
+        return self.keywords.get(name)
 
     def allowed(self, param: ParamSig) -> tuple[str, ...]:
         if param.type in self.type_constraints:

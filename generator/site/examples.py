@@ -17,6 +17,7 @@ from typing import Any
 
 from ..dtypes import ELEM_TYPES, type_key
 from ..model import Example, OpVersion, Parameter, example_number, plain_value
+from ..names import attribute_keyword
 
 # numpy dtypes that live in ml_dtypes (bfloat16, the float8/4/6 and int4/2 types): spelled ml_dtypes.<name>.
 _NUMPY_NAMES = {"bool": "np.bool_", "float": "np.float32", "double": "np.float64", "string": "object"}
@@ -88,7 +89,8 @@ def snippet(v: OpVersion, example: Example) -> str:
             args.append(p.name)
     while args and args[-1] == "None":
         args.pop()
-    keywords = [f"{k}={_value_code(x, 'double')}" for k, x in example.attributes]
+    inputs = {p.name for p in v.inputs}  # an attribute named like an input: keyword <name>_attr
+    keywords = [f"{attribute_keyword(k, inputs)}={_value_code(x, 'double')}" for k, x in example.attributes]
     expected = dict(example.outputs)
     for free in v.free_outputs():
         if free.name in expected:

@@ -157,7 +157,9 @@ class SpecRegistry(Registry):
 
             op = self.specs.find(domain, name)
             assert op is not None  # _resolve found the spec before asking for its module
-            source = render_op(op).decode("utf-8")
+            spec_domain = self.specs.domain(domain)
+            float32 = spec_domain is not None and spec_domain.float_attributes == "float32"
+            source = render_op(op, float32).decode("utf-8")
             namespace: dict[str, Any] = {"__name__": f"opgen_specs_{domain}_{name}"}
             exec(compile(source, f"<{domain}/{name}.yaml rendered>", "exec"), namespace)  # noqa: S102
             self._modules[key] = namespace

@@ -443,7 +443,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Softplus'): ('opgen_ops.onnx.softplus', (22, 1), (22, 1)),
     ('onnx', 'Softsign'): ('opgen_ops.onnx.softsign', (22, 1), (22, 1)),
     ('onnx', 'SpaceToDepth'): ('opgen_ops.onnx.spacetodepth', (28, 13, 1), (28, 13, 1)),
-    ('onnx', 'Split'): ('opgen_ops.onnx.split', (18, 13, 11, 2, 1), (18, 13, 11, 2)),
+    ('onnx', 'Split'): ('opgen_ops.onnx.split', (18, 13, 11, 2, 1), (18, 13, 11, 2, 1)),
     ('onnx', 'SplitToSequence'): ('opgen_ops.onnx.splittosequence', (24, 11), (24, 11)),
     ('onnx', 'Sqrt'): ('opgen_ops.onnx.sqrt', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'Squeeze'): ('opgen_ops.onnx.squeeze', (25, 24, 23, 21, 13, 11, 1), (25, 24, 23, 21, 13, 11, 1)),

@@ -96,12 +96,16 @@ def onnx_batch_norm(X: np.ndarray, scale: np.ndarray, B: np.ndarray, input_mean:
 
 @ieee_results
 def onnx_batch_norm_inference(X: np.ndarray, scale: np.ndarray, B: np.ndarray, mean: np.ndarray, var: np.ndarray, *,
-                              epsilon: float = 1e-5, momentum: float = 0.9, spatial: int = 1) -> tuple[np.ndarray, ...]:
-    """BatchNormalization-7/9: ONNX selects training mode by the number of outputs the node has (five),
-    which a kernel is not told; this kernel computes the test mode (Y from mean and var, one output),
-    so a node asking for the training outputs fails instead of receiving test-mode values.
+                              epsilon: float = 1e-5, momentum: float = 0.9, spatial: int = 1,
+                              requested_outputs: Sequence[str] | None = None) -> tuple[np.ndarray, ...]:
+    """BatchNormalization-7/9: ONNX selects the mode by the outputs the node has: Y alone is test mode
+    (Y from mean and var); with the statistics outputs (`requested_outputs`, which the graph runner
+    gives: spec kernel.requested_outputs) training, as onnxruntime runs it: Y from the batch statistics,
+    the running mean and variance updated with momentum, and the batch mean and population variance as
+    saved_mean and saved_var. Called without requested_outputs: test mode, Y alone.
     spatial = 0 (version 7): statistics and parameters per activation, shape (C, D1, ..., Dn)."""
-    return _batch_norm(X, scale, B, mean, var, epsilon, momentum, False, not spatial, 1)
+    training = requested_outputs is not None and any(name != "Y" for name in requested_outputs)
+    return _batch_norm(X, scale, B, mean, var, epsilon, momentum, training, not spatial, 5 if training else 1)
 
 
 @ieee_results

@@ -35,8 +35,7 @@ def onnx_split(input: np.ndarray, split: Any = None, *, axis: int | None = 0,
     13) or, in version 18, from num_outputs (general_split: ceil-sized pieces, a smaller last one).
     Without either, ONNX divides the axis equally among the node's outputs: their number is
     `outputs_count` (spec kernel.count_from_node: the graph runner gives it), and the axis must divide
-    equally. Split-1, whose input and attribute are both named split, cannot have a generated kernel
-    (the spec checker refuses the shared name: attributes and inputs are keywords of one function)."""
+    equally. Split-1 (an input and an attribute both named split) is onnx_split_v1."""
     axis = 0 if axis is None else axis
     if split is None and num_outputs is None:
         if outputs_count is None:
@@ -50,6 +49,23 @@ def onnx_split(input: np.ndarray, split: Any = None, *, axis: int | None = 0,
         return dm.general_split(input, equal, axis=axis, num_outputs=None)
     lengths = None if split is None else np.asarray(dm._ints(np.asarray(split).astype(np.int64)), dtype=np.int64)
     return dm.general_split(input, lengths, axis=axis, num_outputs=num_outputs)
+
+
+def onnx_split_v1(input: np.ndarray, split: np.ndarray | None = None, *, axis: int | None = None,
+                  split_attr: Sequence[int] | None = None, outputs_count: int | None = None) -> tuple[np.ndarray, ...]:
+    """Split-1: the lengths come from the optional second input `split` (of the data's float type) or
+    from the attribute split, which the kernel takes as the keyword `split_attr` (a Python function
+    cannot have two parameters named split; names.attribute_keyword). When both are given the input
+    wins (note both_given of specs/onnx/Split.yaml); with neither the axis is divided equally among the
+    outputs. An absent axis is 0, the default Split-2 declares (note axis_default)."""
+    if split is not None:
+        values = np.asarray(split).ravel()
+        if values.size and not np.all(np.isfinite(values) & (values == np.round(values))):
+            raise ValueError(f"Split-1: the split input must hold whole lengths, found {values.tolist()}")
+        lengths: Any = values.astype(np.int64)
+    else:
+        lengths = None if split_attr is None else list(split_attr)
+    return onnx_split(input, lengths, axis=0 if axis is None else axis, outputs_count=outputs_count)
 
 
 # ---- Reshape, Flatten, Expand, Tile, Transpose -----------------------------------------------------

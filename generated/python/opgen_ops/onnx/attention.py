@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.attention import onnx_attention
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -342,6 +343,8 @@ def kernel_v25(
     past_key = None if past_key is None else np.asarray(past_key)
     past_value = None if past_value is None else np.asarray(past_value)
     nonpad_kv_seqlen = None if nonpad_kv_seqlen is None else np.asarray(nonpad_kv_seqlen)
+    scale = _ew.float32_attribute(scale)
+    softcap = _ew.float32_attribute(softcap)
     problems = validate_v25(
         (Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen),
         {
@@ -697,6 +700,8 @@ def kernel_v24(
     past_key = None if past_key is None else np.asarray(past_key)
     past_value = None if past_value is None else np.asarray(past_value)
     nonpad_kv_seqlen = None if nonpad_kv_seqlen is None else np.asarray(nonpad_kv_seqlen)
+    scale = _ew.float32_attribute(scale)
+    softcap = _ew.float32_attribute(softcap)
     problems = validate_v24(
         (Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen),
         {
@@ -1038,6 +1043,8 @@ def kernel_v23(
     attn_mask = None if attn_mask is None else np.asarray(attn_mask)
     past_key = None if past_key is None else np.asarray(past_key)
     past_value = None if past_value is None else np.asarray(past_value)
+    scale = _ew.float32_attribute(scale)
+    softcap = _ew.float32_attribute(softcap)
     problems = validate_v23(
         (Q, K, V, attn_mask, past_key, past_value),
         {

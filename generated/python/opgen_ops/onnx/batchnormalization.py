@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_normalization import onnx_batch_norm, onnx_batch_norm_inference, onnx_batch_norm_is_test
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -107,6 +108,8 @@ def kernel_v15(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.
     B = np.asarray(B)
     input_mean = np.asarray(input_mean)
     input_var = np.asarray(input_var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v15(
         (X, scale, B, input_mean, input_var),
         {'epsilon': epsilon, 'momentum': momentum, 'training_mode': training_mode},
@@ -207,6 +210,8 @@ def kernel_v14(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.
     B = np.asarray(B)
     input_mean = np.asarray(input_mean)
     input_var = np.asarray(input_var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v14(
         (X, scale, B, input_mean, input_var),
         {'epsilon': epsilon, 'momentum': momentum, 'training_mode': training_mode},
@@ -292,7 +297,7 @@ def validate_v9(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V9, inputs, attributes, outputs)
 
 
-def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9):
+def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, requested_outputs=None):
     """Reference kernel of onnx.BatchNormalization@9.
 
     Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.
@@ -308,10 +313,16 @@ def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9):
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v9((X, scale, B, mean, var,), {'epsilon': epsilon, 'momentum': momentum}, None)
     if problems:
         raise ValidationError(problems)
-    return as_outputs(onnx_batch_norm_inference(X, scale, B, mean, var, epsilon=epsilon, momentum=momentum))
+    return as_outputs(
+        onnx_batch_norm_inference(
+            X, scale, B, mean, var, epsilon=epsilon, momentum=momentum, requested_outputs=requested_outputs
+        ),
+    )
 
 # ---- version 7 ----
 
@@ -406,7 +417,7 @@ def validate_v7(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V7, inputs, attributes, outputs)
 
 
-def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1):
+def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1, requested_outputs=None):
     """Reference kernel of onnx.BatchNormalization@7.
 
     Calls opgen.runtime.kernels.onnx_normalization.onnx_batch_norm_inference.
@@ -422,13 +433,25 @@ def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1)
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v7(
         (X, scale, B, mean, var), {'epsilon': epsilon, 'momentum': momentum, 'spatial': spatial}, None
     )
     if problems:
         raise ValidationError(problems)
     return as_outputs(
-        onnx_batch_norm_inference(X, scale, B, mean, var, epsilon=epsilon, momentum=momentum, spatial=spatial),
+        onnx_batch_norm_inference(
+            X,
+            scale,
+            B,
+            mean,
+            var,
+            epsilon=epsilon,
+            momentum=momentum,
+            spatial=spatial,
+            requested_outputs=requested_outputs,
+        ),
     )
 
 # ---- version 6 ----
@@ -541,6 +564,8 @@ def kernel_v6(X, scale, B, mean, var, *, epsilon=1e-05, is_test=0, momentum=0.9,
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v6(
         (X, scale, B, mean, var),
         {'epsilon': epsilon, 'is_test': is_test, 'momentum': momentum, 'spatial': spatial},
@@ -666,6 +691,8 @@ def kernel_v1(X, scale, B, mean, var, *, consumed_inputs, epsilon=1e-05, is_test
     B = np.asarray(B)
     mean = np.asarray(mean)
     var = np.asarray(var)
+    epsilon = _ew.float32_attribute(epsilon)
+    momentum = _ew.float32_attribute(momentum)
     problems = validate_v1(
         (X, scale, B, mean, var),
         {

@@ -79,10 +79,12 @@ def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bfloat16, double, float, float16
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
     input = np.asarray(input)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype,
         getattr(input, 'dtype', None),
@@ -91,6 +93,7 @@ def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=dtype,
     )
     problems = validate_v22((input,), {'dtype': dtype, 'seed': seed}, [(_ew.elem(output_out), None)])
     if problems:
@@ -160,10 +163,12 @@ def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: double, float, float16
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
     input = np.asarray(input)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
         output_dtype,
         getattr(input, 'dtype', None),
@@ -172,6 +177,7 @@ def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=dtype,
     )
     problems = validate_v15((input,), {'dtype': dtype, 'seed': seed}, [(_ew.elem(output_out), None)])
     if problems:

@@ -110,6 +110,7 @@ def kernel_v26(input, *, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, uint16, uint2, uint32,
         uint4, uint64, uint8
@@ -127,6 +128,7 @@ def kernel_v26(input, *, to, output_dtype=None):
             'int8', 'uint16', 'uint2', 'uint32', 'uint4', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v26((input,), {'to': to}, [(_ew.elem(output_out), None)])
     if problems:

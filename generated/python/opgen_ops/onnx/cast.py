@@ -85,6 +85,7 @@ def kernel_v28(input, *, round_mode='up', saturate=1, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): round_mode: string = 'up', saturate: int = 1, to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
@@ -102,6 +103,7 @@ def kernel_v28(input, *, round_mode='up', saturate=1, to, output_dtype=None):
             'int8', 'string', 'uint16', 'uint2', 'uint32', 'uint4', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v28(
         (input,), {'round_mode': round_mode, 'saturate': saturate, 'to': to}, [(_ew.elem(output_out), None)]
@@ -179,6 +181,7 @@ def kernel_v25(input, *, round_mode='up', saturate=1, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): round_mode: string = 'up', saturate: int = 1, to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
         uint64, uint8
@@ -196,6 +199,7 @@ def kernel_v25(input, *, round_mode='up', saturate=1, to, output_dtype=None):
             'uint16', 'uint2', 'uint32', 'uint4', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v25(
         (input,), {'round_mode': round_mode, 'saturate': saturate, 'to': to}, [(_ew.elem(output_out), None)]
@@ -273,6 +277,7 @@ def kernel_v24(input, *, round_mode='up', saturate=1, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): round_mode: string = 'up', saturate: int = 1, to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
@@ -288,6 +293,7 @@ def kernel_v24(input, *, round_mode='up', saturate=1, to, output_dtype=None):
             'uint32', 'uint4', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v24(
         (input,), {'round_mode': round_mode, 'saturate': saturate, 'to': to}, [(_ew.elem(output_out), None)]
@@ -359,6 +365,7 @@ def kernel_v23(input, *, saturate=1, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): saturate: int = 1, to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
@@ -374,6 +381,7 @@ def kernel_v23(input, *, saturate=1, to, output_dtype=None):
             'uint4', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v23((input,), {'saturate': saturate, 'to': to}, [(_ew.elem(output_out), None)])
     if problems:
@@ -440,6 +448,7 @@ def kernel_v21(input, *, saturate=1, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): saturate: int = 1, to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
@@ -455,6 +464,7 @@ def kernel_v21(input, *, saturate=1, to, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v21((input,), {'saturate': saturate, 'to': to}, [(_ew.elem(output_out), None)])
     if problems:
@@ -517,6 +527,7 @@ def kernel_v19(input, *, saturate=1, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): saturate: int = 1, to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int64, int8, string, uint16, uint32, uint64, uint8
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
@@ -531,6 +542,7 @@ def kernel_v19(input, *, saturate=1, to, output_dtype=None):
             'float8e5m2fnuz', 'int16', 'int32', 'int64', 'int8', 'string', 'uint16', 'uint32', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v19((input,), {'saturate': saturate, 'to': to}, [(_ew.elem(output_out), None)])
     if problems:
@@ -587,6 +599,7 @@ def kernel_v13(input, *, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
@@ -599,6 +612,7 @@ def kernel_v13(input, *, to, output_dtype=None):
             'uint32', 'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v13((input,), {'to': to}, [(_ew.elem(output_out), None)])
     if problems:
@@ -655,6 +669,7 @@ def kernel_v9(input, *, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
@@ -667,6 +682,7 @@ def kernel_v9(input, *, to, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v9((input,), {'to': to}, [(_ew.elem(output_out), None)])
     if problems:
@@ -723,6 +739,7 @@ def kernel_v6(input, *, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): to: int (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -735,6 +752,7 @@ def kernel_v6(input, *, to, output_dtype=None):
             'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v6((input,), {'to': to}, [(_ew.elem(output_out), None)])
     if problems:
@@ -791,6 +809,7 @@ def kernel_v1(input, *, to, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): to: string (required)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one to names, unless output_dtype is given.
     T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -803,6 +822,7 @@ def kernel_v1(input, *, to, output_dtype=None):
             'uint8',
         ),
         'output',
+        named=to,
     )
     problems = validate_v1((input,), {'to': to}, [(_ew.elem(output_out), None)])
     if problems:

@@ -243,6 +243,8 @@ def kernel_v6(input, *, max=3.4028235e+38, min=-3.4028235e+38):
     T: double, float, float16
     """
     input = np.asarray(input)
+    max = _ew.float32_attribute(max)
+    min = _ew.float32_attribute(min)
     problems = validate_v6((input,), {'max': max, 'min': min}, None)
     if problems:
         raise ValidationError(problems)
@@ -300,6 +302,8 @@ def kernel_v1(input, *, consumed_inputs=None, max=None, min=None):
     T: double, float, float16
     """
     input = np.asarray(input)
+    max = _ew.float32_attribute(max)
+    min = _ew.float32_attribute(min)
     problems = validate_v1((input,), {'consumed_inputs': consumed_inputs, 'max': max, 'min': min}, None)
     if problems:
         raise ValidationError(problems)

@@ -121,6 +121,8 @@ def kernel_v25(
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -268,6 +270,8 @@ def kernel_v24(
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
         uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -414,6 +418,8 @@ def kernel_v23(
     T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -560,6 +566,8 @@ def kernel_v21(
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -706,6 +714,8 @@ def kernel_v19(
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -851,6 +861,8 @@ def kernel_v13(
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -995,6 +1007,8 @@ def kernel_v12(
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
+    value_float = _ew.float32_attribute(value_float)
+    value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
         output_dtype,
         None,

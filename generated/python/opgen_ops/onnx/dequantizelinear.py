@@ -118,6 +118,7 @@ def kernel_v28(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
     Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
     Returns a tuple of the outputs: y (T3)
+    The type of y is the one output_dtype names (absent or 0: the type of x_scale), unless y_dtype is given.
     T1: float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2,
         int32, int4, int8, uint16, uint2, uint4, uint8
     T2: bfloat16, float, float16, float8e8m0
@@ -126,7 +127,9 @@ def kernel_v28(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
-    y_out = _ew.output_dtype(y_dtype, getattr(x, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y')
+    y_out = _ew.output_dtype(
+        y_dtype, getattr(x_scale, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y', named=output_dtype
+    )
     problems = validate_v28(
         (x, x_scale, x_zero_point),
         {'axis': axis, 'block_size': block_size, 'output_dtype': output_dtype},
@@ -242,6 +245,7 @@ def kernel_v25(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
     Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
     Returns a tuple of the outputs: y (T3)
+    The type of y is the one output_dtype names (absent or 0: the type of x_scale), unless y_dtype is given.
     T1: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2, int32, int4, int8,
         uint16, uint2, uint4, uint8
     T2: bfloat16, float, float16, float8e8m0
@@ -250,7 +254,9 @@ def kernel_v25(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
-    y_out = _ew.output_dtype(y_dtype, getattr(x, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y')
+    y_out = _ew.output_dtype(
+        y_dtype, getattr(x_scale, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y', named=output_dtype
+    )
     problems = validate_v25(
         (x, x_scale, x_zero_point),
         {'axis': axis, 'block_size': block_size, 'output_dtype': output_dtype},
@@ -366,6 +372,7 @@ def kernel_v24(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
     Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
     Returns a tuple of the outputs: y (T3)
+    The type of y is the one output_dtype names (absent or 0: the type of x_scale), unless y_dtype is given.
     T1: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int8, uint16,
         uint4, uint8
     T2: bfloat16, float, float16, float8e8m0
@@ -374,7 +381,9 @@ def kernel_v24(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
-    y_out = _ew.output_dtype(y_dtype, getattr(x, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y')
+    y_out = _ew.output_dtype(
+        y_dtype, getattr(x_scale, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y', named=output_dtype
+    )
     problems = validate_v24(
         (x, x_scale, x_zero_point),
         {'axis': axis, 'block_size': block_size, 'output_dtype': output_dtype},
@@ -490,6 +499,7 @@ def kernel_v23(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     Inputs (positional): x (T1), x_scale (T2), x_zero_point (T1, optional)
     Attributes (keyword): axis: int = 1, block_size: int = 0, output_dtype: int = 0
     Returns a tuple of the outputs: y (T3)
+    The type of y is the one output_dtype names (absent or 0: the type of x_scale), unless y_dtype is given.
     T1: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int8, uint16,
         uint4, uint8
     T2: bfloat16, float, float16
@@ -498,7 +508,9 @@ def kernel_v23(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
-    y_out = _ew.output_dtype(y_dtype, getattr(x, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y')
+    y_out = _ew.output_dtype(
+        y_dtype, getattr(x_scale, 'dtype', None), ('bfloat16', 'float', 'float16'), 'y', named=output_dtype
+    )
     problems = validate_v23(
         (x, x_scale, x_zero_point),
         {'axis': axis, 'block_size': block_size, 'output_dtype': output_dtype},

@@ -286,6 +286,7 @@ def kernel_v10(data, *, ratio=0.5, mask_dtype=None):
     T1: bool
     """
     data = np.asarray(data)
+    ratio = _ew.float32_attribute(ratio)
     mask_out = _ew.output_dtype(mask_dtype, getattr(data, 'dtype', None), ('bool',), 'mask')
     problems = validate_v10((data,), {'ratio': ratio}, [(None, None), (_ew.elem(mask_out), None)])
     if problems:
@@ -339,6 +340,7 @@ def kernel_v7(data, *, ratio=0.5):
     T: double, float, float16
     """
     data = np.asarray(data)
+    ratio = _ew.float32_attribute(ratio)
     problems = validate_v7((data,), {'ratio': ratio}, None)
     if problems:
         raise ValidationError(problems)
@@ -392,6 +394,7 @@ def kernel_v6(data, *, is_test=0, ratio=0.5):
     T: double, float, float16
     """
     data = np.asarray(data)
+    ratio = _ew.float32_attribute(ratio)
     problems = validate_v6((data,), {'is_test': is_test, 'ratio': ratio}, None)
     if problems:
         raise ValidationError(problems)
@@ -446,6 +449,7 @@ def kernel_v1(data, *, consumed_inputs=None, is_test=0, ratio=0.5):
     T: double, float, float16
     """
     data = np.asarray(data)
+    ratio = _ew.float32_attribute(ratio)
     problems = validate_v1((data,), {'consumed_inputs': consumed_inputs, 'is_test': is_test, 'ratio': ratio}, None)
     if problems:
         raise ValidationError(problems)

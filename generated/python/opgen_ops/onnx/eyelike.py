@@ -83,6 +83,7 @@ def kernel_v22(input, *, dtype=None, k=0, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), k: int = 0
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -95,6 +96,7 @@ def kernel_v22(input, *, dtype=None, k=0, output_dtype=None):
             'uint64', 'uint8',
         ),
         'output',
+        named=dtype,
     )
     problems = validate_v22((input,), {'dtype': dtype, 'k': k}, [(_ew.elem(output_out), None)])
     if problems:
@@ -168,6 +170,7 @@ def kernel_v9(input, *, dtype=None, k=0, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), k: int = 0
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -180,6 +183,7 @@ def kernel_v9(input, *, dtype=None, k=0, output_dtype=None):
             'uint8',
         ),
         'output',
+        named=dtype,
     )
     problems = validate_v9((input,), {'dtype': dtype, 'k': k}, [(_ew.elem(output_out), None)])
     if problems:

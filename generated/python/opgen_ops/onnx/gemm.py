@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.linalg import gemm
 from opgen.runtime.kernels.onnx_linalg import onnx_gemm_legacy
@@ -102,6 +103,8 @@ def kernel_v13(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v13((A, B, C,), {'alpha': alpha, 'beta': beta, 'transA': transA, 'transB': transB}, None)
     if problems:
         raise ValidationError(problems)
@@ -193,6 +196,8 @@ def kernel_v11(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v11((A, B, C,), {'alpha': alpha, 'beta': beta, 'transA': transA, 'transB': transB}, None)
     if problems:
         raise ValidationError(problems)
@@ -284,6 +289,8 @@ def kernel_v9(A, B, C, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v9((A, B, C,), {'alpha': alpha, 'beta': beta, 'transA': transA, 'transB': transB}, None)
     if problems:
         raise ValidationError(problems)
@@ -375,6 +382,8 @@ def kernel_v7(A, B, C, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v7((A, B, C,), {'alpha': alpha, 'beta': beta, 'transA': transA, 'transB': transB}, None)
     if problems:
         raise ValidationError(problems)
@@ -440,6 +449,8 @@ def kernel_v6(A, B, C, *, alpha=1.0, beta=1.0, broadcast=0, transA=0, transB=0):
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v6(
         (A, B, C), {'alpha': alpha, 'beta': beta, 'broadcast': broadcast, 'transA': transA, 'transB': transB}, None
     )
@@ -501,6 +512,8 @@ def kernel_v1(A, B, C, *, alpha=1.0, beta=1.0, broadcast=0, transA=0, transB=0):
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v1(
         (A, B, C), {'alpha': alpha, 'beta': beta, 'broadcast': broadcast, 'transA': transA, 'transB': transB}, None
     )

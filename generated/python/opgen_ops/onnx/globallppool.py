@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_pool import onnx_global_lp_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -184,6 +185,7 @@ def kernel_v1(X, *, p=2.0):
     T: double, float, float16
     """
     X = np.asarray(X)
+    p = _ew.float32_attribute(p)
     problems = validate_v1((X,), {'p': p}, None)
     if problems:
         raise ValidationError(problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_normalization import onnx_group_norm, onnx_group_norm_18
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -81,6 +82,7 @@ def kernel_v21(X, scale, bias, *, epsilon=1e-05, num_groups, stash_type=1):
     X = np.asarray(X)
     scale = np.asarray(scale)
     bias = np.asarray(bias)
+    epsilon = _ew.float32_attribute(epsilon)
     problems = validate_v21(
         (X, scale, bias), {'epsilon': epsilon, 'num_groups': num_groups, 'stash_type': stash_type}, None
     )
@@ -154,6 +156,7 @@ def kernel_v18(X, scale, bias, *, epsilon=1e-05, num_groups):
     X = np.asarray(X)
     scale = np.asarray(scale)
     bias = np.asarray(bias)
+    epsilon = _ew.float32_attribute(epsilon)
     problems = validate_v18((X, scale, bias,), {'epsilon': epsilon, 'num_groups': num_groups}, None)
     if problems:
         raise ValidationError(problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.rnn import onnx_gru
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -163,6 +164,9 @@ def kernel_v22(
     B = None if B is None else np.asarray(B)
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     initial_h = None if initial_h is None else np.asarray(initial_h)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v22(
         (X, W, R, B, sequence_lens, initial_h),
         {
@@ -346,6 +350,9 @@ def kernel_v14(
     B = None if B is None else np.asarray(B)
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     initial_h = None if initial_h is None else np.asarray(initial_h)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v14(
         (X, W, R, B, sequence_lens, initial_h),
         {
@@ -512,6 +519,9 @@ def kernel_v7(
     B = None if B is None else np.asarray(B)
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     initial_h = None if initial_h is None else np.asarray(initial_h)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v7(
         (X, W, R, B, sequence_lens, initial_h),
         {
@@ -687,6 +697,9 @@ def kernel_v3(
     B = None if B is None else np.asarray(B)
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     initial_h = None if initial_h is None else np.asarray(initial_h)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v3(
         (X, W, R, B, sequence_lens, initial_h),
         {
@@ -801,6 +814,9 @@ def kernel_v1(
     B = None if B is None else np.asarray(B)
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     initial_h = None if initial_h is None else np.asarray(initial_h)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v1(
         (X, W, R, B, sequence_lens, initial_h),
         {

@@ -78,6 +78,7 @@ def kernel_v17(size, *, output_datatype=1, periodic=1, output_dtype=None):
     Inputs (positional): size (T1)
     Attributes (keyword): output_datatype: int = 1, periodic: int = 1
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one output_datatype names, unless output_dtype is given.
     T1: int32, int64
     T2: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
@@ -90,6 +91,7 @@ def kernel_v17(size, *, output_datatype=1, periodic=1, output_dtype=None):
             'uint8',
         ),
         'output',
+        named=output_datatype,
     )
     problems = validate_v17(
         (size,), {'output_datatype': output_datatype, 'periodic': periodic}, [(_ew.elem(output_out), None)]

@@ -59,6 +59,8 @@ def kernel_v22(X, *, alpha=0.2, beta=0.5):
     T: bfloat16, double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v22((X,), {'alpha': alpha, 'beta': beta}, None)
     if problems:
         raise ValidationError(problems)
@@ -115,6 +117,8 @@ def kernel_v6(X, *, alpha=0.2, beta=0.5):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v6((X,), {'alpha': alpha, 'beta': beta}, None)
     if problems:
         raise ValidationError(problems)
@@ -172,6 +176,8 @@ def kernel_v1(X, *, alpha=0.2, beta=0.5, consumed_inputs=None):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
     problems = validate_v1((X,), {'alpha': alpha, 'beta': beta, 'consumed_inputs': consumed_inputs}, None)
     if problems:
         raise ValidationError(problems)

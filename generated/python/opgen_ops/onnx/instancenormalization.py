@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.normalization import instance_norm
 from opgen.runtime.kernels.onnx_normalization import onnx_instance_norm_1
@@ -81,6 +82,7 @@ def kernel_v22(input, scale, B, *, epsilon=1e-05):
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
+    epsilon = _ew.float32_attribute(epsilon)
     problems = validate_v22((input, scale, B,), {'epsilon': epsilon}, None)
     if problems:
         raise ValidationError(problems)
@@ -151,6 +153,7 @@ def kernel_v6(input, scale, B, *, epsilon=1e-05):
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
+    epsilon = _ew.float32_attribute(epsilon)
     problems = validate_v6((input, scale, B,), {'epsilon': epsilon}, None)
     if problems:
         raise ValidationError(problems)
@@ -222,6 +225,7 @@ def kernel_v1(input, scale, B, *, consumed_inputs=None, epsilon=1e-05):
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
+    epsilon = _ew.float32_attribute(epsilon)
     problems = validate_v1((input, scale, B,), {'consumed_inputs': consumed_inputs, 'epsilon': epsilon}, None)
     if problems:
         raise ValidationError(problems)

@@ -96,6 +96,7 @@ def kernel_v17(X, Scale, B=None, *, axis=-1, epsilon=1e-05, stash_type=1, Mean_d
     X = np.asarray(X)
     Scale = np.asarray(Scale)
     B = None if B is None else np.asarray(B)
+    epsilon = _ew.float32_attribute(epsilon)
     Mean_out = _ew.output_dtype(Mean_dtype, getattr(X, 'dtype', None), ('bfloat16', 'float'), 'Mean')
     InvStdDev_out = _ew.output_dtype(InvStdDev_dtype, getattr(X, 'dtype', None), ('bfloat16', 'float'), 'InvStdDev')
     problems = validate_v17(

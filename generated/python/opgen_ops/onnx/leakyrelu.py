@@ -58,6 +58,7 @@ def kernel_v16(X, *, alpha=0.01):
     T: bfloat16, double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v16((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)
@@ -112,6 +113,7 @@ def kernel_v6(X, *, alpha=0.01):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v6((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)
@@ -167,6 +169,7 @@ def kernel_v1(X, *, alpha=0.01, consumed_inputs=None):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs}, None)
     if problems:
         raise ValidationError(problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.linear_attention import onnx_linear_attention
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -231,6 +232,7 @@ def kernel_v27(
     past_state = None if past_state is None else np.asarray(past_state)
     decay = None if decay is None else np.asarray(decay)
     beta = None if beta is None else np.asarray(beta)
+    scale = _ew.float32_attribute(scale)
     problems = validate_v27(
         (query, key, value, past_state, decay, beta),
         {

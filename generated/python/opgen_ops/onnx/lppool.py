@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_pool import onnx_lp_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -715,6 +716,7 @@ def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape=None, p=2.0, pads=None, stri
     T: double, float, float16
     """
     X = np.asarray(X)
+    p = _ew.float32_attribute(p)
     problems = validate_v1(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'p': p, 'pads': pads, 'strides': strides}, None
     )

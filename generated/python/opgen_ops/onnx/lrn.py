@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_normalization import onnx_lrn
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -63,6 +64,9 @@ def kernel_v13(X, *, alpha=0.0001, beta=0.75, bias=1.0, size):
     T: bfloat16, double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
+    bias = _ew.float32_attribute(bias)
     problems = validate_v13((X,), {'alpha': alpha, 'beta': beta, 'bias': bias, 'size': size}, None)
     if problems:
         raise ValidationError(problems)
@@ -116,6 +120,9 @@ def kernel_v1(X, *, alpha=0.0001, beta=0.75, bias=1.0, size):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    beta = _ew.float32_attribute(beta)
+    bias = _ew.float32_attribute(bias)
     problems = validate_v1((X,), {'alpha': alpha, 'beta': beta, 'bias': bias, 'size': size}, None)
     if problems:
         raise ValidationError(problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.rnn import onnx_lstm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -188,6 +189,9 @@ def kernel_v22(
     initial_h = None if initial_h is None else np.asarray(initial_h)
     initial_c = None if initial_c is None else np.asarray(initial_c)
     P = None if P is None else np.asarray(P)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v22(
         (X, W, R, B, sequence_lens, initial_h, initial_c, P),
         {
@@ -398,6 +402,9 @@ def kernel_v14(
     initial_h = None if initial_h is None else np.asarray(initial_h)
     initial_c = None if initial_c is None else np.asarray(initial_c)
     P = None if P is None else np.asarray(P)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v14(
         (X, W, R, B, sequence_lens, initial_h, initial_c, P),
         {
@@ -586,6 +593,9 @@ def kernel_v7(
     initial_h = None if initial_h is None else np.asarray(initial_h)
     initial_c = None if initial_c is None else np.asarray(initial_c)
     P = None if P is None else np.asarray(P)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v7(
         (X, W, R, B, sequence_lens, initial_h, initial_c, P),
         {
@@ -742,6 +752,9 @@ def kernel_v1(
     initial_h = None if initial_h is None else np.asarray(initial_h)
     initial_c = None if initial_c is None else np.asarray(initial_c)
     P = None if P is None else np.asarray(P)
+    activation_alpha = _ew.float32_attribute(activation_alpha)
+    activation_beta = _ew.float32_attribute(activation_beta)
+    clip = _ew.float32_attribute(clip)
     problems = validate_v1(
         (X, W, R, B, sequence_lens, initial_h, initial_c, P),
         {

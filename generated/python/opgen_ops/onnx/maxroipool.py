@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_pool import onnx_max_roi_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -83,6 +84,7 @@ def kernel_v22(X, rois, *, pooled_shape, spatial_scale=1.0):
     """
     X = np.asarray(X)
     rois = np.asarray(rois)
+    spatial_scale = _ew.float32_attribute(spatial_scale)
     problems = validate_v22((X, rois,), {'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None)
     if problems:
         raise ValidationError(problems)
@@ -156,6 +158,7 @@ def kernel_v1(X, rois, *, pooled_shape, spatial_scale=1.0):
     """
     X = np.asarray(X)
     rois = np.asarray(rois)
+    spatial_scale = _ew.float32_attribute(spatial_scale)
     problems = validate_v1((X, rois,), {'pooled_shape': pooled_shape, 'spatial_scale': spatial_scale}, None)
     if problems:
         raise ValidationError(problems)

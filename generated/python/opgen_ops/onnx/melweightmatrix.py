@@ -121,6 +121,7 @@ def kernel_v17(
         upper_edge_hertz (T2)
     Attributes (keyword): output_datatype: int = 1
     Returns a tuple of the outputs: output (T3)
+    The type of output is the one output_datatype names, unless output_dtype is given.
     T1: int32, int64
     T2: bfloat16, double, float, float16
     T3: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
@@ -138,6 +139,7 @@ def kernel_v17(
             'uint8',
         ),
         'output',
+        named=output_datatype,
     )
     problems = validate_v17(
         (num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz),

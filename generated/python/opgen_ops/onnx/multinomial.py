@@ -71,11 +71,15 @@ def kernel_v22(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int = 6, sample_size: int = 1, seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names, unless output_dtype is given.
     T1: bfloat16, double, float, float16
     T2: int32, int64
     """
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output')
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(
+        output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output', named=dtype
+    )
     problems = validate_v22(
         (input,), {'dtype': dtype, 'sample_size': sample_size, 'seed': seed}, [(_ew.elem(output_out), None)]
     )
@@ -138,11 +142,15 @@ def kernel_v7(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int = 6, sample_size: int = 1, seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names, unless output_dtype is given.
     T1: double, float, float16
     T2: int32, int64
     """
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output')
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(
+        output_dtype, getattr(input, 'dtype', None), ('int32', 'int64'), 'output', named=dtype
+    )
     problems = validate_v7(
         (input,), {'dtype': dtype, 'sample_size': sample_size, 'seed': seed}, [(_ew.elem(output_out), None)]
     )

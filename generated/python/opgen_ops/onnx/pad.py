@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_slice_pad import onnx_pad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -1024,6 +1025,7 @@ def kernel_v2(data, *, mode='constant', pads, value=0.0):
     T: double, float, float16
     """
     data = np.asarray(data)
+    value = _ew.float32_attribute(value)
     problems = validate_v2((data,), {'mode': mode, 'pads': pads, 'value': value}, None)
     if problems:
         raise ValidationError(problems)
@@ -1087,6 +1089,7 @@ def kernel_v1(data, *, mode='constant', paddings, value=0.0):
     T: double, float, float16
     """
     data = np.asarray(data)
+    value = _ew.float32_attribute(value)
     problems = validate_v1((data,), {'mode': mode, 'paddings': paddings, 'value': value}, None)
     if problems:
         raise ValidationError(problems)

@@ -69,9 +69,13 @@ def kernel_v22(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=N
     Attributes (keyword): dtype: int = 1, mean: float = 0.0, scale: float = 1.0, seed: float (optional), shape:
         ints (required)
     Returns a tuple of the outputs: output (T)
+    The type of output is the one dtype names, unless output_dtype is given.
     T: bfloat16, double, float, float16
     """
-    output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output')
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v22(
         (), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
     )
@@ -136,9 +140,13 @@ def kernel_v1(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=No
     Attributes (keyword): dtype: int = 1, mean: float = 0.0, scale: float = 1.0, seed: float (optional), shape:
         ints (required)
     Returns a tuple of the outputs: output (T)
+    The type of output is the one dtype names, unless output_dtype is given.
     T: double, float, float16
     """
-    output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output')
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v1(
         (), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
     )

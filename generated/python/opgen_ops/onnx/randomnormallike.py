@@ -81,13 +81,17 @@ def kernel_v22(input, *, dtype=None, mean=0.0, scale=1.0, seed=None, output_dtyp
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), mean: float = 0.0, scale: float = 1.0, seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     T2: bfloat16, double, float, float16
     """
     input = np.asarray(input)
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
-        output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output'
+        output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype
     )
     problems = validate_v22(
         (input,), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed}, [(_ew.elem(output_out), None)]
@@ -163,12 +167,18 @@ def kernel_v1(input, *, dtype=None, mean=0.0, scale=1.0, seed=None, output_dtype
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), mean: float = 0.0, scale: float = 1.0, seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     T2: double, float, float16
     """
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output')
+    mean = _ew.float32_attribute(mean)
+    scale = _ew.float32_attribute(scale)
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(
+        output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output', named=dtype
+    )
     problems = validate_v1(
         (input,), {'dtype': dtype, 'mean': mean, 'scale': scale, 'seed': seed}, [(_ew.elem(output_out), None)]
     )

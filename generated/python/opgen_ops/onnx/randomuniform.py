@@ -69,9 +69,13 @@ def kernel_v22(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=Non
     Attributes (keyword): dtype: int = 1, high: float = 1.0, low: float = 0.0, seed: float (optional), shape: ints
         (required)
     Returns a tuple of the outputs: output (T)
+    The type of output is the one dtype names, unless output_dtype is given.
     T: bfloat16, double, float, float16
     """
-    output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output')
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(output_dtype, None, ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v22(
         (), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
     )
@@ -134,9 +138,13 @@ def kernel_v1(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=None
     Attributes (keyword): dtype: int = 1, high: float = 1.0, low: float = 0.0, seed: float (optional), shape: ints
         (required)
     Returns a tuple of the outputs: output (T)
+    The type of output is the one dtype names, unless output_dtype is given.
     T: double, float, float16
     """
-    output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output')
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output', named=dtype)
     problems = validate_v1(
         (), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed, 'shape': shape}, [(_ew.elem(output_out), None)]
     )

@@ -81,13 +81,17 @@ def kernel_v22(input, *, dtype=None, high=1.0, low=0.0, seed=None, output_dtype=
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), high: float = 1.0, low: float = 0.0, seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     T2: bfloat16, double, float, float16
     """
     input = np.asarray(input)
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
-        output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output'
+        output_dtype, getattr(input, 'dtype', None), ('bfloat16', 'double', 'float', 'float16'), 'output', named=dtype
     )
     problems = validate_v22(
         (input,), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed}, [(_ew.elem(output_out), None)]
@@ -161,12 +165,18 @@ def kernel_v1(input, *, dtype=None, high=1.0, low=0.0, seed=None, output_dtype=N
     Inputs (positional): input (T1)
     Attributes (keyword): dtype: int (optional), high: float = 1.0, low: float = 0.0, seed: float (optional)
     Returns a tuple of the outputs: output (T2)
+    The type of output is the one dtype names (absent or 0: the type of input), unless output_dtype is given.
     T1: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     T2: double, float, float16
     """
     input = np.asarray(input)
-    output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output')
+    high = _ew.float32_attribute(high)
+    low = _ew.float32_attribute(low)
+    seed = _ew.float32_attribute(seed)
+    output_out = _ew.output_dtype(
+        output_dtype, getattr(input, 'dtype', None), ('double', 'float', 'float16'), 'output', named=dtype
+    )
     problems = validate_v1(
         (input,), {'dtype': dtype, 'high': high, 'low': low, 'seed': seed}, [(_ew.elem(output_out), None)]
     )

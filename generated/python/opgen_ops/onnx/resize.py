@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_resize import onnx_resize, onnx_resize_v10
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -203,6 +204,8 @@ def kernel_v19(
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
     sizes = None if sizes is None else np.asarray(sizes)
+    cubic_coeff_a = _ew.float32_attribute(cubic_coeff_a)
+    extrapolation_value = _ew.float32_attribute(extrapolation_value)
     problems = validate_v19(
         (X, roi, scales, sizes),
         {
@@ -423,6 +426,8 @@ def kernel_v18(
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
     sizes = None if sizes is None else np.asarray(sizes)
+    cubic_coeff_a = _ew.float32_attribute(cubic_coeff_a)
+    extrapolation_value = _ew.float32_attribute(extrapolation_value)
     problems = validate_v18(
         (X, roi, scales, sizes),
         {
@@ -575,6 +580,8 @@ def kernel_v13(
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
     sizes = None if sizes is None else np.asarray(sizes)
+    cubic_coeff_a = _ew.float32_attribute(cubic_coeff_a)
+    extrapolation_value = _ew.float32_attribute(extrapolation_value)
     problems = validate_v13(
         (X, roi, scales, sizes),
         {
@@ -723,6 +730,8 @@ def kernel_v11(
     roi = np.asarray(roi)
     scales = np.asarray(scales)
     sizes = None if sizes is None else np.asarray(sizes)
+    cubic_coeff_a = _ew.float32_attribute(cubic_coeff_a)
+    extrapolation_value = _ew.float32_attribute(extrapolation_value)
     problems = validate_v11(
         (X, roi, scales, sizes),
         {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_normalization import onnx_rms_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
@@ -75,6 +76,7 @@ def kernel_v23(X, scale, *, axis=-1, epsilon=1e-05, stash_type=1):
     """
     X = np.asarray(X)
     scale = np.asarray(scale)
+    epsilon = _ew.float32_attribute(epsilon)
     problems = validate_v23((X, scale,), {'axis': axis, 'epsilon': epsilon, 'stash_type': stash_type}, None)
     if problems:
         raise ValidationError(problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_vision import onnx_roi_align
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -109,6 +110,7 @@ def kernel_v22(
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
+    spatial_scale = _ew.float32_attribute(spatial_scale)
     problems = validate_v22(
         (X, rois, batch_indices),
         {
@@ -231,6 +233,7 @@ def kernel_v16(
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
+    spatial_scale = _ew.float32_attribute(spatial_scale)
     problems = validate_v16(
         (X, rois, batch_indices),
         {
@@ -345,6 +348,7 @@ def kernel_v10(
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
+    spatial_scale = _ew.float32_attribute(spatial_scale)
     problems = validate_v10(
         (X, rois, batch_indices),
         {

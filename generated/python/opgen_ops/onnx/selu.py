@@ -59,6 +59,8 @@ def kernel_v22(X, *, alpha=1.6732632, gamma=1.050701):
     T: bfloat16, double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    gamma = _ew.float32_attribute(gamma)
     problems = validate_v22((X,), {'alpha': alpha, 'gamma': gamma}, None)
     if problems:
         raise ValidationError(problems)
@@ -115,6 +117,8 @@ def kernel_v6(X, *, alpha=1.6732632, gamma=1.050701):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    gamma = _ew.float32_attribute(gamma)
     problems = validate_v6((X,), {'alpha': alpha, 'gamma': gamma}, None)
     if problems:
         raise ValidationError(problems)
@@ -172,6 +176,8 @@ def kernel_v1(X, *, alpha=1.6732, consumed_inputs=None, gamma=1.0507):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
+    gamma = _ew.float32_attribute(gamma)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs, 'gamma': gamma}, None)
     if problems:
         raise ValidationError(problems)

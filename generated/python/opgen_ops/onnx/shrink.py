@@ -61,6 +61,8 @@ def kernel_v9(input, *, bias=0.0, lambd=0.5):
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
     input = np.asarray(input)
+    bias = _ew.float32_attribute(bias)
+    lambd = _ew.float32_attribute(lambd)
     problems = validate_v9((input,), {'bias': bias, 'lambd': lambd}, None)
     if problems:
         raise ValidationError(problems)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.onnx_shape import onnx_split
+from opgen.runtime.kernels.onnx_shape import onnx_split, onnx_split_v1
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -431,10 +431,79 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('double', 'float', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: -c.rank('input') <= (c.attr('axis') if c.has('axis') else 0) < c.rank('input'),
+            'axis (0 when absent) must lie in [-r, r-1], r being the rank of input.',
+        ),
+        Check(
+            'C2',
+            lambda c: (
+                sum(c.values('split')) == c.shape('input')[(c.attr('axis') if c.has('axis') else 0) % c.rank('input')]
+                and len(c.values('split')) == c.count('outputs')
+            ),
+            'The split input, which wins over the attribute, holds one length per output, adding up to the size of '
+            'input along axis.',
+            when=lambda c: c.has('split'),
+        ),
+        Check(
+            'C3',
+            lambda c: (
+                sum(c.attr('split_attr')) == c.shape('input')[((
+                    c.attr('axis')
+                    if c.has('axis')
+                    else 0
+                )) % c.rank('input')]
+                and len(c.attr('split_attr')) == c.count('outputs')
+            ),
+            'Without the split input, the split attribute holds one length per output, adding up to the size of '
+            'input along axis.',
+            when=lambda c: c.has('split_attr') and (not c.has('split')),
+        ),
+        Check(
+            'C4',
+            lambda c: c.shape('input')[(
+                c.attr('axis')
+                if c.has('axis')
+                else 0
+            ) % c.rank('input')] % c.count('outputs') == 0,
+            'Without split lengths the axis is divided equally, so its size must be a multiple of the number of '
+            'outputs.',
+            when=lambda c: not c.has('split') and (not c.has('split_attr')),
+        ),
     ),
     rules=(
     ),
     output_shapes=(
+        OutputShape(
+            'outputs',
+            lambda c: [
+                [
+                    n if j == (c.attr('axis') if c.has('axis') else 0) % c.rank('input') else d
+                    for (j, d) in enumerate(c.shape('input'))
+                ]
+                for n in (
+                    [int(x) for x in c.values('split')]
+                    if c.has('split')
+                    else (
+                        list(c.attr('split_attr'))
+                        if c.has('split_attr')
+                        else [
+                            c.shape('input')[(
+                                c.attr('axis')
+                                if c.has('axis')
+                                else 0
+                            ) % c.rank('input')] // c.count('outputs')
+                            for i in c.range(c.count('outputs'))
+                        ]
+                    )
+                )
+            ],
+            '[[n if j == (axis if has(axis) else 0) % rank(input) else d for j, d in enumerate(shape(input))] for '
+            'n in ([int(x) for x in values(split)] if has(split) else list(split_attr) if has(split_attr) else '
+            '[shape(input)[(axis if has(axis) else 0) % rank(input)] // count(outputs) for i in '
+            'range(count(outputs))])]',
+        ),
     ),
 )
 
@@ -445,6 +514,25 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
     inputs/outputs: arrays, TensorInfo, (dtype, shape) pairs, or None for an absent optional.
     """
     return _validate(SIGNATURE_V1, inputs, attributes, outputs)
+
+
+def kernel_v1(input, split=None, *, axis=None, split_attr=None, outputs_count=None):
+    """Reference kernel of onnx.Split@1.
+
+    Calls opgen.runtime.kernels.onnx_shape.onnx_split_v1.
+
+    Inputs (positional): input (T), split (T, optional)
+    Attributes (keyword): axis: int (optional), split: ints (optional) (keyword split_attr, since an input is
+        named split)
+    Returns a tuple of the outputs: outputs (T, variadic)
+    T: double, float, float16
+    """
+    input = np.asarray(input)
+    split = None if split is None else np.asarray(split)
+    problems = validate_v1((input, split,), {'axis': axis, 'split': split_attr}, None)
+    if problems:
+        raise ValidationError(problems)
+    return as_outputs(onnx_split_v1(input, split, axis=axis, split_attr=split_attr, outputs_count=outputs_count))
 
 
 VALIDATORS = {
@@ -461,4 +549,4 @@ SIGNATURES = {
     2: SIGNATURE_V2,
     1: SIGNATURE_V1,
 }
-KERNELS = {18: kernel_v18, 13: kernel_v13, 11: kernel_v11, 2: kernel_v2}
+KERNELS = {18: kernel_v18, 13: kernel_v13, 11: kernel_v11, 2: kernel_v2, 1: kernel_v1}

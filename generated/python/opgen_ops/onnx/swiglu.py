@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.attention import onnx_swiglu
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -66,6 +67,7 @@ def kernel_v28(A, B, *, alpha=1.0):
     """
     A = np.asarray(A)
     B = np.asarray(B)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v28((A, B,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)

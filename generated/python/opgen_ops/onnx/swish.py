@@ -58,6 +58,7 @@ def kernel_v24(X, *, alpha=1.0):
     T: bfloat16, double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v24((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)

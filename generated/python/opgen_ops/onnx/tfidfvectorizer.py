@@ -181,6 +181,7 @@ def kernel_v9(
     T1: float
     """
     X = np.asarray(X)
+    weights = _ew.float32_attribute(weights)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('float',), 'Y')
     problems = validate_v9(
         (X,),

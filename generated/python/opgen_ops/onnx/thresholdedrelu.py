@@ -58,6 +58,7 @@ def kernel_v22(X, *, alpha=1.0):
     T: bfloat16, double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v22((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)
@@ -112,6 +113,7 @@ def kernel_v10(X, *, alpha=1.0):
     T: double, float, float16
     """
     X = np.asarray(X)
+    alpha = _ew.float32_attribute(alpha)
     problems = validate_v10((X,), {'alpha': alpha}, None)
     if problems:
         raise ValidationError(problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onnx_resize import onnx_resize_v10, onnx_upsample_v1, onnx_upsample_v7
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
@@ -215,6 +216,7 @@ def kernel_v7(X, *, mode='nearest', scales):
         uint64, uint8
     """
     X = np.asarray(X)
+    scales = _ew.float32_attribute(scales)
     problems = validate_v7((X,), {'mode': mode, 'scales': scales}, None)
     if problems:
         raise ValidationError(problems)
@@ -281,6 +283,8 @@ def kernel_v1(X, *, height_scale, mode='nearest', width_scale):
     T: bool, double, float, float16, int32, int64
     """
     X = np.asarray(X)
+    height_scale = _ew.float32_attribute(height_scale)
+    width_scale = _ew.float32_attribute(width_scale)
     problems = validate_v1((X,), {'height_scale': height_scale, 'mode': mode, 'width_scale': width_scale}, None)
     if problems:
         raise ValidationError(problems)
