@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from typing import Any, Callable, Mapping, NamedTuple, Protocol, cast
 
 import numpy as np
@@ -60,6 +61,31 @@ def _keywords(kernel: Callable[..., Any]) -> frozenset[str]:
         return frozenset(inspect.signature(kernel).parameters)
     except (TypeError, ValueError):
         return frozenset()
+
+
+_OP_PLANS: dict[tuple[Any, ...], tuple[Callable[..., Any], Any, frozenset[str], KernelResolver]] = {}
+
+
+def _op_plan(resolver: KernelResolver, domain: str, op: str,
+             opset: int | None) -> tuple[Callable[..., Any], Any, frozenset[str]]:
+    """(kernel, signature, the <output>_dtype/_shape/_count keywords the kernel takes) of an op version:
+    the same for every node of that op. A package of kernels (the generated `opgen_ops`) is asked once
+    per process: resolving a kernel imports its module, which cost as much as running a small node.
+    Another resolver may answer differently over time, so it is asked every time."""
+    key = (id(resolver), domain, op, opset)
+    found = _OP_PLANS.get(key)
+    if found is not None and found[3] is resolver:
+        return found[:3]
+    kernel = resolver.get_kernel(domain, op, opset)
+    signature = resolver.get_signature(domain, op, opset)
+    # not an input of that name: MaxUnpool's output_shape is an input
+    accepted = _keywords(kernel) - {p.name for p in signature.inputs}
+    if not isinstance(resolver, types.ModuleType):
+        return kernel, signature, accepted
+    if len(_OP_PLANS) >= 4096:
+        _OP_PLANS.clear()
+    _OP_PLANS[key] = (kernel, signature, accepted, resolver)  # the resolver kept alive: its id stays its own
+    return kernel, signature, accepted
 
 
 def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
@@ -167,14 +193,11 @@ class GraphFunction:
             return step
         label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
-            kernel = self.resolver.get_kernel(node.domain, node.op, node.opset)
+            kernel, signature, accepted = _op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
         # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array)
         kwargs: dict[str, Any] = {name: _attribute_value(value) for name, value in node.attributes.items()}
-        signature = self.resolver.get_signature(node.domain, node.op, node.opset)
-        # the <output>_dtype/_shape keywords the kernel takes (not an input of that name: MaxUnpool's output_shape)
-        accepted = _keywords(kernel) - {p.name for p in signature.inputs}
         for param, value_name in zip(signature.outputs, node.outputs):
             decl = self.declared(value_name)
             if f"{param.name}_dtype" in accepted and decl.dtype is not None:
