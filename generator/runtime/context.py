@@ -74,8 +74,8 @@ class CheckContext:
                  given: frozenset[str] = frozenset()):
         self.sig, self.attrs, self.ins, self.outs, self.given = sig, attrs, ins, outs, given
         self.read_values = False  # set when a rule reads a tensor's value (an input's or an attribute's)
-        # the most elements of an input or output value read (VALUE_UNKEYED: one no cache key can hold,
-        # or an absent value asked for); attribute values are in every cache key already
+        # the most elements of an input or output value read (0 for an absent value asked for;
+        # VALUE_UNKEYED: one no cache key can hold); attribute values are in every cache key already
         self.largest_value_read = -1
 
     def attr(self, name: str) -> Any:
@@ -177,12 +177,13 @@ class CheckContext:
         each element of a variadic one); noted for the validation cache, which keys small values."""
         self.read_values = True
         value = None if info is None else info.value
-        if type(value) is not np.ndarray or value.dtype == object:  # absent, a sequence, strings
+        if value is None:  # the memo keys whether a value is given: reading none is like reading a small one
+            self.largest_value_read = max(self.largest_value_read, 0)
+            raise Unknown(name)
+        if type(value) is not np.ndarray or value.dtype == object:  # a sequence, strings
             self.largest_value_read = VALUE_UNKEYED
         else:
             self.largest_value_read = max(self.largest_value_read, value.size)
-        if value is None:
-            raise Unknown(name)
         return np.asarray(value)
 
     def values(self, name: str) -> tuple[Any, ...]:

@@ -213,6 +213,10 @@ class GraphFunction:
 
     def _run(self, node: Node, env: dict[str, Any]) -> None:
         step = self._plan(node)
+        if step.constant is not None:  # see _keep_constant
+            for name, value in zip(node.outputs, step.constant):
+                env[name] = value.copy()
+            return
         args: list[Any] = []
         for name in node.inputs:
             if name == "":
@@ -240,6 +244,16 @@ class GraphFunction:
         for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
+        if node.op == "Constant" and node.domain == "onnx":
+            self._keep_constant(node, step, results)
+
+    def _keep_constant(self, node: Node, step: _Step, results: Any) -> None:
+        """Keep what an ONNX Constant node gave for the next runs of this graph (or of this loop body):
+        its kernel has no inputs, so running (and validating) it again would give the same array. Each
+        run then hands out its own copy, as the kernel does (a caller may change an output in place)."""
+        if not node.inputs and not node.graphs and len(results) == len(node.outputs) == 1 and node.outputs[0] \
+                and type(results[0]) is np.ndarray:
+            self._plans[id(node)] = step._replace(constant=(results[0].copy(),))
 
 
 def _attribute_value(value: Any) -> Any:
@@ -256,6 +270,7 @@ class _Step(NamedTuple):
     kernel: Callable[..., Any]
     kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
     n_outputs: int  # outputs the node names
+    constant: tuple[np.ndarray, ...] | None = None  # the outputs of a Constant node, once it has run
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,

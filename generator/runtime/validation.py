@@ -276,27 +276,43 @@ def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str
     and the bytes of every small value given (the values it read among them).
     """
     key = _cache_key(sig, inputs, attributes, outputs)
-    if key is not None:
-        cached = _CACHE.get(key)
-        if cached is not None and cached[0] is sig:
-            if cached[1] is not _READS_VALUES:
-                return list(cached[1])
-            value_key = _value_key(inputs, outputs)
-            cached = _CACHE.get((key, value_key))
-            if cached is not None:
-                return list(cached[1])
+    cached = _memo_get(sig, key, inputs, outputs)
+    if cached is not None:
+        return list(cached)
     problems, largest_read = _validate(sig, inputs, dict(attributes or {}), outputs)
-    if key is not None and largest_read <= _SMALL_VALUE:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.clear()
-        # The entry keeps its signature alive: while it is cached, no other object can be given its id
-        # (ids are reused once an object is freed), so id(sig) in the key names this signature only.
-        if largest_read < 0:
-            _CACHE[key] = (sig, tuple(problems))
-        else:  # the answer depends on values read: the key says so, the values key the answer
-            _CACHE[key] = (sig, _READS_VALUES)
-            _CACHE[(key, _value_key(inputs, outputs))] = (sig, tuple(problems))
+    _memo_put(sig, key, tuple(problems), largest_read, inputs, outputs)
     return problems
+
+
+def _memo_get(sig: Signature, key: tuple[Any, ...] | None, inputs: Sequence[Any],
+              outputs: Sequence[Any] | None) -> Any:
+    """The memoised answer under `key` (None when there is none); see validate."""
+    if key is None:
+        return None
+    cached = _CACHE.get(key)
+    if cached is None or cached[0] is not sig:
+        return None
+    if cached[1] is _READS_VALUES:
+        cached = _CACHE.get((key, _value_key(inputs, outputs)))
+        if cached is None:
+            return None
+    return cached[1]
+
+
+def _memo_put(sig: Signature, key: tuple[Any, ...] | None, answer: Any, largest_read: int, inputs: Sequence[Any],
+              outputs: Sequence[Any] | None) -> None:
+    """Memoise an answer computed with `largest_read` (CheckContext.largest_value_read); see validate."""
+    if key is None or largest_read > _SMALL_VALUE:
+        return
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    # The entry keeps its signature alive: while it is cached, no other object can be given its id
+    # (ids are reused once an object is freed), so id(sig) in the key names this signature only.
+    if largest_read < 0:
+        _CACHE[key] = (sig, answer)
+    else:  # the answer depends on values read: the key says so, the values key the answer
+        _CACHE[key] = (sig, _READS_VALUES)
+        _CACHE[(key, _value_key(inputs, outputs))] = (sig, answer)
 
 
 def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
@@ -322,11 +338,20 @@ def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[
     output's entry is a tuple of shapes, one per element."""
     if not sig.output_shapes:
         return {}
+    # memoised as validate's answers are, under a key of its own (validate's keys have 4 parts)
+    key = _cache_key(sig, inputs, attributes, None)
+    if key is not None:
+        key = (*key, "output shapes")
+    cached = _memo_get(sig, key, inputs, None)
+    if cached is not None:
+        return dict(cached)
     ignored: list[Problem] = []
     ins = bind(sig, sig.inputs, inputs, "input", ignored)
     attrs = check_attributes(sig, attributes, ignored)
     ctx = CheckContext(sig, attrs, ins, Bound(), frozenset(k for k, v in attributes.items() if v is not None))
-    return infer_output_shapes(sig, ctx)
+    found = infer_output_shapes(sig, ctx)
+    _memo_put(sig, key, dict(found), ctx.largest_value_read, inputs, None)
+    return found
 
 
 def _variadic_outputs(sig: Signature) -> frozenset[str]:
