@@ -434,6 +434,8 @@ def _freeze(value: Any) -> Any:
         if value.dtype == object or value.size > 256:
             raise TypeError("strings and large arrays are not cached")
         return ("ndarray", value.dtype, value.shape, value.tobytes())
+    if isinstance(value, TensorInfo):  # a reader's tensor attribute: its value too (TensorInfo's == ignores it)
+        return ("TensorInfo", value.dtype, value.shape, None if value.value is None else _freeze(value.value))
     hash(value)
     return (type(value).__name__, value)
 
