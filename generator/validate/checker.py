@@ -266,6 +266,21 @@ class Checker:
 
 def positions(params: tuple[Any, ...], count: int) -> list[Any]:
     """The parameter each of `count` values binds to, as `validation.bind` binds them (None: surplus)."""
+    key = (id(params), count)
+    found = _POSITIONS.get(key)
+    if found is not None and found[0] is params:
+        return found[1]
+    out = _positions(params, count)
+    if len(_POSITIONS) >= 4096:
+        _POSITIONS.clear()
+    _POSITIONS[key] = (params, out)  # params kept alive: its id names it only
+    return out
+
+
+_POSITIONS: dict[tuple[int, int], tuple[tuple[Any, ...], list[Any]]] = {}
+
+
+def _positions(params: tuple[Any, ...], count: int) -> list[Any]:
     n_fixed = sum(1 for p in params if p.option != "variadic")
     variadics = sum(1 for p in params if p.option == "variadic")
     share = max(count - n_fixed, 0) // variadics if variadics else 0
