@@ -63,29 +63,37 @@ def _keywords(kernel: Callable[..., Any]) -> frozenset[str]:
         return frozenset()
 
 
-_OP_PLANS: dict[tuple[Any, ...], tuple[Callable[..., Any], Any, frozenset[str], KernelResolver]] = {}
+_OpPlan = tuple[Callable[..., Any], Any, frozenset[str], tuple[tuple[str | None, ...], ...]]
+_OP_PLANS: dict[tuple[Any, ...], tuple[_OpPlan, KernelResolver]] = {}
 
 
-def _op_plan(resolver: KernelResolver, domain: str, op: str,
-             opset: int | None) -> tuple[Callable[..., Any], Any, frozenset[str]]:
-    """(kernel, signature, the <output>_dtype/_shape/_count keywords the kernel takes) of an op version:
-    the same for every node of that op. A package of kernels (the generated `opgen_ops`) is asked once
-    per process: resolving a kernel imports its module, which cost as much as running a small node.
-    Another resolver may answer differently over time, so it is asked every time."""
+def _op_plan(resolver: KernelResolver, domain: str, op: str, opset: int | None) -> _OpPlan:
+    """(kernel, signature, the <output>_dtype/_shape/_count keywords the kernel takes, and the first two
+    by output: _output_keywords) of an op version: the same for every node of that op. A package of
+    kernels (the generated `opgen_ops`) is asked once per process: resolving a kernel imports its
+    module, which cost as much as running a small node. Another resolver may answer differently over
+    time, so it is asked every time."""
     key = (id(resolver), domain, op, opset)
     found = _OP_PLANS.get(key)
-    if found is not None and found[3] is resolver:
-        return found[:3]
+    if found is not None and found[1] is resolver:
+        return found[0]
     kernel = resolver.get_kernel(domain, op, opset)
     signature = resolver.get_signature(domain, op, opset)
     # not an input of that name: MaxUnpool's output_shape is an input
     accepted = _keywords(kernel) - {p.name for p in signature.inputs}
-    if not isinstance(resolver, types.ModuleType):
-        return kernel, signature, accepted
-    if len(_OP_PLANS) >= 4096:
-        _OP_PLANS.clear()
-    _OP_PLANS[key] = (kernel, signature, accepted, resolver)  # the resolver kept alive: its id stays its own
-    return kernel, signature, accepted
+    plan = (kernel, signature, accepted, _output_keywords(signature, accepted))
+    if isinstance(resolver, types.ModuleType):
+        if len(_OP_PLANS) >= 4096:
+            _OP_PLANS.clear()
+        _OP_PLANS[key] = (plan, resolver)  # the resolver kept alive: its id stays its own
+    return plan
+
+
+def _output_keywords(signature: Any, accepted: frozenset[str]) -> tuple[tuple[str | None, ...], ...]:
+    """For each output parameter, the <output>_dtype and <output>_shape keywords the kernel takes
+    (None where it takes none): the same for every node of an op."""
+    return (tuple(f"{p.name}_dtype" if f"{p.name}_dtype" in accepted else None for p in signature.outputs),
+            tuple(f"{p.name}_shape" if f"{p.name}_shape" in accepted else None for p in signature.outputs))
 
 
 def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
@@ -193,17 +201,19 @@ class GraphFunction:
             return step
         label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
-            kernel, signature, accepted = _op_plan(self.resolver, node.domain, node.op, node.opset)
+            kernel, signature, accepted, output_keywords = _op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
         # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array)
         kwargs: dict[str, Any] = {name: _attribute_value(value) for name, value in node.attributes.items()}
-        for param, value_name in zip(signature.outputs, node.outputs):
+        for dtype_keyword, shape_keyword, value_name in zip(*output_keywords, node.outputs):
+            if dtype_keyword is None and shape_keyword is None:
+                continue
             decl = self.declared(value_name)
-            if f"{param.name}_dtype" in accepted and decl.dtype is not None:
-                kwargs.setdefault(f"{param.name}_dtype", decl.dtype)
-            if f"{param.name}_shape" in accepted and decl.shape is not None and None not in decl.shape:
-                kwargs.setdefault(f"{param.name}_shape", tuple(decl.shape))
+            if dtype_keyword is not None and decl.dtype is not None:
+                kwargs.setdefault(dtype_keyword, decl.dtype)
+            if shape_keyword is not None and decl.shape is not None and None not in decl.shape:
+                kwargs.setdefault(shape_keyword, tuple(decl.shape))
         for k, param in enumerate(signature.outputs):  # a variadic output (the last): as many as the node names
             if param.option == "variadic" and f"{param.name}_count" in accepted:
                 kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)

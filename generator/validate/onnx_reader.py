@@ -459,7 +459,8 @@ class _Converter:
                                            "is given more than once", node.name, node.index, path, name))
             spelled = _ATTR_TYPE_NAMES.get(t) or str(t)
             kinds[name] = (_ATTR_KIND.get(t, spelled.lower()), spelled)
-            sub_path = (f"{path} > " if path else "") + f"{node.label}.{name}"
+            if t in _GRAPH_TYPES:
+                sub_path = (f"{path} > " if path else "") + f"{node.label}.{name}"
             if t == AttributeProto.GRAPH:
                 values[name] = graphs[name] = self.graph(a.g, depth + 1, sub_path)
             elif t == AttributeProto.GRAPHS:
