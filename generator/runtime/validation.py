@@ -477,7 +477,8 @@ def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, A
         # it would cost more than the validation). The cache entry keeps sig alive (see validate).
         # The attributes in the order given (the kernels give them in one order): another order is
         # another key, which only costs a validation.
-        return (id(sig), tuple([_info_key(v) for v in inputs]),
+        ndarray = np.ndarray
+        return (id(sig), tuple([(v.dtype, v.shape) if type(v) is ndarray else _info_key(v) for v in inputs]),
                 tuple([(k, _freeze(v)) for k, v in attributes.items()]) if attributes else (),
                 None if outputs is None else tuple([_info_key(v) for v in outputs]))
     except TypeError:
