@@ -42,6 +42,7 @@ def test_answers_that_read_values_are_memoised_by_those_values():
     # Reshape's checks read its shape input's value: the memo must answer each value with its own
     # problems, as a fresh validation (the memo emptied first) does.
     import numpy as np
+
     import opgen_ops
 
     sig = opgen_ops.get_signature("onnx", "Reshape", 14)

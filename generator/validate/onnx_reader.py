@@ -136,12 +136,13 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
 
 
 # Element types whose raw_data numpy_helper.to_array reads as np.frombuffer(raw_data, dtype).reshape(dims)
-_RAW_DTYPES = {TensorProto.FLOAT: np.dtype("float32"), TensorProto.DOUBLE: np.dtype("float64"),
-               TensorProto.INT64: np.dtype("int64"), TensorProto.INT32: np.dtype("int32"),
-               TensorProto.INT16: np.dtype("int16"), TensorProto.INT8: np.dtype("int8"),
-               TensorProto.UINT64: np.dtype("uint64"), TensorProto.UINT32: np.dtype("uint32"),
-               TensorProto.UINT16: np.dtype("uint16"), TensorProto.UINT8: np.dtype("uint8"),
-               TensorProto.BOOL: np.dtype("bool"), TensorProto.FLOAT16: np.dtype("float16")}
+_RAW_DTYPES: dict[int, np.dtype[Any]] = {
+    TensorProto.FLOAT: np.dtype("float32"), TensorProto.DOUBLE: np.dtype("float64"),
+    TensorProto.INT64: np.dtype("int64"), TensorProto.INT32: np.dtype("int32"),
+    TensorProto.INT16: np.dtype("int16"), TensorProto.INT8: np.dtype("int8"),
+    TensorProto.UINT64: np.dtype("uint64"), TensorProto.UINT32: np.dtype("uint32"),
+    TensorProto.UINT16: np.dtype("uint16"), TensorProto.UINT8: np.dtype("uint8"),
+    TensorProto.BOOL: np.dtype("bool"), TensorProto.FLOAT16: np.dtype("float16")}
 
 
 def _raw_array(t: onnx.TensorProto, dims: tuple[int, ...]) -> np.ndarray | None:
