@@ -200,3 +200,28 @@ def test_the_progress_bar_is_drawn_on_a_terminal_only():
         show(k, 200)
     text = stream.getvalue()
     assert text.endswith("] 200/200 nodes\n") and text.count("\r") == 100
+
+
+def test_a_prepared_graph_gives_every_run_its_own_constant():
+    # A Constant node runs once per graph; its value must not leak between runs: a caller changing
+    # the output of one run in place (here the Constant's own value, a graph output) must not change
+    # the next run. Expected values: onnx.reference.
+    from onnx.reference import ReferenceEvaluator
+
+    import opgen_ops
+    from opgen.runtime.graph_runner import GraphFunction
+    from opgen.validate import read_model
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("c", "y")]
+    nodes = [helper.make_node("Constant", [], ["c"], value=helper.make_tensor("v", TensorProto.FLOAT, [2], [1.5, -2])),
+             helper.make_node("Add", ["x", "c"], ["y"])]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], outs), opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"x": np.array([1, 2], np.float32)}
+    want = ReferenceEvaluator(model).run(None, feeds)
+    function = GraphFunction(read_model(model)[0], opgen_ops)
+    for _ in range(3):
+        env = function.run(feeds)
+        for name, w in zip(("c", "y"), want):
+            np.testing.assert_array_equal(env[name], w)
+        env["c"][:] = 99  # the caller's own copy

@@ -36,3 +36,44 @@ def test_same_signature_is_answered_from_the_memo():
     first = validate(sig, [("float", (2,))], {"attr0": 1, "bogus": 2})
     again = validate(sig, [("float", (2,))], {"attr0": 1, "bogus": 2})
     assert first == again and [p.where for p in first] == ["attribute 'bogus'"]
+
+
+def test_answers_that_read_values_are_memoised_by_those_values():
+    # Reshape's checks read its shape input's value: the memo must answer each value with its own
+    # problems, as a fresh validation (the memo emptied first) does.
+    import numpy as np
+
+    import opgen_ops
+
+    sig = opgen_ops.get_signature("onnx", "Reshape", 14)
+    data = np.zeros((2, 6), np.float32)
+    shapes = [np.array(s, np.int64) for s in ([3, 4], [5, 5], [3, 4], [-1, 3], [5, 5], [4, -1, -1])]
+
+    def fresh(shape):
+        validation._CACHE.clear()
+        return [str(p) for p in validate(sig, [data, shape], {})]
+
+    expected = [fresh(s) for s in shapes]
+    assert expected[0] == [] and expected[1] != [] and expected[5] != []  # the values do change the answer
+    validation._CACHE.clear()
+    assert [[str(p) for p in validate(sig, [data, s], {})] for s in shapes] == expected
+    # the output shapes the checker infers from the same values: memoised the same way
+    def fresh_shapes(shape):
+        validation._CACHE.clear()
+        return validation.output_shapes_of(sig, [data, shape], {})
+
+    expected_shapes = [fresh_shapes(s) for s in shapes]
+    assert expected_shapes[:4] == [{"reshaped": (3, 4)}, {"reshaped": (5, 5)}, {"reshaped": (3, 4)},
+                                   {"reshaped": (4, 3)}]
+    validation._CACHE.clear()
+    assert [validation.output_shapes_of(sig, [data, s], {}) for s in shapes] == expected_shapes
+
+
+def test_tensor_attributes_are_memoised_by_their_values():
+    # a reader's TensorInfo compares by dtype and shape only; the memo key holds its value too
+    import numpy as np
+
+    from opgen.runtime.validation import TensorInfo, _freeze
+
+    one, two = (TensorInfo("int64", (1,), np.array([k], np.int64)) for k in (1, 2))
+    assert one == two and _freeze(one) != _freeze(two)

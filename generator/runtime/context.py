@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # for annotations only: validation imports this module
     from .validation import Signature
 
 MAX_RANGE = 1_000_000  # values one range() in a check may produce
+VALUE_UNKEYED = 1 << 62  # CheckContext.largest_value_read after reading a value no cache key holds
 
 
 class Unknown(Exception):
@@ -72,7 +73,10 @@ class CheckContext:
     def __init__(self, sig: Signature, attrs: Mapping[str, Any], ins: Bound, outs: Bound,
                  given: frozenset[str] = frozenset()):
         self.sig, self.attrs, self.ins, self.outs, self.given = sig, attrs, ins, outs, given
-        self.read_values = False  # set when a rule reads a tensor's value: such results are not cached
+        self.read_values = False  # set when a rule reads a tensor's value (an input's or an attribute's)
+        # the most elements of an input or output value read (0 for an absent value asked for;
+        # VALUE_UNKEYED: one no cache key can hold); attribute values are in every cache key already
+        self.largest_value_read = -1
 
     def attr(self, name: str) -> Any:
         if name in self.attrs:
@@ -170,10 +174,21 @@ class CheckContext:
         self.read_values = True
         if self.sig.checked_attribute(name) is not None:
             return np.asarray(self.attr(name))
-        info = self.info(name)
-        if info is None or info.value is None:
+        return self.value_of(self.info(name), name)
+
+    def value_of(self, info: TensorInfo | None, name: str) -> np.ndarray:
+        """The constant value of one input or output (`value` for a single one; rules call this for
+        each element of a variadic one); noted for the validation cache, which keys small values."""
+        self.read_values = True
+        value = None if info is None else info.value
+        if value is None:  # the memo keys whether a value is given: reading none is like reading a small one
+            self.largest_value_read = max(self.largest_value_read, 0)
             raise Unknown(name)
-        return np.asarray(info.value)
+        if type(value) is not np.ndarray or value.dtype == object:  # a sequence, strings
+            self.largest_value_read = VALUE_UNKEYED
+        else:
+            self.largest_value_read = max(self.largest_value_read, value.size)
+        return np.asarray(value)
 
     def values(self, name: str) -> tuple[Any, ...]:
         """A constant input's values, flattened, as Python numbers (what checks compare and sum);

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from typing import Any, Callable, Mapping, NamedTuple, Protocol, cast
 
 import numpy as np
@@ -62,6 +63,39 @@ def _keywords(kernel: Callable[..., Any]) -> frozenset[str]:
         return frozenset(inspect.signature(kernel).parameters)
     except (TypeError, ValueError):
         return frozenset()
+
+
+_OpPlan = tuple[Callable[..., Any], Any, frozenset[str], tuple[tuple[str | None, ...], ...]]
+_OP_PLANS: dict[tuple[Any, ...], tuple[_OpPlan, KernelResolver]] = {}
+
+
+def _op_plan(resolver: KernelResolver, domain: str, op: str, opset: int | None) -> _OpPlan:
+    """(kernel, signature, the <output>_dtype/_shape/_count keywords the kernel takes, and the first two
+    by output: _output_keywords) of an op version: the same for every node of that op. A package of
+    kernels (the generated `opgen_ops`) is asked once per process: resolving a kernel imports its
+    module, which cost as much as running a small node. Another resolver may answer differently over
+    time, so it is asked every time."""
+    key = (id(resolver), domain, op, opset)
+    found = _OP_PLANS.get(key)
+    if found is not None and found[1] is resolver:
+        return found[0]
+    kernel = resolver.get_kernel(domain, op, opset)
+    signature = resolver.get_signature(domain, op, opset)
+    # not an input of that name: MaxUnpool's output_shape is an input
+    accepted = _keywords(kernel) - {p.name for p in signature.inputs}
+    plan = (kernel, signature, accepted, _output_keywords(signature, accepted))
+    if isinstance(resolver, types.ModuleType):
+        if len(_OP_PLANS) >= 4096:
+            _OP_PLANS.clear()
+        _OP_PLANS[key] = (plan, resolver)  # the resolver kept alive: its id stays its own
+    return plan
+
+
+def _output_keywords(signature: Any, accepted: frozenset[str]) -> tuple[tuple[str | None, ...], ...]:
+    """For each output parameter, the <output>_dtype and <output>_shape keywords the kernel takes
+    (None where it takes none): the same for every node of an op."""
+    return (tuple(f"{p.name}_dtype" if f"{p.name}_dtype" in accepted else None for p in signature.outputs),
+            tuple(f"{p.name}_shape" if f"{p.name}_shape" in accepted else None for p in signature.outputs))
 
 
 def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
@@ -169,23 +203,22 @@ class GraphFunction:
             return step
         label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
-            kernel = self.resolver.get_kernel(node.domain, node.op, node.opset)
+            kernel, signature, accepted, output_keywords = _op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
-        signature = self.resolver.get_signature(node.domain, node.op, node.opset)
         # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array); an
         # attribute with an input's name is the keyword <name>_attr (Split-1's split)
         input_names = {p.name for p in signature.inputs}
         kwargs: dict[str, Any] = {attribute_keyword(name, input_names): _attribute_value(value)
                                   for name, value in node.attributes.items()}
-        # the <output>_dtype/_shape keywords the kernel takes (not an input of that name: MaxUnpool's output_shape)
-        accepted = _keywords(kernel) - {p.name for p in signature.inputs}
-        for param, value_name in zip(signature.outputs, node.outputs):
+        for dtype_keyword, shape_keyword, value_name in zip(*output_keywords, node.outputs):
+            if dtype_keyword is None and shape_keyword is None:
+                continue
             decl = self.declared(value_name)
-            if f"{param.name}_dtype" in accepted and decl.dtype is not None:
-                kwargs.setdefault(f"{param.name}_dtype", decl.dtype)
-            if f"{param.name}_shape" in accepted and decl.shape is not None and None not in decl.shape:
-                kwargs.setdefault(f"{param.name}_shape", tuple(decl.shape))
+            if dtype_keyword is not None and decl.dtype is not None:
+                kwargs.setdefault(dtype_keyword, decl.dtype)
+            if shape_keyword is not None and decl.shape is not None and None not in decl.shape:
+                kwargs.setdefault(shape_keyword, tuple(decl.shape))
         for k, param in enumerate(signature.outputs):  # a variadic output (the last): as many as the node names
             if param.option == "variadic" and f"{param.name}_count" in accepted:
                 kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)
@@ -197,6 +230,10 @@ class GraphFunction:
 
     def _run(self, node: Node, env: dict[str, Any]) -> None:
         step = self._plan(node)
+        if step.constant is not None:  # see _keep_constant
+            for name, value in zip(node.outputs, step.constant):
+                env[name] = value.copy()
+            return
         args: list[Any] = []
         for name in node.inputs:
             if name == "":
@@ -224,6 +261,16 @@ class GraphFunction:
         for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
+        if node.op == "Constant" and node.domain == "onnx":
+            self._keep_constant(node, step, results)
+
+    def _keep_constant(self, node: Node, step: _Step, results: Any) -> None:
+        """Keep what an ONNX Constant node gave for the next runs of this graph (or of this loop body):
+        its kernel has no inputs, so running (and validating) it again would give the same array. Each
+        run then hands out its own copy, as the kernel does (a caller may change an output in place)."""
+        if not node.inputs and not node.graphs and len(results) == len(node.outputs) == 1 and node.outputs[0] \
+                and type(results[0]) is np.ndarray:
+            self._plans[id(node)] = step._replace(constant=(results[0].copy(),))
 
 
 def _attribute_value(value: Any) -> Any:
@@ -240,6 +287,7 @@ class _Step(NamedTuple):
     kernel: Callable[..., Any]
     kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
     n_outputs: int  # outputs the node names
+    constant: tuple[np.ndarray, ...] | None = None  # the outputs of a Constant node, once it has run
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,

@@ -323,9 +323,7 @@ def start_indices_in_bounds(c: CheckContext, operand: Param, start_indices: Para
 def _variadic_values(c: CheckContext, name: str) -> list[int]:
     out = []
     for info in c.infos(name):
-        if info is None or info.value is None:
-            raise Unknown(name)
-        out += [int(v) for v in np.asarray(info.value).reshape(-1)]
+        out += [int(v) for v in c.value_of(info, name).reshape(-1)]  # noted as read: not cached blindly
     return out
 
 

@@ -284,26 +284,53 @@ def validate(sig: Signature, inputs: Sequence[Any] = (), attributes: Mapping[str
              outputs: Sequence[Any] | None = None) -> list[Problem]:
     """Every problem with one use of the op. Values are arrays, TensorInfo, (dtype, shape) pairs or None.
 
-    Results are memoised by (signature, dtypes, shapes, attribute values) unless a rule read a
-    tensor's value: everything else a check can see is in that key, so a cached answer is exact.
+    Results are memoised by (signature, dtypes, shapes, attribute values): everything a check can see
+    but the tensors' values is in that key, so a cached answer is exact. When a check read a value
+    (Reshape's shape), the answer is memoised only if every value it read was small, under that key
+    and the bytes of every small value given (the values it read among them).
     """
     key = _cache_key(sig, inputs, attributes, outputs)
-    if key is not None:
-        cached = _CACHE.get(key)
-        if cached is not None and cached[0] is sig:
-            return list(cached[1])
-    problems, read_values = _validate(sig, inputs, dict(attributes or {}), outputs)
-    if key is not None and not read_values:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.clear()
-        # The entry keeps its signature alive: while it is cached, no other object can be given its id
-        # (ids are reused once an object is freed), so id(sig) in the key names this signature only.
-        _CACHE[key] = (sig, tuple(problems))
+    cached = _memo_get(sig, key, inputs, outputs)
+    if cached is not None:
+        return list(cached)
+    problems, largest_read = _validate(sig, inputs, dict(attributes or {}), outputs)
+    _memo_put(sig, key, tuple(problems), largest_read, inputs, outputs)
     return problems
 
 
+def _memo_get(sig: Signature, key: tuple[Any, ...] | None, inputs: Sequence[Any],
+              outputs: Sequence[Any] | None) -> Any:
+    """The memoised answer under `key` (None when there is none); see validate."""
+    if key is None:
+        return None
+    cached = _CACHE.get(key)
+    if cached is None or cached[0] is not sig:
+        return None
+    if cached[1] is _READS_VALUES:
+        cached = _CACHE.get((key, _value_key(inputs, outputs)))
+        if cached is None:
+            return None
+    return cached[1]
+
+
+def _memo_put(sig: Signature, key: tuple[Any, ...] | None, answer: Any, largest_read: int, inputs: Sequence[Any],
+              outputs: Sequence[Any] | None) -> None:
+    """Memoise an answer computed with `largest_read` (CheckContext.largest_value_read); see validate."""
+    if key is None or largest_read > _SMALL_VALUE:
+        return
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    # The entry keeps its signature alive: while it is cached, no other object can be given its id
+    # (ids are reused once an object is freed), so id(sig) in the key names this signature only.
+    if largest_read < 0:
+        _CACHE[key] = (sig, answer)
+    else:  # the answer depends on values read: the key says so, the values key the answer
+        _CACHE[key] = (sig, _READS_VALUES)
+        _CACHE[(key, _value_key(inputs, outputs))] = (sig, answer)
+
+
 def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
-              outputs: Sequence[Any] | None) -> tuple[list[Problem], bool]:
+              outputs: Sequence[Any] | None) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     if sig.deprecated:
         problems.append(Problem(sig.key, "op", f"is deprecated since version {sig.version}: a model importing "
@@ -316,7 +343,7 @@ def _validate(sig: Signature, inputs: Sequence[Any], attributes: dict[str, Any],
     run_constraints(sig, ctx, problems)
     if sig.output_shapes and outputs is not None and not problems:  # one fault, one problem
         check_output_shapes(sig, ctx, outs, problems)
-    return problems, ctx.read_values
+    return problems, ctx.largest_value_read
 
 
 def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any]) -> dict[str, Any]:
@@ -325,11 +352,20 @@ def output_shapes_of(sig: Signature, inputs: Sequence[Any], attributes: Mapping[
     output's entry is a tuple of shapes, one per element."""
     if not sig.output_shapes:
         return {}
+    # memoised as validate's answers are, under a key of its own (validate's keys have 4 parts)
+    key = _cache_key(sig, inputs, attributes, None)
+    if key is not None:
+        key = (*key, "output shapes")
+    cached = _memo_get(sig, key, inputs, None)
+    if cached is not None:
+        return dict(cached)
     ignored: list[Problem] = []
     ins = bind(sig, sig.inputs, inputs, "input", ignored)
     attrs = check_attributes(sig, attributes, ignored)
     ctx = CheckContext(sig, attrs, ins, Bound(), frozenset(k for k, v in attributes.items() if v is not None))
-    return infer_output_shapes(sig, ctx)
+    found = infer_output_shapes(sig, ctx)
+    _memo_put(sig, key, dict(found), ctx.largest_value_read, inputs, None)
+    return found
 
 
 def _variadic_outputs(sig: Signature) -> frozenset[str]:
@@ -391,12 +427,20 @@ def check_output_shapes(sig: Signature, ctx: CheckContext, outs: Bound, problems
                                     f"{list(want)} (shape = {entry.text})", got, want))
 
 
-_CACHE: dict[tuple[Any, ...], tuple[Signature, tuple[Problem, ...]]] = {}
+_CACHE: dict[tuple[Any, ...], tuple[Signature, Any]] = {}
 _CACHE_SIZE = 4096
+_SMALL_VALUE = 256  # elements: values up to this size are keyed by their bytes (shape and index tensors)
+_READS_VALUES = ("the answer depends on values read",)  # the marker of such a key's first-level entry
+_SIMPLE = frozenset({int, float, str, bool, type(None), np.float32, np.float64, np.int64, np.int32})
 
 
 def _freeze(value: Any) -> Any:
     """A hashable, type-preserving stand-in for an attribute value (TypeError if there is none)."""
+    kind = type(value)
+    if kind in _SIMPLE:  # the common case first: one set lookup
+        return (kind, value)
+    if kind is list or kind is tuple:
+        return (kind, tuple([_freeze(v) for v in value]))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_freeze(v) for v in value))
     if isinstance(value, np.ndarray):
@@ -404,6 +448,8 @@ def _freeze(value: Any) -> Any:
         if value.dtype == object or value.size > 256:
             raise TypeError("strings and large arrays are not cached")
         return ("ndarray", value.dtype, value.shape, value.tobytes())
+    if isinstance(value, TensorInfo):  # a reader's tensor attribute: its value too (TensorInfo's == ignores it)
+        return ("TensorInfo", value.dtype, value.shape, None if value.value is None else _freeze(value.value))
     hash(value)
     return (type(value).__name__, value)
 
@@ -411,13 +457,31 @@ def _freeze(value: Any) -> Any:
 def _info_key(value: Any) -> Any:
     if value is None:
         return None
-    if isinstance(value, np.ndarray):
+    kind = type(value)
+    if kind is np.ndarray or kind is TensorInfo:
         return (value.dtype, value.shape)
-    if isinstance(value, TensorInfo):
+    if isinstance(value, (np.ndarray, TensorInfo)):
         return (value.dtype, value.shape)
     if isinstance(value, tuple) and len(value) == 2:
         return (value[0], None if value[1] is None else tuple(value[1]))
     raise TypeError("not cached")
+
+
+def _value_key(inputs: Sequence[Any], outputs: Sequence[Any] | None) -> tuple[Any, ...]:
+    """The values given, as far as a cache key may hold them: the bytes of each small numeric array
+    (its dtype and shape are in the first key), a marker for a larger or non-numeric one, None where
+    no value is given."""
+    parts: list[Any] = []
+    for side in (inputs, outputs or ()):
+        for v in side:
+            value = v if type(v) is np.ndarray else getattr(v, "value", None)
+            if type(value) is not np.ndarray:
+                parts.append(None if value is None else "unkeyed")
+            elif value.dtype == object or value.size > _SMALL_VALUE:
+                parts.append("unkeyed")
+            else:
+                parts.append(value.tobytes())
+    return tuple(parts)
 
 
 def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, Any] | None,
@@ -425,9 +489,12 @@ def _cache_key(sig: Signature, inputs: Sequence[Any], attributes: Mapping[str, A
     try:
         # id(sig), not sig: a Signature holds dicts and callables, so it cannot be hashed (and hashing
         # it would cost more than the validation). The cache entry keeps sig alive (see validate).
-        return (id(sig), tuple(_info_key(v) for v in inputs),
-                tuple(sorted((k, _freeze(v)) for k, v in (attributes or {}).items())),
-                None if outputs is None else tuple(_info_key(v) for v in outputs))
+        # The attributes in the order given (the kernels give them in one order): another order is
+        # another key, which only costs a validation.
+        ndarray = np.ndarray
+        return (id(sig), tuple([(v.dtype, v.shape) if type(v) is ndarray else _info_key(v) for v in inputs]),
+                tuple([(k, _freeze(v)) for k, v in attributes.items()]) if attributes else (),
+                None if outputs is None else tuple([_info_key(v) for v in outputs]))
     except TypeError:
         return None
 

@@ -193,46 +193,27 @@ class Checker:
 
     def _infer(self, entry: Entry, node: Node, infos: list[Any], outs: list[Any]) -> tuple[Any, ...]:
         sig = entry.signature
-        in_params = positions(sig.inputs, len(infos))
-        out_params = positions(sig.outputs, len(outs))
-        bound: dict[str, str] = {}
-        for p, info in zip(in_params, infos):
-            if p is None or info is None or info.dtype is None or p.type not in sig.type_constraints:
-                continue
-            if p.option == "variadic" and not p.homogeneous:
-                continue
-            if info.dtype in sig.type_constraints.get(p.type, ()):
-                bound.setdefault(p.type, info.dtype)
-        for var, allowed in sig.type_constraints.items():
-            if len(allowed) == 1:
-                bound.setdefault(var, allowed[0])
+        if all(out is None or (out.dtype is not None and out.shape is not None) for out in outs):
+            return tuple(outs)  # the file describes every output: nothing to infer
         inferred: dict[str, tuple[Any, ...]] = {}
         if sig.output_shapes and any(out is not None and out.shape is None for out in outs):
             try:
                 inferred = output_shapes_of(sig, infos, node.attributes)
             except Exception:  # a file's values a shape function cannot take: the validator reports them
                 inferred = {}
-        results = []
-        element: dict[str, int] = {}  # next element of each variadic output
-        for p, out in zip(out_params, outs):
-            k = 0
-            if p is not None:
-                k = element[p.name] = element.get(p.name, -1) + 1
-            if out is None or p is None or (out.dtype is not None and out.shape is not None):
-                results.append(out)
-                continue
-            dtype = out.dtype
-            if dtype is None:
-                dtype = bound.get(p.type) if p.type in sig.type_constraints else type_key(p.type)
-            given = inferred.get(p.name)
-            if given is not None and p.option == "variadic":  # one shape per element
-                given = given[k] if k < len(given) else None
-            shape = out.shape if out.shape is not None else given or _same_shape(sig, p.name, in_params, infos)
-            if dtype == out.dtype and shape == out.shape:
-                results.append(out)
-            else:
-                results.append(self._intern(dtype, shape))
-        return tuple(results)
+        # What follows depends on the signature, the dtypes and shapes, and the shapes inferred only:
+        # memoised by those (a model's next reading, or another node of the same use, asks again).
+        key = (id(sig), tuple([None if i is None else (i.dtype, i.shape) for i in infos]),
+               tuple([None if o is None else (o.dtype, o.shape) for o in outs]), tuple(sorted(inferred.items())))
+        found = _RECIPES.get(key)
+        if found is not None and found[0] is sig:
+            recipe = found[1]
+        else:
+            recipe = _recipe(sig, infos, outs, inferred)
+            if len(_RECIPES) >= 4096:
+                _RECIPES.clear()
+            _RECIPES[key] = (sig, recipe)  # sig kept alive: its id names it only
+        return tuple([out if made is None else self._intern(*made) for out, made in zip(outs, recipe)])
 
     def _intern(self, dtype: str | None, shape: tuple[Any, ...] | None) -> TensorInfo:
         key = (dtype, shape)
@@ -264,8 +245,64 @@ class Checker:
                                        found=[n.index for n in cycle]))
 
 
+_RECIPES: dict[tuple[Any, ...], tuple[Any, tuple[tuple[str | None, Any] | None, ...]]] = {}
+
+
+def _recipe(sig: Any, infos: list[Any], outs: list[Any],
+            inferred: dict[str, tuple[Any, ...]]) -> tuple[tuple[str | None, Any] | None, ...]:
+    """For each output of a node, None to keep what the file says of it, or the (dtype, shape) the spec
+    gives it: a type variable bound by an input or allowing one type, a fixed type; the inferred shape,
+    or that of an input a same_shape rule ties it to."""
+    in_params = positions(sig.inputs, len(infos))
+    out_params = positions(sig.outputs, len(outs))
+    bound: dict[str, str] = {}
+    for p, info in zip(in_params, infos):
+        if p is None or info is None or info.dtype is None or p.type not in sig.type_constraints:
+            continue
+        if p.option == "variadic" and not p.homogeneous:
+            continue
+        if info.dtype in sig.type_constraints.get(p.type, ()):
+            bound.setdefault(p.type, info.dtype)
+    for var, allowed in sig.type_constraints.items():
+        if len(allowed) == 1:
+            bound.setdefault(var, allowed[0])
+    results: list[tuple[str | None, Any] | None] = []
+    element: dict[str, int] = {}  # next element of each variadic output
+    for p, out in zip(out_params, outs):
+        k = 0
+        if p is not None:
+            k = element[p.name] = element.get(p.name, -1) + 1
+        if out is None or p is None or (out.dtype is not None and out.shape is not None):
+            results.append(None)
+            continue
+        dtype = out.dtype
+        if dtype is None:
+            dtype = bound.get(p.type) if p.type in sig.type_constraints else type_key(p.type)
+        given = inferred.get(p.name)
+        if given is not None and p.option == "variadic":  # one shape per element
+            given = given[k] if k < len(given) else None
+        shape = out.shape if out.shape is not None else given or _same_shape(sig, p.name, in_params, infos)
+        results.append(None if dtype == out.dtype and shape == out.shape else (dtype, shape))
+    return tuple(results)
+
+
 def positions(params: tuple[Any, ...], count: int) -> list[Any]:
     """The parameter each of `count` values binds to, as `validation.bind` binds them (None: surplus)."""
+    key = (id(params), count)
+    found = _POSITIONS.get(key)
+    if found is not None and found[0] is params:
+        return found[1]
+    out = _positions(params, count)
+    if len(_POSITIONS) >= 4096:
+        _POSITIONS.clear()
+    _POSITIONS[key] = (params, out)  # params kept alive: its id names it only
+    return out
+
+
+_POSITIONS: dict[tuple[int, int], tuple[tuple[Any, ...], list[Any]]] = {}
+
+
+def _positions(params: tuple[Any, ...], count: int) -> list[Any]:
     n_fixed = sum(1 for p in params if p.option != "variadic")
     variadics = sum(1 for p in params if p.option == "variadic")
     share = max(count - n_fixed, 0) // variadics if variadics else 0

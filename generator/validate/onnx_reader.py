@@ -15,6 +15,7 @@ bytes), attribute lists converted once per distinct serialization, and node fiel
 from __future__ import annotations
 
 import math
+import sys
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ _LISTS = {AttributeProto.FLOATS: "floats", AttributeProto.INTS: "ints", Attribut
           AttributeProto.TENSORS: "tensors", AttributeProto.GRAPHS: "graphs",
           AttributeProto.SPARSE_TENSORS: "sparse_tensors", AttributeProto.TYPE_PROTOS: "type_protos"}
 _GRAPH_TYPES = (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+_ATTR_TYPE_NAMES = {code: name for name, code in AttributeProto.AttributeType.items()}  # FLOAT, INTS, ...
 UNKNOWN_DIM = -1  # what onnx.shape_inference writes for a dimension it cannot tell
 _NON_TENSOR = {"sequence_type": "sequence", "map_type": "map", "optional_type": "optional",
                "opaque_type": "opaque"}
@@ -108,6 +110,8 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     # completed by shape inference and read once (not read in full twice).
     converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
     try:
+        if _undescribed(model.graph):  # known before reading anything (exporters describe few values)
+            raise _Incomplete
         graph = converter.graph(model.graph, 0, "")
     except _Incomplete:
         records.clear()  # the full reading finds the same problems again
@@ -129,6 +133,39 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     shown = [f"onnx opset {opsets['']}"] if "" in opsets else []
     shown += [f"{d} {v}" for d, v in sorted(opsets.items()) if d]
     return graph, ", ".join(shown) or "no opset_import", records
+
+
+# Element types whose raw_data numpy_helper.to_array reads as np.frombuffer(raw_data, dtype).reshape(dims)
+_RAW_DTYPES: dict[int, np.dtype[Any]] = {
+    TensorProto.FLOAT: np.dtype("float32"), TensorProto.DOUBLE: np.dtype("float64"),
+    TensorProto.INT64: np.dtype("int64"), TensorProto.INT32: np.dtype("int32"),
+    TensorProto.INT16: np.dtype("int16"), TensorProto.INT8: np.dtype("int8"),
+    TensorProto.UINT64: np.dtype("uint64"), TensorProto.UINT32: np.dtype("uint32"),
+    TensorProto.UINT16: np.dtype("uint16"), TensorProto.UINT8: np.dtype("uint8"),
+    TensorProto.BOOL: np.dtype("bool"), TensorProto.FLOAT16: np.dtype("float16")}
+
+
+def _raw_array(t: onnx.TensorProto, dims: tuple[int, ...]) -> np.ndarray | None:
+    """The array of a tensor held in raw_data with a plain NumPy element type, as numpy_helper.to_array
+    gives it (the same read-only view of the bytes) without its per-call type lookups, which cost more
+    than the read itself for the small tensors models are full of; None for any other tensor."""
+    dtype = _RAW_DTYPES.get(t.data_type)
+    if dtype is None or _BIG_ENDIAN or not t.HasField("raw_data") or t.HasField("segment"):
+        return None
+    return np.frombuffer(t.raw_data, dtype=dtype).reshape(dims)
+
+
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def _undescribed(g: onnx.GraphProto) -> bool:
+    """Whether an output of a node of the main graph has no type in the file at all (not among the
+    graph's inputs, value_info or outputs): the first reading would stop there after reading the
+    initializers for nothing. Types that are given but incomplete are found by the reading itself."""
+    described = {vi.name for vi in g.value_info}
+    described.update(vi.name for vi in g.output)
+    described.update(vi.name for vi in g.input)
+    return any(o and o not in described for node in g.node for o in node.output)
 
 
 class _Incomplete(Exception):
@@ -228,7 +265,9 @@ class _Converter:
         value = None
         if constant and t.data_location != TensorProto.EXTERNAL and math.prod(dims) <= self.limits.max_constant_elements:
             try:
-                value = numpy_helper.to_array(t)
+                value = _raw_array(t, dims)
+                if value is None:
+                    value = numpy_helper.to_array(t)
             except Exception as exc:  # data that does not match dims and type
                 self.records.append(Record("error", "", what, "its data cannot be read as "
                                            f"{dtype} {list(dims)} ({type(exc).__name__})", found=what))
@@ -419,9 +458,10 @@ class _Converter:
             if name in values:
                 self.records.append(Record("error", f"{node.domain}.{node.op}", f"attribute {name!r}",
                                            "is given more than once", node.name, node.index, path, name))
-            spelled = AttributeProto.AttributeType.Name(t) if t in AttributeProto.AttributeType.values() else str(t)
+            spelled = _ATTR_TYPE_NAMES.get(t) or str(t)
             kinds[name] = (_ATTR_KIND.get(t, spelled.lower()), spelled)
-            sub_path = (f"{path} > " if path else "") + f"{node.label}.{name}"
+            if t in _GRAPH_TYPES:
+                sub_path = (f"{path} > " if path else "") + f"{node.label}.{name}"
             if t == AttributeProto.GRAPH:
                 values[name] = graphs[name] = self.graph(a.g, depth + 1, sub_path)
             elif t == AttributeProto.GRAPHS:

@@ -3,6 +3,7 @@ op modules are rendered by opgen's own Python renderer and run in memory (`--spe
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import types
 from pathlib import Path
@@ -83,7 +84,8 @@ class Registry:
                 found = exc
             self._entries[key] = found
         if isinstance(found, UnknownOp):
-            raise found
+            # the cached exception raised afresh: a re-raise would extend its traceback every time
+            raise found.with_traceback(None)
         return found
 
     def _resolve(self, domain: str, op: str, version: int | None) -> Entry:
@@ -192,9 +194,17 @@ class SpecRegistry(Registry):
         return {name: op.name for op in (d.ops if d else ()) for name in op.stablehlo}
 
 
+@functools.lru_cache(maxsize=1)
+def _generated_registry() -> GeneratedRegistry:
+    """The one registry of the generated package: its entries (signature, validator, whether a check
+    reads values) never change within a process, and resolving them again for every model cost more
+    than reading a small model."""
+    return GeneratedRegistry()
+
+
 def make_registry(specs_dir: Path | str | os.PathLike[str] | None = None) -> Registry:
     if specs_dir is None:
-        return GeneratedRegistry()
+        return _generated_registry()
     path = Path(specs_dir)
     if not path.is_dir():
         raise ModelReadError(f"specs folder not found: {path}")

@@ -4,11 +4,17 @@
 Prints one row per model, two comparisons with ReferenceEvaluator (the goal: <= 1.0 on every model):
 end to end (opgen.run_model reads, validates and runs the model; ReferenceEvaluator is constructed and
 run) and prepared (a GraphFunction over the graph read once, against one evaluator's run: what repeated
-calls on one model cost), and the prepared run against onnxruntime's session.run.
+calls on one model cost), and the prepared run against onnxruntime's session.run. Each pair is timed
+in alternation (timing.paired_times: both sides see the same load on a shared machine), best of
+`repeat` rounds (the first argument), in CPU time (time.process_time: on a machine loaded beyond its
+cores, wall time mostly measures the waits for a core; `wall` as the second argument times wall clock);
+the machine's load average is printed with the table.
 """
 from __future__ import annotations
 
+import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -18,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import onnxruntime as ort  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
-from timing import median_time  # noqa: E402
+from timing import best_time, flag, paired_times  # noqa: E402
 from torch_nets import ARCHITECTURES, example_inputs, export  # noqa: E402
 
 import opgen  # noqa: E402
@@ -27,10 +33,12 @@ from opgen.runtime.graph_runner import GraphFunction  # noqa: E402
 from opgen.validate import read_model  # noqa: E402
 
 
-def main() -> None:
+def main(repeat: int = 15, clock_name: str = "cpu") -> None:
+    clock = time.perf_counter if clock_name == "wall" else time.process_time
     warnings.simplefilter("ignore")
     print("end to end: opgen.run_model (read, validate, run) against ReferenceEvaluator(model).run (construct, run);")
-    print("prepared: a GraphFunction over the graph read once against one ReferenceEvaluator's run; medians")
+    print("prepared: a GraphFunction over the graph read once against one ReferenceEvaluator's run;")
+    print(f"each pair timed in alternation, best of {repeat}, {clock_name} time; load average {_load()}")
     print(f"{'model':<12} {'nodes':>5} {'run_model':>10} {'ref e2e':>9} {'ratio':>6} | {'prepared':>9} "
           f"{'ref run':>9} {'ratio':>6} | {'ort run':>8} {'prep/ort':>8}")
     worst_e2e = worst_prepared = 0.0
@@ -41,17 +49,25 @@ def main() -> None:
         function = GraphFunction(graph, opgen_ops)
         reference = ReferenceEvaluator(model)
         session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-        t_e2e = median_time(lambda: opgen.run_model(model, feeds), repeat=7)
-        t_ref_e2e = median_time(lambda: ReferenceEvaluator(model).run(None, feeds), repeat=7)
-        t_run = median_time(lambda: function.run(feeds), repeat=7)
-        t_ref = median_time(lambda: reference.run(None, feeds), repeat=7)
-        t_ort = median_time(lambda: session.run(None, feeds), repeat=7)
+        t_e2e, t_ref_e2e = paired_times(lambda: opgen.run_model(model, feeds),
+                                        lambda: ReferenceEvaluator(model).run(None, feeds), repeat, clock=clock)
+        t_run, t_ref = paired_times(lambda: function.run(feeds), lambda: reference.run(None, feeds), repeat,
+                                    clock=clock)
+        # onnxruntime runs its kernels on a thread pool: wall time, for its own column only
+        t_ort = best_time(lambda: session.run(None, feeds), repeat)
         worst_e2e, worst_prepared = max(worst_e2e, t_e2e / t_ref_e2e), max(worst_prepared, t_run / t_ref)
         print(f"{name:<12} {len(model.graph.node):>5} {t_e2e * 1e3:>8.2f}ms {t_ref_e2e * 1e3:>7.2f}ms "
               f"{t_e2e / t_ref_e2e:>6.2f} | {t_run * 1e3:>7.2f}ms {t_ref * 1e3:>7.2f}ms {t_run / t_ref:>6.2f} | "
-              f"{t_ort * 1e3:>6.2f}ms {t_run / t_ort:>8.1f}")
+              f"{t_ort * 1e3:>6.2f}ms {t_run / t_ort:>8.1f}{flag(max(t_e2e / t_ref_e2e, t_run / t_ref))}")
     print(f"worst ratio to ReferenceEvaluator: end to end {worst_e2e:.2f}, prepared {worst_prepared:.2f} (goal <= 1.0)")
 
 
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # not every platform reports it
+        return "unknown"
+
+
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 15, sys.argv[2] if len(sys.argv) > 2 else "cpu")

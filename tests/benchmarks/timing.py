@@ -31,21 +31,24 @@ def best_time(fn: Callable[[], object], repeat: int = 15) -> float:
 
 
 def paired_times(ours: Callable[[], object], peer: Callable[[], object], repeat: int = 15,
-                 pick: Callable[[list[float]], float] = min) -> tuple[float, float]:
+                 pick: Callable[[list[float]], float] = min,
+                 clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
     """(ours, peer): both timed in alternation, one call of each per round after a warm-up of each, and
     `pick` (min: best; statistics.median) of each side's times. On a shared machine the load changes
     from second to second; alternating exposes both sides to the same load, so their ratio is steadier
-    than that of two series timed one after the other."""
+    than that of two series timed one after the other. `clock`: wall time by default; time.process_time
+    counts only this process's CPU time (all its threads), which a machine loaded beyond its cores does
+    not inflate with the time the process waits for a core."""
     ours()
     peer()
     mine, theirs = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         ours()
-        middle = time.perf_counter()
+        middle = clock()
         peer()
         mine.append(middle - start)
-        theirs.append(time.perf_counter() - middle)
+        theirs.append(clock() - middle)
     return pick(mine), pick(theirs)
 
 
