@@ -171,11 +171,14 @@ class DetectionHead(nn.Module):
         self.box = nn.Conv2d(8, 4, 1)
         self.score = nn.Conv2d(8, 2, 1)
         self.classify = nn.Linear(8 * 3 * 3, 5)
+        # anchor centres drawn once (seeded) as a buffer: a torch.rand in forward() is exported as an
+        # unseeded RandomUniform node at some opsets, and the outputs then differ from run to run
+        self.register_buffer("centers", torch.rand(1, 64, 2) * 16)
 
     def forward(self, image, rois, batch_indices):
         features = self.backbone(image)  # [1, 8, 8, 8]
         deltas = self.box(features).flatten(2).transpose(1, 2)  # [1, 64, 4]
-        centers = torch.rand(1, 64, 2) * 16  # fixed by the seed: a constant of the export
+        centers = self.centers
         boxes = torch.cat([centers - deltas[..., :2].exp() * 2, centers + deltas[..., 2:].exp() * 2], -1)
         scores = torch.sigmoid(self.score(features).flatten(2))  # [1, 2 classes, 64]
         keep = _NonMaxSuppression.apply(boxes, scores, torch.tensor([5]), torch.tensor([0.5]), torch.tensor([0.3]))
