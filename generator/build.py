@@ -27,7 +27,7 @@ from .render import manifest as mf
 if TYPE_CHECKING:
     from .build_cache import SharedMemo
     from .errors import SpecError
-    from .model import SpecSet
+    from .model import Domain, OpSpec, SpecSet
     from .render.writer import Kept, Outcome
 
 CACHE_FORMAT = 1
@@ -186,13 +186,13 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
     from .parse import load_specs
     from .render.writer import Kept, sync
 
-    cache = None if check else ModelCache(specs_dir, inputs.environment, inputs.specs)
-    specs, errors = load_specs(specs_dir, op_loader=cache.load_op if cache else _plain_loader())
+    cache = ModelCache(specs_dir, inputs.environment, inputs.specs, remember=not check)
+    cache.prefetch(specs_dir)
+    specs, errors = load_specs(specs_dir, op_loader=cache.load_op)
     real = [e for e in errors if e.severity == "error"]
     if real:
         return BuildResult(errors=real)
-    if cache:
-        cache.save()
+    cache.save()
 
     memo = None if check else SharedMemo(out_dir)
     files: dict[str, bytes | Kept] = {}
@@ -249,13 +249,14 @@ def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Pa
               result: BuildResult) -> dict[str, str]:
     """The files of each op: kept when the op's key (environment, op file, domain file) is the one the
     manifest records and its files are intact, else rendered. Returns the key of every op."""
-    from .render import render_op
+    from .build_parallel import ordered_map
     from .render.writer import Kept
 
     by_owner: dict[str, list[str]] = {}
     for p, owner in previous.owners.items():
         by_owner.setdefault(owner, []).append(p)
     op_keys: dict[str, str] = {}
+    to_render: list[tuple[OpSpec, Domain]] = []
     for domain in specs.domains:
         domain_rel = f"{domain.name}/domain.yaml"
         for op in domain.ops:
@@ -269,13 +270,15 @@ def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Pa
                     files[p], owners[p] = Kept(previous.single_digest(p) or ""), op.key
                 result.reused_ops += 1
                 continue
-            for p, data in render_op(op, domain).items():
-                files[p], owners[p] = data, op.key
-            result.rendered_ops += 1
+            to_render.append((op, domain))
+    for (op, _), rendered in zip(to_render, ordered_map(_render_op, to_render)):
+        for p, data in rendered.items():
+            files[p], owners[p] = data, op.key
+    result.rendered_ops += len(to_render)
     return op_keys
 
 
-def _plain_loader() -> Any:
-    from .parse import load_op
+def _render_op(op_and_domain: tuple[OpSpec, Domain]) -> dict[str, bytes]:
+    from .render import render_op
 
-    return load_op
+    return render_op(*op_and_domain)

@@ -35,18 +35,20 @@ class ModelCache:
     source documents). One cache file per domain holds each op pickled on its own: an edit re-pickles
     only the edited op (the others are copied as bytes), and an op is unpickled only when asked for."""
 
-    def __init__(self, specs_dir: Path, environment: str, spec_digests: dict[str, str]):
+    def __init__(self, specs_dir: Path, environment: str, spec_digests: dict[str, str], remember: bool = True):
+        self.remember = remember  # False (--check): nothing is read from or written to the cache folder
         self.environment = environment
         self.spec_digests = spec_digests
         self.prefix = f"ops-{_path_key(specs_dir)}"
         self.entries: dict[str, dict[str, tuple[str, bytes]]] = {}  # domain folder -> op file -> (key, pickle)
         self.fresh: dict[str, dict[str, tuple[str, bytes]]] = {}
         self.missed: set[str] = set()
+        self.parsed: dict[str, tuple[str, bytes]] = {}  # op file -> (key, pickle), parsed by prefetch
 
     def _domain(self, folder: str) -> dict[str, tuple[str, bytes]]:
         if folder not in self.entries:
             self.entries[folder] = {}
-            blob = cache.load(f"{self.prefix}-{folder}.pickle")
+            blob = cache.load(f"{self.prefix}-{folder}.pickle") if self.remember else None
             if blob is not None:
                 try:
                     loaded = pickle.loads(blob)
@@ -57,26 +59,56 @@ class ModelCache:
                     self.entries[folder] = {}
         return self.entries[folder]
 
-    def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
-        from .parse import load_op
+    def _key(self, rel: str) -> str:
+        return combine(self.spec_digests.get(rel), self.spec_digests.get(f"{rel.split('/', 1)[0]}/domain.yaml"))
 
+    def prefetch(self, root: Path) -> None:
+        """Parse and check, over the machine's cores (opgen.build_parallel), every op file the cache
+        does not answer, so that load_op then only unpickles."""
+        from .build_parallel import ordered_map
+        from .parse import load_domain, op_files, spec_folders
+
+        tasks = []
+        for folder in spec_folders(root)[0]:
+            domain, _ = load_domain(folder / "domain.yaml", root)
+            if domain is None:
+                continue  # load_specs reports it
+            entries = self._domain(folder.name)
+            for path in op_files(folder):
+                rel = f"{folder.name}/{path.name}"
+                hit = entries.get(rel)
+                if hit is None or hit[0] != self._key(rel):
+                    tasks.append((path, root, domain))
+        for (path, _, _), blob in zip(tasks, ordered_map(_parse_to_pickle, tasks)):
+            rel = f"{path.parent.name}/{path.name}"
+            self.parsed[rel] = (self._key(rel), blob)
+
+    def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
         folder = path.parent.name
         rel = f"{folder}/{path.name}"
-        key = combine(self.spec_digests.get(rel), self.spec_digests.get(f"{folder}/domain.yaml"))
-        hit = self._domain(folder).get(rel)
+        key = self._key(rel)
         fresh = self.fresh.setdefault(folder, {})
+        hit = self._domain(folder).get(rel)
         if hit is not None and hit[0] == key:
             op_and_errors = _unpickle(hit[1])
             if op_and_errors is not None:
                 fresh[rel] = hit
                 return op_and_errors
-        op, errors = load_op(path, root, domain)
         self.missed.add(folder)
+        parsed = self.parsed.pop(rel, None)
+        from_workers = _unpickle(parsed[1]) if parsed is not None and parsed[0] == key else None
+        if parsed is not None and from_workers is not None:
+            (op, errors), blob = from_workers, parsed[1]
+        else:
+            op, errors = _parse(path, root, domain)
+            blob = pickle.dumps((op, errors), protocol=pickle.HIGHEST_PROTOCOL)
         if op is not None and not any(e.severity == "error" for e in errors):
-            fresh[rel] = (key, pickle.dumps((op, errors), protocol=pickle.HIGHEST_PROTOCOL))
+            fresh[rel] = (key, blob)
         return op, errors
 
     def save(self) -> None:
+        if not self.remember:
+            return
         for folder, ops in self.fresh.items():
             if folder in self.missed or set(ops) != set(self.entries.get(folder, {})):
                 cache.store(f"{self.prefix}-{folder}.pickle", pickle.dumps(
@@ -84,7 +116,17 @@ class ModelCache:
                     protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def _unpickle(blob: bytes) -> tuple[OpSpec, list[SpecError]] | None:
+def _parse(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
+    from .parse import load_op
+
+    return load_op(path, root, domain)
+
+
+def _parse_to_pickle(task: tuple[Path, Path, Domain]) -> bytes:
+    return pickle.dumps(_parse(*task), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpickle(blob: bytes) -> tuple[OpSpec | None, list[SpecError]] | None:
     try:
         op, errors = pickle.loads(blob)
         return op, list(errors)

@@ -101,3 +101,29 @@ def test_kernel_coverage_is_the_same_from_the_cache(project, tmp_path, monkeypat
         m.setenv("OPGEN_CACHE_DIR", "")
         fresh = build(specs, tmp_path / "fresh").coverage
     assert remembered == fresh and "op versions have a NumPy kernel" in fresh
+
+
+def test_work_spread_over_processes_comes_back_in_order(monkeypatch):
+    import os
+
+    from opgen.build_parallel import MIN_ITEMS, ordered_map
+
+    monkeypatch.setenv("OPGEN_JOBS", "2")
+    items = list(range(MIN_ITEMS + 5))
+    results = ordered_map(lambda k: (k * k, os.getpid()), items)
+    assert [square for square, _ in results] == [k * k for k in items]
+    assert os.getpid() not in {pid for _, pid in results}  # done by the forked workers
+
+
+def test_a_parallel_build_equals_a_sequential_one(tmp_path, monkeypatch):
+    """Enough ops that parsing and rendering go to worker processes (opgen.build_parallel)."""
+    monkeypatch.setenv("OPGEN_CACHE_DIR", "")
+    specs = empty_spec_tree(tmp_path / "specs")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    for k in range(30):
+        write(specs / "demo" / f"Op{k}.yaml", op_text(f"Op{k}").replace("Scales X.", f"Scales X ({k})."))
+    monkeypatch.setenv("OPGEN_JOBS", "2")
+    build(specs, tmp_path / "parallel")
+    monkeypatch.setenv("OPGEN_JOBS", "1")
+    build(specs, tmp_path / "sequential")
+    assert tree_bytes(tmp_path / "parallel") == tree_bytes(tmp_path / "sequential")
