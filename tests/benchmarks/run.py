@@ -20,7 +20,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = 7
+RUNS = 5
+FULL_RUNS = 3  # a full build takes seconds: fewer samples
 
 
 def timed(cmd: list[str], env: dict[str, str], setup=None, runs: int = RUNS, cwd: Path | None = None) -> float:
@@ -61,7 +62,10 @@ def main() -> None:
         floor = timed([py, "-c", "pass"], env)
         imports = timed([py, "-c", "import opgen.entry"], env)
         full = timed(build + ["--specs", str(specs), "--out", str(tmp / "fresh")], no_cache,
-                     setup=lambda k: shutil.rmtree(tmp / "fresh", ignore_errors=True))
+                     setup=lambda k: shutil.rmtree(tmp / "fresh", ignore_errors=True), runs=FULL_RUNS)
+        full_one_process = timed(build + ["--specs", str(specs), "--out", str(tmp / "fresh")],
+                                 {**no_cache, "OPGEN_JOBS": "1"},
+                                 setup=lambda k: shutil.rmtree(tmp / "fresh", ignore_errors=True), runs=FULL_RUNS)
 
         out = project / "generated"
         subprocess.run(build, env=env, check=True, stdout=subprocess.DEVNULL, cwd=project)
@@ -73,14 +77,15 @@ def main() -> None:
             target.write_text(original.replace("Computes", f"Computes ({k})", 1), encoding="utf-8")
 
         one_edit = timed(build, env, setup=edit, cwd=project)
-        check = timed(build + ["--check"], env, runs=3, cwd=project)
+        check = timed(build + ["--check"], env, runs=FULL_RUNS, cwd=project)
         n_files = sum(1 for p in out.rglob("*") if p.is_file())
     load = os.getloadavg()
     print(f"specs: {len(files)} YAML files; output: {n_files} files; load average {load[0]:.2f} {load[1]:.2f}")
     print(f"{'whole process':<36}{'median s':>10}{'x floor':>9}{'x YAML load':>13}")
     for name, value in [("python -c pass (floor)", floor), ("python -c 'import opgen.entry'", imports),
                         ("plain YAML load of the specs (peer)", plain_load),
-                        ("opgen build, full (empty out, no cache)", full), ("opgen build, no-op", noop),
+                        ("opgen build, full (empty out, no cache)", full),
+                        ("  the same in one process (OPGEN_JOBS=1)", full_one_process), ("opgen build, no-op", noop),
                         ("opgen build, one spec edited", one_edit), ("opgen build --check", check)]:
         print(f"{name:<36}{value:>10.3f}{value / floor:>9.1f}{value / plain_load:>13.1f}")
     print(f"no-op beyond the import floor: {noop - imports:+.3f} s; one edit beyond it: {one_edit - imports:+.3f} s")
