@@ -5,8 +5,9 @@ templates, the generator's own source) and of every file written, with the op th
 - Nothing changed and every output still matches its digest: nothing else is done (the fast
   path imports neither the parser nor the renderers).
 - Otherwise the specs are loaded (unchanged op files answered from a per-user cache of parsed,
-  checked ops), the ops whose inputs changed are re-rendered, the files listing several ops are
-  re-rendered, and the writer brings the folder in line.
+  checked ops: opgen.build_cache), the ops whose inputs changed are re-rendered, so are the units of
+  shared files (opgen.render.SharedUnit) whose inputs changed, and the writer brings the folder in
+  line. Many ops to parse or render (a full build) are spread over the cores (opgen.build_parallel).
 - `--check` never trusts the manifest or the cache: it loads and renders everything and compares.
 """
 from __future__ import annotations

@@ -65,20 +65,23 @@ class ModelCache:
     def prefetch(self, root: Path) -> None:
         """Parse and check, over the machine's cores (opgen.build_parallel), every op file the cache
         does not answer, so that load_op then only unpickles."""
-        from .build_parallel import ordered_map
+        from .build_parallel import MIN_ITEMS, ordered_map
         from .parse import load_domain, op_files, spec_folders
 
-        tasks = []
+        missing: dict[Path, list[Path]] = {}  # domain folder -> op files the cache does not answer
         for folder in spec_folders(root)[0]:
-            domain, _ = load_domain(folder / "domain.yaml", root)
-            if domain is None:
-                continue  # load_specs reports it
             entries = self._domain(folder.name)
             for path in op_files(folder):
-                rel = f"{folder.name}/{path.name}"
-                hit = entries.get(rel)
-                if hit is None or hit[0] != self._key(rel):
-                    tasks.append((path, root, domain))
+                hit = entries.get(f"{folder.name}/{path.name}")
+                if hit is None or hit[0] != self._key(f"{folder.name}/{path.name}"):
+                    missing.setdefault(folder, []).append(path)
+        if sum(map(len, missing.values())) < MIN_ITEMS:
+            return  # an edit's build: load_op parses the few in this process
+        tasks = []
+        for folder, paths in missing.items():
+            domain, _ = load_domain(folder / "domain.yaml", root)
+            if domain is not None:  # else load_specs reports it
+                tasks += [(path, root, domain) for path in paths]
         for (path, _, _), blob in zip(tasks, ordered_map(_parse_to_pickle, tasks)):
             rel = f"{path.parent.name}/{path.name}"
             self.parsed[rel] = (self._key(rel), blob)
