@@ -5,16 +5,17 @@ templates, the generator's own source) and of every file written, with the op th
 - Nothing changed and every output still matches its digest: nothing else is done (the fast
   path imports neither the parser nor the renderers).
 - Otherwise the specs are loaded (unchanged op files answered from a per-user cache of parsed,
-  checked ops), the ops whose inputs changed are re-rendered, the files listing several ops are
-  re-rendered, and the writer brings the folder in line.
+  checked ops: opgen.build_cache), the ops whose inputs changed are re-rendered, so are the units of
+  shared files (opgen.render.SharedUnit) whose inputs changed, and the writer brings the folder in
+  line. Many ops to parse or render (a full build) are spread over the cores (opgen.build_parallel).
 - `--check` never trusts the manifest or the cache: it loads and renders everything and compares.
 """
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
-import pickle
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,10 @@ from .paths import PACKAGE_DIR, SCHEMA_DIR_NAME, TEMPLATES, schema_dir
 from .render import manifest as mf
 
 if TYPE_CHECKING:
+    from .build_cache import SharedMemo
     from .errors import SpecError
-    from .model import Domain, OpSpec
-    from .render.writer import Outcome
+    from .model import Domain, OpSpec, SpecSet
+    from .render.writer import Kept, Outcome
 
 CACHE_FORMAT = 1
 
@@ -127,6 +129,7 @@ class BuildResult:
     errors: list[SpecError] = field(default_factory=list)
     rendered_ops: int = 0
     reused_ops: int = 0
+    rendered_units: list[str] = field(default_factory=list)  # units of shared files rendered (opgen.render.SharedUnit)
     noop: bool = False
     coverage: str = ""  # which op versions lack a NumPy or C kernel (opgen.coverage)
 
@@ -157,9 +160,16 @@ def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
 def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
     # --check trusts nothing remembered: it reads every file.
     stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.json")
+    # A build allocates the whole model (millions of objects, from the cache or the parser) and keeps
+    # it to the end: the cycle collector would scan that growing heap again and again for nothing
+    # (a third of an edit's build). Reference counting still frees everything else meanwhile.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return _build(specs_dir, out_dir, check, stats)
     finally:
+        if collecting:
+            gc.enable()
         if stats is not None:
             stats.save()
 
@@ -173,27 +183,81 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
 
         return BuildResult(Outcome(unchanged=sorted([*previous.files, mf.MANIFEST])), noop=True)
 
+    from .build_cache import ModelCache, SharedMemo
     from .parse import load_specs
-    from .render import SHARED, render_op, render_shared
     from .render.writer import Kept, sync
 
-    cache = None if check else _ModelCache(specs_dir, inputs)
-    specs, errors = load_specs(specs_dir, op_loader=cache.load_op if cache else _plain_loader())
+    cache = ModelCache(specs_dir, inputs.environment, inputs.specs, remember=not check)
+    cache.prefetch(specs_dir)
+    specs, errors = load_specs(specs_dir, op_loader=cache.load_op)
     real = [e for e in errors if e.severity == "error"]
     if real:
         return BuildResult(errors=real)
-    if cache:
-        cache.save()
+    cache.save()
 
+    memo = None if check else SharedMemo(out_dir)
     files: dict[str, bytes | Kept] = {}
     owners: dict[str, str] = {}
-    for path, data in render_shared(specs).items():
-        files[path], owners[path] = data, SHARED
+    result = BuildResult(errors=errors)
+    unit_names = _shared_files(specs, inputs, previous, out_dir, stats, memo, files, owners, result)
+    op_keys = _op_files(specs, inputs, previous, out_dir, stats, check, files, owners, result)
+    record = {p: (d.digest if isinstance(d, Kept) else mf.digest(d), owners[p]) for p, d in files.items()}
+    files[mf.MANIFEST] = mf.render(inputs.total, op_keys, record)
+    result.outcome = sync(out_dir, files, check=check, previous=previous)
+    if memo is not None:
+        from functools import partial
+
+        from .coverage import coverage_of, op_coverage
+
+        rows = [row for d in specs.domains for op in d.ops
+                for row in memo.op_coverage(op_keys[op.key], partial(op_coverage, op))]
+        result.coverage = coverage_of(rows).summary()
+        memo.save(unit_names)
+    return result
+
+
+def _shared_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Path, stats: StatCache | None,
+                  memo: SharedMemo | None, files: dict[str, bytes | Kept], owners: dict[str, str],
+                  result: BuildResult) -> set[str]:
+    """The files listing several ops, unit by unit: a unit whose inputs (its key) are those of the
+    build that wrote its files, still intact on disk, is kept; the others are rendered."""
+    from .build_cache import combine, folder_digests
+    from .render import SHARED, shared_units
+    from .render.writer import Kept
+
+    folders = {d.name: Path(d.location.file).parent.name for d in specs.domains}
+    units = shared_units(specs)
+    for unit in units:
+        key = combine(inputs.environment, folder_digests(inputs.specs, folders.get(unit.domain or "", "")),
+                      unit.domain, unit.fingerprint)
+        kept = memo.reusable(unit.name, key, previous,
+                             lambda paths: outputs_intact(out_dir, previous, paths, stats)) if memo else None
+        if kept is not None:
+            for path, sha in kept.items():
+                files[path], owners[path] = Kept(sha), SHARED
+            continue
+        rendered = unit.render()
+        result.rendered_units.append(unit.name)
+        for path, data in rendered.items():
+            files[path], owners[path] = data, SHARED
+        if memo is not None:
+            memo.record(unit.name, key, {path: mf.digest(data) for path, data in rendered.items()})
+    return {u.name for u in units}
+
+
+def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Path, stats: StatCache | None,
+              check: bool, files: dict[str, bytes | Kept], owners: dict[str, str],
+              result: BuildResult) -> dict[str, str]:
+    """The files of each op: kept when the op's key (environment, op file, domain file) is the one the
+    manifest records and its files are intact, else rendered. Returns the key of every op."""
+    from .build_parallel import ordered_map
+    from .render.writer import Kept
+
     by_owner: dict[str, list[str]] = {}
     for p, owner in previous.owners.items():
         by_owner.setdefault(owner, []).append(p)
     op_keys: dict[str, str] = {}
-    result = BuildResult(errors=errors)
+    to_render: list[tuple[OpSpec, Domain]] = []
     for domain in specs.domains:
         domain_rel = f"{domain.name}/domain.yaml"
         for op in domain.ops:
@@ -207,73 +271,15 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
                     files[p], owners[p] = Kept(previous.single_digest(p) or ""), op.key
                 result.reused_ops += 1
                 continue
-            for p, data in render_op(op, domain).items():
-                files[p], owners[p] = data, op.key
-            result.rendered_ops += 1
-    record = {p: (d.digest if isinstance(d, Kept) else mf.digest(d), owners[p]) for p, d in files.items()}
-    files[mf.MANIFEST] = mf.render(inputs.total, op_keys, record)
-    result.outcome = sync(out_dir, files, check=check, previous=previous)
-    if not check:
-        from .coverage import kernel_coverage
-
-        result.coverage = kernel_coverage(specs).summary()
-    return result
+            to_render.append((op, domain))
+    for (op, _), rendered in zip(to_render, ordered_map(_render_op, to_render)):
+        for p, data in rendered.items():
+            files[p], owners[p] = data, op.key
+    result.rendered_ops += len(to_render)
+    return op_keys
 
 
-def _plain_loader() -> Any:
-    from .parse import load_op
+def _render_op(op_and_domain: tuple[OpSpec, Domain]) -> dict[str, bytes]:
+    from .render import render_op
 
-    return load_op
-
-
-class _ModelCache:
-    """Parsed and checked ops from earlier builds, keyed by what they were computed from (the op
-    file, its domain file, and the environment: generator, schemas, source documents). One cache
-    file per domain: an edit re-writes its domain's file only."""
-
-    def __init__(self, specs_dir: Path, inputs: Inputs):
-        self.inputs = inputs
-        self.prefix = f"ops-{_combine(str(specs_dir.resolve()))[:24]}"
-        self.entries: dict[str, dict[str, tuple[str, OpSpec, list[SpecError]]]] = {}  # by domain folder
-        self.fresh: dict[str, dict[str, tuple[str, OpSpec, list[SpecError]]]] = {}
-        self.missed: set[str] = set()
-
-    def _domain(self, folder: str) -> dict[str, tuple[str, OpSpec, list[SpecError]]]:
-        from . import cache
-
-        if folder not in self.entries:
-            self.entries[folder] = {}
-            blob = cache.load(f"{self.prefix}-{folder}.pickle")
-            if blob is not None:
-                try:
-                    loaded = pickle.loads(blob)
-                    if isinstance(loaded, dict) and loaded.get("environment") == self.inputs.environment:
-                        self.entries[folder] = loaded["ops"]
-                except Exception:  # a cache from another version, truncated, ...: rebuild it
-                    self.entries[folder] = {}
-        return self.entries[folder]
-
-    def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
-        from .parse import load_op
-
-        folder = path.parent.name
-        rel = f"{folder}/{path.name}"
-        key = _combine(self.inputs.specs.get(rel), self.inputs.specs.get(f"{folder}/domain.yaml"))
-        hit = self._domain(folder).get(rel)
-        fresh = self.fresh.setdefault(folder, {})
-        if hit is not None and hit[0] == key:
-            fresh[rel] = hit
-            return hit[1], list(hit[2])
-        op, errors = load_op(path, root, domain)
-        self.missed.add(folder)
-        if op is not None and not any(e.severity == "error" for e in errors):
-            fresh[rel] = (key, op, errors)
-        return op, errors
-
-    def save(self) -> None:
-        from . import cache
-
-        for folder, ops in self.fresh.items():
-            if folder in self.missed or set(ops) != set(self.entries.get(folder, {})):
-                cache.store(f"{self.prefix}-{folder}.pickle", pickle.dumps(
-                    {"environment": self.inputs.environment, "ops": ops}, protocol=pickle.HIGHEST_PROTOCOL))
+    return render_op(*op_and_domain)

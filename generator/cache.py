@@ -8,7 +8,6 @@ OPGEN_CACHE_DIR overrides the folder; OPGEN_CACHE_DIR="" turns the cache off.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,8 @@ def store(name: str, data: bytes) -> None:
     folder = cache_dir()
     if folder is None:
         return
+    import tempfile  # not at the top: a no-op build writes nothing (tempfile pulls in random and sha512)
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")

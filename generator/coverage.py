@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .dtypes import tensor_elem
-from .model import SpecSet
+from .model import OpSpec, SpecSet
 
 
 @dataclass
@@ -32,21 +32,37 @@ def _some(items: list[str], shown: int = 8, sep: str = ", ") -> str:
 
 
 def kernel_coverage(specs: SpecSet) -> Coverage:
+    return coverage_of([row for op in specs.ops() for row in op_coverage(op)])
+
+
+# One row per op version: (version key, has a NumPy kernel, has typed C kernels, allowed types lacking one).
+CoverageRow = tuple[str, bool, bool, list[str]]
+
+
+def op_coverage(op: OpSpec) -> list[CoverageRow]:
+    """The coverage rows of one op (a build remembers them per op, so an edit computes only its op's)."""
     from .render.c_code import type_plan
 
-    result = Coverage()
-    for op in specs.ops():
-        for v in op.versions:
-            result.versions += 1
-            if not v.has_kernel:
-                result.no_kernel.append(v.key)
-            plan = type_plan(v) if v.elementwise is not None and all(p.option == "single" for p in v.inputs) else []
-            if not plan:
-                result.c_stub_only.append(v.key)
-                continue
+    rows: list[CoverageRow] = []
+    for v in op.versions:
+        plan = type_plan(v) if v.elementwise is not None and all(p.option == "single" for p in v.inputs) else []
+        missing: list[str] = []
+        if plan:
             allowed = [tensor_elem(t) or t for t in v.allowed_types(v.inputs[0])]
             covered = {elem_in.name for elem_in, _, _ in plan}
             missing = [t for t in allowed if t not in covered]
-            if missing:
-                result.c_partial[v.key] = missing
+        rows.append((v.key, v.has_kernel, bool(plan), missing))
+    return rows
+
+
+def coverage_of(rows: list[CoverageRow]) -> Coverage:
+    result = Coverage()
+    for key, has_kernel, has_c, missing in rows:
+        result.versions += 1
+        if not has_kernel:
+            result.no_kernel.append(key)
+        if not has_c:
+            result.c_stub_only.append(key)
+        elif missing:
+            result.c_partial[key] = missing
     return result

@@ -1,11 +1,16 @@
 """Renderers: typed model -> {relative path: bytes}. Each renderer owns one kind of output and
 splits it in two: the files of one op (which depend on that op and its domain only) and the
 shared files that list several ops (registries, indexes, errata). The split is what lets
-`opgen build` re-render only the ops whose specs changed."""
+`opgen build` re-render only the ops whose specs changed.
+
+The shared files come in units (SharedUnit), each saying what it depends on besides the generator
+and its templates (the environment): nothing else, one domain's spec files, or a small fingerprint
+of the specs (names, versions) that determines it completely. `opgen build` reuses a unit's files
+when that dependency is what it was at the build that wrote them."""
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..errors import OpgenError
 
@@ -33,10 +38,31 @@ def render_op(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return files
 
 
+class SharedUnit(NamedTuple):
+    """Shared files rendered together, and what their bytes are a function of.
+
+    `domain`: the name of the domain whose spec files (domain.yaml and every op file) the files depend
+    on, or None when they depend on no spec file as such. `fingerprint`: a value (with a deterministic
+    repr) that, with the environment and that domain's spec files, determines the files completely;
+    computing it must cost far less than rendering."""
+
+    name: str  # unique among the units of a build
+    domain: str | None
+    fingerprint: object
+    render: Callable[[], dict[str, bytes]]
+
+
+def shared_units(specs: SpecSet) -> list[SharedUnit]:
+    units: list[SharedUnit] = []
+    for renderer in _renderers():
+        units += renderer.shared_units(specs)
+    return units
+
+
 def render_shared(specs: SpecSet) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
-    for renderer in _renderers():
-        files.update(renderer.shared_files(specs))
+    for unit in shared_units(specs):
+        files.update(unit.render())
     return files
 
 

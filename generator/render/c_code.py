@@ -10,6 +10,7 @@ from .. import expr, formula
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..names import C_KEYWORDS, C_RENAMED
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
+from . import SharedUnit
 from .common import header as file_header, module_name, render as render_template
 
 _ATTR_C = {"int": "int64_t {n}", "float": "double {n}", "bool": "bool {n}", "string": "const char *{n}",
@@ -407,10 +408,14 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return render_op(op)
 
 
-def shared_files(specs: SpecSet) -> dict[str, bytes]:
+def shared_units(specs: SpecSet) -> list[SharedUnit]:
+    """The runtime headers and the README: they depend on the generator alone."""
+    return [SharedUnit("c-runtime", None, None, _runtime_files)]
+
+
+def _runtime_files() -> dict[str, bytes]:
     return {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES)),
             "c/include/opgen/vector_math.h": render_template(
                 "c/vector_math.h.j2", basic=_vector_declarations(VECTOR_MATH_BASIC),
                 extended=_vector_declarations(VECTOR_MATH_EXTENDED)),
             "c/README.md": render_template("c/README.md.j2", flags=" ".join(OPTIMISATION_FLAGS))}
-

@@ -3,11 +3,13 @@ category, and an errata page listing every recorded slip of the source documents
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from .. import expr
 from ..dtypes import type_key
 from ..model import FOLD_ACCUMULATOR, NONFINITE, Attribute, Domain, Example, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
+from . import SharedUnit
 from .changelog import changelog
 from .common import render as render_template
 
@@ -279,21 +281,36 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return {f"docs/{lang}/{domain.name}/{op.name}.md": op_page(op, domain, lang) for lang in LANGS}
 
 
-def shared_files(specs: SpecSet) -> dict[str, bytes]:
+def shared_units(specs: SpecSet) -> list[SharedUnit]:
     """The pages that list several ops: the root index, each domain's index, errata page and, where it
     has extension ops, extensions page; and the spec-authoring guide (it depends on the schemas and the
     generator's tables, not on one op)."""
-    from .guide import guide_files
+    root_fingerprint = tuple((d.name, len(d.ops), d.description) for d in specs.domains)
+    # The guide reads the spec folder's own schemas only when it has domains (opgen's otherwise).
+    units = [SharedUnit("docs-guide", None, bool(specs.domains), lambda: _guide_files(specs)),
+             SharedUnit("docs-root", None, root_fingerprint, lambda: _root_files(specs))]
+    units += [SharedUnit(f"docs-domain-{d.name}", d.name, None, partial(_domain_files, d)) for d in specs.domains]
+    return units
 
-    files: dict[str, bytes] = guide_files(specs)
+
+def _guide_files(specs: SpecSet) -> dict[str, bytes]:
+    from .guide import guide_files  # imports the shape rules (and NumPy): only when the guide is rendered
+
+    return guide_files(specs)
+
+
+def _root_files(specs: SpecSet) -> dict[str, bytes]:
+    return {f"docs/{lang}/index.md": render_template(
+        "docs/root.md.j2", L=LABELS[lang], domains=[dict(name=d.name, n=len(d.ops), description=d.description.get(lang))
+                                                    for d in specs.domains])
+            for lang in LANGS}
+
+
+def _domain_files(domain: Domain) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
     for lang in LANGS:
-        files[f"docs/{lang}/index.md"] = render_template(
-            "docs/root.md.j2", L=LABELS[lang], domains=[dict(name=d.name, n=len(d.ops),
-                                                             description=d.description.get(lang))
-                                                        for d in specs.domains])
-        for domain in specs.domains:
-            files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)
-            files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang)
-            if any(o.extension for o in domain.ops):
-                files[f"docs/{lang}/{domain.name}/extensions.md"] = extensions_page(domain, lang)
+        files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)
+        files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang)
+        if any(o.extension for o in domain.ops):
+            files[f"docs/{lang}/{domain.name}/extensions.md"] = extensions_page(domain, lang)
     return files

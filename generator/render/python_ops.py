@@ -7,11 +7,13 @@ import dataclasses
 import keyword
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .. import expr, formula
 from ..dtypes import tensor_elem, type_key
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
+from . import SharedUnit
 from .common import header as file_header
 from .common import module_name, py_call, render_python
 from .python_kernel_text import attribute_keywords, kernel_docstring, py_name
@@ -406,20 +408,31 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
             render_op(op, domain.float_attributes == "float32")}
 
 
-def shared_files(specs: SpecSet) -> dict[str, bytes]:
-    """The package and domain `__init__` modules (the registry of every op) and the package's py.typed."""
-    files: dict[str, bytes] = {}
+def shared_units(specs: SpecSet) -> list[SharedUnit]:
+    """The package and domain `__init__` modules (the registry of every op) and the package's py.typed;
+    each is a function of the names and versions it lists."""
+    units = []
     entries = []
     for domain in specs.domains:
-        files[f"{PACKAGE}/{domain.name}/__init__.py"] = render_python(
-            "python/domain_init.py.j2", domain=domain, modules=[module_name(o.name) for o in domain.ops])
+        modules = [module_name(o.name) for o in domain.ops]
+        units.append(SharedUnit(f"python-domain-{domain.name}", None, (domain.name, modules),
+                                partial(_domain_init, domain, modules)))
         for op in domain.ops:
             entries.append(dict(domain=domain.name, op=op.name, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
                                 versions=tuple(v.since_version for v in op.versions),
                                 kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
-    files[f"{PACKAGE}/__init__.py"] = render_python("python/package_init.py.j2", entries=entries,
-                                                      domains=tuple(d.name for d in specs.domains))
-    # PEP 561: the generated kernels and validators carry type hints; the marker lets type checkers of
-    # the projects that install opgen_ops use them.
-    files[f"{PACKAGE}/py.typed"] = b""
-    return files
+    domains = tuple(d.name for d in specs.domains)
+    units.append(SharedUnit("python-package", None, (entries, domains), lambda: _package_files(entries, domains)))
+    return units
+
+
+def _domain_init(domain: Domain, modules: list[str]) -> dict[str, bytes]:
+    return {f"{PACKAGE}/{domain.name}/__init__.py": render_python("python/domain_init.py.j2", domain=domain,
+                                                                  modules=modules)}
+
+
+def _package_files(entries: list[dict[str, Any]], domains: tuple[str, ...]) -> dict[str, bytes]:
+    return {f"{PACKAGE}/__init__.py": render_python("python/package_init.py.j2", entries=entries, domains=domains),
+            # PEP 561: the generated kernels and validators carry type hints; the marker lets type checkers of
+            # the projects that install opgen_ops use them.
+            f"{PACKAGE}/py.typed": b""}

@@ -5,9 +5,8 @@ from typing import Any
 
 from ..dtypes import ELEM_TYPES, tensor_elem, type_key
 from ..model import Domain, OpSpec, OpVersion, SpecSet, plain_value
+from . import SharedUnit
 from .common import header as file_header, module_name, render_python
-
-
 
 
 def bindings(v: OpVersion) -> tuple[dict[str, str], list[dict[str, str]]]:
@@ -54,5 +53,5 @@ def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
             for v in op.versions}
 
 
-def shared_files(specs: SpecSet) -> dict[str, bytes]:
-    return {}
+def shared_units(specs: SpecSet) -> list[SharedUnit]:
+    return []

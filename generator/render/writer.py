@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -187,6 +186,8 @@ def _remove_if_ours(tree: _Tree, rel: str, recorded: set[str]) -> bool:
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write via a temporary file and rename, so an interrupted build leaves no half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # not at the top: the no-op build imports this module and writes nothing
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as handle:

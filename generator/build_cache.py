@@ -1,0 +1,208 @@
+"""What `opgen build` remembers between runs in the user's cache folder (opgen.cache): parsed ops,
+which shared files a given set of inputs produced, and each op's kernel coverage.
+
+Every entry is keyed by digests of what it was computed from, so a stale entry is never used; a
+missing or unreadable one is recomputed. `--check` uses none of this."""
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import cache
+
+if TYPE_CHECKING:
+    from .errors import SpecError
+    from .model import Domain, OpSpec
+    from .render import manifest as mf
+
+MODEL_FORMAT = 2  # the layout of the model cache files below
+
+
+def combine(*parts: Any) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def _path_key(folder: Path) -> str:
+    return combine(str(folder.resolve()))[:24]
+
+
+class ModelCache:
+    """Parsed and checked ops from earlier builds, each keyed by what it was computed from (its op
+    file and its domain file; the file as a whole is keyed by the environment: generator, schemas,
+    source documents). One cache file per domain holds each op pickled on its own: an edit re-pickles
+    only the edited op (the others are copied as bytes), and an op is unpickled only when asked for."""
+
+    def __init__(self, specs_dir: Path, environment: str, spec_digests: dict[str, str], remember: bool = True):
+        self.remember = remember  # False (--check): nothing is read from or written to the cache folder
+        self.environment = environment
+        self.spec_digests = spec_digests
+        self.prefix = f"ops-{_path_key(specs_dir)}"
+        self.entries: dict[str, dict[str, tuple[str, bytes]]] = {}  # domain folder -> op file -> (key, pickle)
+        self.fresh: dict[str, dict[str, tuple[str, bytes]]] = {}
+        self.missed: set[str] = set()
+        self.parsed: dict[str, tuple[str, bytes]] = {}  # op file -> (key, pickle), parsed by prefetch
+
+    def _domain(self, folder: str) -> dict[str, tuple[str, bytes]]:
+        if folder not in self.entries:
+            self.entries[folder] = {}
+            blob = cache.load(f"{self.prefix}-{folder}.pickle") if self.remember else None
+            if blob is not None:
+                try:
+                    loaded = pickle.loads(blob)
+                    if isinstance(loaded, dict) and loaded.get("format") == MODEL_FORMAT \
+                            and loaded.get("environment") == self.environment:
+                        self.entries[folder] = loaded["ops"]
+                except Exception:  # a cache from another version, truncated, ...: rebuild it
+                    self.entries[folder] = {}
+        return self.entries[folder]
+
+    def _key(self, rel: str) -> str:
+        return combine(self.spec_digests.get(rel), self.spec_digests.get(f"{rel.split('/', 1)[0]}/domain.yaml"))
+
+    def prefetch(self, root: Path) -> None:
+        """Parse and check, over the machine's cores (opgen.build_parallel), every op file the cache
+        does not answer, so that load_op then only unpickles."""
+        from .build_parallel import MIN_ITEMS, ordered_map
+        from .parse import load_domain, op_files, spec_folders
+
+        missing: dict[Path, list[Path]] = {}  # domain folder -> op files the cache does not answer
+        for folder in spec_folders(root)[0]:
+            entries = self._domain(folder.name)
+            for path in op_files(folder):
+                hit = entries.get(f"{folder.name}/{path.name}")
+                if hit is None or hit[0] != self._key(f"{folder.name}/{path.name}"):
+                    missing.setdefault(folder, []).append(path)
+        if sum(map(len, missing.values())) < MIN_ITEMS:
+            return  # an edit's build: load_op parses the few in this process
+        tasks = []
+        for folder, paths in missing.items():
+            domain, _ = load_domain(folder / "domain.yaml", root)
+            if domain is not None:  # else load_specs reports it
+                tasks += [(path, root, domain) for path in paths]
+        for (path, _, _), blob in zip(tasks, ordered_map(_parse_to_pickle, tasks)):
+            rel = f"{path.parent.name}/{path.name}"
+            self.parsed[rel] = (self._key(rel), blob)
+
+    def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
+        folder = path.parent.name
+        rel = f"{folder}/{path.name}"
+        key = self._key(rel)
+        fresh = self.fresh.setdefault(folder, {})
+        hit = self._domain(folder).get(rel)
+        if hit is not None and hit[0] == key:
+            op_and_errors = _unpickle(hit[1])
+            if op_and_errors is not None:
+                fresh[rel] = hit
+                return op_and_errors
+        self.missed.add(folder)
+        parsed = self.parsed.pop(rel, None)
+        from_workers = _unpickle(parsed[1]) if parsed is not None and parsed[0] == key else None
+        if parsed is not None and from_workers is not None:
+            (op, errors), blob = from_workers, parsed[1]
+        else:
+            op, errors = _parse(path, root, domain)
+            blob = pickle.dumps((op, errors), protocol=pickle.HIGHEST_PROTOCOL)
+        if op is not None and not any(e.severity == "error" for e in errors):
+            fresh[rel] = (key, blob)
+        return op, errors
+
+    def save(self) -> None:
+        if not self.remember:
+            return
+        for folder, ops in self.fresh.items():
+            if folder in self.missed or set(ops) != set(self.entries.get(folder, {})):
+                cache.store(f"{self.prefix}-{folder}.pickle", pickle.dumps(
+                    {"format": MODEL_FORMAT, "environment": self.environment, "ops": ops},
+                    protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _parse(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
+    from .parse import load_op
+
+    return load_op(path, root, domain)
+
+
+def _parse_to_pickle(task: tuple[Path, Path, Domain]) -> bytes:
+    return pickle.dumps(_parse(*task), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpickle(blob: bytes) -> tuple[OpSpec | None, list[SpecError]] | None:
+    try:
+        op, errors = pickle.loads(blob)
+        return op, list(errors)
+    except Exception:  # written by another version of the model classes: parse the file again
+        return None
+
+
+class SharedMemo:
+    """For one output folder: which files each unit of shared files (opgen.render.SharedUnit) rendered
+    for a given key, and the kernel-coverage rows (opgen.coverage) of each op by the op's key. A unit
+    whose key is unchanged and whose files are still on disk as the manifest records them is not
+    rendered again. Kept as JSON (never unpickled)."""
+
+    def __init__(self, out_dir: Path):
+        self.name = f"shared-{_path_key(out_dir)}.json"
+        self.units: dict[str, Any] = {}
+        self.coverage: dict[str, Any] = {}  # op key -> its coverage rows
+        self.used_coverage: set[str] = set()
+        self.changed = False
+        blob = cache.load(self.name)
+        if blob is not None:
+            try:
+                loaded = json.loads(blob)
+                if isinstance(loaded, dict) and isinstance(loaded.get("units"), dict) \
+                        and isinstance(loaded.get("coverage"), dict):
+                    self.units, self.coverage = loaded["units"], loaded["coverage"]
+            except ValueError:
+                pass
+
+    def reusable(self, unit: str, key: str, previous: mf.Manifest,
+                 intact: Callable[[list[str]], bool]) -> dict[str, str] | None:
+        """The files (path -> digest) the unit rendered for this key, if the manifest records exactly
+        those digests and `intact` finds them on disk; else None."""
+        entry = self.units.get(unit)
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == key and isinstance(entry[1], dict)):
+            return None
+        files: dict[str, str] = entry[1]
+        if any(previous.single_digest(p) != sha for p, sha in files.items()) or not intact(list(files)):
+            return None
+        return files
+
+    def record(self, unit: str, key: str, files: dict[str, str]) -> None:
+        entry = [key, files]
+        if self.units.get(unit) != entry:
+            self.units[unit] = entry
+            self.changed = True
+
+    def op_coverage(self, op_key: str, compute: Callable[[], list[Any]]) -> list[Any]:
+        """The coverage rows of the op whose key is `op_key` (computed when not remembered)."""
+        self.used_coverage.add(op_key)
+        rows = self.coverage.get(op_key)
+        if isinstance(rows, list) and all(isinstance(r, list) and len(r) == 4 for r in rows):
+            return rows
+        rows = [list(r) for r in compute()]
+        self.coverage[op_key] = rows
+        self.changed = True
+        return rows
+
+    def save(self, known_units: set[str]) -> None:
+        stale = set(self.units) - known_units  # units of a domain that is gone
+        gone = set(self.coverage) - self.used_coverage  # ops edited or removed since
+        for name in stale:
+            del self.units[name]
+        for op_key in gone:
+            del self.coverage[op_key]
+        if self.changed or stale or gone:
+            data = {"units": self.units, "coverage": self.coverage}
+            cache.store(self.name, json.dumps(data, separators=(",", ":"), sort_keys=True).encode())
+
+
+def folder_digests(spec_digests: dict[str, str], folder: str) -> list[tuple[str, str]]:
+    """The digests of a domain folder's spec files (domain.yaml and every op file)."""
+    if not folder:
+        return []
+    prefix = f"{folder}/"
+    return sorted((k, v) for k, v in spec_digests.items() if k.startswith(prefix) and "/" not in k[len(prefix):])

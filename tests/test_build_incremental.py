@@ -1,0 +1,129 @@
+"""An incremental `opgen build` renders only the shared files (indexes, errata, registries, the guide,
+the C runtime headers) whose inputs changed, and its result is byte-identical to a clean build after
+each kind of change: an op edited, added or removed, a shared file edited by hand or deleted."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen.build import run
+
+from conftest import empty_spec_tree, write
+from test_spec_errors import DOMAIN, GOOD_OP
+
+ALL_UNITS = {"c-runtime", "docs-guide", "docs-root", "docs-domain-demo", "docs-domain-other", "python-domain-demo",
+             "python-domain-other", "python-package"}
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def op_text(name: str, domain: str = "demo") -> str:
+    return GOOD_OP.replace("name: Scale", f"name: {name}").replace("domain: demo", f"domain: {domain}")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    specs = empty_spec_tree(tmp_path / "specs")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    write(specs / "other" / "domain.yaml", DOMAIN.replace("name: demo", "name: other"))
+    for name in ("Scale", "Twice"):
+        write(specs / "demo" / f"{name}.yaml", op_text(name))
+    write(specs / "other" / "Scale.yaml", op_text("Scale", "other"))
+    return specs, tmp_path / "out"
+
+
+def build(specs: Path, out: Path):
+    result = run(specs, out)
+    assert result.outcome is not None, [str(e) for e in result.errors]
+    return result
+
+
+def assert_same_as_clean(specs: Path, out: Path, tmp_path: Path, monkeypatch, label: str) -> None:
+    clean = tmp_path / f"clean-{label}"
+    with monkeypatch.context() as m:
+        m.setenv("OPGEN_CACHE_DIR", "")  # no cache: everything rendered from the specs
+        build(specs, clean)
+    assert tree_bytes(out) == tree_bytes(clean), label
+
+
+def test_only_the_shared_files_an_edit_touches_are_rendered(project, tmp_path, monkeypatch):
+    specs, out = project
+    first = build(specs, out)
+    assert set(first.rendered_units) == ALL_UNITS and first.rendered_ops == 3
+    assert build(specs, out).noop
+
+    # A summary edited: its domain's index lists it; nothing else shared depends on it.
+    write(specs / "demo" / "Scale.yaml", op_text("Scale").replace("Scales X.", "Scales X by alpha."))
+    edited = build(specs, out)
+    assert (edited.rendered_ops, edited.reused_ops) == (1, 2)
+    assert edited.rendered_units == ["docs-domain-demo"]
+    assert "Scales X by alpha." in (out / "docs" / "en" / "demo" / "index.md").read_text(encoding="utf-8")
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "edit")
+
+    # An op added: its domain's pages and registry, the root index (op counts) and the package registry.
+    write(specs / "demo" / "Triple.yaml", op_text("Triple"))
+    added = build(specs, out)
+    assert added.rendered_ops == 1
+    assert set(added.rendered_units) == {"docs-domain-demo", "docs-root", "python-domain-demo", "python-package"}
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "add")
+
+    # Shared files changed by hand or deleted are rendered again, and only they.
+    (out / "docs" / "zh" / "other" / "errata.md").write_text("hand edit\n", encoding="utf-8")
+    (out / "docs" / "en" / "guide.md").unlink()
+    repaired = build(specs, out)
+    assert set(repaired.rendered_units) == {"docs-domain-other", "docs-guide"} and repaired.rendered_ops == 0
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "hand")
+
+    # An op removed; then a whole domain.
+    (specs / "demo" / "Triple.yaml").unlink()
+    build(specs, out)
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "remove")
+    for path in (specs / "other").iterdir():
+        path.unlink()
+    (specs / "other").rmdir()
+    gone = build(specs, out)
+    assert not {u for u in gone.rendered_units if "other" in u}
+    assert not (out / "docs" / "en" / "other").exists()
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "domain")
+
+
+def test_kernel_coverage_is_the_same_from_the_cache(project, tmp_path, monkeypatch):
+    """The coverage summary an edit's build prints (rows remembered per op) equals a fresh computation."""
+    specs, out = project
+    build(specs, out)
+    write(specs / "demo" / "Twice.yaml", op_text("Twice").replace("Scales X.", "Twice X."))
+    remembered = build(specs, out).coverage
+    with monkeypatch.context() as m:
+        m.setenv("OPGEN_CACHE_DIR", "")
+        fresh = build(specs, tmp_path / "fresh").coverage
+    assert remembered == fresh and "op versions have a NumPy kernel" in fresh
+
+
+def test_work_spread_over_processes_comes_back_in_order(monkeypatch):
+    import os
+
+    from opgen.build_parallel import MIN_ITEMS, ordered_map
+
+    monkeypatch.setenv("OPGEN_JOBS", "2")
+    items = list(range(MIN_ITEMS + 5))
+    results = ordered_map(lambda k: (k * k, os.getpid()), items)
+    assert [square for square, _ in results] == [k * k for k in items]
+    assert os.getpid() not in {pid for _, pid in results}  # done by the forked workers
+
+
+def test_a_parallel_build_equals_a_sequential_one(tmp_path, monkeypatch):
+    """Enough ops that parsing and rendering go to worker processes (opgen.build_parallel)."""
+    monkeypatch.setenv("OPGEN_CACHE_DIR", "")
+    specs = empty_spec_tree(tmp_path / "specs")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    for k in range(30):
+        write(specs / "demo" / f"Op{k}.yaml", op_text(f"Op{k}").replace("Scales X.", f"Scales X ({k})."))
+    monkeypatch.setenv("OPGEN_JOBS", "2")
+    build(specs, tmp_path / "parallel")
+    monkeypatch.setenv("OPGEN_JOBS", "1")
+    build(specs, tmp_path / "sequential")
+    assert tree_bytes(tmp_path / "parallel") == tree_bytes(tmp_path / "sequential")
