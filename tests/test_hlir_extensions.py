@@ -21,7 +21,9 @@ HLIR = project_specs().domain("hlir")
 # op -> the StableHLO (or CHLO) operations it stands for
 EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stablehlo.count_leading_zeros"],
               "ReducePrecision": ["stablehlo.reduce_precision"],
-              "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"]}
+              "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"],
+              "StablehloShiftLeft": ["stablehlo.shift_left"], "StablehloSign": ["stablehlo.sign"],
+              "StablehloRsqrt": ["stablehlo.rsqrt"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -175,3 +177,51 @@ def test_erf_inv_matches_jax_in_double(dtype):
     assert got.dtype == x.dtype
     rtol, atol = TOLERANCES[dtype]
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+
+
+def test_extension_ops_name_their_stablehlo_ops():
+    for name, stablehlo_ops in EXTENSIONS.items():
+        assert list(HLIR.op(name).stablehlo) == stablehlo_ops
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "uint64"])
+def test_stablehlo_shift_left_matches_jax_for_signed_and_unsigned_amounts(dtype):
+    """One integer type for both operands (hlir.ShiftLeft: unsigned lhs, int64 amount); amounts at,
+    past and below the width, and negative values of lhs."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(np_dtype(dtype))
+    lhs = rng.integers(info.min, info.max, 64, dtype=np_dtype(dtype), endpoint=True)
+    amounts = np.concatenate([rng.integers(0, info.bits, 56), [info.bits - 1, info.bits, info.bits + 1, 0],
+                              [-1, -info.bits, 2 * info.bits, 3] if info.min < 0 else [255, 1, 2, 3]])
+    rhs = amounts.astype(np_dtype(dtype))
+    (got,) = kernel("StablehloShiftLeft")(lhs, rhs)
+    assert got.dtype == lhs.dtype
+    np.testing.assert_array_equal(got, lax.shift_left(lhs, rhs))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float16", "float", "double"])
+def test_stablehlo_sign_keeps_the_sign_of_zero_as_jax(dtype):
+    rng = np.random.default_rng(6)
+    x = np.concatenate([random_array(rng, (40,), dtype, -50, 50).ravel(), edge_values(dtype)])
+    if dtype in FLOATS:  # jax flushes subnormals (their sign would be 0 there)
+        x = _no_subnormal(np.concatenate([x, np.array([-0.0, 0.0, np.nan, -np.inf], np_dtype(dtype))]))
+    (got,) = kernel("StablehloSign")(x)
+    want = np.asarray(lax.sign(x))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if dtype in FLOATS:
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 stays -0.0
+
+
+@pytest.mark.parametrize("dtype", types("StablehloRsqrt"))
+def test_stablehlo_rsqrt_gives_infinities_at_zeros_as_jax(dtype):
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.uniform(0.001, 1000, 60), [0.0, -0.0, -1.0, -np.inf, np.inf, np.nan, 1.0, 4.0]])
+    x = x.astype(np_dtype(dtype))
+    (got,) = kernel("StablehloRsqrt")(x)
+    want = np.asarray(lax.rsqrt(x))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got[-8:-2], want[-8:-2])  # +inf, -inf, NaN, NaN, +0 exactly
+    np.testing.assert_array_equal(np.signbit(got[-8:-2]), np.signbit(want[-8:-2]))
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)

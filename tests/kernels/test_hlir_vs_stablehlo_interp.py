@@ -76,6 +76,8 @@ UNARY: dict[str, tuple[str, tuple[str, ...], tuple[float, float]]] = {
     "Not": ("not", ("bool",) + INTS, (-100, 100)),
     "IsFinite": ("is_finite", UNARY_FLOATS, (-4, 4)),
     "CountLeadingZeros": ("count_leading_zeros", INTS, (-1000, 1000)),
+    "StablehloSign": ("sign", UNARY_FLOATS + ("int8", "int32", "int64"), (-4, 4)),
+    "StablehloRsqrt": ("rsqrt", UNARY_FLOATS, (0.01, 8)),
     "PopulationCount": ("popcnt", ("uint8", "uint16", "uint32", "uint64"), (0, 1000)),
 }
 BINARY: dict[str, tuple[str, tuple[str, ...], tuple[float, float]]] = {
@@ -91,6 +93,7 @@ BINARY: dict[str, tuple[str, tuple[str, ...], tuple[float, float]]] = {
     "Or": ("or", ("bool",) + INTS, (-100, 100)),
     "Xor": ("xor", ("bool",) + INTS, (-100, 100)),
     "ShiftLeft": ("shift_left", INTS, (0, 70)),
+    "StablehloShiftLeft": ("shift_left", INTS, (-70, 70)),
     "ShiftRightLogical": ("shift_right_logical", INTS, (0, 70)),
     "ShiftRightArithmetic": ("shift_right_arithmetic", INTS, (0, 70)),
 }
