@@ -23,7 +23,7 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "ReducePrecision": ["stablehlo.reduce_precision"],
               "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"],
               "StablehloShiftLeft": ["stablehlo.shift_left"], "StablehloSign": ["stablehlo.sign"],
-              "StablehloRsqrt": ["stablehlo.rsqrt"]}
+              "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -225,3 +225,54 @@ def test_stablehlo_rsqrt_gives_infinities_at_zeros_as_jax(dtype):
     np.testing.assert_array_equal(np.signbit(got[-8:-2]), np.signbit(want[-8:-2]))
     rtol, atol = TOLERANCES[dtype]
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ["double", "float16", "bfloat16", "int32", "uint8"])
+def test_chlo_top_k_matches_jax_in_its_total_order(dtype):
+    """Ties (lower index first), both zeros and NaNs of both signs (the total order), int32 indices."""
+    rng = np.random.default_rng(9)
+    x = random_array(rng, (4, 9), dtype, -5, 5)
+    x[:, :3] = x[:, 3:6]  # ties
+    if dtype in FLOATS:
+        x[0, :4] = np.array([-0.0, 0.0, -0.0, 0.0]).astype(x.dtype)
+        x[1, :4] = np.array([np.nan, -np.nan, np.inf, -np.inf]).astype(x.dtype)
+    for k in (0, 3, 9):
+        values, indices = kernel("ChloTopK")(x, k=k)
+        want_values, want_indices = (np.asarray(a) for a in lax.top_k(x, k))
+        assert values.dtype == x.dtype and indices.dtype == np.int32
+        np.testing.assert_array_equal(indices, want_indices)
+        np.testing.assert_array_equal(values.view(f"u{x.dtype.itemsize}"), want_values.view(f"u{x.dtype.itemsize}"))
+
+
+# ---- decisions that widen a transcribed op where document 004 is not explicit -----------------------
+
+@pytest.mark.parametrize("computation,padding,strides,dtype", [
+    ("ADD", [(0, 0), (3, 0)], (1, 1), "double"),  # jax.numpy.cumsum along dimension 1
+    ("MAX", [(1, 2), (0, 1)], (2, 1), "float"),
+    ("MIN", [(2, 0), (1, 1)], (1, 2), "int32"),
+])
+def test_reduce_window_explicit_padding_matches_jax(computation, padding, strides, dtype):
+    """ReduceWindow's optional padding (note explicit_padding), with the identity of the computation as
+    initial value (XLA pads with it; hlir skips padded positions: the same result)."""
+    rng = np.random.default_rng(8)
+    x = random_array(rng, (5, 4), dtype, -50, 50)
+    jax_op, identity = {"ADD": (lax.add, 0), "MAX": (lax.max, -np.inf), "MIN": (lax.min, np.iinfo(np.int32).max)}[
+        computation]
+    init = np.array(identity, np_dtype(dtype))
+    window = (2, 4) if computation == "ADD" else (3, 2)
+    (got,) = kernel("ReduceWindow")(x, init, computation=computation, window_dimensions=list(window),
+                                    window_strides=list(strides), padding=[p[0] for p in padding] + [p[1] for p in padding])
+    want = np.asarray(lax.reduce_window(x, init, jax_op, window, strides, padding))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    attributes = {"computation": computation, "window_dimensions": list(window), "window_strides": list(strides),
+                  "padding": [p[0] for p in padding] + [p[1] for p in padding]}
+    validate = opgen_ops.get_validator("hlir", "ReduceWindow", 1)
+    assert validate([(dtype, x.shape), (dtype, ())], attributes, outputs=[(dtype, want.shape)]) == []
+    wrong = validate([(dtype, x.shape), (dtype, ())], attributes, outputs=[(dtype, (9, 9))])
+    assert any("shape" in str(p) for p in wrong), wrong  # the output shape counts the padding
+    problems = validate(
+        [(dtype, x.shape), (dtype, ())],
+        {"computation": computation, "window_dimensions": list(window), "padding": [1, 1],
+         "auto_pad": "VALID"})
+    assert any("C9" in str(p) for p in problems), problems

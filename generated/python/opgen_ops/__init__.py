@@ -39,6 +39,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'CTCLoss'): ('opgen_ops.hlir.ctcloss', (1,), (1,)),
     ('hlir', 'Cbrt'): ('opgen_ops.hlir.cbrt', (1,), (1,)),
     ('hlir', 'Ceil'): ('opgen_ops.hlir.ceil', (1,), (1,)),
+    ('hlir', 'ChloTopK'): ('opgen_ops.hlir.chlotopk', (1,), (1,)),
     ('hlir', 'Cholesky'): ('opgen_ops.hlir.cholesky', (1,), (1,)),
     ('hlir', 'Clamp'): ('opgen_ops.hlir.clamp', (1,), (1,)),
     ('hlir', 'Compare'): ('opgen_ops.hlir.compare', (1,), (1,)),
