@@ -23,7 +23,8 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "ReducePrecision": ["stablehlo.reduce_precision"],
               "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"],
               "StablehloShiftLeft": ["stablehlo.shift_left"], "StablehloSign": ["stablehlo.sign"],
-              "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"]}
+              "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"],
+              "Case": ["stablehlo.case"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -242,6 +243,22 @@ def test_chlo_top_k_matches_jax_in_its_total_order(dtype):
         assert values.dtype == x.dtype and indices.dtype == np.int32
         np.testing.assert_array_equal(indices, want_indices)
         np.testing.assert_array_equal(values.view(f"u{x.dtype.itemsize}"), want_values.view(f"u{x.dtype.itemsize}"))
+
+
+def test_case_runs_the_branch_jax_switch_runs():
+    """Case's branches as hlir graphs reading a constant (the reader's branches capture outer values
+    instead: tests/test_stablehlo.py, program conditionals); index in range as jax.lax.switch."""
+    c = np.array([1.5, -2.0, 0.5])
+    constant = [{"name": "c", "dtype": "double", "shape": [3], "value": c.tolist()}]
+    branches = [{"inputs": [], "outputs": [{"name": "r"}], "constants": constant,
+                 "nodes": [{"name": "n", "op": op, "inputs": ["c"], "outputs": ["r"]}]} for op in ("Copy", "Neg", "Exp")]
+    for index in range(3):
+        (got,) = kernel("Case")(np.int32(index), branches=branches)
+        np.testing.assert_array_equal(got, lax.switch(index, [lambda: c, lambda: -c, lambda: jnp.exp(c)]))
+    validate = opgen_ops.get_validator("hlir", "Case", 1)
+    assert validate([("int32", ())], {"branches": branches}) == []
+    problems = validate([("int64", (1,))], {"branches": []})
+    assert {p.where for p in problems} >= {"input 'index'", "constraint C1", "constraint C2"}, problems
 
 
 # ---- decisions that widen a transcribed op where document 004 is not explicit -----------------------

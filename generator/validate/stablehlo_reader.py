@@ -227,10 +227,17 @@ class _Reader:
             for k, label in enumerate(("condition", "body")):
                 sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
                 graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
+        if hlir_op == "Case":  # each region a nested graph (no inputs: it captures the outer values)
+            for k in range(len(op.regions)):
+                label = f"branches[{k}]"
+                sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
+                graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
+            attributes["branches"] = list(graphs.values())
         node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(outputs))
         if graphs:
             node.graphs = graphs
-            attributes.update(graphs)
+            if hlir_op != "Case":  # Case's graphs are the list `branches`, set above
+                attributes.update(graphs)
         self.add(nodes, node, attributes)
 
     def add(self, nodes: list[Node], node: Node, attributes: dict[str, Any]) -> None:

@@ -282,3 +282,32 @@ def test_reduce_argmax_of_values_and_iota():
                          [("double", (3,)), ("int64", (3,))])
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+
+
+CASE_BODY = """\
+%r = "stablehlo.case"(%a0) ({{
+  stablehlo.return %a1 : {t}
+}}, {{
+  %n = stablehlo.negate %a1 : {t}
+  stablehlo.return %n : {t}
+}}, {{
+  %e = stablehlo.exponential %a1 : {t}
+  stablehlo.return %e : {t}
+}}) : (tensor<i32>) -> {t}
+return %r : {t}"""
+
+
+@pytest.mark.parametrize("index", [-1, 0, 1, 2, 3])
+def test_case_with_captured_operands(index, tmp_path):
+    """StableHLO's case read as hlir.Case (branches capturing %a1) and run, against the interpreter;
+    an index outside [0, 3) runs the last branch."""
+    from opgen.run import run_model
+
+    x = np.array([1.5, -2.0, 0.5])
+    t = tensor_type("double", (3,))
+    body = CASE_BODY.format(t=t)
+    (want,) = run_stablehlo(body, [(np.array(index, np.int32), "int32"), (x, "double")], [("double", (3,))])
+    program = tmp_path / "case.mlir"
+    program.write_text(f"func.func @main(%a0: tensor<i32>, %a1: {t}) -> ({t}) {{\n{body}\n}}\n", encoding="utf-8")
+    (got,) = run_model(program, [np.array(index, np.int32), x]).values()
+    np.testing.assert_array_equal(got, want)

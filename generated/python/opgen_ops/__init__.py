@@ -37,6 +37,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'Broadcast'): ('opgen_ops.hlir.broadcast', (1,), (1,)),
     ('hlir', 'BroadcastInDim'): ('opgen_ops.hlir.broadcastindim', (1,), (1,)),
     ('hlir', 'CTCLoss'): ('opgen_ops.hlir.ctcloss', (1,), (1,)),
+    ('hlir', 'Case'): ('opgen_ops.hlir.case', (1,), (1,)),
     ('hlir', 'Cbrt'): ('opgen_ops.hlir.cbrt', (1,), (1,)),
     ('hlir', 'Ceil'): ('opgen_ops.hlir.ceil', (1,), (1,)),
     ('hlir', 'ChloTopK'): ('opgen_ops.hlir.chlotopk', (1,), (1,)),
