@@ -251,7 +251,8 @@ def test_case_runs_the_branch_jax_switch_runs():
     c = np.array([1.5, -2.0, 0.5])
     constant = [{"name": "c", "dtype": "double", "shape": [3], "value": c.tolist()}]
     branches = [{"inputs": [], "outputs": [{"name": "r"}], "constants": constant,
-                 "nodes": [{"name": "n", "op": op, "inputs": ["c"], "outputs": ["r"]}]} for op in ("Copy", "Neg", "Exp")]
+                 "nodes": [{"name": "n", "op": op, "inputs": ["c"], "outputs": ["r"]}]}
+                for op in ("Copy", "Neg", "Exp")]
     for index in range(3):
         (got,) = kernel("Case")(np.int32(index), branches=branches)
         np.testing.assert_array_equal(got, lax.switch(index, [lambda: c, lambda: -c, lambda: jnp.exp(c)]))
@@ -277,8 +278,9 @@ def test_reduce_window_explicit_padding_matches_jax(computation, padding, stride
         computation]
     init = np.array(identity, np_dtype(dtype))
     window = (2, 4) if computation == "ADD" else (3, 2)
+    low_then_high = [p[0] for p in padding] + [p[1] for p in padding]
     (got,) = kernel("ReduceWindow")(x, init, computation=computation, window_dimensions=list(window),
-                                    window_strides=list(strides), padding=[p[0] for p in padding] + [p[1] for p in padding])
+                                    window_strides=list(strides), padding=low_then_high)
     want = np.asarray(lax.reduce_window(x, init, jax_op, window, strides, padding))
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -6,7 +6,8 @@ bindings (the optional extra `opgen[xla]`). Its public `main` function becomes t
 are the inputs `arg0`, `arg1`, ..., returned values the outputs. `func.call`s of private functions
 are inlined. Each operation is read as the hlir op whose spec lists its name in the `stablehlo`
 field (the registry's specs, never a table here), with the attributes the hlir specs spell
-(opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs.
+(opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs,
+`stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.

@@ -7,9 +7,11 @@ compared with the generated hlir kernel. Element-wise ops at least, plus Transpo
 Concatenate, DotGeneral and Reduce.
 
 ErfInv (chlo.erf_inv) and ChloTopK (chlo.top_k) are CHLO operations, which the interpreter does not
-run; tests/test_hlir_extensions.py compares them with jax. bfloat16 is left out: the interpreter's Python binding cannot build bfloat16 inputs from NumPy
-arrays. Where document 004 is explicit and StableHLO differs, the seed wins and the comparison
-adapts (PopulationCount's result is int64 in hlir, the operand's type in StableHLO).
+run; tests/test_hlir_extensions.py compares them with jax. bfloat16 is left out: the interpreter's
+Python binding cannot build bfloat16 inputs from NumPy arrays. Where document 004 is explicit and
+StableHLO differs, the seed wins and the comparison adapts (PopulationCount's result is int64 in
+hlir, the operand's type in StableHLO), or an extension op states StableHLO's meaning (StablehloSign,
+StablehloRsqrt, StablehloShiftLeft, Case).
 """
 from __future__ import annotations
 
