@@ -275,7 +275,7 @@ def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple[Any, ...]]:
             yield a.location, f"{fld}.values", f"listed value {value!r} is not of type {scalar}"
     if a.has_default:
         default = list(a.default) if isinstance(a.default, tuple) else a.default
-        if a.type in ("tensor", "graph"):
+        if a.type in ("tensor", "graph", "graphs"):
             yield a.location, f"{fld}.default", f"a {a.type} attribute cannot have a default in a spec"
         elif not attribute_kind_ok(a.type, default):
             yield a.location, f"{fld}.default", f"default {a.default!r} is not of the attribute's type {a.type}"
@@ -402,11 +402,14 @@ def _check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
                     yield e.location, f"{fld}.{kind}.{name}", (f"no {kind[:-1]} named {name!r}; known: "
                                                               + ", ".join(sorted(known)))
         graphs = {a.name for a in v.attributes if a.type == "graph"}
+        graph_lists = {a.name for a in v.attributes if a.type == "graphs"}
         for name, value in e.attributes:
-            if name in graphs and not (isinstance(value, Pairs) and all(
-                    isinstance(dict(value).get(key), tuple) for key in ("inputs", "outputs", "nodes"))):
+            if name in graphs and not _is_example_graph(value):
                 yield e.location, f"{fld}.attributes.{name}", ("a graph attribute is an hlir graph: a mapping with "
                                                                "lists inputs, outputs and nodes")
+            if name in graph_lists and not (isinstance(value, tuple) and all(_is_example_graph(g) for g in value)):
+                yield e.location, f"{fld}.attributes.{name}", ("a graphs attribute is a list of hlir graphs, each a "
+                                                               "mapping with lists inputs, outputs and nodes")
         for kind, given in (("inputs", e.inputs), ("outputs", e.outputs)):
             for name, value in given:
                 problem = _example_value_problem(value)
@@ -438,6 +441,11 @@ def _example_elem(v: OpVersion, e: Example, name: str) -> str:
     """The element type of an example's input or output: its fixed type, else `dtypes`, else `dtype`."""
     param = next(p for p in v.inputs + v.outputs if p.name == name)
     return type_key(param.type) if param.is_fixed else dict(e.dtypes).get(name, e.dtype)
+
+
+def _is_example_graph(value: Any) -> bool:
+    return isinstance(value, Pairs) and all(isinstance(dict(value).get(key), tuple)
+                                            for key in ("inputs", "outputs", "nodes"))
 
 
 def _example_value_problem(value: Any) -> str | None:

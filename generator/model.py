@@ -12,7 +12,7 @@ from .errors import Location
 
 # The closed sets of the spec format (the JSON Schema's enums), named once for the dataclasses below.
 AttributeType = Literal["int", "float", "string", "bool", "ints", "floats", "strings", "tensor", "sparse_tensor",
-                        "type_proto", "graph", "enum"]
+                        "type_proto", "graph", "graphs", "enum"]
 ParameterOption = Literal["single", "optional", "variadic"]
 BroadcastMode = Literal["none", "unidirectional", "multidirectional", "xla", "onednn_prelu", "onnx_prelu_legacy"]
 NoteKind = Literal["erratum", "decision", "reference_difference", "info"]
@@ -271,7 +271,7 @@ class OpVersion:
     def free_outputs(self) -> tuple[Parameter, ...]:
         """Outputs whose type no input determines: their dtype is an explicit kernel argument. With a
         graph-valued attribute the graph computes the outputs, and their types are its results' (If)."""
-        if any(a.type == "graph" for a in self.attributes):
+        if any(a.type in ("graph", "graphs") for a in self.attributes):
             return ()
         bound = {p.type for p in self.inputs}
         return tuple(p for p in self.outputs if not p.is_fixed and p.type not in bound)

@@ -17,7 +17,7 @@ TOLERANCES: dict[str, tuple[float, float]] = {
 }
 
 _PLACEHOLDER = {"int": 1, "float": 1.0, "string": "", "bool": False, "ints": [1], "floats": [1.0],
-                "strings": [""], "tensor": np.zeros(1, np.float32), "graph": (lambda *a: a)}
+                "strings": [""], "tensor": np.zeros(1, np.float32), "graph": (lambda *a: a), "graphs": [(lambda *a: a)]}
 
 
 def placeholder_attributes(sig: Signature) -> dict[str, Any]:

@@ -21,7 +21,10 @@ HLIR = project_specs().domain("hlir")
 # op -> the StableHLO (or CHLO) operations it stands for
 EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stablehlo.count_leading_zeros"],
               "ReducePrecision": ["stablehlo.reduce_precision"],
-              "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"]}
+              "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"],
+              "StablehloShiftLeft": ["stablehlo.shift_left"], "StablehloSign": ["stablehlo.sign"],
+              "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"],
+              "Case": ["stablehlo.case"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -175,3 +178,120 @@ def test_erf_inv_matches_jax_in_double(dtype):
     assert got.dtype == x.dtype
     rtol, atol = TOLERANCES[dtype]
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+
+
+def test_extension_ops_name_their_stablehlo_ops():
+    for name, stablehlo_ops in EXTENSIONS.items():
+        assert list(HLIR.op(name).stablehlo) == stablehlo_ops
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "uint64"])
+def test_stablehlo_shift_left_matches_jax_for_signed_and_unsigned_amounts(dtype):
+    """One integer type for both operands (hlir.ShiftLeft: unsigned lhs, int64 amount); amounts at,
+    past and below the width, and negative values of lhs."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(np_dtype(dtype))
+    lhs = rng.integers(info.min, info.max, 64, dtype=np_dtype(dtype), endpoint=True)
+    amounts = np.concatenate([rng.integers(0, info.bits, 56), [info.bits - 1, info.bits, info.bits + 1, 0],
+                              [-1, -info.bits, 2 * info.bits, 3] if info.min < 0 else [255, 1, 2, 3]])
+    rhs = amounts.astype(np_dtype(dtype))
+    (got,) = kernel("StablehloShiftLeft")(lhs, rhs)
+    assert got.dtype == lhs.dtype
+    np.testing.assert_array_equal(got, lax.shift_left(lhs, rhs))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float16", "float", "double"])
+def test_stablehlo_sign_keeps_the_sign_of_zero_as_jax(dtype):
+    rng = np.random.default_rng(6)
+    x = np.concatenate([random_array(rng, (40,), dtype, -50, 50).ravel(), edge_values(dtype)])
+    if dtype in FLOATS:  # jax flushes subnormals (their sign would be 0 there)
+        x = _no_subnormal(np.concatenate([x, np.array([-0.0, 0.0, np.nan, -np.inf], np_dtype(dtype))]))
+    (got,) = kernel("StablehloSign")(x)
+    want = np.asarray(lax.sign(x))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if dtype in FLOATS:
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 stays -0.0
+
+
+@pytest.mark.parametrize("dtype", types("StablehloRsqrt"))
+def test_stablehlo_rsqrt_gives_infinities_at_zeros_as_jax(dtype):
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.uniform(0.001, 1000, 60), [0.0, -0.0, -1.0, -np.inf, np.inf, np.nan, 1.0, 4.0]])
+    x = x.astype(np_dtype(dtype))
+    (got,) = kernel("StablehloRsqrt")(x)
+    want = np.asarray(lax.rsqrt(x))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got[-8:-2], want[-8:-2])  # +inf, -inf, NaN, NaN, +0 exactly
+    np.testing.assert_array_equal(np.signbit(got[-8:-2]), np.signbit(want[-8:-2]))
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ["double", "float16", "bfloat16", "int32", "uint8"])
+def test_chlo_top_k_matches_jax_in_its_total_order(dtype):
+    """Ties (lower index first), both zeros and NaNs of both signs (the total order), int32 indices."""
+    rng = np.random.default_rng(9)
+    x = random_array(rng, (4, 9), dtype, -5, 5)
+    x[:, :3] = x[:, 3:6]  # ties
+    if dtype in FLOATS:
+        x[0, :4] = np.array([-0.0, 0.0, -0.0, 0.0]).astype(x.dtype)
+        x[1, :4] = np.array([np.nan, -np.nan, np.inf, -np.inf]).astype(x.dtype)
+    for k in (0, 3, 9):
+        values, indices = kernel("ChloTopK")(x, k=k)
+        want_values, want_indices = (np.asarray(a) for a in lax.top_k(x, k))
+        assert values.dtype == x.dtype and indices.dtype == np.int32
+        np.testing.assert_array_equal(indices, want_indices)
+        np.testing.assert_array_equal(values.view(f"u{x.dtype.itemsize}"), want_values.view(f"u{x.dtype.itemsize}"))
+
+
+def test_case_runs_the_branch_jax_switch_runs():
+    """Case's branches as hlir graphs reading a constant (the reader's branches capture outer values
+    instead: tests/test_stablehlo.py, program conditionals); index in range as jax.lax.switch."""
+    c = np.array([1.5, -2.0, 0.5])
+    constant = [{"name": "c", "dtype": "double", "shape": [3], "value": c.tolist()}]
+    branches = [{"inputs": [], "outputs": [{"name": "r"}], "constants": constant,
+                 "nodes": [{"name": "n", "op": op, "inputs": ["c"], "outputs": ["r"]}]}
+                for op in ("Copy", "Neg", "Exp")]
+    for index in range(3):
+        (got,) = kernel("Case")(np.int32(index), branches=branches)
+        np.testing.assert_array_equal(got, lax.switch(index, [lambda: c, lambda: -c, lambda: jnp.exp(c)]))
+    validate = opgen_ops.get_validator("hlir", "Case", 1)
+    assert validate([("int32", ())], {"branches": branches}) == []
+    problems = validate([("int64", (1,))], {"branches": []})
+    assert {p.where for p in problems} >= {"input 'index'", "constraint C1", "constraint C2"}, problems
+
+
+# ---- decisions that widen a transcribed op where document 004 is not explicit -----------------------
+
+@pytest.mark.parametrize("computation,padding,strides,dtype", [
+    ("ADD", [(0, 0), (3, 0)], (1, 1), "double"),  # jax.numpy.cumsum along dimension 1
+    ("MAX", [(1, 2), (0, 1)], (2, 1), "float"),
+    ("MIN", [(2, 0), (1, 1)], (1, 2), "int32"),
+])
+def test_reduce_window_explicit_padding_matches_jax(computation, padding, strides, dtype):
+    """ReduceWindow's optional padding (note explicit_padding), with the identity of the computation as
+    initial value (XLA pads with it; hlir skips padded positions: the same result)."""
+    rng = np.random.default_rng(8)
+    x = random_array(rng, (5, 4), dtype, -50, 50)
+    jax_op, identity = {"ADD": (lax.add, 0), "MAX": (lax.max, -np.inf), "MIN": (lax.min, np.iinfo(np.int32).max)}[
+        computation]
+    init = np.array(identity, np_dtype(dtype))
+    window = (2, 4) if computation == "ADD" else (3, 2)
+    low_then_high = [p[0] for p in padding] + [p[1] for p in padding]
+    (got,) = kernel("ReduceWindow")(x, init, computation=computation, window_dimensions=list(window),
+                                    window_strides=list(strides), padding=low_then_high)
+    want = np.asarray(lax.reduce_window(x, init, jax_op, window, strides, padding))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    attributes = {"computation": computation, "window_dimensions": list(window), "window_strides": list(strides),
+                  "padding": [p[0] for p in padding] + [p[1] for p in padding]}
+    validate = opgen_ops.get_validator("hlir", "ReduceWindow", 1)
+    assert validate([(dtype, x.shape), (dtype, ())], attributes, outputs=[(dtype, want.shape)]) == []
+    wrong = validate([(dtype, x.shape), (dtype, ())], attributes, outputs=[(dtype, (9, 9))])
+    assert any("shape" in str(p) for p in wrong), wrong  # the output shape counts the padding
+    problems = validate(
+        [(dtype, x.shape), (dtype, ())],
+        {"computation": computation, "window_dimensions": list(window), "padding": [1, 1],
+         "auto_pad": "VALID"})
+    assert any("C9" in str(p) for p in problems), problems

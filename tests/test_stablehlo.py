@@ -110,9 +110,12 @@ def test_inputs_by_name_and_unknown_ops_as_warnings(tmp_path):
     np.testing.assert_array_equal(list(by_position.values())[0], list(by_name.values())[0])
     with pytest.raises(ModelError, match="2 inputs given by position; the model has 1: 'arg0'"):
         run_model(path, [x, x])
-    report = validate_model(lowered("conditionals", tmp_path), allow_unknown_ops=True)
-    assert report.valid and set(report.unchecked) == {"stablehlo.case"}
-    assert {r.message.split(";")[0] for r in report.warnings} == {"no spec for stablehlo.case"}
+    popcnt = "func.func public @main(%arg0: tensor<3xi32>) -> tensor<3xi32> {\n" \
+             "  %0 = stablehlo.popcnt %arg0 : tensor<3xi32>\n  %1 = stablehlo.add %0, %arg0 : tensor<3xi32>\n" \
+             "  return %1 : tensor<3xi32>\n}\n"
+    report = validate_model(write(tmp_path / "popcnt.mlir", popcnt), allow_unknown_ops=True)
+    assert report.valid and set(report.unchecked) == {"stablehlo.popcnt"}
+    assert {r.message.split(";")[0] for r in report.warnings} == {"no spec for stablehlo.popcnt"}
 
 
 # ---- declared result types, artifacts, the command line, jaxlib missing --------------------------------
@@ -192,11 +195,26 @@ def test_without_jaxlib_reading_a_program_says_what_to_install(tmp_path, monkeyp
     assert failed.value.exit_code == 2
 
 
+POWER_REDUCE = """\
+func.func public @main(%arg0: tensor<3x4xf64>, %arg1: tensor<f64>) -> tensor<3xf64> {
+  %0 = stablehlo.reduce(%arg0 init: %arg1) across dimensions = [1] : (tensor<3x4xf64>, tensor<f64>) -> tensor<3xf64>
+    reducer(%a: tensor<f64>, %b: tensor<f64>) {
+      %p = stablehlo.power %a, %b : tensor<f64>
+      stablehlo.return %p : tensor<f64>
+    }
+  return %0 : tensor<3xf64>
+}
+"""
+
+
 def test_what_hlir_cannot_state_is_said_at_the_operation(tmp_path):
-    report = validate_model(lowered("cumsum", tmp_path))
+    path = write(tmp_path / "power.mlir", POWER_REDUCE)
+    report = validate_model(path)
     [warning] = report.warnings
-    assert warning.op == "stablehlo.reduce_window" and re.search(r"cumsum\.mlir:\d+:\d+$", warning.node)
-    assert "pads the input explicitly; hlir.ReduceWindow has no explicit padding" in warning.message
+    assert warning.op == "stablehlo.reduce" and warning.node == f"{path}:2:24"
+    assert "its region (stablehlo.power, stablehlo.return) is not one of the computations hlir states" in \
+        warning.message
+    assert report.unchecked == {"stablehlo.reduce": 1}
     # A precision the hlir op has no place for is dropped, with a warning; DEFAULT is no loss.
     path = write(tmp_path / "matmul.mlir", MATMUL.replace("[DEFAULT, DEFAULT]", "[HIGHEST, HIGHEST]"))
     report = validate_model(path)
@@ -241,3 +259,30 @@ def test_batch_norms_run_as_torch_computes_them(tmp_path):
                 batch_mean, batch_variance]
     for got, want in zip(results, expected):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_argmax_and_argmin_read_as_reduce_and_other_pair_reductions_stay_unknown(tmp_path):
+    """jax's argmax/argmin reduce (values and an iota) is hlir.Reduce ARGMAX/ARGMIN; ties and NaNs
+    give jax's indices (the first); a body in which the higher index wins is not read as one."""
+    import jax
+    import jax.numpy as jnp
+
+    x = np.random.default_rng(15).normal(size=(4, 6))
+    x[0, 2] = x[0, 4] = x[1, 1] = x[1, 5] = 9.0  # ties of the maximum along rows and columns
+    x[2, 3] = x[3, 0] = np.nan
+
+    def arg(v):
+        return jnp.argmin(v, axis=0), jnp.argmax(v, axis=1), jnp.argmax(v[:2], axis=0)
+
+    text = jax.jit(arg).lower(x).as_text()
+    path = write(tmp_path / "arg.mlir", text)
+    report = validate_model(path)
+    assert report.valid, report.to_text()
+    for got, want in zip(run_model(path, [x]).values(), jax.jit(arg)(x)):
+        assert got.dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+    last_wins = re.sub(r"compare LT, (%\w+), (%\w+), SIGNED", r"compare GT, \1, \2, SIGNED", text)
+    assert last_wins != text
+    report = validate_model(write(tmp_path / "last.mlir", last_wins))
+    assert report.unchecked == {"stablehlo.reduce": 3}
+    assert "jax's argmax/argmin of values and an iota" in report.warnings[0].message

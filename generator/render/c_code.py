@@ -20,6 +20,7 @@ _ATTR_FIELDS = {
     "enum": ["const char *{n}"], "ints": ["const int64_t *{n}", "size_t {n}_len"],
     "floats": ["const double *{n}", "size_t {n}_len"], "strings": ["const char *const *{n}", "size_t {n}_len"],
     "tensor": ["opgen_tensor {n}"], "graph": ["const void *{n} /* opaque handle of the nested graph */"],
+    "graphs": ["const void *const *{n} /* opaque handles of the nested graphs */", "size_t {n}_len"],
     "sparse_tensor": ["const void *{n} /* opaque handle of the sparse tensor */"],
     "type_proto": ["const char *{n} /* the type's spelling, e.g. seq(tensor(float)) */"],
 }

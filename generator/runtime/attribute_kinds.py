@@ -55,6 +55,8 @@ ATTR_KINDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "type_proto": ("a type (such as tensor(float) or seq(tensor(int64)))", lambda v: isinstance(v, str)),
     "graph": ("a graph (a callable or a nested graph)", lambda v: callable(v) or hasattr(v, "nodes")
               or (isinstance(v, dict) and "nodes" in v)),
+    "graphs": ("a list of graphs (callables or nested graphs)", lambda v: isinstance(v, (list, tuple)) and all(
+        callable(g) or hasattr(g, "nodes") or (isinstance(g, dict) and "nodes" in g) for g in v)),
 }
 
 

@@ -248,7 +248,13 @@ class GraphFunction:
         if node.graphs:  # nested graphs see this graph's values as they are now
             kwargs = dict(kwargs)
             for name, sub in node.graphs.items():
-                kwargs[name] = GraphFunction(sub, self.resolver, outer=env, plans=self._plans)
+                function = GraphFunction(sub, self.resolver, outer=env, plans=self._plans)
+                base, bracket, position = name.partition("[")
+                if bracket:  # graph j of a list-valued attribute (Case's branches[j]): kept in its list
+                    listed = kwargs[base] = list(kwargs.get(base) or [])
+                    listed[int(position.rstrip("]"))] = function
+                else:
+                    kwargs[name] = function
         try:
             results = step.kernel(*args, **kwargs)
         except GraphError:

@@ -3,7 +3,8 @@
 `translate(hlir_op, op)` gives the hlir attributes of one MLIR operation that a spec's `stablehlo`
 field maps to that hlir op. A region that hlir states as an attribute (the reduction of Reduce,
 ReduceWindow, SelectAndScatter and Scatter: an enum `computation`; Sort's comparator: `descending`)
-is recognised from its operations; a region hlir cannot state that way raises Untranslatable, and the
+is recognised from its operations, and so is jax's argmax/argmin reduce of values and an iota
+(stablehlo_argminmax: Reduce ARGMAX/ARGMIN); a region hlir cannot state that way raises Untranslatable, and the
 reader then keeps the operation as an unknown op. Regions that stay graphs (While's condition and
 body) are turned into graphs by the reader, not here.
 """
@@ -192,11 +193,11 @@ def _convolution(op: Any) -> dict[str, Any]:
 
 
 def _reduce_window(op: Any) -> dict[str, Any]:
-    rank = _rank(op)
-    if any(p != [0, 0] for p in _padding_pairs(_attr(op, "padding"), rank)):
-        raise Untranslatable("it pads the input explicitly; hlir.ReduceWindow has no explicit padding")
+    pairs = _padding_pairs(_attr(op, "padding"), _rank(op))
     attrs: dict[str, Any] = {"computation": computation_of(op),
                              "window_dimensions": _ints(op.attributes["window_dimensions"])}
+    if any(p != [0, 0] for p in pairs):  # explicit padding goes with auto_pad NOTSET, the default
+        attrs["padding"] = _low_then_high(pairs)
     for name in ("window_strides", "base_dilations", "window_dilations"):
         value = _attr(op, name)
         if value is not None:
@@ -250,7 +251,19 @@ def _sort(op: Any) -> dict[str, Any]:
 
 
 def _reduce(op: Any) -> dict[str, Any]:
-    return {"dimensions": _ints(op.attributes["dimensions"]), "computation": computation_of(op)}
+    dimensions = _ints(op.attributes["dimensions"])
+    if len(op.operands) == 4:  # (values, indices) with their initial values: jax's argmax/argmin
+        from .stablehlo_argminmax import argminmax_of  # that module reads regions with this one's helpers
+
+        return {"dimensions": dimensions, "computation": argminmax_of(op, dimensions)}
+    return {"dimensions": dimensions, "computation": computation_of(op)}
+
+
+def _top_k(op: Any) -> dict[str, Any]:
+    largest = _attr(op, "largest")
+    if largest is not None and not bool(largest.value):
+        raise Untranslatable("largest = false; hlir.ChloTopK takes the largest elements")
+    return {"k": int(op.attributes["k"].value)}
 
 
 def _pad(op: Any) -> dict[str, Any]:
@@ -279,7 +292,7 @@ def _ints_attr(mlir: str, hlir: str) -> Callable[[Any], dict[str, Any]]:
 TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "Compare": _compare, "DotGeneral": _dot_general, "Conv": _convolution, "ReduceWindow": _reduce_window,
     "SelectAndScatter": _select_and_scatter, "Gather": _gather, "ScatterND": _scatter, "Sort": _sort,
-    "Reduce": _reduce, "Pad": _pad, "Slice": _slice, "BatchNormInference": _batch_norm,
+    "Reduce": _reduce, "ChloTopK": _top_k, "Pad": _pad, "Slice": _slice, "BatchNormInference": _batch_norm,
     "BatchNormTraining": _batch_norm, "BatchNormGrad": _batch_norm,
     "Iota": _int_attr("iota_dimension", "iota_dimension"), "Concatenate": _int_attr("dimension", "dimension"),
     "Transpose": _ints_attr("permutation", "permutation"), "Reverse": _ints_attr("dimensions", "dimensions"),

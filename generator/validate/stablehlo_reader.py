@@ -6,7 +6,8 @@ bindings (the optional extra `opgen[xla]`). Its public `main` function becomes t
 are the inputs `arg0`, `arg1`, ..., returned values the outputs. `func.call`s of private functions
 are inlined. Each operation is read as the hlir op whose spec lists its name in the `stablehlo`
 field (the registry's specs, never a table here), with the attributes the hlir specs spell
-(opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs.
+(opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs,
+`stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -227,10 +228,17 @@ class _Reader:
             for k, label in enumerate(("condition", "body")):
                 sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
                 graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
+        if hlir_op == "Case":  # each region a nested graph (no inputs: it captures the outer values)
+            for k in range(len(op.regions)):
+                label = f"branches[{k}]"
+                sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
+                graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
+            attributes["branches"] = list(graphs.values())
         node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(outputs))
         if graphs:
             node.graphs = graphs
-            attributes.update(graphs)
+            if hlir_op != "Case":  # Case's graphs are the list `branches`, set above
+                attributes.update(graphs)
         self.add(nodes, node, attributes)
 
     def add(self, nodes: list[Node], node: Node, attributes: dict[str, Any]) -> None:

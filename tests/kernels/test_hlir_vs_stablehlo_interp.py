@@ -6,10 +6,12 @@ computes with IEEE semantics: no flushing of subnormals, unlike XLA on CPU) on r
 compared with the generated hlir kernel. Element-wise ops at least, plus Transpose, Slice, Pad,
 Concatenate, DotGeneral and Reduce.
 
-ErfInv (chlo.erf_inv) is not a StableHLO operation the interpreter runs; tests/test_hlir_extensions.py
-compares it with jax. bfloat16 is left out: the interpreter's Python binding cannot build bfloat16 inputs from NumPy
-arrays. Where document 004 is explicit and StableHLO differs, the seed wins and the comparison
-adapts (PopulationCount's result is int64 in hlir, the operand's type in StableHLO).
+ErfInv (chlo.erf_inv) and ChloTopK (chlo.top_k) are CHLO operations, which the interpreter does not
+run; tests/test_hlir_extensions.py compares them with jax. bfloat16 is left out: the interpreter's
+Python binding cannot build bfloat16 inputs from NumPy arrays. Where document 004 is explicit and
+StableHLO differs, the seed wins and the comparison adapts (PopulationCount's result is int64 in
+hlir, the operand's type in StableHLO), or an extension op states StableHLO's meaning (StablehloSign,
+StablehloRsqrt, StablehloShiftLeft, Case).
 """
 from __future__ import annotations
 
@@ -76,6 +78,8 @@ UNARY: dict[str, tuple[str, tuple[str, ...], tuple[float, float]]] = {
     "Not": ("not", ("bool",) + INTS, (-100, 100)),
     "IsFinite": ("is_finite", UNARY_FLOATS, (-4, 4)),
     "CountLeadingZeros": ("count_leading_zeros", INTS, (-1000, 1000)),
+    "StablehloSign": ("sign", UNARY_FLOATS + ("int8", "int32", "int64"), (-4, 4)),
+    "StablehloRsqrt": ("rsqrt", UNARY_FLOATS, (0.01, 8)),
     "PopulationCount": ("popcnt", ("uint8", "uint16", "uint32", "uint64"), (0, 1000)),
 }
 BINARY: dict[str, tuple[str, tuple[str, ...], tuple[float, float]]] = {
@@ -91,6 +95,7 @@ BINARY: dict[str, tuple[str, tuple[str, ...], tuple[float, float]]] = {
     "Or": ("or", ("bool",) + INTS, (-100, 100)),
     "Xor": ("xor", ("bool",) + INTS, (-100, 100)),
     "ShiftLeft": ("shift_left", INTS, (0, 70)),
+    "StablehloShiftLeft": ("shift_left", INTS, (-70, 70)),
     "ShiftRightLogical": ("shift_right_logical", INTS, (0, 70)),
     "ShiftRightArithmetic": ("shift_right_arithmetic", INTS, (0, 70)),
 }
@@ -230,3 +235,81 @@ def test_structural(case):
     assert len(got) == len(want)
     for g, w, (dtype, _) in zip(got, want, results):
         assert_matches(np.asarray(g), w, dtype, label=label)
+
+
+def test_reduce_window_with_explicit_padding():
+    """ReduceWindow's padding (note explicit_padding) as jax's cumsum states it; the initial value is
+    the identity (StableHLO pads with it, hlir skips padded positions: the same sums)."""
+    rng = np.random.default_rng(10)
+    x = random_array(rng, (3, 4), "double", -9, 9)
+    zero = np.zeros((), np.float64)
+    (got,) = kernel("ReduceWindow")(x, zero, computation="ADD", window_dimensions=[1, 4], padding=[0, 3, 0, 0])
+    t, s = tensor_type("double", (3, 4)), tensor_type("double", ())
+    body = (f'%r = "stablehlo.reduce_window"(%a0, %a1) <{{padding = dense<[[0, 0], [3, 0]]> : tensor<2x2xi64>, '
+            f'window_dimensions = array<i64: 1, 4>}}> ({{\n^bb0(%x: {s}, %y: {s}):\n'
+            f'  %z = stablehlo.add %x, %y : {s}\n  stablehlo.return %z : {s}\n}}) : ({t}, {s}) -> {t}\n'
+            f'return %r : {t}')
+    (want,) = run_stablehlo(body, [(x, "double"), (zero, "double")], [("double", (3, 4))])
+    assert_matches(np.asarray(got), want, "double", label="reduce_window padding")
+
+
+ARGMAX_BODY = """\
+%r:2 = stablehlo.reduce(%a0 init: %a2), (%a1 init: %a3) across dimensions = [1]
+    : ({v}, {i}, tensor<f64>, tensor<i64>) -> (tensor<3xf64>, tensor<3xi64>)
+  reducer(%va: tensor<f64>, %vb: tensor<f64>) (%ia: tensor<i64>, %ib: tensor<i64>) {{
+    %gt = stablehlo.compare GT, %va, %vb, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %nan = stablehlo.compare NE, %va, %va, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %pick = stablehlo.or %gt, %nan : tensor<i1>
+    %eq = stablehlo.compare EQ, %va, %vb, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %ia, %ib, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %tie = stablehlo.and %eq, %lt : tensor<i1>
+    %pick_index = stablehlo.or %pick, %tie : tensor<i1>
+    %v = stablehlo.select %pick, %va, %vb : tensor<i1>, tensor<f64>
+    %i = stablehlo.select %pick_index, %ia, %ib : tensor<i1>, tensor<i64>
+    stablehlo.return %v, %i : tensor<f64>, tensor<i64>
+  }}
+return %r#0, %r#1 : tensor<3xf64>, tensor<3xi64>"""
+
+
+def test_reduce_argmax_of_values_and_iota():
+    """jax's argmax body (the reader reads it as Reduce ARGMAX, stablehlo_argminmax) on ties and NaN."""
+    rng = np.random.default_rng(11)
+    x = np.round(rng.normal(size=(3, 5)), 0)  # small integers: ties
+    x[2, 3] = np.nan
+    iota = np.broadcast_to(np.arange(5, dtype=np.int64), (3, 5)).copy()
+    inits = [np.array(-np.inf), np.array(0, np.int64)]
+    got = kernel("Reduce")(x, iota, *inits, computation="ARGMAX", dimensions=[1])
+    body = ARGMAX_BODY.format(v=tensor_type("double", (3, 5)), i=tensor_type("int64", (3, 5)))
+    want = run_stablehlo(body, [(x, "double"), (iota, "int64"), (inits[0], "double"), (inits[1], "int64")],
+                         [("double", (3,)), ("int64", (3,))])
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+CASE_BODY = """\
+%r = "stablehlo.case"(%a0) ({{
+  stablehlo.return %a1 : {t}
+}}, {{
+  %n = stablehlo.negate %a1 : {t}
+  stablehlo.return %n : {t}
+}}, {{
+  %e = stablehlo.exponential %a1 : {t}
+  stablehlo.return %e : {t}
+}}) : (tensor<i32>) -> {t}
+return %r : {t}"""
+
+
+@pytest.mark.parametrize("index", [-1, 0, 1, 2, 3])
+def test_case_with_captured_operands(index, tmp_path):
+    """StableHLO's case read as hlir.Case (branches capturing %a1) and run, against the interpreter;
+    an index outside [0, 3) runs the last branch."""
+    from opgen.run import run_model
+
+    x = np.array([1.5, -2.0, 0.5])
+    t = tensor_type("double", (3,))
+    body = CASE_BODY.format(t=t)
+    (want,) = run_stablehlo(body, [(np.array(index, np.int32), "int32"), (x, "double")], [("double", (3,))])
+    program = tmp_path / "case.mlir"
+    program.write_text(f"func.func @main(%a0: tensor<i32>, %a1: {t}) -> ({t}) {{\n{body}\n}}\n", encoding="utf-8")
+    (got,) = run_model(program, [np.array(index, np.int32), x]).values()
+    np.testing.assert_array_equal(got, want)

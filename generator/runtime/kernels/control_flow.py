@@ -97,6 +97,19 @@ def if_(pred: np.ndarray, true_operand: Sequence[np.ndarray], false_operand: Seq
     return results(branch(false_operand), "false_computation")
 
 
+def case(index: np.ndarray, *, branches: Sequence[Callable[..., Any]]) -> tuple[np.ndarray, ...]:
+    """StableHLO case: runs branches[index] (the last branch when index is outside [0, N)) with no
+    arguments (a branch reads the values of the enclosing graph) and returns its results."""
+    i = np.asarray(index)
+    if i.ndim != 0 or i.dtype != np.int32:
+        raise ValueError(f"index must be an int32 scalar, found {i.dtype} of shape {i.shape}")
+    if not branches:
+        raise ValueError("Case needs at least one branch")
+    chosen = int(i) if 0 <= int(i) < len(branches) else len(branches) - 1
+    branch = as_callable(branches[chosen], f"Case branches[{chosen}]", resolver=generated_ops)
+    return results(branch(), f"branches[{chosen}]")
+
+
 def while_(init: Sequence[np.ndarray], *, condition: Callable[..., Any], body: Callable[..., Any]) -> tuple[np.ndarray,
            ...]:
     """XLA While: state = init; while condition(*state): state = body(*state). The state is the list of

@@ -149,3 +149,29 @@ def unique(X: np.ndarray, *, axis: int | None = None, sorted: int = 1) -> tuple[
         group, first, counts = rank[group], first[order], counts[order]
     y = x.reshape(-1)[first] if a is None else np.take(x, first, axis=a)
     return y, first, group, counts
+
+
+def _total_order_keys(x: np.ndarray) -> np.ndarray:
+    """Integer keys ordered as StableHLO's total order of x's values: for floats -NaN < -inf < ... <
+    -0.0 < +0.0 < ... < +inf < +NaN (the bits of a negative value, all but the sign flipped, compare as
+    signed integers in that order); integers are their own keys."""
+    if x.dtype.kind in "iu":
+        return x
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    bits = x.view(signed)
+    magnitude = np.array(np.iinfo(signed).max, signed)
+    return bits ^ ((bits >> (8 * x.dtype.itemsize - 1)) & magnitude)
+
+
+def chlo_top_k(operand: np.ndarray, *, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """hlir.ChloTopK (chlo.top_k): the k largest elements along the last dimension, in descending
+    total order (-0.0 below +0.0, NaNs by their sign beyond the infinities), equal elements lower index
+    first; their indices as int32."""
+    x = np.asarray(operand)
+    if x.ndim == 0:
+        raise ValueError("ChloTopK needs an operand of rank 1 or more")
+    if not 0 <= k <= x.shape[-1]:
+        raise ValueError(f"k = {k} must lie in [0, {x.shape[-1]}] (the size of the last dimension)")
+    keys = _total_order_keys(x)
+    order = np.argsort(~keys, axis=-1, kind="stable")[..., :k]  # ~ reverses the order without overflow
+    return np.take_along_axis(x, order, axis=-1), order.astype(np.int32)

@@ -337,12 +337,13 @@ def _int_l2(init: int, squares_sum: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def reduce_window(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, computation: str,
                   window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
                   base_dilations: Sequence[int] | None = None, window_dilations: Sequence[int] | None = None,
-                  auto_pad: str = "NOTSET", ceil_mode: bool = False) -> tuple[np.ndarray, ...]:
+                  auto_pad: str = "NOTSET", ceil_mode: bool = False, padding: Sequence[int] | None = None
+                  ) -> tuple[np.ndarray, ...]:
     """hlir.ReduceWindow: every window is folded from its initial value on the left, over the input
     elements it covers in row-major order of the window (Reduce note fold_left); padding, base-dilation
     holes and ceil_mode positions are skipped, as XLA's CPU backend does. The padding comes from auto_pad
-    and ceil_mode (ONNX rules on the base-dilated input; NOTSET and VALID pad nothing, ceil_mode adds the
-    partial windows at the end). With several inputs (ARGMAX/ARGMIN, constraint C3) output k is input k at
+    and ceil_mode (ONNX rules on the base-dilated input; VALID pads nothing, NOTSET the explicit `padding`
+    if given (note explicit_padding), ceil_mode adds the partial windows at the end). With several inputs (ARGMAX/ARGMIN, constraint C3) output k is input k at
     the first tap where the first input is most extreme, the initial values counting as the tap before the
     first."""
     xs = [np.asarray(x) for x in inputs]
@@ -354,8 +355,10 @@ def reduce_window(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray
     x0 = xs[0]
     rank = x0.ndim
     dims = list(range(rank))
+    # explicit padding goes with NOTSET only (constraint C9, note explicit_padding)
     axes = pool_axes(x0.shape, window_dimensions, window_strides or [1] * rank, window_dilations or [1] * rank,
-                     auto_pad=auto_pad, padding=None, ceil_mode=ceil_mode, base_dilations=base_dilations)
+                     auto_pad=auto_pad, padding=padding if auto_pad == "NOTSET" else None, ceil_mode=ceil_mode,
+                     base_dilations=base_dilations)
     mask = tap_mask(rank, dims, axes)
     if mask is not None:
         mask = _flat_taps(np.broadcast_to(mask, tuple(a.out for a in axes) + tuple(a.window for a in axes)), rank)

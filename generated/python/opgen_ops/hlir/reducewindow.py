@@ -42,6 +42,7 @@ SIGNATURE_V1 = Signature(
             values=('NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'),
         ),
         AttrSig('ceil_mode', 'bool', has_default=True, default=False),
+        AttrSig('padding', 'ints'),
     ),
     inputs=(
         ParamSig('inputs', 'T', 'variadic', homogeneous=True, min_arity=1),
@@ -94,6 +95,13 @@ SIGNATURE_V1 = Signature(
             'window_dilations has the rank of the input tensor as its array size, and the dilations are positive.',
             when=lambda c: c.has('window_dilations'),
         ),
+        Check(
+            'C9',
+            lambda c: len(c.attr('padding')) == 2 * len(c.attr('window_dimensions')) and c.attr('auto_pad') == 'NOTSET',
+            'padding has twice the rank of the input tensor as its array size, and goes only with auto_pad = '
+            'NOTSET (see note explicit_padding).',
+            when=lambda c: c.has('padding'),
+        ),
     ),
     rules=(
         RuleCall(
@@ -113,15 +121,19 @@ SIGNATURE_V1 = Signature(
                         -(-n // s)
                         if c.attr('auto_pad') in ('SAME_UPPER', 'SAME_LOWER')
                         else (
-                            ((n - w) // s + 1 if n >= w else 0)
+                            ((n + lo + hi - w) // s + 1 if n + lo + hi >= w else 0)
                             if c.attr('auto_pad') == 'VALID' or not c.attr('ceil_mode')
-                            else max(o - (1 if o > 0 and (o - 1) * s >= n else 0), 0)
+                            else max(o - (1 if o > 0 and (o - 1) * s >= n + lo else 0), 0)
                         )
                     )
                     for (i, d) in enumerate(x)
                     for s in [c.attr('window_strides')[i] if c.has('window_strides') else 1]
                     for n in [
                         (d - 1) * (c.attr('base_dilations')[i] if c.has('base_dilations') else 1) + 1 if d > 0 else 0,
+                    ]
+                    for lo in [c.attr('padding')[i] if c.has('padding') and c.attr('auto_pad') == 'NOTSET' else 0]
+                    for hi in [
+                        c.attr('padding')[len(x) + i] if c.has('padding') and c.attr('auto_pad') == 'NOTSET' else 0,
                     ]
                     for w in [
                         (c.attr('window_dimensions')[i] - 1) * (
@@ -130,16 +142,18 @@ SIGNATURE_V1 = Signature(
                             else 1
                         ) + 1,
                     ]
-                    for o in [max(-((w - n) // s) + 1, 0)]
+                    for o in [max(-((w - n - lo - hi) // s) + 1, 0)]
                 ]
                 for x in c.shapes('inputs')
             ],
-            "[[-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else ((n - w) // s + 1 if n >= w else 0) if "
-            "auto_pad == 'VALID' or not ceil_mode else max(o - (1 if o > 0 and (o - 1) * s >= n else 0), 0) for i, "
-            'd in enumerate(x) for s in [window_strides[i] if has(window_strides) else 1] for n in [(d - 1) * '
-            '(base_dilations[i] if has(base_dilations) else 1) + 1 if d > 0 else 0] for w in '
-            '[(window_dimensions[i] - 1) * (window_dilations[i] if has(window_dilations) else 1) + 1] for o in '
-            '[max(-((w - n) // s) + 1, 0)]] for x in shapes(inputs)]',
+            "[[-(-n // s) if auto_pad in ('SAME_UPPER', 'SAME_LOWER') else ((n + lo + hi - w) // s + 1 if n + lo + "
+            "hi >= w else 0) if auto_pad == 'VALID' or not ceil_mode else max(o - (1 if o > 0 and (o - 1) * s >= n "
+            '+ lo else 0), 0) for i, d in enumerate(x) for s in [window_strides[i] if has(window_strides) else 1] '
+            'for n in [(d - 1) * (base_dilations[i] if has(base_dilations) else 1) + 1 if d > 0 else 0] for lo in '
+            "[padding[i] if has(padding) and auto_pad == 'NOTSET' else 0] for hi in [padding[len(x) + i] if "
+            "has(padding) and auto_pad == 'NOTSET' else 0] for w in [(window_dimensions[i] - 1) * "
+            '(window_dilations[i] if has(window_dilations) else 1) + 1] for o in [max(-((w - n - lo - hi) // s) + '
+            '1, 0)]] for x in shapes(inputs)]',
         ),
     ),
 )
@@ -162,6 +176,7 @@ def kernel_v1(
     window_dilations=None,
     auto_pad='NOTSET',
     ceil_mode=False,
+    padding=None,
 ):
     """Reference kernel of hlir.ReduceWindow@1.
 
@@ -170,7 +185,7 @@ def kernel_v1(
     Inputs (positional): inputs (T, variadic), init_values (T, variadic)
     Attributes (keyword): computation: enum (required), window_dimensions: ints (required), window_strides: ints
         (optional), base_dilations: ints (optional), window_dilations: ints (optional), auto_pad: string =
-        'NOTSET', ceil_mode: bool = False
+        'NOTSET', ceil_mode: bool = False, padding: ints (optional)
     Returns a tuple of the outputs: outputs (T, variadic)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     """
@@ -185,6 +200,7 @@ def kernel_v1(
             'window_dilations': window_dilations,
             'auto_pad': auto_pad,
             'ceil_mode': ceil_mode,
+            'padding': padding,
         },
         None,
     )
@@ -200,6 +216,7 @@ def kernel_v1(
             window_dilations=window_dilations,
             auto_pad=auto_pad,
             ceil_mode=ceil_mode,
+            padding=padding,
         ),
     )
 

@@ -25,6 +25,9 @@ typedef struct {
     size_t window_dilations_len;
     const char *auto_pad;
     bool ceil_mode;
+    const int64_t *padding;
+    size_t padding_len;
+    bool has_padding;
 } opgen_hlir_ReduceWindow_v1_attrs;
 
 /* hlir.ReduceWindow@1: not implemented in C yet; returns OPGEN_ERR_NOT_IMPLEMENTED.
