@@ -17,6 +17,13 @@ EXAMPLES = {
         'outputs': {'output': [0.5, 2.0, 0.7071067811865475, 1e+150]},
         'attributes': {},
     },
+    'signed_zeros': {
+        'dtype': 'double',
+        'dtypes': {},
+        'inputs': {'operand': [0.0, -0.0, -1.0]},
+        'outputs': {'output': ['inf', '-inf', 'nan']},
+        'attributes': {},
+    },
 }
 INPUTS = ['operand']
 KERNEL_DTYPES = ['float16', 'float', 'double']
