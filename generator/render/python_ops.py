@@ -417,7 +417,7 @@ def shared_files(specs: SpecSet) -> dict[str, bytes]:
         files[f"{PACKAGE}/{domain.name}/__init__.py"] = render_python(
             "python/domain_init.py.j2", domain=domain, modules=[module_name(o.name) for o in domain.ops])
         for op in domain.ops:
-            entries.append(dict(domain=domain.name, op=op.name, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
+            entries.append(dict(domain=domain.name, op=op.name, onnx_domain=op.onnx_domain, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
                                 versions=tuple(v.since_version for v in op.versions),
                                 kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
     files[f"{PACKAGE}/__init__.py"] = render_python("python/package_init.py.j2", entries=entries,

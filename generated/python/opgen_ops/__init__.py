@@ -254,6 +254,8 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Abs'): ('opgen_ops.onnx.abs', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'Acos'): ('opgen_ops.onnx.acos', (22, 7), (22, 7)),
     ('onnx', 'Acosh'): ('opgen_ops.onnx.acosh', (22, 9), (22, 9)),
+    ('onnx', 'Adagrad'): ('opgen_ops.onnx.adagrad', (1,), (1,)),
+    ('onnx', 'Adam'): ('opgen_ops.onnx.adam', (1,), (1,)),
     ('onnx', 'Add'): ('opgen_ops.onnx.add', (14, 13, 7, 6, 1), (14, 13, 7, 6, 1)),
     ('onnx', 'AffineGrid'): ('opgen_ops.onnx.affinegrid', (20,), (20,)),
     ('onnx', 'And'): ('opgen_ops.onnx.and_', (7, 1), (7, 1)),
@@ -367,6 +369,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Min'): ('opgen_ops.onnx.min', (13, 12, 8, 6, 1), (13, 12, 8, 6, 1)),
     ('onnx', 'Mish'): ('opgen_ops.onnx.mish', (22, 18), (22, 18)),
     ('onnx', 'Mod'): ('opgen_ops.onnx.mod', (28, 13, 10), (28, 13, 10)),
+    ('onnx', 'Momentum'): ('opgen_ops.onnx.momentum', (1,), (1,)),
     ('onnx', 'Mul'): ('opgen_ops.onnx.mul', (14, 13, 7, 6, 1), (14, 13, 7, 6, 1)),
     ('onnx', 'Multinomial'): ('opgen_ops.onnx.multinomial', (22, 7), (22, 7)),
     ('onnx', 'Neg'): ('opgen_ops.onnx.neg', (13, 6, 1), (13, 6, 1)),
@@ -470,6 +473,14 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Xor'): ('opgen_ops.onnx.xor', (7, 1), (7, 1)),
 }
 DOMAINS = ('hlir', 'onednn', 'onnx')
+# (ONNX operator domain, op) -> the spec domain that holds the op: an op of an ONNX domain other than the
+# default one (ai.onnx.ml, ai.onnx.preview.training, ...) is looked up by that domain's name too, its
+# versions counted in that domain's own opset numbering.
+ONNX_DOMAIN_OPS: dict[tuple[str, str], str] = {
+    ('ai.onnx.preview.training', 'Adagrad'): 'onnx',
+    ('ai.onnx.preview.training', 'Adam'): 'onnx',
+    ('ai.onnx.preview.training', 'Momentum'): 'onnx',
+}
 
 
 class UnknownOpError(LookupError):
@@ -478,9 +489,9 @@ class UnknownOpError(LookupError):
 
 def resolve_version(domain: str, op: str, version: int | None = None) -> int:
     """The since_version that serves `version` (the newest one <= it; the newest when None)."""
-    entry = OPS.get((domain, op))
+    entry = OPS.get((ONNX_DOMAIN_OPS.get((domain, op), domain), op))
     if entry is None:
-        known = sorted(o for d, o in OPS if d == domain)
+        known = sorted(o for d, o in (*OPS, *ONNX_DOMAIN_OPS) if d == domain)
         # A short hint, not the domain's whole op list (a line per unknown node stays readable).
         close = difflib.get_close_matches(op, known, n=3)
         hint = (f" (did you mean {', '.join(close)}?)" if close else f" ({len(known)} ops in {domain})") if known \
@@ -493,7 +504,7 @@ def resolve_version(domain: str, op: str, version: int | None = None) -> int:
 
 
 def _module(domain: str, op: str):
-    return importlib.import_module(OPS[(domain, op)][0])
+    return importlib.import_module(OPS[(ONNX_DOMAIN_OPS.get((domain, op), domain), op)][0])
 
 
 def get_validator(domain: str, op: str, version: int | None = None) -> Callable:
