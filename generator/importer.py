@@ -299,7 +299,7 @@ def _imported_note(onnx_version: str, own_texts: bool) -> dict[str, Any]:
         return {"id": "imported", "kind": "info", "text": {
             "en": f"Facts (names, types, defaults, versions) are imported by `opgen import onnx` from the "
                   f"operator schemas of onnx {onnx_version}; the texts are opgen's own, in English and Chinese.",
-            "zh": f"事实 (名称、类型、默认值、版本) 由 `opgen import onnx` 从 onnx {onnx_version} 的算子模式导入;"
+            "zh": f"事实 (名称、类型、默认值、版本) 由 `opgen import onnx` 从 onnx {onnx_version} 的算子模式导入；"
                   "文本为 opgen 自己撰写的英文和中文。"}}
     return {"id": "imported", "kind": "info", "text": {
         "en": f"Imported by `opgen import onnx` from the schemas of onnx {onnx_version}; the texts are ONNX's "

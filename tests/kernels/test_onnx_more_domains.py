@@ -1,7 +1,7 @@
 """The ops of ONNX's other operator domains (ai.onnx.preview.training, ai.onnx.ml, ai.onnx.preview),
 specified in the onnx spec domain with `onnx_domain`: how nodes of those domains resolve (the model's
 opset import for that domain picks the version; a default-domain node never reaches them), and their
-kernels against onnx.reference's (ReferenceEvaluator implements every one) on the onnx package's node
+kernels against onnx.reference's (ReferenceEvaluator implements all but LabelEncoder-1: onnxruntime's) on the onnx package's node
 tests and on random cases, whole models through `opgen.run_model`."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from opgen.run import ModelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from node_conformance import run_case  # noqa: E402
+from onnx_refs import ort_session  # noqa: E402
 
 RNG = np.random.default_rng(13)
 TRAINING = "ai.onnx.preview.training"
@@ -37,7 +38,9 @@ def _model(op: str, domain: str, opset: int, inputs: list[tuple[str, Any]], n_ou
     outs = [f"y{k}" for k in range(n_out)]
     node = helper.make_node(op, [n for n, _ in inputs], outs, domain=domain, **attributes)
     graph = helper.make_graph([node], "g", in_infos, [helper.make_tensor_value_info(o, elem, None) for o in outs])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(domain, opset)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(domain, opset)])
+    model.ir_version = 10  # what onnxruntime reads
+    return model
 
 
 def _against_reference(model: onnx.ModelProto, feeds: dict[str, Any], rtol: float = 1e-6,
@@ -46,6 +49,9 @@ def _against_reference(model: onnx.ModelProto, feeds: dict[str, Any], rtol: floa
     want = ReferenceEvaluator(model).run(None, feeds)
     got = opgen.run_model(model, feeds)
     for w, (name, g) in zip(want, got.items()):
+        if np.asarray(w).dtype.kind in "UO":  # strings: onnx.reference's str_ arrays, opgen's object arrays
+            assert g.dtype == object and g.tolist() == np.asarray(w).tolist(), name
+            continue
         assert g.dtype == (np.asarray(w).dtype if dtype is None else dtype), name
         np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12, err_msg=name)
 
@@ -137,3 +143,64 @@ def test_optimizer_input_count_is_checked():
     model = _model("Adagrad", TRAINING, 1, [("R", np.float32(0.1)), ("T", np.int64(0)), ("x", x), ("g", x)], 2, {})
     with pytest.raises(ModelError, match="C1"):
         opgen.run_model(model, {"R": np.float32(0.1), "T": np.int64(0), "x": x, "g": x})
+
+
+# ---- ai.onnx.ml ----------------------------------------------------------------------------------
+
+def test_ml_node_tests():
+    found = {**node_cases("ai_onnx_ml.array_feature_extractor"), **node_cases("ai_onnx_ml.binarizer"),
+             **node_cases("ai_onnx_ml.label_encoder")}
+    assert len(found) == 6 and {name: run_case(case) for name, case in found.items()} == dict.fromkeys(found)
+
+
+def test_the_ml_opset_import_picks_the_version():
+    """A model importing ai.onnx.ml 3 runs LabelEncoder-2 (versions 1, 2, 4); with 1, version 1."""
+    assert opgen_ops.resolve_version(ML, "LabelEncoder", 3) == 2
+    x = np.array(["a", "b", "z"], dtype=object)
+    model = _model("LabelEncoder", ML, 3, [("x", x)], 1, dict(keys_strings=["a", "b"], values_int64s=[4, 5]),
+                   out_type=TP.INT64)
+    _against_reference(model, {"x": x})
+    # LabelEncoder-1 is onnxruntime's alone (onnx.reference implements 2 and 4)
+    model = _model("LabelEncoder", ML, 1, [("x", x)], 1, dict(classes_strings=["z", "a"]), out_type=TP.INT64)
+    np.testing.assert_array_equal(opgen.run_model(model, {"x": x})["y0"], ort_session(model).run(None, {"x": x})[0])
+    k = np.array([1, 0, 7], np.int64)
+    model = _model("LabelEncoder", ML, 1, [("k", k)], 1, dict(classes_strings=["z", "a"], default_string="?"),
+                   out_type=TP.STRING)
+    assert opgen.run_model(model, {"k": k})["y0"].tolist() == ort_session(model).run(None, {"k": k})[0].tolist()
+
+
+@pytest.mark.parametrize("shape, positions", [((3, 5), [4, 0, 4]), ((2, 3, 4), [[1, 3]]), ((6,), [5, 2])])
+def test_array_feature_extractor_against_onnx_reference(shape, positions):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    y = np.array(positions, np.int64)
+    _against_reference(_model("ArrayFeatureExtractor", ML, 1, [("x", x), ("y", y)], 1, {}, TP.FLOAT),
+                       {"x": x, "y": y})
+
+
+@pytest.mark.parametrize("dtype, threshold", [(np.float64, 0.25), (np.int32, 1.0)])
+def test_binarizer_against_onnx_reference(dtype, threshold):
+    x = (RNG.standard_normal((4, 5)) * 3).astype(dtype)
+    _against_reference(_model("Binarizer", ML, 1, [("x", x)], 1, dict(threshold=threshold)), {"x": x})
+
+
+@pytest.mark.parametrize("x, attributes, out_type", [
+    (np.array([1.5, 2.0, 7.0], np.float32), dict(keys_floats=[1.5, 2.0], values_strings=["a", "b"],
+                                                default_string="?"), TP.STRING),
+    (np.array([[3, 9], [3, 1]], np.int64), dict(keys_int64s=[3, 1, 3], values_floats=[0.5, 1.5, 2.5]), TP.FLOAT),
+    (np.array([2, 5, 8], np.int32), dict(keys_tensor=helper.make_tensor("k", TP.INT32, [2], [2, 8]),
+                                         values_tensor=helper.make_tensor("v", TP.INT16, [2], [-4, 4]),
+                                         default_tensor=helper.make_tensor("d", TP.INT16, [1], [9])), TP.INT16),
+])
+def test_label_encoder_against_onnx_reference(x, attributes, out_type):
+    _against_reference(_model("LabelEncoder", ML, 4, [("x", x)], 1, attributes, out_type), {"x": x})
+
+
+def test_label_encoder_nan_keys_match_nan_elements():
+    """The schema: a NaN key matches any NaN element. onnx.reference's dict lookup never finds NaN
+    (NaN != NaN); onnxruntime follows the schema, and so does opgen."""
+    x = np.array([1.5, np.nan, 2.0, 7.0], np.float32)
+    model = _model("LabelEncoder", ML, 4, [("x", x)], 1, dict(keys_floats=[1.5, np.nan], values_int64s=[3, 4],
+                                                              default_int64=-9), TP.INT64)
+    got = opgen.run_model(model, {"x": x})["y0"]
+    np.testing.assert_array_equal(got, ort_session(model).run(None, {"x": x})[0])
+    assert got.tolist() == [3, 4, -9, -9]

@@ -261,6 +261,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'And'): ('opgen_ops.onnx.and_', (7, 1), (7, 1)),
     ('onnx', 'ArgMax'): ('opgen_ops.onnx.argmax', (13, 12, 11, 1), (13, 12, 11, 1)),
     ('onnx', 'ArgMin'): ('opgen_ops.onnx.argmin', (13, 12, 11, 1), (13, 12, 11, 1)),
+    ('onnx', 'ArrayFeatureExtractor'): ('opgen_ops.onnx.arrayfeatureextractor', (1,), (1,)),
     ('onnx', 'Asin'): ('opgen_ops.onnx.asin', (22, 7), (22, 7)),
     ('onnx', 'Asinh'): ('opgen_ops.onnx.asinh', (22, 9), (22, 9)),
     ('onnx', 'Atan'): ('opgen_ops.onnx.atan', (22, 7), (22, 7)),
@@ -269,6 +270,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'AveragePool'): ('opgen_ops.onnx.averagepool', (22, 19, 11, 10, 7, 1), (22, 19, 11, 10, 7, 1)),
     ('onnx', 'BatchNormalization'): ('opgen_ops.onnx.batchnormalization', (15, 14, 9, 7, 6, 1), (15, 14, 9, 7, 6, 1)),
     ('onnx', 'Bernoulli'): ('opgen_ops.onnx.bernoulli', (22, 15), (22, 15)),
+    ('onnx', 'Binarizer'): ('opgen_ops.onnx.binarizer', (1,), (1,)),
     ('onnx', 'BitCast'): ('opgen_ops.onnx.bitcast', (26,), (26,)),
     ('onnx', 'BitShift'): ('opgen_ops.onnx.bitshift', (28, 11), (28, 11)),
     ('onnx', 'BitwiseAnd'): ('opgen_ops.onnx.bitwiseand', (18,), (18,)),
@@ -347,6 +349,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'IsNaN'): ('opgen_ops.onnx.isnan', (20, 13, 9), (20, 13, 9)),
     ('onnx', 'LRN'): ('opgen_ops.onnx.lrn', (13, 1), (13, 1)),
     ('onnx', 'LSTM'): ('opgen_ops.onnx.lstm', (22, 14, 7, 1), (22, 14, 7, 1)),
+    ('onnx', 'LabelEncoder'): ('opgen_ops.onnx.labelencoder', (4, 2, 1), (4, 2, 1)),
     ('onnx', 'LayerNormalization'): ('opgen_ops.onnx.layernormalization', (17,), (17,)),
     ('onnx', 'LeakyRelu'): ('opgen_ops.onnx.leakyrelu', (16, 6, 1), (16, 6, 1)),
     ('onnx', 'Less'): ('opgen_ops.onnx.less', (13, 9, 7, 1), (13, 9, 7, 1)),
@@ -479,6 +482,9 @@ DOMAINS = ('hlir', 'onednn', 'onnx')
 ONNX_DOMAIN_OPS: dict[tuple[str, str], str] = {
     ('ai.onnx.preview.training', 'Adagrad'): 'onnx',
     ('ai.onnx.preview.training', 'Adam'): 'onnx',
+    ('ai.onnx.ml', 'ArrayFeatureExtractor'): 'onnx',
+    ('ai.onnx.ml', 'Binarizer'): 'onnx',
+    ('ai.onnx.ml', 'LabelEncoder'): 'onnx',
     ('ai.onnx.preview.training', 'Momentum'): 'onnx',
 }
 
