@@ -149,8 +149,8 @@ def test_optimizer_input_count_is_checked():
 
 def test_ml_node_tests():
     found = {**node_cases("ai_onnx_ml.array_feature_extractor"), **node_cases("ai_onnx_ml.binarizer"),
-             **node_cases("ai_onnx_ml.label_encoder")}
-    assert len(found) == 6 and {name: run_case(case) for name, case in found.items()} == dict.fromkeys(found)
+             **node_cases("ai_onnx_ml.label_encoder"), **node_cases("ai_onnx_ml.tree_ensemble")}
+    assert len(found) == 8 and {name: run_case(case) for name, case in found.items()} == dict.fromkeys(found)
 
 
 def test_the_ml_opset_import_picks_the_version():
@@ -204,3 +204,54 @@ def test_label_encoder_nan_keys_match_nan_elements():
     got = opgen.run_model(model, {"x": x})["y0"]
     np.testing.assert_array_equal(got, ort_session(model).run(None, {"x": x})[0])
     assert got.tolist() == [3, 4, -9, -9]
+
+
+def _forest(rng: np.random.Generator, features: int, targets: int, dtype: Any) -> dict[str, Any]:
+    """Two random trees over `features` columns: tree 0 a root with two interior children (4 leaves),
+    tree 1 a root with a leaf and a membership node (3 leaves); every mode appears."""
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    modes = [0, 1, 3, 2, 6]
+    splits = rng.standard_normal(5).round(1)
+    return dict(
+        tree_roots=[0, 3],
+        nodes_featureids=rng.integers(0, features, 5).tolist(),
+        nodes_modes=helper.make_tensor("m", TP.UINT8, [5], modes),
+        nodes_splits=helper.make_tensor("s", elem, [5], splits.tolist()),
+        nodes_truenodeids=[1, 0, 2, 4, 4], nodes_trueleafs=[0, 1, 1, 1, 1],
+        nodes_falsenodeids=[2, 1, 3, 4, 5], nodes_falseleafs=[0, 1, 1, 0, 1],
+        nodes_missing_value_tracks_true=[1, 0, 0, 0, 1],
+        membership_values=helper.make_tensor("v", elem, [3], [0.0, 1.0, np.nan]),
+        leaf_targetids=rng.integers(0, targets, 7).tolist(),
+        leaf_weights=helper.make_tensor("w", elem, [7], rng.standard_normal(7).round(2).tolist()),
+        n_targets=targets)
+
+
+def _rows(dtype: Any) -> np.ndarray:
+    x = RNG.standard_normal((6, 3)).round(1).astype(dtype)
+    x[0, :] = [0.0, 1.0, 2.0]  # members of the set
+    x[1, 0] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype, aggregate", [(np.float32, 1), (np.float64, 0)])
+def test_tree_ensemble_against_onnx_reference(dtype, aggregate):
+    x = _rows(dtype)
+    attributes = _forest(RNG, 3, 2, dtype) | dict(aggregate_function=aggregate)
+    _against_reference(_model("TreeEnsemble", ML, 5, [("x", x)], 1, attributes), {"x": x})
+
+
+# onnxruntime reads post_transform as its own enumeration, where 1 is logistic and 2 softmax; the
+# schema (and opgen) have 1 softmax and 2 logistic. Its probit is an approximation (rtol 1e-3).
+_ORT_POST_TRANSFORM = {0: 0, 1: 2, 2: 1, 3: 3, 4: 4}
+
+
+@pytest.mark.parametrize("aggregate, post_transform", [(2, 0), (3, 0), (1, 1), (0, 2), (1, 3), (0, 4)])
+def test_tree_ensemble_min_max_and_post_transforms_against_onnxruntime(aggregate, post_transform):
+    """onnx.reference ignores post_transform and gives a target no leaf reaches min's or max's start
+    (the largest finite float); onnxruntime gives it 0, as opgen does."""
+    x = _rows(np.float32)
+    forest = _forest(RNG, 3, 2, np.float32) | dict(aggregate_function=aggregate)
+    got = opgen.run_model(_model("TreeEnsemble", ML, 5, [("x", x)], 1, forest | dict(post_transform=post_transform)),
+                          {"x": x})["y0"]
+    theirs = _model("TreeEnsemble", ML, 5, [("x", x)], 1, forest | dict(post_transform=_ORT_POST_TRANSFORM[post_transform]))
+    np.testing.assert_allclose(got, ort_session(theirs).run(None, {"x": x})[0], rtol=1e-3, atol=1e-6)

@@ -468,6 +468,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Tile'): ('opgen_ops.onnx.tile', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'TopK'): ('opgen_ops.onnx.topk', (24, 11, 10, 1), (24, 11, 10, 1)),
     ('onnx', 'Transpose'): ('opgen_ops.onnx.transpose', (25, 24, 23, 21, 13, 1), (25, 24, 23, 21, 13, 1)),
+    ('onnx', 'TreeEnsemble'): ('opgen_ops.onnx.treeensemble', (5,), (5,)),
     ('onnx', 'Trilu'): ('opgen_ops.onnx.trilu', (14,), (14,)),
     ('onnx', 'Unique'): ('opgen_ops.onnx.unique', (28, 11), (28, 11)),
     ('onnx', 'Unsqueeze'): ('opgen_ops.onnx.unsqueeze', (25, 24, 23, 21, 13, 11, 1), (25, 24, 23, 21, 13, 11, 1)),
@@ -486,6 +487,7 @@ ONNX_DOMAIN_OPS: dict[tuple[str, str], str] = {
     ('ai.onnx.ml', 'Binarizer'): 'onnx',
     ('ai.onnx.ml', 'LabelEncoder'): 'onnx',
     ('ai.onnx.preview.training', 'Momentum'): 'onnx',
+    ('ai.onnx.ml', 'TreeEnsemble'): 'onnx',
 }
 
 

@@ -9,6 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .special_functions import erf_inv
+
 
 def array_feature_extractor(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Z[..., j] = X[..., Y.flat[j]]: the leading axes kept, the last one indexed. A vector X gives one
@@ -88,3 +90,94 @@ def label_encoder_v1(X: np.ndarray, *, classes_strings: Sequence[str] | None = N
         return np.array([position.get(s, default_int64) for s in flat], dtype=np.int64).reshape(np.shape(X))
     out = [classes[k] if 0 <= k < len(classes) else default_string for k in flat]
     return np.array(out, dtype=object).reshape(np.shape(X))
+
+
+# TreeEnsemble's node modes (nodes_modes) as comparisons of a feature with the node's split.
+_COMPARISONS = {0: np.less_equal, 1: np.less, 2: np.greater_equal, 3: np.greater, 4: np.equal, 5: np.not_equal}
+_MEMBER = 6
+
+
+def _membership_sets(modes: np.ndarray, members: np.ndarray | None) -> dict[int, set[float]]:
+    """The set of each membership node: membership_values lists them in node order, each ended by NaN."""
+    sets: dict[int, set[float]] = {}
+    pending = np.asarray([] if members is None else members, dtype=np.float64).reshape(-1).tolist()
+    for node in np.flatnonzero(modes == _MEMBER).tolist():
+        end = next((k for k, v in enumerate(pending) if math.isnan(v)), None)
+        if end is None:
+            raise ValueError("membership_values holds fewer NaN-ended sets than there are membership nodes")
+        sets[node], pending = set(pending[:end]), pending[end + 1:]
+    return sets
+
+
+def _post_transform(scores: np.ndarray, post_transform: int) -> np.ndarray:
+    """The row transform: none, softmax, logistic, softmax over the non-zero scores, probit."""
+    if post_transform == 0:
+        return scores
+    if post_transform in (1, 3):
+        keep = np.ones_like(scores, dtype=bool) if post_transform == 1 else scores != 0
+        shifted = np.where(keep, scores - np.max(np.where(keep, scores, -np.inf), axis=1, keepdims=True), -np.inf)
+        exp = np.where(keep, np.exp(shifted), 0.0)
+        total = exp.sum(axis=1, keepdims=True)
+        return np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)
+    if post_transform == 2:
+        return 1.0 / (1.0 + np.exp(-scores))
+    if post_transform == 4:  # the normal distribution's quantile function
+        return np.sqrt(2.0) * erf_inv(2.0 * scores - 1.0)
+    raise ValueError(f"post_transform {post_transform} is not one of 0-4")
+
+
+def tree_ensemble(X: np.ndarray, *, tree_roots: Sequence[int], nodes_featureids: Sequence[int],
+                  nodes_splits: np.ndarray, nodes_modes: np.ndarray, nodes_truenodeids: Sequence[int],
+                  nodes_falsenodeids: Sequence[int], nodes_trueleafs: Sequence[int],
+                  nodes_falseleafs: Sequence[int], leaf_targetids: Sequence[int], leaf_weights: np.ndarray,
+                  n_targets: int, aggregate_function: int = 1, post_transform: int = 0,
+                  nodes_hitrates: np.ndarray | None = None,
+                  nodes_missing_value_tracks_true: Sequence[int] | None = None,
+                  membership_values: np.ndarray | None = None) -> np.ndarray:
+    """Each row walks every tree from its root to one leaf; the leaves' weights aggregate per target
+    (average, sum, min, max), then post_transform. Computed in float64, rounded once to X's type.
+    A target no leaf of a row reaches scores 0 whatever the aggregation, as in onnxruntime (the schema
+    does not say; onnx.reference leaves min's and max's starting values, the largest finite floats)."""
+    del nodes_hitrates  # a performance hint only
+    modes = np.asarray(nodes_modes).reshape(-1).astype(np.int64)
+    splits = np.asarray(nodes_splits, dtype=np.float64).reshape(-1)
+    weights = np.asarray(leaf_weights, dtype=np.float64).reshape(-1)
+    nan_true = list(nodes_missing_value_tracks_true or [0] * len(modes))
+    sets = _membership_sets(modes, membership_values)
+
+    def goes_true(node: int, value: float) -> bool:
+        if math.isnan(value) and nan_true[node]:
+            return True
+        if modes[node] == _MEMBER:
+            return value in sets[node]
+        return bool(_COMPARISONS[int(modes[node])](value, splits[node]))
+
+    def leaf_of(row: np.ndarray, root: int) -> int:
+        node = root
+        for _ in range(len(modes) + 1):  # a walk longer than the node count has met a cycle
+            true = goes_true(node, float(row[nodes_featureids[node]]))
+            target = (nodes_truenodeids if true else nodes_falsenodeids)[node]
+            if (nodes_trueleafs if true else nodes_falseleafs)[node]:
+                return int(target)
+            node = int(target)
+        raise ValueError(f"the tree rooted at node {root} has a cycle")
+
+    data = np.asarray(X, dtype=np.float64)
+    start = {0: 0.0, 1: 0.0, 2: np.inf, 3: -np.inf}[aggregate_function]
+    scores = np.full((data.shape[0], n_targets), start)
+    reached = np.zeros(scores.shape, dtype=bool)
+    for r, row in enumerate(data):
+        for root in tree_roots:
+            leaf = leaf_of(row, int(root))
+            target, weight = int(leaf_targetids[leaf]), weights[leaf]
+            reached[r, target] = True
+            if aggregate_function == 2:
+                scores[r, target] = min(scores[r, target], weight)
+            elif aggregate_function == 3:
+                scores[r, target] = max(scores[r, target], weight)
+            else:
+                scores[r, target] += weight
+    if aggregate_function == 0:
+        scores /= max(1, len(tree_roots))
+    scores[~reached] = 0.0
+    return _post_transform(scores, post_transform).astype(X.dtype)
