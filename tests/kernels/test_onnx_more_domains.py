@@ -255,3 +255,58 @@ def test_tree_ensemble_min_max_and_post_transforms_against_onnxruntime(aggregate
                           {"x": x})["y0"]
     theirs = _model("TreeEnsemble", ML, 5, [("x", x)], 1, forest | dict(post_transform=_ORT_POST_TRANSFORM[post_transform]))
     np.testing.assert_allclose(got, ort_session(theirs).run(None, {"x": x})[0], rtol=1e-3, atol=1e-6)
+
+
+# ---- ai.onnx.preview -----------------------------------------------------------------------------
+
+PREVIEW = "ai.onnx.preview"
+
+
+def test_flex_attention_node_tests():
+    found = node_cases("flexattention")
+    # with the 11 cases of their function bodies ("_expanded", default-domain ops only)
+    assert len(found) == 22 and {name: run_case(case) for name, case in found.items()} == dict.fromkeys(found)
+
+
+def _modifier(op_nodes: list[onnx.NodeProto], elem: int, initializers: list[onnx.TensorProto]) -> onnx.GraphProto:
+    """A FlexAttention hook graph: s (rank 4) -> out, through `op_nodes`."""
+    return helper.make_graph(op_nodes, "mod", [helper.make_tensor_value_info("s", elem, None)],
+                             [helper.make_tensor_value_info("out", elem, None)], initializers)
+
+
+@pytest.mark.parametrize("dtype, heads, attributes", [
+    (np.float32, (4, 2), dict(scale=0.3)),
+    (np.float16, (2, 2), {}),
+    (np.float64, (6, 3), dict(softmax_precision=TP.FLOAT)),
+    (np.float32, (2, 1), "softcap_and_halved_probabilities"),
+])
+def test_flex_attention_against_onnx_reference(dtype, heads, attributes):
+    q = RNG.standard_normal((2, heads[0], 3, 8)).astype(dtype)
+    k = RNG.standard_normal((2, heads[1], 5, 8)).astype(dtype)
+    v = RNG.standard_normal((2, heads[1], 5, 4)).astype(dtype)
+    if attributes == "softcap_and_halved_probabilities":
+        cap = [helper.make_tensor("c", TP.FLOAT, [], [2.0])]
+        attributes = dict(
+            score_mod=_modifier([helper.make_node("Div", ["s", "c"], ["d"]), helper.make_node("Tanh", ["d"], ["t"]),
+                                 helper.make_node("Mul", ["t", "c"], ["out"])], TP.FLOAT, cap),
+            prob_mod=_modifier([helper.make_node("Div", ["s", "c"], ["out"])], TP.FLOAT, cap))
+    model = _model("FlexAttention", PREVIEW, 1, [("q", q), ("k", k), ("v", v)], 1, attributes)
+    if dtype == np.float16:
+        # opgen computes float16 in float32 and rounds once (as Attention); onnx.reference rounds Q K^T
+        # to float16 first. The expectation: the reference on the float32 inputs, rounded to float16.
+        wide = {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": v.astype(np.float32)}
+        want = ReferenceEvaluator(_model("FlexAttention", PREVIEW, 1, list(wide.items()), 1, attributes)).run(None, wide)
+        got = opgen.run_model(model, {"q": q, "k": k, "v": v})["y0"]
+        assert got.dtype == np.float16
+        np.testing.assert_allclose(got.astype(np.float32), want[0].astype(np.float16).astype(np.float32),
+                                   rtol=1e-3, atol=1e-4)
+        return
+    # the double case's probabilities are rounded to float32 (softmax_precision), as exact as float32
+    _against_reference(model, {"q": q, "k": k, "v": v}, rtol=1e-5)
+
+
+def test_flex_attention_shapes_are_checked():
+    q, k = np.zeros((1, 3, 2, 4), np.float32), np.zeros((1, 2, 5, 4), np.float32)
+    model = _model("FlexAttention", PREVIEW, 1, [("q", q), ("k", k), ("v", k)], 1, {})
+    with pytest.raises(ModelError, match="C5"):
+        opgen.run_model(model, {"q": q, "k": k, "v": k})
