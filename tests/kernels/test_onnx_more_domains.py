@@ -1,8 +1,9 @@
 """The ops of ONNX's other operator domains (ai.onnx.preview.training, ai.onnx.ml, ai.onnx.preview),
 specified in the onnx spec domain with `onnx_domain`: how nodes of those domains resolve (the model's
 opset import for that domain picks the version; a default-domain node never reaches them), and their
-kernels against onnx.reference's (ReferenceEvaluator implements all but LabelEncoder-1: onnxruntime's) on the onnx package's node
-tests and on random cases, whole models through `opgen.run_model`."""
+kernels against onnx.reference (which implements all of them but LabelEncoder-1, compared with
+onnxruntime) on the onnx package's node tests and on random cases, whole models through
+`opgen.run_model`. Where onnx.reference departs from the schema, onnxruntime is the reference."""
 from __future__ import annotations
 
 import sys
@@ -253,7 +254,8 @@ def test_tree_ensemble_min_max_and_post_transforms_against_onnxruntime(aggregate
     forest = _forest(RNG, 3, 2, np.float32) | dict(aggregate_function=aggregate)
     got = opgen.run_model(_model("TreeEnsemble", ML, 5, [("x", x)], 1, forest | dict(post_transform=post_transform)),
                           {"x": x})["y0"]
-    theirs = _model("TreeEnsemble", ML, 5, [("x", x)], 1, forest | dict(post_transform=_ORT_POST_TRANSFORM[post_transform]))
+    theirs = _model("TreeEnsemble", ML, 5, [("x", x)], 1,
+                    forest | dict(post_transform=_ORT_POST_TRANSFORM[post_transform]))
     np.testing.assert_allclose(got, ort_session(theirs).run(None, {"x": x})[0], rtol=1e-3, atol=1e-6)
 
 
@@ -295,7 +297,8 @@ def test_flex_attention_against_onnx_reference(dtype, heads, attributes):
         # opgen computes float16 in float32 and rounds once (as Attention); onnx.reference rounds Q K^T
         # to float16 first. The expectation: the reference on the float32 inputs, rounded to float16.
         wide = {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": v.astype(np.float32)}
-        want = ReferenceEvaluator(_model("FlexAttention", PREVIEW, 1, list(wide.items()), 1, attributes)).run(None, wide)
+        wide_model = _model("FlexAttention", PREVIEW, 1, list(wide.items()), 1, attributes)
+        want = ReferenceEvaluator(wide_model).run(None, wide)
         got = opgen.run_model(model, {"q": q, "k": k, "v": v})["y0"]
         assert got.dtype == np.float16
         np.testing.assert_allclose(got.astype(np.float32), want[0].astype(np.float16).astype(np.float32),

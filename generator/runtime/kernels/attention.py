@@ -1,4 +1,5 @@
-"""ONNX transformer blocks: Attention (versions 23, 24 and 25), FlexAttention (ai.onnx.preview), RotaryEmbedding and SwiGLU.
+"""ONNX transformer blocks: Attention (versions 23, 24 and 25), FlexAttention (ai.onnx.preview),
+RotaryEmbedding and SwiGLU.
 
 Numerics (spec notes of each op): float16/bfloat16 are computed in float32, float and double in their
 own precision (the wider of Q's and V's when they differ), and every output is rounded once at the end.

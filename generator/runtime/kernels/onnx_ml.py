@@ -68,7 +68,7 @@ def label_encoder(X: np.ndarray, *, default_float: float = -0.0, default_int64: 
         if default_tensor is not None:
             default: Any = np.asarray(default_tensor).reshape(-1)[0].item()
         else:  # the schema's defaults by type: "_Unused", -1, -0.0
-            default = "_Unused" if dtype == object or dtype.kind in "US" else -1 if dtype.kind in "iu" else -0.0
+            default = "_Unused" if dtype.kind in "OUS" else -1 if dtype.kind in "iu" else -0.0
         if dtype.kind in "US":
             dtype = object
     else:
