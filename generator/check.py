@@ -116,6 +116,13 @@ def _check_domain(domain: Domain) -> list[SpecError]:
     if list(domain.opset_versions) != sorted(set(domain.opset_versions)):
         errors.append(SpecError(domain.location, "opset_versions must be strictly ascending", domain.name,
                                 "opset_versions"))
+    for name, versions in domain.onnx_domains:
+        if list(versions) != sorted(set(versions)):
+            errors.append(SpecError(domain.location, f"the opset versions of {name} must be strictly ascending",
+                                    domain.name, f"onnx_domains.{name}"))
+        if domain.name != "onnx" or name in ("", "ai.onnx"):
+            errors.append(SpecError(domain.location, "onnx_domains lists ONNX operator domains other than the "
+                                    "default one, in the onnx spec domain only", domain.name, f"onnx_domains.{name}"))
     for group in domain.type_groups:
         for t in group.types:
             if parse_type(t) is None:
@@ -147,12 +154,26 @@ def _check_op(op: OpSpec, domain: Domain) -> list[SpecError]:
     if since != sorted(set(since), reverse=True):
         errors.append(SpecError(op.versions[0].location, "versions out of order: since_version must be strictly "
                                 f"descending (newest first), found {since}", op.key, "versions"))
+    errors += _check_onnx_domain(op, domain)
+    opsets, numbering = domain.opsets_of(op), op.onnx_domain or domain.name
     for v in op.versions:
-        if v.since_version not in domain.opset_versions:
+        if opsets and v.since_version not in opsets:
             errors.append(SpecError(v.location, f"since_version {v.since_version} is not an opset version of domain "
-                                    f"{domain.name} ({list(domain.opset_versions)})", v.key, "since_version"))
+                                    f"{numbering} ({list(opsets)})", v.key, "since_version"))
         errors += [SpecError(loc, msg, v.key, fld, *severity) for loc, fld, msg, *severity in _check_version(v, domain)]
     return errors
+
+
+def _check_onnx_domain(op: OpSpec, domain: Domain) -> list[SpecError]:
+    """An op of another ONNX operator domain names one its spec domain lists (with its opset numbering)."""
+    if op.onnx_domain is None:
+        return []
+    listed = [name for name, _ in domain.onnx_domains]
+    if op.onnx_domain in listed:
+        return []
+    return [SpecError(op.location, f"onnx_domain {op.onnx_domain!r} is not listed in the onnx_domains of domain "
+                      f"{domain.name} ({', '.join(listed) or 'none'}); list it there with its opset versions",
+                      op.key, "onnx_domain")]
 
 
 def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:

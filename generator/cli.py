@@ -388,9 +388,11 @@ def import_() -> None:
               "the one most specs of the op's ONNX group (onnx/defs/<group>) have here, else the group's own.")
 @click.option("--texts", "texts_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="A folder of <Op>.yaml text files (slots summary, attributes.<name>, ...) to take texts from.")
+@click.option("--onnx-domain", default="", metavar="DOMAIN",
+              help="The ONNX operator domain of the ops (e.g. ai.onnx.ml); default: the default domain.")
 @specs_option
 def import_onnx(ops: tuple[str, ...], all_ops: bool, category: str | None, texts_dir: Path | None,
-                specs_dir: Path | None) -> None:
+                onnx_domain: str, specs_dir: Path | None) -> None:
     """Write specs/onnx/<Op>.yaml for the named ops from the installed onnx package (all versions).
 
     A new import refreshes the facts and keeps texts, constraints, formulas and examples; hand-written
@@ -403,7 +405,8 @@ def import_onnx(ops: tuple[str, ...], all_ops: bool, category: str | None, texts
         raise click.UsageError("name the operators with --op NAME, or give --all")
     names = [n.strip() for item in ops for n in item.split(",") if n.strip()]
     try:
-        result = run_import(names, specs_dir or _project_specs_or_exit("import onnx"), category, texts_dir, all_ops)
+        result = run_import(names, specs_dir or _project_specs_or_exit("import onnx"), category, texts_dir, all_ops,
+                            onnx_domain)
     except ImportFailed as exc:
         raise click.ClickException(str(exc)) from None
     for note in result.notes:

@@ -36,9 +36,15 @@ _ATTR_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "string", "INTS": "ints
                "STRINGS": "strings", "TENSOR": "tensor", "GRAPH": "graph", "SPARSE_TENSOR": "sparse_tensor",
                "TYPE_PROTO": "type_proto"}
 _OPTION = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
-# onnx.defs does not say which type a tensor attribute holds; for the two ops that have one it is the
+# onnx.defs does not say which type a tensor attribute holds; for Constant and ConstantOfShape it is the
 # type of their output (the op returns the attribute's tensor, or fills its shape with its value).
-_TENSOR_ATTRIBUTE_TYPES = {("Constant", "value"): "T", ("ConstantOfShape", "value"): "T2"}
+# ai.onnx.ml's LabelEncoder holds its keys in the input's type and its values (and default) in the
+# output's; TreeEnsemble's thresholds, weights and sets are of its input type, its node modes uint8.
+_TENSOR_ATTRIBUTE_TYPES = {("Constant", "value"): "T", ("ConstantOfShape", "value"): "T2",
+                           ("LabelEncoder", "keys_tensor"): "T1", ("LabelEncoder", "values_tensor"): "T2",
+                           ("LabelEncoder", "default_tensor"): "T2", ("TreeEnsemble", "nodes_splits"): "T",
+                           ("TreeEnsemble", "nodes_hitrates"): "T", ("TreeEnsemble", "leaf_weights"): "T",
+                           ("TreeEnsemble", "membership_values"): "T", ("TreeEnsemble", "nodes_modes"): "tensor(uint8)"}
 
 
 class ImportFailed(OpgenError):
@@ -60,13 +66,14 @@ def categories(schema_dir: Path) -> list[str]:
     return list(schema["properties"]["category"]["enum"])
 
 
-def onnx_history() -> dict[str, list[Any]]:
-    """Every schema of the default domain by op name, newest version first."""
+def onnx_history(onnx_domain: str = "") -> dict[str, list[Any]]:
+    """Every schema of an ONNX operator domain (default: "" / ai.onnx) by op name, newest version first."""
     import onnx.defs
 
+    wanted = ("", "ai.onnx") if onnx_domain in ("", "ai.onnx") else (onnx_domain,)
     history: dict[str, list[Any]] = {}
     for s in onnx.defs.get_all_schemas_with_history():
-        if s.domain in ("", "ai.onnx"):
+        if s.domain in wanted:
             history.setdefault(s.name, []).append(s)
     for schemas in history.values():
         schemas.sort(key=lambda s: -s.since_version)
@@ -74,7 +81,9 @@ def onnx_history() -> dict[str, list[Any]]:
 
 
 def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, texts_dir: Path | None = None,
-                all_ops: bool = False) -> ImportResult:
+                all_ops: bool = False, onnx_domain: str = "") -> ImportResult:
+    """onnx_domain: the ONNX operator domain the ops belong to (ai.onnx.ml, ...); its specs carry the field
+    onnx_domain and count their versions in that domain's opsets (listed by hand in domain.yaml)."""
     import onnx
 
     result = ImportResult()
@@ -85,14 +94,18 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
         raise ImportFailed(f"unknown category {category!r}; one of: {', '.join(known)}")
     if texts_dir is not None and not Path(texts_dir).is_dir():
         raise ImportFailed(f"texts folder not found: {texts_dir}")
-    history = onnx_history()
+    onnx_domain = "" if onnx_domain == "ai.onnx" else onnx_domain
+    history = onnx_history(onnx_domain)
+    if not history:
+        raise ImportFailed(f"onnx {onnx.__version__} has no operator domain {onnx_domain!r}")
     folder = specs_dir / DOMAIN
     existing = existing_categories(folder) if category is None else {}
     planned: list[tuple[str, Path, str, list[Any], dict[str, Any] | None, Texts]] = []
     for name in (sorted(history) if all_ops else names):
         if name not in history:
             close = difflib.get_close_matches(name, list(history), n=3)
-            result.errors.append(f"{name}: onnx {onnx.__version__} has no operator {name} in the default domain"
+            result.errors.append(f"{name}: onnx {onnx.__version__} has no operator {name} in the "
+                                 f"{repr(onnx_domain) if onnx_domain else 'default'} domain"
                                  + (f" (did you mean {', '.join(close)}?)" if close else ""))
             continue
         path = folder / f"{name}.yaml"
@@ -136,14 +149,18 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
     written: list[tuple[str, Path, str, list[int]]] = []
     for name, path, chosen, schemas, old, given in planned:
         try:
-            written.append((name, path, _op_yaml(name, chosen, schemas, onnx.__version__, result, old, given),
+            written.append((name, path, _op_yaml(name, chosen, schemas, onnx.__version__, result, old, given,
+                                                 onnx_domain),
                             [s.since_version for s in schemas]))
         except _Unsupported as exc:
             result.errors.append(f"{name}: not imported: {exc}")
     if not written:
         return result
     _ensure_source_document(specs_dir, onnx.__version__, result)
-    _update_domain(folder, sorted({v for *_, versions in written for v in versions}), onnx.__version__, result)
+    if onnx_domain:
+        _list_onnx_domain(folder, onnx_domain, history, result)
+    else:
+        _update_domain(folder, sorted({v for *_, versions in written for v in versions}), onnx.__version__, result)
     for name, path, text, versions in written:
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
@@ -248,19 +265,19 @@ def _version(name: str, s: Any, result: ImportResult, texts: tuple[Texts, ...]) 
 
 
 def _op_yaml(name: str, category: str, schemas: list[Any], onnx_version: str, result: ImportResult,
-             old: dict[str, Any] | None, given: Texts) -> str:
+             old: dict[str, Any] | None, given: Texts, onnx_domain: str = "") -> str:
     kept = existing_texts(old)
     old_versions = {v.get("since_version"): v for v in (old or {}).get("versions", []) if isinstance(v, dict)}
     versions = [keep_curated(_version(name, s, result, (given, kept)), old_versions.get(s.since_version))
                 for s in schemas]
     share(versions)
-    doc: dict[str, Any] = {
-        "name": name,
-        "domain": DOMAIN,
-        "category": category,
-        "sources": [{"document": defs_document(onnx_version), "language": "en",
-                     "url": f"https://onnx.ai/onnx/operators/onnx__{name}.html"}],
-    }
+    doc: dict[str, Any] = {"name": name, "domain": DOMAIN}
+    if onnx_domain:
+        doc["onnx_domain"] = onnx_domain
+    # ONNX's operator pages: onnx__Relu.html, onnx_aionnxml_LabelEncoder.html
+    page = f"onnx_{onnx_domain.replace('.', '')}_{name}" if onnx_domain else f"onnx__{name}"
+    doc.update({"category": category, "sources": [{"document": defs_document(onnx_version), "language": "en",
+                                                   "url": f"https://onnx.ai/onnx/operators/{page}.html"}]})
     notes = [n for n in (old or {}).get("notes", []) if isinstance(n, dict) and n.get("id") != "imported"]
     doc["notes"] = [_imported_note(onnx_version, own_texts=bool(given or kept))] + notes
     doc["versions"] = versions
@@ -273,7 +290,7 @@ def _dots_note(side: str, name: str, spelled: str) -> dict[str, Any]:
     return {"id": f"{name}_spelling", "kind": "decision", "field": f"{side}.{name}", "document_says": spelled,
             "text": {"en": f"onnx.defs names this variadic {side[:-1]} {spelled!r}; the dots are the variadic mark "
                            f"of ONNX's documentation, not part of a name, so the spec names it {name!r}.",
-                     "zh": f"onnx.defs 把这个可变数量的{'输入' if side == 'inputs' else '输出'}命名为 {spelled!r};"
+                     "zh": f"onnx.defs 把这个可变数量的{'输入' if side == 'inputs' else '输出'}命名为 {spelled!r}；"
                            f"其中的点号是 ONNX 文档中表示可变数量的记号,并非名称的一部分,因此规格将其命名为 {name!r}。"}}
 
 
@@ -282,7 +299,7 @@ def _imported_note(onnx_version: str, own_texts: bool) -> dict[str, Any]:
         return {"id": "imported", "kind": "info", "text": {
             "en": f"Facts (names, types, defaults, versions) are imported by `opgen import onnx` from the "
                   f"operator schemas of onnx {onnx_version}; the texts are opgen's own, in English and Chinese.",
-            "zh": f"事实 (名称、类型、默认值、版本) 由 `opgen import onnx` 从 onnx {onnx_version} 的算子模式导入;"
+            "zh": f"事实 (名称、类型、默认值、版本) 由 `opgen import onnx` 从 onnx {onnx_version} 的算子模式导入；"
                   "文本为 opgen 自己撰写的英文和中文。"}}
     return {"id": "imported", "kind": "info", "text": {
         "en": f"Imported by `opgen import onnx` from the schemas of onnx {onnx_version}; the texts are ONNX's "
@@ -346,6 +363,26 @@ def _update_domain(folder: Path, versions: list[int], onnx_version: str, result:
         merged = ", ".join(map(str, sorted(set(have) | set(versions))))
         path.write_text(text[:match.start()] + f"opset_versions: [{merged}]" + text[match.end():], encoding="utf-8")
     result.notes.append(f"added opset versions {', '.join(map(str, missing))} to {path}")
+
+
+def _list_onnx_domain(folder: Path, onnx_domain: str, history: dict[str, list[Any]], result: ImportResult) -> None:
+    """List another ONNX domain, with its opset versions (every since_version of its ops in onnx.defs),
+    under onnx_domains in domain.yaml, where its ops' versions are checked."""
+    path = folder / "domain.yaml"
+    if not path.exists():
+        raise ImportFailed(f"{path} does not exist: import an op of the default domain first (the onnx domain "
+                           f"file lists {onnx_domain} among its onnx_domains)")
+    text = path.read_text(encoding="utf-8")
+    if re.search(rf"^  {re.escape(onnx_domain)}:", text, re.M):
+        return
+    versions = sorted({s.since_version for schemas in history.values() for s in schemas})
+    line = f"  {onnx_domain}: [{', '.join(map(str, versions))}]\n"
+    block = re.search(r"^onnx_domains:[ \t]*\n", text, re.M) or re.search(r"^opset_versions:.*\n", text, re.M)
+    if block is None:
+        raise ImportFailed(f"{path}: cannot find `opset_versions:` to list {onnx_domain} after")
+    head = "" if block.group(0).startswith("onnx_domains") else "onnx_domains:\n"
+    path.write_text(text[:block.end()] + head + line + text[block.end():], encoding="utf-8")
+    result.notes.append(f"listed {onnx_domain} (opset versions {', '.join(map(str, versions))}) in {path}")
 
 
 def _write_domain(path: Path, versions: list[int], onnx_version: str) -> None:

@@ -318,6 +318,9 @@ class OpSpec:
     stablehlo: tuple[str, ...] = ()
     # The dialect an op outside the domain's source document was added for (hlir: "stablehlo"), else None.
     extension: str | None = None
+    # The ONNX operator domain of an onnx op outside the default one (ai.onnx.ml, ai.onnx.preview.training),
+    # else None: a model's node of that domain resolves to this op with that domain's opset import.
+    onnx_domain: str | None = None
 
     @property
     def key(self) -> str:
@@ -350,6 +353,14 @@ class Domain:
     notes: tuple[Note, ...] = ()
     ops: tuple[OpSpec, ...] = ()
     float_attributes: str = "float64"  # "float32": the kernels round float attributes (ONNX stores float32)
+    # Other ONNX operator domains whose ops this spec domain holds, each with its own opset versions.
+    onnx_domains: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def opsets_of(self, op: OpSpec) -> tuple[int, ...]:
+        """The opset versions an op's since_versions count in: its ONNX domain's, else the domain's own."""
+        if op.onnx_domain is None:
+            return self.opset_versions
+        return dict(self.onnx_domains).get(op.onnx_domain, ())
 
     def op(self, name: str) -> OpSpec | None:
         return next((o for o in self.ops if o.name == name), None)

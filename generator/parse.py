@@ -168,6 +168,7 @@ def build_domain(raw: LocDict, filename: str) -> Domain:
         type_groups=groups, location=loc, versioning=_text(raw.get("versioning")),
         dtype_names=tuple(raw.get("dtype_names", {}).items()), notes=_notes(raw.get("notes"), loc),
         float_attributes=raw.get("float_attributes", "float64"),
+        onnx_domains=tuple((name, tuple(v)) for name, v in raw.get("onnx_domains", {}).items()),
     )
 
 
@@ -183,7 +184,7 @@ def build_op(raw: LocDict, groups: dict[str, tuple[str, ...]]) -> OpSpec:
         provenance=Provenance(prov["documented"], prov.get("follows"), prov.get("reference"),
                               _text(prov.get("explanation"))) if prov else Provenance(),
         notes=_notes(raw.get("notes"), loc), extension=raw.get("extension"),
-        stablehlo=tuple(raw.get("stablehlo", ())),
+        stablehlo=tuple(raw.get("stablehlo", ())), onnx_domain=raw.get("onnx_domain"),
     )
 
 

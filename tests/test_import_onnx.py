@@ -137,7 +137,26 @@ def test_all_imports_every_operator_and_leaves_hand_written_ones_alone(spec_tree
     assert result.exit_code == 0, result.output
     assert "left alone (hand-written): Elu, PRelu" in result.output
     assert (spec_tree / "onnx" / "PRelu.yaml").read_bytes() == before
-    assert len(list((spec_tree / "onnx").glob("*.yaml"))) == len(list((SPECS / "onnx").glob("*.yaml")))
+    # every spec of the default domain (those of other ONNX domains are imported with --onnx-domain)
+    default_domain = [p for p in (SPECS / "onnx").glob("*.yaml") if "\nonnx_domain:" not in p.read_text(encoding="utf-8")]
+    assert len(list((spec_tree / "onnx").glob("*.yaml"))) == len(default_domain)
+
+
+def test_ops_of_another_onnx_domain_carry_it_and_its_opsets(spec_tree):
+    assert run("import", "onnx", "--op", "Relu", "--category", "activation", "--specs", str(spec_tree)).exit_code == 0
+    result = run("import", "onnx", "--onnx-domain", "ai.onnx.ml", "--op", "LabelEncoder", "--category",
+                 "data_movement_indexing", "--specs", str(spec_tree))
+    assert result.exit_code == 0, result.output
+    assert "listed ai.onnx.ml (opset versions 1, 2, 3, 4, 5)" in result.output
+    specs, errors = load_specs(spec_tree)
+    assert [e for e in errors if e.severity == "error"] == []
+    encoder = specs.find("onnx", "LabelEncoder")
+    assert encoder.onnx_domain == "ai.onnx.ml" and [v.since_version for v in encoder.versions] == [4, 2, 1]
+    assert dict(specs.domain("onnx").onnx_domains) == {"ai.onnx.ml": (1, 2, 3, 4, 5)}
+    assert "onnx_aionnxml_LabelEncoder.html" in (spec_tree / "onnx" / "LabelEncoder.yaml").read_text(encoding="utf-8")
+    result = run("import", "onnx", "--onnx-domain", "ai.onnx.ml", "--op", "Relu", "--category", "activation",
+                 "--specs", str(spec_tree))
+    assert result.exit_code != 0 and "has no operator Relu in the 'ai.onnx.ml' domain" in result.output
 
 
 @pytest.mark.parametrize("args,fragment", [

@@ -1,5 +1,7 @@
 """Each ONNX spec version equals what the installed onnx package's schemas report, and the specs hold
-every operator and version of the default domain that the pinned onnx defines (no more, no fewer)."""
+every operator and version of the default domain that the pinned onnx defines (no more, no fewer). The
+ops of ONNX's other operator domains (onnx_domain: ai.onnx.ml, ...) are checked against their domain's
+schemas; the specs hold a chosen few of them, each with every version."""
 from __future__ import annotations
 
 import onnx.defs
@@ -18,13 +20,14 @@ _ATTR_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "string", "INTS": "ints
 _OPTION = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
 
 
-def defined_versions() -> set[tuple[str, int]]:
-    return {(s.name, s.since_version) for s in onnx.defs.get_all_schemas_with_history() if s.domain in ("", "ai.onnx")}
+def defined_versions(domain: str = "") -> set[tuple[str, int]]:
+    wanted = ("", "ai.onnx") if domain == "" else (domain,)
+    return {(s.name, s.since_version) for s in onnx.defs.get_all_schemas_with_history() if s.domain in wanted}
 
 
 def test_every_operator_and_version_of_the_pinned_onnx_is_specified():
     """Fails when the pinned onnx gains an op or a version the specs lack (or the specs invent one)."""
-    ours = {(op.name, v.since_version) for op in OPS for v in op.versions}
+    ours = {(op.name, v.since_version) for op in OPS for v in op.versions if op.onnx_domain is None}
     theirs = defined_versions()
     assert sorted(theirs - ours) == [], "in onnx.defs but not in specs/onnx"
     assert sorted(ours - theirs) == [], "in specs/onnx but not in onnx.defs"
@@ -33,10 +36,19 @@ def test_every_operator_and_version_of_the_pinned_onnx_is_specified():
 
 def test_the_domain_lists_every_opset_a_version_belongs_to():
     assert set(SPECS_ONNX.opset_versions) == {v for _, v in defined_versions()}
+    for domain, versions in SPECS_ONNX.onnx_domains:
+        assert set(versions) == {v for _, v in defined_versions(domain)}, domain
+
+
+def test_ops_of_other_onnx_domains_have_every_version_of_their_domain():
+    for op in OPS:
+        if op.onnx_domain is not None:
+            theirs = sorted((v for name, v in defined_versions(op.onnx_domain) if name == op.name), reverse=True)
+            assert [v.since_version for v in op.versions] == theirs, op.name
 
 
 def schema(op, v):
-    s = onnx.defs.get_schema(op.name, v.since_version, "")
+    s = onnx.defs.get_schema(op.name, v.since_version, op.onnx_domain or "")
     assert s.since_version == v.since_version, f"{v.key}: onnx.defs resolves to since_version {s.since_version}"
     return s
 

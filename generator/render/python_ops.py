@@ -418,7 +418,7 @@ def shared_units(specs: SpecSet) -> list[SharedUnit]:
         units.append(SharedUnit(f"python-domain-{domain.name}", None, (domain.name, modules),
                                 partial(_domain_init, domain, modules)))
         for op in domain.ops:
-            entries.append(dict(domain=domain.name, op=op.name, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
+            entries.append(dict(domain=domain.name, op=op.name, onnx_domain=op.onnx_domain, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
                                 versions=tuple(v.since_version for v in op.versions),
                                 kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
     domains = tuple(d.name for d in specs.domains)

@@ -91,6 +91,14 @@ class Registry:
     def _resolve(self, domain: str, op: str, version: int | None) -> Entry:
         raise NotImplementedError
 
+    def _refuse_other_onnx_domain(self, domain: str, op: str, homes: dict[str, str]) -> None:
+        """A default-domain node never resolves to an op of another ONNX operator domain (`homes`: op ->
+        its ONNX domain), though the op's spec lives in the onnx spec domain."""
+        home = homes.get(op) if domain == "onnx" else None
+        if home is not None:
+            raise UnknownOp(f"no spec for {op} in the default ONNX domain: {op} is an op of ONNX domain {home} "
+                            f"(give the node domain {home!r} and import an opset of it)")
+
     def has_domain(self, name: str) -> bool:
         raise NotImplementedError
 
@@ -112,15 +120,19 @@ class GeneratedRegistry(Registry):
 
         self._ops = opgen_ops
         self._dtype_names: dict[str, dict[str, str]] = {}
+        # (ONNX domain, op) -> spec domain, in packages generated since ops of other ONNX domains exist
+        self._onnx_domain_ops: dict[tuple[str, str], str] = getattr(opgen_ops, "ONNX_DOMAIN_OPS", {})
+        self._homes = {o: d for d, o in self._onnx_domain_ops}
 
     def _resolve(self, domain: str, op: str, version: int | None) -> Entry:
+        self._refuse_other_onnx_domain(domain, op, self._homes)
         try:
             return Entry(self._ops.get_signature(domain, op, version), self._ops.get_validator(domain, op, version))
         except self._ops.UnknownOpError as exc:
             raise UnknownOp(str(exc)) from None
 
     def has_domain(self, name: str) -> bool:
-        return name in self._ops.DOMAINS
+        return name in self._ops.DOMAINS or name in self._homes.values()
 
     def dtype_names(self, domain: str) -> dict[str, str]:
         if domain not in self._dtype_names:
@@ -151,6 +163,9 @@ class SpecRegistry(Registry):
             raise ModelReadError(f"no spec domains in {specs_dir}")
         self.specs = specs
         self._modules: dict[tuple[str, str], dict[str, Any]] = {}
+        # op -> its ONNX operator domain, for the onnx specs of domains other than the default one
+        onnx_specs = specs.domain("onnx")
+        self._homes = {o.name: o.onnx_domain for o in (onnx_specs.ops if onnx_specs else ()) if o.onnx_domain}
 
     def _module(self, domain: str, name: str) -> dict[str, Any]:
         key = (domain, name)
@@ -168,6 +183,9 @@ class SpecRegistry(Registry):
         return self._modules[key]
 
     def _resolve(self, domain: str, op: str, version: int | None) -> Entry:
+        self._refuse_other_onnx_domain(domain, op, self._homes)
+        if self._homes.get(op) == domain:
+            domain = "onnx"  # the node's ONNX domain (ai.onnx.ml, ...): its ops are onnx specs
         spec = self.specs.find(domain, op)
         if spec is None:
             d = self.specs.domain(domain)
@@ -183,7 +201,7 @@ class SpecRegistry(Registry):
         return Entry(module["SIGNATURES"][v.since_version], module["VALIDATORS"][v.since_version])
 
     def has_domain(self, name: str) -> bool:
-        return self.specs.domain(name) is not None
+        return self.specs.domain(name) is not None or name in self._homes.values()
 
     def dtype_names(self, domain: str) -> dict[str, str]:
         d = self.specs.domain(domain)

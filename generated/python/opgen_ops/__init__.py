@@ -259,11 +259,14 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Abs'): ('opgen_ops.onnx.abs', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'Acos'): ('opgen_ops.onnx.acos', (22, 7), (22, 7)),
     ('onnx', 'Acosh'): ('opgen_ops.onnx.acosh', (22, 9), (22, 9)),
+    ('onnx', 'Adagrad'): ('opgen_ops.onnx.adagrad', (1,), (1,)),
+    ('onnx', 'Adam'): ('opgen_ops.onnx.adam', (1,), (1,)),
     ('onnx', 'Add'): ('opgen_ops.onnx.add', (14, 13, 7, 6, 1), (14, 13, 7, 6, 1)),
     ('onnx', 'AffineGrid'): ('opgen_ops.onnx.affinegrid', (20,), (20,)),
     ('onnx', 'And'): ('opgen_ops.onnx.and_', (7, 1), (7, 1)),
     ('onnx', 'ArgMax'): ('opgen_ops.onnx.argmax', (13, 12, 11, 1), (13, 12, 11, 1)),
     ('onnx', 'ArgMin'): ('opgen_ops.onnx.argmin', (13, 12, 11, 1), (13, 12, 11, 1)),
+    ('onnx', 'ArrayFeatureExtractor'): ('opgen_ops.onnx.arrayfeatureextractor', (1,), (1,)),
     ('onnx', 'Asin'): ('opgen_ops.onnx.asin', (22, 7), (22, 7)),
     ('onnx', 'Asinh'): ('opgen_ops.onnx.asinh', (22, 9), (22, 9)),
     ('onnx', 'Atan'): ('opgen_ops.onnx.atan', (22, 7), (22, 7)),
@@ -272,6 +275,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'AveragePool'): ('opgen_ops.onnx.averagepool', (22, 19, 11, 10, 7, 1), (22, 19, 11, 10, 7, 1)),
     ('onnx', 'BatchNormalization'): ('opgen_ops.onnx.batchnormalization', (15, 14, 9, 7, 6, 1), (15, 14, 9, 7, 6, 1)),
     ('onnx', 'Bernoulli'): ('opgen_ops.onnx.bernoulli', (22, 15), (22, 15)),
+    ('onnx', 'Binarizer'): ('opgen_ops.onnx.binarizer', (1,), (1,)),
     ('onnx', 'BitCast'): ('opgen_ops.onnx.bitcast', (26,), (26,)),
     ('onnx', 'BitShift'): ('opgen_ops.onnx.bitshift', (28, 11), (28, 11)),
     ('onnx', 'BitwiseAnd'): ('opgen_ops.onnx.bitwiseand', (18,), (18,)),
@@ -321,6 +325,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Expand'): ('opgen_ops.onnx.expand', (13, 8), (13, 8)),
     ('onnx', 'EyeLike'): ('opgen_ops.onnx.eyelike', (22, 9), (22, 9)),
     ('onnx', 'Flatten'): ('opgen_ops.onnx.flatten', (25, 24, 23, 21, 13, 11, 9, 1), (25, 24, 23, 21, 13, 11, 9, 1)),
+    ('onnx', 'FlexAttention'): ('opgen_ops.onnx.flexattention', (1,), (1,)),
     ('onnx', 'Floor'): ('opgen_ops.onnx.floor', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'GRU'): ('opgen_ops.onnx.gru', (22, 14, 7, 3, 1), (22, 14, 7, 3, 1)),
     ('onnx', 'Gather'): ('opgen_ops.onnx.gather', (13, 11, 1), (13, 11, 1)),
@@ -350,6 +355,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'IsNaN'): ('opgen_ops.onnx.isnan', (20, 13, 9), (20, 13, 9)),
     ('onnx', 'LRN'): ('opgen_ops.onnx.lrn', (13, 1), (13, 1)),
     ('onnx', 'LSTM'): ('opgen_ops.onnx.lstm', (22, 14, 7, 1), (22, 14, 7, 1)),
+    ('onnx', 'LabelEncoder'): ('opgen_ops.onnx.labelencoder', (4, 2, 1), (4, 2, 1)),
     ('onnx', 'LayerNormalization'): ('opgen_ops.onnx.layernormalization', (17,), (17,)),
     ('onnx', 'LeakyRelu'): ('opgen_ops.onnx.leakyrelu', (16, 6, 1), (16, 6, 1)),
     ('onnx', 'Less'): ('opgen_ops.onnx.less', (13, 9, 7, 1), (13, 9, 7, 1)),
@@ -372,6 +378,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Min'): ('opgen_ops.onnx.min', (13, 12, 8, 6, 1), (13, 12, 8, 6, 1)),
     ('onnx', 'Mish'): ('opgen_ops.onnx.mish', (22, 18), (22, 18)),
     ('onnx', 'Mod'): ('opgen_ops.onnx.mod', (28, 13, 10), (28, 13, 10)),
+    ('onnx', 'Momentum'): ('opgen_ops.onnx.momentum', (1,), (1,)),
     ('onnx', 'Mul'): ('opgen_ops.onnx.mul', (14, 13, 7, 6, 1), (14, 13, 7, 6, 1)),
     ('onnx', 'Multinomial'): ('opgen_ops.onnx.multinomial', (22, 7), (22, 7)),
     ('onnx', 'Neg'): ('opgen_ops.onnx.neg', (13, 6, 1), (13, 6, 1)),
@@ -467,6 +474,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Tile'): ('opgen_ops.onnx.tile', (13, 6, 1), (13, 6, 1)),
     ('onnx', 'TopK'): ('opgen_ops.onnx.topk', (24, 11, 10, 1), (24, 11, 10, 1)),
     ('onnx', 'Transpose'): ('opgen_ops.onnx.transpose', (25, 24, 23, 21, 13, 1), (25, 24, 23, 21, 13, 1)),
+    ('onnx', 'TreeEnsemble'): ('opgen_ops.onnx.treeensemble', (5,), (5,)),
     ('onnx', 'Trilu'): ('opgen_ops.onnx.trilu', (14,), (14,)),
     ('onnx', 'Unique'): ('opgen_ops.onnx.unique', (28, 11), (28, 11)),
     ('onnx', 'Unsqueeze'): ('opgen_ops.onnx.unsqueeze', (25, 24, 23, 21, 13, 11, 1), (25, 24, 23, 21, 13, 11, 1)),
@@ -475,6 +483,19 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('onnx', 'Xor'): ('opgen_ops.onnx.xor', (7, 1), (7, 1)),
 }
 DOMAINS = ('hlir', 'onednn', 'onnx')
+# (ONNX operator domain, op) -> the spec domain that holds the op: an op of an ONNX domain other than the
+# default one (ai.onnx.ml, ai.onnx.preview.training, ...) is looked up by that domain's name too, its
+# versions counted in that domain's own opset numbering.
+ONNX_DOMAIN_OPS: dict[tuple[str, str], str] = {
+    ('ai.onnx.preview.training', 'Adagrad'): 'onnx',
+    ('ai.onnx.preview.training', 'Adam'): 'onnx',
+    ('ai.onnx.ml', 'ArrayFeatureExtractor'): 'onnx',
+    ('ai.onnx.ml', 'Binarizer'): 'onnx',
+    ('ai.onnx.preview', 'FlexAttention'): 'onnx',
+    ('ai.onnx.ml', 'LabelEncoder'): 'onnx',
+    ('ai.onnx.preview.training', 'Momentum'): 'onnx',
+    ('ai.onnx.ml', 'TreeEnsemble'): 'onnx',
+}
 
 
 class UnknownOpError(LookupError):
@@ -483,9 +504,9 @@ class UnknownOpError(LookupError):
 
 def resolve_version(domain: str, op: str, version: int | None = None) -> int:
     """The since_version that serves `version` (the newest one <= it; the newest when None)."""
-    entry = OPS.get((domain, op))
+    entry = OPS.get((ONNX_DOMAIN_OPS.get((domain, op), domain), op))
     if entry is None:
-        known = sorted(o for d, o in OPS if d == domain)
+        known = sorted(o for d, o in (*OPS, *ONNX_DOMAIN_OPS) if d == domain)
         # A short hint, not the domain's whole op list (a line per unknown node stays readable).
         close = difflib.get_close_matches(op, known, n=3)
         hint = (f" (did you mean {', '.join(close)}?)" if close else f" ({len(known)} ops in {domain})") if known \
@@ -498,7 +519,7 @@ def resolve_version(domain: str, op: str, version: int | None = None) -> int:
 
 
 def _module(domain: str, op: str):
-    return importlib.import_module(OPS[(domain, op)][0])
+    return importlib.import_module(OPS[(ONNX_DOMAIN_OPS.get((domain, op), domain), op)][0])
 
 
 def get_validator(domain: str, op: str, version: int | None = None) -> Callable:

@@ -1,4 +1,5 @@
-"""ONNX transformer blocks: Attention (versions 23, 24 and 25), RotaryEmbedding and SwiGLU.
+"""ONNX transformer blocks: Attention (versions 23, 24 and 25), FlexAttention (ai.onnx.preview),
+RotaryEmbedding and SwiGLU.
 
 Numerics (spec notes of each op): float16/bfloat16 are computed in float32, float and double in their
 own precision (the wider of Q's and V's when they differ), and every output is rounded once at the end.
@@ -6,6 +7,8 @@ Attention's softmax_precision rounds the biased scores to that type, evaluates t
 compute precision and rounds the probabilities to it before they are used.
 """
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import ml_dtypes
 import numpy as np
@@ -132,6 +135,46 @@ def onnx_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, attn_mask: np.nd
         y = y.transpose(0, 2, 1, 3).reshape(batch, q_len, -1)
     qk = np.broadcast_to(qk, (batch, heads, q_len, kv_len))
     return y.astype(Q.dtype), present_key, present_value, qk.astype(Q.dtype)
+
+
+def flex_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, scale: float | None = None,
+                   score_mod: Callable[..., Any] | None = None, prob_mod: Callable[..., Any] | None = None,
+                   softmax_precision: int | None = None) -> np.ndarray:
+    """ai.onnx.preview FlexAttention: Attention's product and softmax on 4-D inputs (grouped query
+    heads as there), with the graphs score_mod and prob_mod run on the scores and on the probabilities.
+    The hooks see, and the softmax is rounded to, the softmax precision (float32 for float16, bfloat16
+    and float inputs, double for double, or softmax_precision); a row score_mod masks entirely gives
+    zeros, as in Attention."""
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    if not Q.ndim == K.ndim == V.ndim == 4:
+        raise ValueError(f"Q, K and V must be 4-D, got ranks {Q.ndim}, {K.ndim}, {V.ndim}")
+    work = _work_dtype(Q.dtype)
+    precision = work if softmax_precision is None else _SOFTMAX_TYPES[int(softmax_precision)]
+    heads, kv_heads = Q.shape[1], K.shape[1]
+    if kv_heads == 0 or heads % kv_heads:
+        raise ValueError(f"{heads} query heads cannot be shared among {kv_heads} key/value heads")
+    keys = np.repeat(K.astype(work), heads // kv_heads, axis=1)
+    values = np.repeat(V.astype(work), heads // kv_heads, axis=1)
+    root = np.sqrt(work.type(1 / np.sqrt(Q.shape[3]) if scale is None else scale))
+    with np.errstate(all="ignore"):
+        scores = ((Q.astype(work) * root) @ np.swapaxes(keys * root, -1, -2)).astype(precision)
+        if score_mod is not None:
+            scores = _hook(score_mod, scores, "score_mod")
+        wide = scores.astype(compute_dtype(precision))
+        probabilities = _softmax_rows(wide, np.zeros(wide.shape[:-1] + (1,), bool)).astype(precision)
+        if prob_mod is not None:
+            probabilities = _hook(prob_mod, probabilities, "prob_mod")
+        y = probabilities.astype(work) @ values
+    return y.astype(Q.dtype)
+
+
+def _hook(graph: Callable[..., Any], value: np.ndarray, name: str) -> np.ndarray:
+    """Run a FlexAttention modifier graph: one tensor in, one tensor of the same shape out."""
+    outputs = graph(value)
+    if len(outputs) != 1 or np.shape(outputs[0]) != value.shape:
+        shapes = [np.shape(o) for o in outputs]
+        raise ValueError(f"{name} must give one tensor of shape {value.shape}, gave {shapes}")
+    return np.asarray(outputs[0]).astype(value.dtype)
 
 
 def onnx_rotary_embedding(X: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray,
