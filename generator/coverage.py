@@ -33,6 +33,7 @@ def _some(items: list[str], shown: int = 8, sep: str = ", ") -> str:
 
 def kernel_coverage(specs: SpecSet) -> Coverage:
     from .render.c_code import type_plan
+    from .render.c_structured import structured_types
 
     result = Coverage()
     for op in specs.ops():
@@ -41,11 +42,11 @@ def kernel_coverage(specs: SpecSet) -> Coverage:
             if not v.has_kernel:
                 result.no_kernel.append(v.key)
             plan = type_plan(v) if v.elementwise is not None and all(p.option == "single" for p in v.inputs) else []
-            if not plan:
+            covered = {elem_in.name for elem_in, _, _ in plan} or set(structured_types(v))
+            if not covered:
                 result.c_stub_only.append(v.key)
                 continue
             allowed = [tensor_elem(t) or t for t in v.allowed_types(v.inputs[0])]
-            covered = {elem_in.name for elem_in, _, _ in plan}
             missing = [t for t in allowed if t not in covered]
             if missing:
                 result.c_partial[v.key] = missing

@@ -28,9 +28,10 @@ class Family:
 _NUMERIC = ("int", "uint", "float")
 _ANY = ("bool", "int", "uint", "float")
 SOFTMAX_TEXT = ("e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least "
-                "epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. The sum adds eight "
-                "interleaved partial sums, combined pairwise (not NumPy's order: results agree to "
-                "opgen.testing.TOLERANCES).")
+                "epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last "
+                "dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined "
+                "pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree "
+                "with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.")
 FAMILIES: dict[str, Family] = {
     "reduction.reduce": Family(
         "reduce", _NUMERIC,
@@ -137,3 +138,9 @@ def structured_views(v: OpVersion) -> list[dict[str, Any]]:
             else "the shape the spec gives it",
         ))
     return views
+
+
+def structured_types(v: OpVersion) -> list[str]:
+    """The element types a version has structured C kernels for (`opgen build`'s coverage, `opgen list --kernels`)."""
+    family = family_of(v)
+    return [view["elem"] for view in structured_views(v)] if family is not None else []

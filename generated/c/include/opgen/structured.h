@@ -10,7 +10,7 @@
 /* Output elements a reduction computes at a time: one accumulator each, on the stack. */
 #define OPGEN_REDUCE_BLOCK 256
 /* Side of the square tiles a transposing copy moves (so that reads and writes both stay in cache). */
-#define OPGEN_COPY_TILE 32
+#define OPGEN_COPY_TILE 64
 
 /* Row-major strides (in elements) of a shape; returns the element count. */
 static inline int64_t opgen_dense_strides(size_t rank, const int64_t *shape, int64_t *strides) {
@@ -74,6 +74,7 @@ static inline bool opgen_axis(int64_t axis, size_t rank, size_t *out) {
  * is the order a left fold visits the reduced elements in), each with the input's strides. */
 typedef struct {
     size_t kept_rank, reduced_rank;
+    bool trailing; /* the reduced dimensions are the input's last ones: each output reduces a dense row */
     int64_t kept_total, reduced_total;
     int64_t kept_shape[OPGEN_MAX_RANK], kept_stride[OPGEN_MAX_RANK];
     int64_t reduced_shape[OPGEN_MAX_RANK], reduced_stride[OPGEN_MAX_RANK];
@@ -87,7 +88,9 @@ static inline opgen_status opgen_reduce_plan_init(opgen_reduce_plan *p, const in
     opgen_dense_strides(rank, shape, stride);
     p->kept_rank = p->reduced_rank = 0;
     p->kept_total = p->reduced_total = 1;
+    p->trailing = true;
     for (size_t d = 0; d < rank; ++d) {
+        if (reduced[d] && d + n_dims < rank) p->trailing = false;
         if (reduced[d]) {
             p->reduced_shape[p->reduced_rank] = shape[d];
             p->reduced_stride[p->reduced_rank++] = stride[d];
@@ -231,22 +234,35 @@ static inline void opgen_strided_copy(size_t size, size_t rank, const int64_t *s
     opgen_walk_init(&wo, rest, rest_shape, rest_out);
     const int64_t na = shape[across], nb = shape[last];
     const int64_t oa = out_stride[across], ob = out_stride[last], ia = in_stride[across], ib = in_stride[last];
-    for (int64_t k = 0; k < rest_total; ++k) {
-        char *o_base = out + wo.offset * (int64_t)size;
-        const char *i_base = in + wi.offset * (int64_t)size;
-        for (int64_t a0 = 0; a0 < na; a0 += OPGEN_COPY_TILE) {
-            const int64_t a1 = a0 + OPGEN_COPY_TILE < na ? a0 + OPGEN_COPY_TILE : na;
-            for (int64_t b0 = 0; b0 < nb; b0 += OPGEN_COPY_TILE) {
-                const int64_t b1 = b0 + OPGEN_COPY_TILE < nb ? b0 + OPGEN_COPY_TILE : nb;
-                for (int64_t b = b0; b < b1; ++b) { /* read along `across` (stride 1), write along it */
-                    opgen_copy_row(size, o_base + (a0 * oa + b * ob) * (int64_t)size, oa,
-                                   i_base + (a0 * ia + b * ib) * (int64_t)size, ia, a1 - a0);
-                }
-            }
-        }
-        opgen_walk_next(&wi);
-        opgen_walk_next(&wo);
+    /* In each tile, rows along the last dimension: written one after another where the output is dense,
+     * read OPGEN_COPY_TILE apart, the tile's input lines staying in cache. Elements as unsigned integers of
+     * their size (copied bits, through memcpy: no aliasing question). */
+#define OPGEN_TILES(bytes) \
+    for (int64_t k = 0; k < rest_total; ++k) { \
+        char *o_base = out + wo.offset * (bytes); \
+        const char *i_base = in + wi.offset * (bytes); \
+        for (int64_t a0 = 0; a0 < na; a0 += OPGEN_COPY_TILE) { \
+            const int64_t a1 = a0 + OPGEN_COPY_TILE < na ? a0 + OPGEN_COPY_TILE : na; \
+            for (int64_t b0 = 0; b0 < nb; b0 += OPGEN_COPY_TILE) { \
+                const int64_t b1 = b0 + OPGEN_COPY_TILE < nb ? b0 + OPGEN_COPY_TILE : nb; \
+                for (int64_t a = a0; a < a1; ++a) { \
+                    for (int64_t b = b0; b < b1; ++b) { \
+                        memcpy(o_base + (a * oa + b * ob) * (bytes), i_base + (a * ia + b * ib) * (bytes), (bytes)); \
+                    } \
+                } \
+            } \
+        } \
+        opgen_walk_next(&wi); \
+        opgen_walk_next(&wo); \
     }
+    switch (size) {
+    case 1: OPGEN_TILES(1) break;
+    case 2: OPGEN_TILES(2) break;
+    case 4: OPGEN_TILES(4) break;
+    case 8: OPGEN_TILES(8) break;
+    default: OPGEN_TILES((int64_t)size) break;
+    }
+#undef OPGEN_TILES
 }
 
 #endif /* OPGEN_STRUCTURED_H */

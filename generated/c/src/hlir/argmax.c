@@ -22,38 +22,61 @@ opgen_status opgen_hlir_ArgMax_v1_uint8(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const uint8_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const uint8_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             uint8_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const uint8_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const uint8_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const uint8_t v = (row[i * inner]);
+                const uint8_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             uint8_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const uint8_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const uint8_t v = (row[at * inner]);
+                const uint8_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            uint8_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const uint8_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const uint8_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -72,38 +95,61 @@ opgen_status opgen_hlir_ArgMax_v1_uint16(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const uint16_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             uint16_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const uint16_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const uint16_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const uint16_t v = (row[i * inner]);
+                const uint16_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             uint16_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const uint16_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const uint16_t v = (row[at * inner]);
+                const uint16_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            uint16_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const uint16_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -122,38 +168,61 @@ opgen_status opgen_hlir_ArgMax_v1_uint32(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const uint32_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const uint32_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             uint32_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const uint32_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const uint32_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const uint32_t v = (row[i * inner]);
+                const uint32_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             uint32_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const uint32_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const uint32_t v = (row[at * inner]);
+                const uint32_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            uint32_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const uint32_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const uint32_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -172,38 +241,61 @@ opgen_status opgen_hlir_ArgMax_v1_uint64(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const uint64_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const uint64_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             uint64_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const uint64_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const uint64_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const uint64_t v = (row[i * inner]);
+                const uint64_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             uint64_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const uint64_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const uint64_t v = (row[at * inner]);
+                const uint64_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            uint64_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const uint64_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const uint64_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -222,38 +314,61 @@ opgen_status opgen_hlir_ArgMax_v1_int8(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const int8_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const int8_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             int8_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const int8_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const int8_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const int8_t v = (row[i * inner]);
+                const int8_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             int8_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const int8_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const int8_t v = (row[at * inner]);
+                const int8_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            int8_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const int8_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const int8_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -272,38 +387,61 @@ opgen_status opgen_hlir_ArgMax_v1_int16(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const int16_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const int16_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             int16_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const int16_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const int16_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const int16_t v = (row[i * inner]);
+                const int16_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             int16_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const int16_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const int16_t v = (row[at * inner]);
+                const int16_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            int16_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const int16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const int16_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -322,38 +460,61 @@ opgen_status opgen_hlir_ArgMax_v1_int32(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const int32_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const int32_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             int32_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const int32_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const int32_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const int32_t v = (row[i * inner]);
+                const int32_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             int32_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const int32_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const int32_t v = (row[at * inner]);
+                const int32_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            int32_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const int32_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const int32_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -372,38 +533,61 @@ opgen_status opgen_hlir_ArgMax_v1_int64(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; no NaN here
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const int64_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const int64_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (vectorises),
+             * then the first (or last) position holding it. */
             int64_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const int64_t v = (row[i + j]);
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const int64_t v = (block[i + j]);
+                    lanes[j] = v > lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const int64_t v = (row[i * inner]);
+                const int64_t v = (block[i]);
                 lanes[0] = v > lanes[0] ? v : lanes[0];
             }
             int64_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const int64_t v = lanes[j];
+                best = v > best ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const int64_t v = (row[at * inner]);
+                const int64_t v = (block[at]);
                 if (v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            int64_t best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const int64_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const int64_t v = (row[i]), b = best[i];
+                    const bool take = last ? v >= b : v > b;
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -422,41 +606,61 @@ opgen_status opgen_hlir_ArgMax_v1_float16(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; NaN
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const uint16_t *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (a NaN once met staying, vectorises),
+             * then the first (or last) position holding it. */
             float lanes[8];
-            bool nan = false;
-            for (int j = 0; j < 8; ++j) lanes[j] = opgen_f16_to_f32(row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = opgen_f16_to_f32(block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const float v = opgen_f16_to_f32(row[i + j]);
-                        nan |= v != v;
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const float v = opgen_f16_to_f32(block[i + j]);
+                    lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const float v = opgen_f16_to_f32(row[i * inner]);
-                nan |= v != v;
-                lanes[0] = v > lanes[0] ? v : lanes[0];
+                const float v = opgen_f16_to_f32(block[i]);
+                lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
             }
             float best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const float v = lanes[j];
+                best = v > best || v != v ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const float v = opgen_f16_to_f32(row[at * inner]);
-                if (nan ? v != v : v == best) {
+                const float v = opgen_f16_to_f32(block[at]);
+                if (best != best ? v != v : v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index (a NaN is the extreme: the first NaN, or the last). */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            float best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = opgen_f16_to_f32(block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const float v = opgen_f16_to_f32(row[i]), b = best[i];
+                    const bool take = last ? (v != v || (b == b && v >= b)) : (b == b && (v != v || v > b));
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -475,41 +679,61 @@ opgen_status opgen_hlir_ArgMax_v1_float(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; NaN
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const float *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const float *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (a NaN once met staying, vectorises),
+             * then the first (or last) position holding it. */
             float lanes[8];
-            bool nan = false;
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const float v = (row[i + j]);
-                        nan |= v != v;
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const float v = (block[i + j]);
+                    lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const float v = (row[i * inner]);
-                nan |= v != v;
-                lanes[0] = v > lanes[0] ? v : lanes[0];
+                const float v = (block[i]);
+                lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
             }
             float best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const float v = lanes[j];
+                best = v > best || v != v ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const float v = (row[at * inner]);
-                if (nan ? v != v : v == best) {
+                const float v = (block[at]);
+                if (best != best ? v != v : v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index (a NaN is the extreme: the first NaN, or the last). */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            float best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const float *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const float v = (row[i]), b = best[i];
+                    const bool take = last ? (v != v || (b == b && v >= b)) : (b == b && (v != v || v > b));
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;
@@ -528,41 +752,61 @@ opgen_status opgen_hlir_ArgMax_v1_double(
     const int64_t n = input_shape[dim];
     if (n == 0) return OPGEN_ERR_SHAPE; /* the index of an extreme of no elements does not exist */
     const bool last = select_last_index;
-    /* Per row: the extreme first, over eight interleaved lanes (vectorises; NaN
-     * noted aside), then the first (or last) position holding it. Then a strided row of inner elements. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t c = 0; c < inner; ++c) {
-            const double *OPGEN_RESTRICT row = input + o * n * inner + c;
+        const double *OPGEN_RESTRICT block = input + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its extreme over eight lanes side by side (a NaN once met staying, vectorises),
+             * then the first (or last) position holding it. */
             double lanes[8];
-            bool nan = false;
-            for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const double v = (row[i + j]);
-                        nan |= v != v;
-                        lanes[j] = v > lanes[j] ? v : lanes[j];
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const double v = (block[i + j]);
+                    lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
-                const double v = (row[i * inner]);
-                nan |= v != v;
-                lanes[0] = v > lanes[0] ? v : lanes[0];
+                const double v = (block[i]);
+                lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
             }
             double best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] > best ? lanes[j] : best;
+            for (int j = 1; j < 8; ++j) {
+                const double v = lanes[j];
+                best = v > best || v != v ? v : best;
+            }
             int64_t index = 0;
             for (int64_t step = 0; step < n; ++step) {
                 const int64_t at = last ? n - 1 - step : step;
-                const double v = (row[at * inner]);
-                if (nan ? v != v : v == best) {
+                const double v = (block[at]);
+                if (best != best ? v != v : v == best) {
                     index = at;
                     break;
                 }
             }
-            output[o * inner + c] = index;
+            output[o] = index;
+            continue;
+        }
+        /* Rows of inner elements: OPGEN_REDUCE_BLOCK columns at a time, the axis walked row by row (reads in
+         * order), each column keeping its extreme and its index (a NaN is the extreme: the first NaN, or the last). */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            double best[OPGEN_REDUCE_BLOCK];
+            int64_t index[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) {
+                best[i] = (block[c0 + i]);
+                index[i] = 0;
+            }
+            for (int64_t r = 1; r < n; ++r) {
+                const double *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const double v = (row[i]), b = best[i];
+                    const bool take = last ? (v != v || (b == b && v >= b)) : (b == b && (v != v || v > b));
+                    best[i] = take ? v : b;
+                    index[i] = take ? r : index[i];
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) output[o * inner + c0 + i] = index[i];
         }
     }
     return OPGEN_OK;

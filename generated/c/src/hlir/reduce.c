@@ -24,6 +24,63 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint8_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint8_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint8_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint8_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint8_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint8_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint8_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint8_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint8_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint8_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint8_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint8_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -156,6 +213,63 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint16_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint16_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint16_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint16_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint16_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint16_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint16_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint16_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint16_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint16_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -288,6 +402,63 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint32_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint32_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint32_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint32_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint32_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint32_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint32_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint32_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint32_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint32_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint32_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint32_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -420,6 +591,63 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint64_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint64_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint64_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint64_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint64_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint64_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint64_t *OPGEN_RESTRICT row = inputs + o * n;
+                uint64_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const uint64_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const uint64_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const uint64_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (uint64_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -552,6 +780,63 @@ opgen_status opgen_hlir_Reduce_v1_int8(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int8_t *OPGEN_RESTRICT row = inputs + o * n;
+                int8_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int8_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int8_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int8_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int8_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int8_t *OPGEN_RESTRICT row = inputs + o * n;
+                int8_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int8_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int8_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int8_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int8_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -684,6 +969,63 @@ opgen_status opgen_hlir_Reduce_v1_int16(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int16_t *OPGEN_RESTRICT row = inputs + o * n;
+                int16_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int16_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int16_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int16_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int16_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int16_t *OPGEN_RESTRICT row = inputs + o * n;
+                int16_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int16_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int16_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int16_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int16_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -816,6 +1158,63 @@ opgen_status opgen_hlir_Reduce_v1_int32(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int32_t *OPGEN_RESTRICT row = inputs + o * n;
+                int32_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int32_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int32_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int32_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int32_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int32_t *OPGEN_RESTRICT row = inputs + o * n;
+                int32_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int32_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int32_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int32_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int32_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -948,6 +1347,63 @@ opgen_status opgen_hlir_Reduce_v1_int64(
     opgen_reduce_plan plan;
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int64_t *OPGEN_RESTRICT row = inputs + o * n;
+                int64_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int64_t v = (row[r + i]);
+                        acc[i] = (v > acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int64_t v = (row[r]);
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int64_t v = acc[j];
+                    acc[i] = (v > acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int64_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const int64_t *OPGEN_RESTRICT row = inputs + o * n;
+                int64_t acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const int64_t v = (row[r + i]);
+                        acc[i] = (v < acc[i] ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const int64_t v = (row[r]);
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const int64_t v = acc[j];
+                    acc[i] = (v < acc[i] ? v : acc[i]);
+                }
+                outputs[o] = (int64_t)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -1081,6 +1537,82 @@ opgen_status opgen_hlir_Reduce_v1_float16(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     const float initial = opgen_f16_to_f32(init_values[0]);
+    /* MAX/MIN below take the larger (smaller) value, a NaN once met staying (v != v): a comparison and a
+     * blend, which vectorise. A zero result is given its sign afterwards from the elements it came from:
+     * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
+                float acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = opgen_f16_to_f32(init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const float v = opgen_f16_to_f32(row[r + i]);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const float v = opgen_f16_to_f32(row[r]);
+                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const float v = acc[j];
+                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                }
+                if (acc[0] == 0) {
+                    bool positive = !signbit(opgen_f16_to_f32(init_values[0])) && opgen_f16_to_f32(init_values[0]) == 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        const float v = opgen_f16_to_f32(row[j]);
+                        positive |= v == 0 && !signbit(v);
+                    }
+                    acc[0] = positive ? 0.0f : -0.0f;
+                }
+                outputs[o] = opgen_f32_to_f16(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
+                float acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = opgen_f16_to_f32(init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const float v = opgen_f16_to_f32(row[r + i]);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const float v = opgen_f16_to_f32(row[r]);
+                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const float v = acc[j];
+                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                }
+                if (acc[0] == 0) {
+                    bool negative = signbit(opgen_f16_to_f32(init_values[0])) && opgen_f16_to_f32(init_values[0]) == 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        const float v = opgen_f16_to_f32(row[j]);
+                        negative |= v == 0 && signbit(v);
+                    }
+                    acc[0] = negative ? -0.0f : 0.0f;
+                }
+                outputs[o] = opgen_f32_to_f16(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -1154,15 +1686,27 @@ opgen_status opgen_hlir_Reduce_v1_float16(
                     base += offsets[0];
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = opgen_f16_to_f32(base[i]);
-                        acc[i] = opgen_ieee_max_f32(acc[i], v);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
                     }
                 } else {
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = opgen_f16_to_f32(base[offsets[i]]);
-                        acc[i] = opgen_ieee_max_f32(acc[i], v);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
                     }
                 }
                 opgen_walk_next(&reduced);
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                if (acc[i] != 0) continue;
+                bool positive = !signbit(initial) && initial == 0;
+                opgen_walk again;
+                opgen_walk_init(&again, plan.reduced_rank, plan.reduced_shape, plan.reduced_stride);
+                for (int64_t r = 0; r < plan.reduced_total; ++r) {
+                    const float v = opgen_f16_to_f32(inputs[offsets[i] + again.offset]);
+                    positive |= v == 0 && !signbit(v);
+                    opgen_walk_next(&again);
+                }
+                acc[i] = positive ? 0.0f : -0.0f;
             }
             for (int64_t i = 0; i < len; ++i) outputs[start + i] = opgen_f32_to_f16(acc[i]);
             break;
@@ -1178,15 +1722,27 @@ opgen_status opgen_hlir_Reduce_v1_float16(
                     base += offsets[0];
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = opgen_f16_to_f32(base[i]);
-                        acc[i] = opgen_ieee_min_f32(acc[i], v);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
                     }
                 } else {
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = opgen_f16_to_f32(base[offsets[i]]);
-                        acc[i] = opgen_ieee_min_f32(acc[i], v);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
                     }
                 }
                 opgen_walk_next(&reduced);
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                if (acc[i] != 0) continue;
+                bool negative = signbit(initial) && initial == 0;
+                opgen_walk again;
+                opgen_walk_init(&again, plan.reduced_rank, plan.reduced_shape, plan.reduced_stride);
+                for (int64_t r = 0; r < plan.reduced_total; ++r) {
+                    const float v = opgen_f16_to_f32(inputs[offsets[i] + again.offset]);
+                    negative |= v == 0 && signbit(v);
+                    opgen_walk_next(&again);
+                }
+                acc[i] = negative ? -0.0f : 0.0f;
             }
             for (int64_t i = 0; i < len; ++i) outputs[start + i] = opgen_f32_to_f16(acc[i]);
             break;
@@ -1212,6 +1768,82 @@ opgen_status opgen_hlir_Reduce_v1_float(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     const float initial = (init_values[0]);
+    /* MAX/MIN below take the larger (smaller) value, a NaN once met staying (v != v): a comparison and a
+     * blend, which vectorise. A zero result is given its sign afterwards from the elements it came from:
+     * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const float *OPGEN_RESTRICT row = inputs + o * n;
+                float acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const float v = (row[r + i]);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const float v = (row[r]);
+                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const float v = acc[j];
+                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                }
+                if (acc[0] == 0) {
+                    bool positive = !signbit((init_values[0])) && (init_values[0]) == 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        const float v = (row[j]);
+                        positive |= v == 0 && !signbit(v);
+                    }
+                    acc[0] = positive ? 0.0f : -0.0f;
+                }
+                outputs[o] = (float)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const float *OPGEN_RESTRICT row = inputs + o * n;
+                float acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const float v = (row[r + i]);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const float v = (row[r]);
+                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const float v = acc[j];
+                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                }
+                if (acc[0] == 0) {
+                    bool negative = signbit((init_values[0])) && (init_values[0]) == 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        const float v = (row[j]);
+                        negative |= v == 0 && signbit(v);
+                    }
+                    acc[0] = negative ? -0.0f : 0.0f;
+                }
+                outputs[o] = (float)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -1285,15 +1917,27 @@ opgen_status opgen_hlir_Reduce_v1_float(
                     base += offsets[0];
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = (base[i]);
-                        acc[i] = opgen_ieee_max_f32(acc[i], v);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
                     }
                 } else {
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = (base[offsets[i]]);
-                        acc[i] = opgen_ieee_max_f32(acc[i], v);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
                     }
                 }
                 opgen_walk_next(&reduced);
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                if (acc[i] != 0) continue;
+                bool positive = !signbit(initial) && initial == 0;
+                opgen_walk again;
+                opgen_walk_init(&again, plan.reduced_rank, plan.reduced_shape, plan.reduced_stride);
+                for (int64_t r = 0; r < plan.reduced_total; ++r) {
+                    const float v = (inputs[offsets[i] + again.offset]);
+                    positive |= v == 0 && !signbit(v);
+                    opgen_walk_next(&again);
+                }
+                acc[i] = positive ? 0.0f : -0.0f;
             }
             for (int64_t i = 0; i < len; ++i) outputs[start + i] = (float)(acc[i]);
             break;
@@ -1309,15 +1953,27 @@ opgen_status opgen_hlir_Reduce_v1_float(
                     base += offsets[0];
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = (base[i]);
-                        acc[i] = opgen_ieee_min_f32(acc[i], v);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
                     }
                 } else {
                     for (int64_t i = 0; i < len; ++i) {
                         const float v = (base[offsets[i]]);
-                        acc[i] = opgen_ieee_min_f32(acc[i], v);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
                     }
                 }
                 opgen_walk_next(&reduced);
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                if (acc[i] != 0) continue;
+                bool negative = signbit(initial) && initial == 0;
+                opgen_walk again;
+                opgen_walk_init(&again, plan.reduced_rank, plan.reduced_shape, plan.reduced_stride);
+                for (int64_t r = 0; r < plan.reduced_total; ++r) {
+                    const float v = (inputs[offsets[i] + again.offset]);
+                    negative |= v == 0 && signbit(v);
+                    opgen_walk_next(&again);
+                }
+                acc[i] = negative ? -0.0f : 0.0f;
             }
             for (int64_t i = 0; i < len; ++i) outputs[start + i] = (float)(acc[i]);
             break;
@@ -1343,6 +1999,82 @@ opgen_status opgen_hlir_Reduce_v1_double(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     const double initial = (init_values[0]);
+    /* MAX/MIN below take the larger (smaller) value, a NaN once met staying (v != v): a comparison and a
+     * blend, which vectorise. A zero result is given its sign afterwards from the elements it came from:
+     * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
+    if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
+        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
+         * lanes side by side */
+        const int64_t n = plan.reduced_total;
+        if (kind == OPGEN_REDUCE_MAX) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const double *OPGEN_RESTRICT row = inputs + o * n;
+                double acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const double v = (row[r + i]);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const double v = (row[r]);
+                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const double v = acc[j];
+                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                }
+                if (acc[0] == 0) {
+                    bool positive = !signbit((init_values[0])) && (init_values[0]) == 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        const double v = (row[j]);
+                        positive |= v == 0 && !signbit(v);
+                    }
+                    acc[0] = positive ? 0.0 : -0.0;
+                }
+                outputs[o] = (double)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+        if (kind == OPGEN_REDUCE_MIN) {
+            for (int64_t o = 0; o < plan.kept_total; ++o) {
+                const double *OPGEN_RESTRICT row = inputs + o * n;
+                double acc[8];
+                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t r = 0;
+                for (; r + 8 <= n; r += 8) {
+                    for (int i = 0; i < 8; ++i) {
+                        const double v = (row[r + i]);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                    }
+                }
+                for (; r < n; ++r) {
+                    const int i = 0;
+                    const double v = (row[r]);
+                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                }
+                for (int j = 1; j < 8; ++j) {
+                    const int i = 0;
+                    const double v = acc[j];
+                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                }
+                if (acc[0] == 0) {
+                    bool negative = signbit((init_values[0])) && (init_values[0]) == 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        const double v = (row[j]);
+                        negative |= v == 0 && signbit(v);
+                    }
+                    acc[0] = negative ? -0.0 : 0.0;
+                }
+                outputs[o] = (double)(acc[0]);
+            }
+            return OPGEN_OK;
+        }
+    }
     /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
      * the input's row-major order (one left fold per output), the block's outputs side by side, which
      * vectorises where the outputs lie next to each other in the input. */
@@ -1416,15 +2148,27 @@ opgen_status opgen_hlir_Reduce_v1_double(
                     base += offsets[0];
                     for (int64_t i = 0; i < len; ++i) {
                         const double v = (base[i]);
-                        acc[i] = opgen_ieee_max_f64(acc[i], v);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
                     }
                 } else {
                     for (int64_t i = 0; i < len; ++i) {
                         const double v = (base[offsets[i]]);
-                        acc[i] = opgen_ieee_max_f64(acc[i], v);
+                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
                     }
                 }
                 opgen_walk_next(&reduced);
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                if (acc[i] != 0) continue;
+                bool positive = !signbit(initial) && initial == 0;
+                opgen_walk again;
+                opgen_walk_init(&again, plan.reduced_rank, plan.reduced_shape, plan.reduced_stride);
+                for (int64_t r = 0; r < plan.reduced_total; ++r) {
+                    const double v = (inputs[offsets[i] + again.offset]);
+                    positive |= v == 0 && !signbit(v);
+                    opgen_walk_next(&again);
+                }
+                acc[i] = positive ? 0.0 : -0.0;
             }
             for (int64_t i = 0; i < len; ++i) outputs[start + i] = (double)(acc[i]);
             break;
@@ -1440,15 +2184,27 @@ opgen_status opgen_hlir_Reduce_v1_double(
                     base += offsets[0];
                     for (int64_t i = 0; i < len; ++i) {
                         const double v = (base[i]);
-                        acc[i] = opgen_ieee_min_f64(acc[i], v);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
                     }
                 } else {
                     for (int64_t i = 0; i < len; ++i) {
                         const double v = (base[offsets[i]]);
-                        acc[i] = opgen_ieee_min_f64(acc[i], v);
+                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
                     }
                 }
                 opgen_walk_next(&reduced);
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                if (acc[i] != 0) continue;
+                bool negative = signbit(initial) && initial == 0;
+                opgen_walk again;
+                opgen_walk_init(&again, plan.reduced_rank, plan.reduced_shape, plan.reduced_stride);
+                for (int64_t r = 0; r < plan.reduced_total; ++r) {
+                    const double v = (inputs[offsets[i] + again.offset]);
+                    negative |= v == 0 && signbit(v);
+                    opgen_walk_next(&again);
+                }
+                acc[i] = negative ? -0.0 : 0.0;
             }
             for (int64_t i = 0; i < len; ++i) outputs[start + i] = (double)(acc[i]);
             break;

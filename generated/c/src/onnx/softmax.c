@@ -21,49 +21,41 @@ opgen_status opgen_onnx_Softmax_v13_bfloat16(
     for (size_t d = dim + 1; d < input_rank; ++d) inner *= input_shape[d];
     const int64_t n = input_shape[dim];
     if (outer * inner * n == 0) return OPGEN_OK;
-    /* Each row along the axis (elements inner apart): its maximum (eight lanes, NaN propagating), then
-     * e = exp(x - max) computed again for the quotient (float16 output)
-     * and summed in eight interleaved partial sums combined pairwise, then the quotient. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t col = 0; col < inner; ++col) {
-            const uint16_t *OPGEN_RESTRICT row = input + o * n * inner + col;
-            uint16_t *OPGEN_RESTRICT dst = output + o * n * inner + col;
+        const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
+        uint16_t *OPGEN_RESTRICT dst = output + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its maximum over eight lanes (a NaN once met staying), e = exp(x - max)
+             * computed again for the quotient (16-bit output) and summed in eight
+             * interleaved partial sums (element j into sum j mod 8) combined pairwise, then the quotient. */
             float m = 0;
             if (accurate_form) {
                 float lanes[8];
-                bool nan = false;
-                for (int j = 0; j < 8; ++j) lanes[j] = opgen_bf16_to_f32(row[0]);
+                for (int j = 0; j < 8; ++j) lanes[j] = opgen_bf16_to_f32(block[0]);
                 int64_t i = 0;
-                if (inner == 1) {
-                    for (; i + 8 <= n; i += 8) {
-                        for (int j = 0; j < 8; ++j) {
-                            const float v = opgen_bf16_to_f32(row[i + j]);
-                            nan |= v != v;
-                            lanes[j] = v > lanes[j] ? v : lanes[j];
-                        }
+                for (; i + 8 <= n; i += 8) {
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = opgen_bf16_to_f32(block[i + j]);
+                        lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                     }
                 }
                 for (; i < n; ++i) {
-                    const float v = opgen_bf16_to_f32(row[i * inner]);
-                    nan |= v != v;
-                    lanes[0] = v > lanes[0] ? v : lanes[0];
+                    const float v = opgen_bf16_to_f32(block[i]);
+                    lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
                 }
                 m = lanes[0];
-                for (int j = 1; j < 8; ++j) m = lanes[j] > m ? lanes[j] : m;
-                if (nan) m = NAN;
+                for (int j = 1; j < 8; ++j) m = lanes[j] > m || lanes[j] != lanes[j] ? lanes[j] : m;
             }
             float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const float e = expf(opgen_bf16_to_f32(row[i + j]) - m);
-                        partial[j] += e;
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const float e = expf(opgen_bf16_to_f32(block[i + j]) - m);
+                    partial[j] += e;
                 }
             }
             for (; i < n; ++i) {
-                const float e = expf(opgen_bf16_to_f32(row[i * inner]) - m);
+                const float e = expf(opgen_bf16_to_f32(block[i]) - m);
                 partial[i % 8] += e;
             }
             const float sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
@@ -71,14 +63,46 @@ opgen_status opgen_onnx_Softmax_v13_bfloat16(
             const float d = sum != sum ? sum : (sum > least_sum ? sum : least_sum); /* NaN propagates */
             if (logarithmic_form) {
                 const float log_d = logf(d);
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = opgen_f32_to_bf16((opgen_bf16_to_f32(row[j * inner]) - m) - log_d);
-                }
-            } else if (inner == 1) {
-                for (int64_t j = 0; j < n; ++j) dst[j] = opgen_f32_to_bf16(expf(opgen_bf16_to_f32(row[j]) - m) / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = opgen_f32_to_bf16((opgen_bf16_to_f32(block[j]) - m) - log_d);
             } else {
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = opgen_f32_to_bf16(expf(opgen_bf16_to_f32(row[j * inner]) - m) / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = opgen_f32_to_bf16(expf(opgen_bf16_to_f32(block[j]) - m) / d);
+            }
+            continue;
+        }
+        /* Rows of inner elements along the axis: OPGEN_REDUCE_BLOCK columns at a time, walked row by row
+         * (reads in order, the loops vectorise across the columns); each column sums its e in axis order. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            float m[OPGEN_REDUCE_BLOCK], d[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) m[i] = accurate_form ? opgen_bf16_to_f32(block[c0 + i]) : 0;
+            if (accurate_form) {
+                for (int64_t r = 1; r < n; ++r) {
+                    const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                    for (int64_t i = 0; i < len; ++i) {
+                        const float v = opgen_bf16_to_f32(row[i]);
+                        m[i] = v > m[i] || v != v ? v : m[i];
+                    }
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) d[i] = 0;
+            for (int64_t r = 0; r < n; ++r) {
+                const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const float e = expf(opgen_bf16_to_f32(row[i]) - m[i]);
+                    d[i] += e;
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                d[i] = d[i] != d[i] ? d[i] : (d[i] > least_sum ? d[i] : least_sum); /* NaN propagates */
+                if (logarithmic_form) d[i] = logf(d[i]);
+            }
+            for (int64_t r = 0; r < n; ++r) {
+                const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                uint16_t *OPGEN_RESTRICT to = dst + r * inner + c0;
+                if (logarithmic_form) {
+                    for (int64_t i = 0; i < len; ++i) to[i] = opgen_f32_to_bf16((opgen_bf16_to_f32(row[i]) - m[i]) - d[i]);
+                } else {
+                    for (int64_t i = 0; i < len; ++i) to[i] = opgen_f32_to_bf16(expf(opgen_bf16_to_f32(row[i]) - m[i]) / d[i]);
                 }
             }
         }
@@ -98,51 +122,43 @@ opgen_status opgen_onnx_Softmax_v13_double(
     for (size_t d = dim + 1; d < input_rank; ++d) inner *= input_shape[d];
     const int64_t n = input_shape[dim];
     if (outer * inner * n == 0) return OPGEN_OK;
-    /* Each row along the axis (elements inner apart): its maximum (eight lanes, NaN propagating), then
-     * e = exp(x - max) kept in the output
-     * and summed in eight interleaved partial sums combined pairwise, then the quotient. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t col = 0; col < inner; ++col) {
-            const double *OPGEN_RESTRICT row = input + o * n * inner + col;
-            double *OPGEN_RESTRICT dst = output + o * n * inner + col;
+        const double *OPGEN_RESTRICT block = input + o * n * inner;
+        double *OPGEN_RESTRICT dst = output + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its maximum over eight lanes (a NaN once met staying), e = exp(x - max)
+             * kept in the output and summed in eight
+             * interleaved partial sums (element j into sum j mod 8) combined pairwise, then the quotient. */
             double m = 0;
             if (accurate_form) {
                 double lanes[8];
-                bool nan = false;
-                for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+                for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
                 int64_t i = 0;
-                if (inner == 1) {
-                    for (; i + 8 <= n; i += 8) {
-                        for (int j = 0; j < 8; ++j) {
-                            const double v = (row[i + j]);
-                            nan |= v != v;
-                            lanes[j] = v > lanes[j] ? v : lanes[j];
-                        }
+                for (; i + 8 <= n; i += 8) {
+                    for (int j = 0; j < 8; ++j) {
+                        const double v = (block[i + j]);
+                        lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                     }
                 }
                 for (; i < n; ++i) {
-                    const double v = (row[i * inner]);
-                    nan |= v != v;
-                    lanes[0] = v > lanes[0] ? v : lanes[0];
+                    const double v = (block[i]);
+                    lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
                 }
                 m = lanes[0];
-                for (int j = 1; j < 8; ++j) m = lanes[j] > m ? lanes[j] : m;
-                if (nan) m = NAN;
+                for (int j = 1; j < 8; ++j) m = lanes[j] > m || lanes[j] != lanes[j] ? lanes[j] : m;
             }
             double partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const double e = exp((row[i + j]) - m);
-                        dst[i + j] = e;
-                        partial[j] += e;
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const double e = exp((block[i + j]) - m);
+                    dst[i + j] = e;
+                    partial[j] += e;
                 }
             }
             for (; i < n; ++i) {
-                const double e = exp((row[i * inner]) - m);
-                dst[i * inner] = e;
+                const double e = exp((block[i]) - m);
+                dst[i] = e;
                 partial[i % 8] += e;
             }
             const double sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
@@ -150,14 +166,48 @@ opgen_status opgen_onnx_Softmax_v13_double(
             const double d = sum != sum ? sum : (sum > least_sum ? sum : least_sum); /* NaN propagates */
             if (logarithmic_form) {
                 const double log_d = log(d);
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = (double)(((row[j * inner]) - m) - log_d);
-                }
-            } else if (inner == 1) {
-                for (int64_t j = 0; j < n; ++j) dst[j] = (double)(dst[j] / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = (double)(((block[j]) - m) - log_d);
             } else {
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = (double)(dst[j * inner] / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = (double)(dst[j] / d);
+            }
+            continue;
+        }
+        /* Rows of inner elements along the axis: OPGEN_REDUCE_BLOCK columns at a time, walked row by row
+         * (reads in order, the loops vectorise across the columns); each column sums its e in axis order. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            double m[OPGEN_REDUCE_BLOCK], d[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) m[i] = accurate_form ? (block[c0 + i]) : 0;
+            if (accurate_form) {
+                for (int64_t r = 1; r < n; ++r) {
+                    const double *OPGEN_RESTRICT row = block + r * inner + c0;
+                    for (int64_t i = 0; i < len; ++i) {
+                        const double v = (row[i]);
+                        m[i] = v > m[i] || v != v ? v : m[i];
+                    }
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) d[i] = 0;
+            for (int64_t r = 0; r < n; ++r) {
+                const double *OPGEN_RESTRICT row = block + r * inner + c0;
+                double *OPGEN_RESTRICT to = dst + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const double e = exp((row[i]) - m[i]);
+                    to[i] = e;
+                    d[i] += e;
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                d[i] = d[i] != d[i] ? d[i] : (d[i] > least_sum ? d[i] : least_sum); /* NaN propagates */
+                if (logarithmic_form) d[i] = log(d[i]);
+            }
+            for (int64_t r = 0; r < n; ++r) {
+                const double *OPGEN_RESTRICT row = block + r * inner + c0;
+                double *OPGEN_RESTRICT to = dst + r * inner + c0;
+                if (logarithmic_form) {
+                    for (int64_t i = 0; i < len; ++i) to[i] = (double)(((row[i]) - m[i]) - d[i]);
+                } else {
+                    for (int64_t i = 0; i < len; ++i) to[i] = (double)(to[i] / d[i]);
                 }
             }
         }
@@ -177,51 +227,43 @@ opgen_status opgen_onnx_Softmax_v13_float(
     for (size_t d = dim + 1; d < input_rank; ++d) inner *= input_shape[d];
     const int64_t n = input_shape[dim];
     if (outer * inner * n == 0) return OPGEN_OK;
-    /* Each row along the axis (elements inner apart): its maximum (eight lanes, NaN propagating), then
-     * e = exp(x - max) kept in the output
-     * and summed in eight interleaved partial sums combined pairwise, then the quotient. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t col = 0; col < inner; ++col) {
-            const float *OPGEN_RESTRICT row = input + o * n * inner + col;
-            float *OPGEN_RESTRICT dst = output + o * n * inner + col;
+        const float *OPGEN_RESTRICT block = input + o * n * inner;
+        float *OPGEN_RESTRICT dst = output + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its maximum over eight lanes (a NaN once met staying), e = exp(x - max)
+             * kept in the output and summed in eight
+             * interleaved partial sums (element j into sum j mod 8) combined pairwise, then the quotient. */
             float m = 0;
             if (accurate_form) {
                 float lanes[8];
-                bool nan = false;
-                for (int j = 0; j < 8; ++j) lanes[j] = (row[0]);
+                for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
                 int64_t i = 0;
-                if (inner == 1) {
-                    for (; i + 8 <= n; i += 8) {
-                        for (int j = 0; j < 8; ++j) {
-                            const float v = (row[i + j]);
-                            nan |= v != v;
-                            lanes[j] = v > lanes[j] ? v : lanes[j];
-                        }
+                for (; i + 8 <= n; i += 8) {
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = (block[i + j]);
+                        lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                     }
                 }
                 for (; i < n; ++i) {
-                    const float v = (row[i * inner]);
-                    nan |= v != v;
-                    lanes[0] = v > lanes[0] ? v : lanes[0];
+                    const float v = (block[i]);
+                    lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
                 }
                 m = lanes[0];
-                for (int j = 1; j < 8; ++j) m = lanes[j] > m ? lanes[j] : m;
-                if (nan) m = NAN;
+                for (int j = 1; j < 8; ++j) m = lanes[j] > m || lanes[j] != lanes[j] ? lanes[j] : m;
             }
             float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const float e = expf((row[i + j]) - m);
-                        dst[i + j] = e;
-                        partial[j] += e;
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const float e = expf((block[i + j]) - m);
+                    dst[i + j] = e;
+                    partial[j] += e;
                 }
             }
             for (; i < n; ++i) {
-                const float e = expf((row[i * inner]) - m);
-                dst[i * inner] = e;
+                const float e = expf((block[i]) - m);
+                dst[i] = e;
                 partial[i % 8] += e;
             }
             const float sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
@@ -229,14 +271,48 @@ opgen_status opgen_onnx_Softmax_v13_float(
             const float d = sum != sum ? sum : (sum > least_sum ? sum : least_sum); /* NaN propagates */
             if (logarithmic_form) {
                 const float log_d = logf(d);
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = (float)(((row[j * inner]) - m) - log_d);
-                }
-            } else if (inner == 1) {
-                for (int64_t j = 0; j < n; ++j) dst[j] = (float)(dst[j] / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = (float)(((block[j]) - m) - log_d);
             } else {
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = (float)(dst[j * inner] / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = (float)(dst[j] / d);
+            }
+            continue;
+        }
+        /* Rows of inner elements along the axis: OPGEN_REDUCE_BLOCK columns at a time, walked row by row
+         * (reads in order, the loops vectorise across the columns); each column sums its e in axis order. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            float m[OPGEN_REDUCE_BLOCK], d[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) m[i] = accurate_form ? (block[c0 + i]) : 0;
+            if (accurate_form) {
+                for (int64_t r = 1; r < n; ++r) {
+                    const float *OPGEN_RESTRICT row = block + r * inner + c0;
+                    for (int64_t i = 0; i < len; ++i) {
+                        const float v = (row[i]);
+                        m[i] = v > m[i] || v != v ? v : m[i];
+                    }
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) d[i] = 0;
+            for (int64_t r = 0; r < n; ++r) {
+                const float *OPGEN_RESTRICT row = block + r * inner + c0;
+                float *OPGEN_RESTRICT to = dst + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const float e = expf((row[i]) - m[i]);
+                    to[i] = e;
+                    d[i] += e;
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                d[i] = d[i] != d[i] ? d[i] : (d[i] > least_sum ? d[i] : least_sum); /* NaN propagates */
+                if (logarithmic_form) d[i] = logf(d[i]);
+            }
+            for (int64_t r = 0; r < n; ++r) {
+                const float *OPGEN_RESTRICT row = block + r * inner + c0;
+                float *OPGEN_RESTRICT to = dst + r * inner + c0;
+                if (logarithmic_form) {
+                    for (int64_t i = 0; i < len; ++i) to[i] = (float)(((row[i]) - m[i]) - d[i]);
+                } else {
+                    for (int64_t i = 0; i < len; ++i) to[i] = (float)(to[i] / d[i]);
                 }
             }
         }
@@ -256,49 +332,41 @@ opgen_status opgen_onnx_Softmax_v13_float16(
     for (size_t d = dim + 1; d < input_rank; ++d) inner *= input_shape[d];
     const int64_t n = input_shape[dim];
     if (outer * inner * n == 0) return OPGEN_OK;
-    /* Each row along the axis (elements inner apart): its maximum (eight lanes, NaN propagating), then
-     * e = exp(x - max) computed again for the quotient (float16 output)
-     * and summed in eight interleaved partial sums combined pairwise, then the quotient. */
     for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t col = 0; col < inner; ++col) {
-            const uint16_t *OPGEN_RESTRICT row = input + o * n * inner + col;
-            uint16_t *OPGEN_RESTRICT dst = output + o * n * inner + col;
+        const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
+        uint16_t *OPGEN_RESTRICT dst = output + o * n * inner;
+        if (inner == 1) {
+            /* A dense row: its maximum over eight lanes (a NaN once met staying), e = exp(x - max)
+             * computed again for the quotient (16-bit output) and summed in eight
+             * interleaved partial sums (element j into sum j mod 8) combined pairwise, then the quotient. */
             float m = 0;
             if (accurate_form) {
                 float lanes[8];
-                bool nan = false;
-                for (int j = 0; j < 8; ++j) lanes[j] = opgen_f16_to_f32(row[0]);
+                for (int j = 0; j < 8; ++j) lanes[j] = opgen_f16_to_f32(block[0]);
                 int64_t i = 0;
-                if (inner == 1) {
-                    for (; i + 8 <= n; i += 8) {
-                        for (int j = 0; j < 8; ++j) {
-                            const float v = opgen_f16_to_f32(row[i + j]);
-                            nan |= v != v;
-                            lanes[j] = v > lanes[j] ? v : lanes[j];
-                        }
+                for (; i + 8 <= n; i += 8) {
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = opgen_f16_to_f32(block[i + j]);
+                        lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
                     }
                 }
                 for (; i < n; ++i) {
-                    const float v = opgen_f16_to_f32(row[i * inner]);
-                    nan |= v != v;
-                    lanes[0] = v > lanes[0] ? v : lanes[0];
+                    const float v = opgen_f16_to_f32(block[i]);
+                    lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
                 }
                 m = lanes[0];
-                for (int j = 1; j < 8; ++j) m = lanes[j] > m ? lanes[j] : m;
-                if (nan) m = NAN;
+                for (int j = 1; j < 8; ++j) m = lanes[j] > m || lanes[j] != lanes[j] ? lanes[j] : m;
             }
             float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int64_t i = 0;
-            if (inner == 1) {
-                for (; i + 8 <= n; i += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const float e = expf(opgen_f16_to_f32(row[i + j]) - m);
-                        partial[j] += e;
-                    }
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; ++j) {
+                    const float e = expf(opgen_f16_to_f32(block[i + j]) - m);
+                    partial[j] += e;
                 }
             }
             for (; i < n; ++i) {
-                const float e = expf(opgen_f16_to_f32(row[i * inner]) - m);
+                const float e = expf(opgen_f16_to_f32(block[i]) - m);
                 partial[i % 8] += e;
             }
             const float sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
@@ -306,14 +374,46 @@ opgen_status opgen_onnx_Softmax_v13_float16(
             const float d = sum != sum ? sum : (sum > least_sum ? sum : least_sum); /* NaN propagates */
             if (logarithmic_form) {
                 const float log_d = logf(d);
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = opgen_f32_to_f16((opgen_f16_to_f32(row[j * inner]) - m) - log_d);
-                }
-            } else if (inner == 1) {
-                for (int64_t j = 0; j < n; ++j) dst[j] = opgen_f32_to_f16(expf(opgen_f16_to_f32(row[j]) - m) / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = opgen_f32_to_f16((opgen_f16_to_f32(block[j]) - m) - log_d);
             } else {
-                for (int64_t j = 0; j < n; ++j) {
-                    dst[j * inner] = opgen_f32_to_f16(expf(opgen_f16_to_f32(row[j * inner]) - m) / d);
+                for (int64_t j = 0; j < n; ++j) dst[j] = opgen_f32_to_f16(expf(opgen_f16_to_f32(block[j]) - m) / d);
+            }
+            continue;
+        }
+        /* Rows of inner elements along the axis: OPGEN_REDUCE_BLOCK columns at a time, walked row by row
+         * (reads in order, the loops vectorise across the columns); each column sums its e in axis order. */
+        for (int64_t c0 = 0; c0 < inner; c0 += OPGEN_REDUCE_BLOCK) {
+            const int64_t len = inner - c0 < OPGEN_REDUCE_BLOCK ? inner - c0 : OPGEN_REDUCE_BLOCK;
+            float m[OPGEN_REDUCE_BLOCK], d[OPGEN_REDUCE_BLOCK];
+            for (int64_t i = 0; i < len; ++i) m[i] = accurate_form ? opgen_f16_to_f32(block[c0 + i]) : 0;
+            if (accurate_form) {
+                for (int64_t r = 1; r < n; ++r) {
+                    const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                    for (int64_t i = 0; i < len; ++i) {
+                        const float v = opgen_f16_to_f32(row[i]);
+                        m[i] = v > m[i] || v != v ? v : m[i];
+                    }
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) d[i] = 0;
+            for (int64_t r = 0; r < n; ++r) {
+                const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                for (int64_t i = 0; i < len; ++i) {
+                    const float e = expf(opgen_f16_to_f32(row[i]) - m[i]);
+                    d[i] += e;
+                }
+            }
+            for (int64_t i = 0; i < len; ++i) {
+                d[i] = d[i] != d[i] ? d[i] : (d[i] > least_sum ? d[i] : least_sum); /* NaN propagates */
+                if (logarithmic_form) d[i] = logf(d[i]);
+            }
+            for (int64_t r = 0; r < n; ++r) {
+                const uint16_t *OPGEN_RESTRICT row = block + r * inner + c0;
+                uint16_t *OPGEN_RESTRICT to = dst + r * inner + c0;
+                if (logarithmic_form) {
+                    for (int64_t i = 0; i < len; ++i) to[i] = opgen_f32_to_f16((opgen_f16_to_f32(row[i]) - m[i]) - d[i]);
+                } else {
+                    for (int64_t i = 0; i < len; ++i) to[i] = opgen_f32_to_f16(expf(opgen_f16_to_f32(row[i]) - m[i]) / d[i]);
                 }
             }
         }
