@@ -45,13 +45,42 @@ opgen_status opgen_hlir_ArgMax_v1_uint8(
                 const uint8_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const uint8_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint8_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const uint8_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint8_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const uint8_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -118,13 +147,42 @@ opgen_status opgen_hlir_ArgMax_v1_uint16(
                 const uint16_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const uint16_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint16_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const uint16_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint16_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const uint16_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -191,13 +249,42 @@ opgen_status opgen_hlir_ArgMax_v1_uint32(
                 const uint32_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const uint32_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint32_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const uint32_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint32_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const uint32_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -264,13 +351,42 @@ opgen_status opgen_hlir_ArgMax_v1_uint64(
                 const uint64_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const uint64_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint64_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const uint64_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const uint64_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const uint64_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -337,13 +453,42 @@ opgen_status opgen_hlir_ArgMax_v1_int8(
                 const int8_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const int8_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int8_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const int8_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int8_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const int8_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -410,13 +555,42 @@ opgen_status opgen_hlir_ArgMax_v1_int16(
                 const int16_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const int16_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int16_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const int16_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int16_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const int16_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -483,13 +657,42 @@ opgen_status opgen_hlir_ArgMax_v1_int32(
                 const int32_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const int32_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int32_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const int32_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int32_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const int32_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -556,13 +759,42 @@ opgen_status opgen_hlir_ArgMax_v1_int64(
                 const int64_t v = lanes[j];
                 best = v > best ? v : best;
             }
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const int64_t v = (block[at]);
-                if (v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int64_t v = (block[c + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const int64_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const int64_t v = (block[c - 8 + j]);
+                        hit |= (v == best);
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const int64_t v = (block[at]);
+                    if ((v == best)) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -629,13 +861,43 @@ opgen_status opgen_hlir_ArgMax_v1_float16(
                 const float v = lanes[j];
                 best = v > best || v != v ? v : best;
             }
+            const int nan_target = best != best; /* the extreme is a NaN: look for the first (last) NaN */
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const float v = opgen_f16_to_f32(block[at]);
-                if (best != best ? v != v : v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = opgen_f16_to_f32(block[c + j]);
+                        hit |= ((v == best) | (nan_target & (v != v)));
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const float v = opgen_f16_to_f32(block[at]);
+                    if (((v == best) | (nan_target & (v != v)))) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = opgen_f16_to_f32(block[c - 8 + j]);
+                        hit |= ((v == best) | (nan_target & (v != v)));
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const float v = opgen_f16_to_f32(block[at]);
+                    if (((v == best) | (nan_target & (v != v)))) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -702,13 +964,43 @@ opgen_status opgen_hlir_ArgMax_v1_float(
                 const float v = lanes[j];
                 best = v > best || v != v ? v : best;
             }
+            const int nan_target = best != best; /* the extreme is a NaN: look for the first (last) NaN */
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const float v = (block[at]);
-                if (best != best ? v != v : v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = (block[c + j]);
+                        hit |= ((v == best) | (nan_target & (v != v)));
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const float v = (block[at]);
+                    if (((v == best) | (nan_target & (v != v)))) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const float v = (block[c - 8 + j]);
+                        hit |= ((v == best) | (nan_target & (v != v)));
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const float v = (block[at]);
+                    if (((v == best) | (nan_target & (v != v)))) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
@@ -775,13 +1067,43 @@ opgen_status opgen_hlir_ArgMax_v1_double(
                 const double v = lanes[j];
                 best = v > best || v != v ? v : best;
             }
+            const int nan_target = best != best; /* the extreme is a NaN: look for the first (last) NaN */
+            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
+             * then the chunk holding it element by element. */
             int64_t index = 0;
-            for (int64_t step = 0; step < n; ++step) {
-                const int64_t at = last ? n - 1 - step : step;
-                const double v = (block[at]);
-                if (best != best ? v != v : v == best) {
-                    index = at;
-                    break;
+            if (!last) {
+                int64_t c = 0;
+                for (; c + 8 <= n; c += 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const double v = (block[c + j]);
+                        hit |= ((v == best) | (nan_target & (v != v)));
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c; at < n; ++at) {
+                    const double v = (block[at]);
+                    if (((v == best) | (nan_target & (v != v)))) {
+                        index = at;
+                        break;
+                    }
+                }
+            } else {
+                int64_t c = n;
+                for (; c >= 8; c -= 8) {
+                    int hit = 0;
+                    for (int j = 0; j < 8; ++j) {
+                        const double v = (block[c - 8 + j]);
+                        hit |= ((v == best) | (nan_target & (v != v)));
+                    }
+                    if (hit) break;
+                }
+                for (int64_t at = c - 1; at >= 0; --at) {
+                    const double v = (block[at]);
+                    if (((v == best) | (nan_target & (v != v)))) {
+                        index = at;
+                        break;
+                    }
                 }
             }
             output[o] = index;
