@@ -8,6 +8,7 @@ and its names. The body of each family is a template, templates/c/structured/<fa
 shared helpers of templates/c/structured.h.j2."""
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +128,8 @@ def structured_views(v: OpVersion) -> list[dict[str, Any]]:
             key=v.key, elem=elem.name, out_elem=out_elem.name, function=function, template=family.template,
             declaration=prototype("opgen_status", function, groups, ";"),
             definition=prototype("opgen_status", function, groups, " {"),
-            text=family.text, output=out, names=names, attributes=[c_name(a.name) for a in v.attributes],
+            text=textwrap.fill(family.text, 112),  # the header comment's lines within 120 columns
+            output=out, names=names, attributes=[c_name(a.name) for a in v.attributes],
             c_type=elem.c_type, compute=compute, kind=elem.kind, bits=elem.bits,
             load=_LOAD.get(elem.name, "({x})"), store=_STORE.get(elem.name, f"({elem.c_type})({{x}})"),
             suffix="f32" if compute == "float" else "f64", computations=computations,

@@ -18,77 +18,88 @@ extern "C" {
 #endif
 
 /* hlir.ArgMax@1, uint8 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_uint8(
     const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, uint16 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_uint16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, uint32 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_uint32(
     const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, uint64 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_uint64(
     const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, int8 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_int8(
     const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, int16 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_int16(
     const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, int32 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_int32(
     const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_int64(
     const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, float16 -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, float -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.ArgMax@1, double -> int64:
- * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An empty axis is OPGEN_ERR_SHAPE.
+ * The index of the first (last with select_last_index) largest element along axis; a NaN counts as the largest. An
+ * empty axis is OPGEN_ERR_SHAPE.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_ArgMax_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,

@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* hlir.BroadcastInDim@1, bool:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_bool(
     const bool *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -26,7 +27,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_bool(
     const int64_t *output_shape, size_t output_rank, bool *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, uint8:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_uint8(
     const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -34,7 +36,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_uint8(
     const int64_t *output_shape, size_t output_rank, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, uint16:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_uint16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -42,7 +45,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_uint16(
     const int64_t *output_shape, size_t output_rank, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, uint32:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_uint32(
     const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -50,7 +54,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_uint32(
     const int64_t *output_shape, size_t output_rank, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, uint64:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_uint64(
     const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -58,7 +63,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_uint64(
     const int64_t *output_shape, size_t output_rank, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, int8:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_int8(
     const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -66,7 +72,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_int8(
     const int64_t *output_shape, size_t output_rank, int8_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, int16:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_int16(
     const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -74,7 +81,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_int16(
     const int64_t *output_shape, size_t output_rank, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, int32:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_int32(
     const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -82,7 +90,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_int32(
     const int64_t *output_shape, size_t output_rank, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, int64:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_int64(
     const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -90,7 +99,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_int64(
     const int64_t *output_shape, size_t output_rank, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, float16:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -98,7 +108,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_float16(
     const int64_t *output_shape, size_t output_rank, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, bfloat16:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -106,7 +117,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_bfloat16(
     const int64_t *output_shape, size_t output_rank, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, float:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -114,7 +126,8 @@ opgen_status opgen_hlir_BroadcastInDim_v1_float(
     const int64_t *output_shape, size_t output_rank, float *OPGEN_RESTRICT output);
 
 /* hlir.BroadcastInDim@1, double:
- * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape is given.
+ * output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's size is 1); the output's shape
+ * is given.
  * Operands are dense row-major arrays with their shapes; output has the shape given by output_shape. */
 opgen_status opgen_hlir_BroadcastInDim_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,

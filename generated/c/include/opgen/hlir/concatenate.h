@@ -18,91 +18,104 @@ extern "C" {
 #endif
 
 /* hlir.Concatenate@1, bool:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_bool(
     const bool *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, bool *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, uint8:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_uint8(
     const uint8_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, uint16:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_uint16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, uint32:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_uint32(
     const uint32_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, uint64:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_uint64(
     const uint64_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, int8:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_int8(
     const int8_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, int8_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, int16:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_int16(
     const int16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, int32:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_int32(
     const int32_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, int64:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_int64(
     const int64_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, float16:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_float16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, bfloat16:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_bfloat16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, float:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_float(
     const float *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, float *OPGEN_RESTRICT output);
 
 /* hlir.Concatenate@1, double:
- * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes elsewhere.
+ * The tensors of the variadic input one after another along dimension; all have one rank and the same sizes
+ * elsewhere.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Concatenate_v1_double(
     const double *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,

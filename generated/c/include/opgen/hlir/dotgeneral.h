@@ -18,7 +18,9 @@ extern "C" {
 #endif
 
 /* hlir.DotGeneral@1, uint8:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_uint8(
     const uint8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -29,7 +31,9 @@ opgen_status opgen_hlir_DotGeneral_v1_uint8(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, uint16:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_uint16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -40,7 +44,9 @@ opgen_status opgen_hlir_DotGeneral_v1_uint16(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, uint32:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_uint32(
     const uint32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -51,7 +57,9 @@ opgen_status opgen_hlir_DotGeneral_v1_uint32(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, uint64:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_uint64(
     const uint64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -62,7 +70,9 @@ opgen_status opgen_hlir_DotGeneral_v1_uint64(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, int8:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_int8(
     const int8_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -73,7 +83,9 @@ opgen_status opgen_hlir_DotGeneral_v1_int8(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, int8_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, int16:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_int16(
     const int16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -84,7 +96,9 @@ opgen_status opgen_hlir_DotGeneral_v1_int16(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, int32:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_int32(
     const int32_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -95,7 +109,9 @@ opgen_status opgen_hlir_DotGeneral_v1_int32(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, int64:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_int64(
     const int64_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -106,7 +122,9 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, float16:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_float16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -117,7 +135,9 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, float:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_float(
     const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
@@ -128,7 +148,9 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
     const int64_t *rhs_contracting_dimensions, size_t rhs_contracting_dimensions_len, float *OPGEN_RESTRICT output);
 
 /* hlir.DotGeneral@1, double:
- * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-major order (float16 in float, rounded once; integers wrap).
+ * XLA DotGeneral: products summed over the contracting dimension pairs for each batch index; the output is batch
+ * dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs over the contracting elements in row-
+ * major order (float16 in float, rounded once; integers wrap).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_DotGeneral_v1_double(
     const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,

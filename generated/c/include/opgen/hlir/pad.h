@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* hlir.Pad@1, uint8:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint8(
     const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -28,7 +29,8 @@ opgen_status opgen_hlir_Pad_v1_uint8(
     const int64_t *interior_padding, size_t interior_padding_len, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, uint16:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -38,7 +40,8 @@ opgen_status opgen_hlir_Pad_v1_uint16(
     const int64_t *interior_padding, size_t interior_padding_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, uint32:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint32(
     const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -48,7 +51,8 @@ opgen_status opgen_hlir_Pad_v1_uint32(
     const int64_t *interior_padding, size_t interior_padding_len, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, uint64:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint64(
     const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -58,7 +62,8 @@ opgen_status opgen_hlir_Pad_v1_uint64(
     const int64_t *interior_padding, size_t interior_padding_len, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, int8:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int8(
     const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -68,7 +73,8 @@ opgen_status opgen_hlir_Pad_v1_int8(
     const int64_t *interior_padding, size_t interior_padding_len, int8_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, int16:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int16(
     const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -78,7 +84,8 @@ opgen_status opgen_hlir_Pad_v1_int16(
     const int64_t *interior_padding, size_t interior_padding_len, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, int32:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int32(
     const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -88,7 +95,8 @@ opgen_status opgen_hlir_Pad_v1_int32(
     const int64_t *interior_padding, size_t interior_padding_len, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, int64:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int64(
     const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -98,7 +106,8 @@ opgen_status opgen_hlir_Pad_v1_int64(
     const int64_t *interior_padding, size_t interior_padding_len, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, float16:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -108,7 +117,8 @@ opgen_status opgen_hlir_Pad_v1_float16(
     const int64_t *interior_padding, size_t interior_padding_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, float:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -118,7 +128,8 @@ opgen_status opgen_hlir_Pad_v1_float(
     const int64_t *interior_padding, size_t interior_padding_len, float *OPGEN_RESTRICT output);
 
 /* hlir.Pad@1, double:
- * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
+ * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,

@@ -18,7 +18,10 @@ extern "C" {
 #endif
 
 /* hlir.Reduce@1, uint8:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_uint8(
     const uint8_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -27,7 +30,10 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
     uint8_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, uint16:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_uint16(
     const uint16_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -36,7 +42,10 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
     uint16_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, uint32:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_uint32(
     const uint32_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -45,7 +54,10 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
     uint32_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, uint64:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_uint64(
     const uint64_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -54,7 +66,10 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
     uint64_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, int8:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_int8(
     const int8_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -63,7 +78,10 @@ opgen_status opgen_hlir_Reduce_v1_int8(
     int8_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, int16:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_int16(
     const int16_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -72,7 +90,10 @@ opgen_status opgen_hlir_Reduce_v1_int16(
     int16_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, int32:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_int32(
     const int32_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -81,7 +102,10 @@ opgen_status opgen_hlir_Reduce_v1_int32(
     int32_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, int64:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_int64(
     const int64_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -90,7 +114,10 @@ opgen_status opgen_hlir_Reduce_v1_int64(
     int64_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, float16:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_float16(
     const uint16_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -99,7 +126,10 @@ opgen_status opgen_hlir_Reduce_v1_float16(
     uint16_t *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, float:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_float(
     const float *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
@@ -108,7 +138,10 @@ opgen_status opgen_hlir_Reduce_v1_float(
     float *OPGEN_RESTRICT outputs);
 
 /* hlir.Reduce@1, double:
- * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other computations return OPGEN_ERR_NOT_IMPLEMENTED.
+ * One input: the left fold init, x1, ..., xn of the reduced elements in the input's row-major order (the NumPy
+ * kernel's order, so ADD and MUL give its results exactly) for computation ADD, MUL, MAX or MIN (MAX/MIN propagate
+ * NaN and order -0.0 below +0.0); float16 accumulates in float and is rounded once, integers wrap around. Other
+ * computations return OPGEN_ERR_NOT_IMPLEMENTED.
  * Operands are dense row-major arrays with their shapes; outputs has the shape the spec gives it. */
 opgen_status opgen_hlir_Reduce_v1_double(
     const double *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,

@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* hlir.Slice@1, bool:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_bool(const bool *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       const int64_t *start_indices, size_t start_indices_len,
@@ -26,7 +27,8 @@ opgen_status opgen_hlir_Slice_v1_bool(const bool *OPGEN_RESTRICT input, const in
                                       const int64_t *strides, size_t strides_len, bool *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, uint8:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_uint8(
     const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -34,7 +36,8 @@ opgen_status opgen_hlir_Slice_v1_uint8(
     const int64_t *strides, size_t strides_len, uint8_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, uint16:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_uint16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -42,7 +45,8 @@ opgen_status opgen_hlir_Slice_v1_uint16(
     const int64_t *strides, size_t strides_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, uint32:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_uint32(
     const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -50,7 +54,8 @@ opgen_status opgen_hlir_Slice_v1_uint32(
     const int64_t *strides, size_t strides_len, uint32_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, uint64:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_uint64(
     const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -58,7 +63,8 @@ opgen_status opgen_hlir_Slice_v1_uint64(
     const int64_t *strides, size_t strides_len, uint64_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, int8:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_int8(const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       const int64_t *start_indices, size_t start_indices_len,
@@ -66,7 +72,8 @@ opgen_status opgen_hlir_Slice_v1_int8(const int8_t *OPGEN_RESTRICT input, const 
                                       const int64_t *strides, size_t strides_len, int8_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, int16:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_int16(
     const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -74,7 +81,8 @@ opgen_status opgen_hlir_Slice_v1_int16(
     const int64_t *strides, size_t strides_len, int16_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, int32:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_int32(
     const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -82,7 +90,8 @@ opgen_status opgen_hlir_Slice_v1_int32(
     const int64_t *strides, size_t strides_len, int32_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, int64:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_int64(
     const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -90,7 +99,8 @@ opgen_status opgen_hlir_Slice_v1_int64(
     const int64_t *strides, size_t strides_len, int64_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, float16:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -98,7 +108,8 @@ opgen_status opgen_hlir_Slice_v1_float16(
     const int64_t *strides, size_t strides_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, bfloat16:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -106,7 +117,8 @@ opgen_status opgen_hlir_Slice_v1_bfloat16(
     const int64_t *strides, size_t strides_len, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, float:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        const int64_t *start_indices, size_t start_indices_len,
@@ -114,7 +126,8 @@ opgen_status opgen_hlir_Slice_v1_float(const float *OPGEN_RESTRICT input, const 
                                        const int64_t *strides, size_t strides_len, float *OPGEN_RESTRICT output);
 
 /* hlir.Slice@1, double:
- * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise).
+ * Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= size, stride >= 1;
+ * OPGEN_ERR_ARGUMENT otherwise).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Slice_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,

@@ -18,21 +18,33 @@ extern "C" {
 #endif
 
 /* hlir.Softmax@1, float16:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Softmax_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool accurate,
     bool logarithmic, double epsilon, uint16_t *OPGEN_RESTRICT output);
 
 /* hlir.Softmax@1, float:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Softmax_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool accurate,
     bool logarithmic, double epsilon, float *OPGEN_RESTRICT output);
 
 /* hlir.Softmax@1, double:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Softmax_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool accurate,

@@ -18,28 +18,44 @@ extern "C" {
 #endif
 
 /* onnx.LogSoftmax@13, bfloat16:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_onnx_LogSoftmax_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     uint16_t *OPGEN_RESTRICT output);
 
 /* onnx.LogSoftmax@13, double:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_onnx_LogSoftmax_v13_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     double *OPGEN_RESTRICT output);
 
 /* onnx.LogSoftmax@13, float:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_onnx_LogSoftmax_v13_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     float *OPGEN_RESTRICT output);
 
 /* onnx.LogSoftmax@13, float16:
- * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.
+ * e = exp(x - max(x)) along the axis (max taken as 0 unless accurate); D = the sum of e, at least epsilon (NaN
+ * propagates); output e / D, or (x - max) - log(D) when logarithmic. Along the last dimension the sum adds eight
+ * interleaved partial sums (element j into sum j mod 8) combined pairwise, along another one it adds in axis
+ * order: not NumPy's pairwise order, so results agree with the NumPy kernel to opgen.testing.TOLERANCES, not bit
+ * for bit.
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_onnx_LogSoftmax_v13_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
