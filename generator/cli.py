@@ -207,11 +207,13 @@ def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool, fmt: str
         return
     if kernels:
         from .render.c_code import type_plan
+        from .render.c_structured import structured_types
 
         for v in (v for d in specs.domains if not domain or d.name == domain for o in d.ops for v in o.versions):
             numpy = "formula" if v.elementwise else f"runtime {v.kernel}" if v.kernel else "none"
             plan = type_plan(v) if v.elementwise and all(p.option == "single" for p in v.inputs) else []
-            c_types = ", ".join(elem_in.name for elem_in, _, _ in plan) or "stub (OPGEN_ERR_NOT_IMPLEMENTED)"
+            c_types = ", ".join([elem_in.name for elem_in, _, _ in plan] or structured_types(v)) \
+                or "stub (OPGEN_ERR_NOT_IMPLEMENTED)"
             click.echo(f"{v.key}  numpy: {numpy}  C: {c_types}")
         return
     for d in specs.domains:
@@ -226,6 +228,7 @@ def list_ops(specs_dir: Path | None, domain: str | None, kernels: bool, fmt: str
 
 def _list_json(specs: SpecSet, domain: str | None, kernels: bool) -> list[dict[str, Any]]:
     from .render.c_code import type_plan
+    from .render.c_structured import structured_types
 
     rows = []
     for d in specs.domains:
@@ -240,7 +243,7 @@ def _list_json(specs: SpecSet, domain: str | None, kernels: bool) -> list[dict[s
                     "version": v.since_version,
                     "numpy": "formula" if v.elementwise else v.kernel,
                     "c": [e.name for e, _, _ in (type_plan(v) if v.elementwise and all(
-                        p.option == "single" for p in v.inputs) else [])]} for v in op.versions]
+                        p.option == "single" for p in v.inputs) else [])] or structured_types(v)} for v in op.versions]
             rows.append(row)
     return rows
 

@@ -42,16 +42,17 @@ CoverageRow = tuple[str, bool, bool, list[str]]
 def op_coverage(op: OpSpec) -> list[CoverageRow]:
     """The coverage rows of one op (a build remembers them per op, so an edit computes only its op's)."""
     from .render.c_code import type_plan
+    from .render.c_structured import structured_types
 
     rows: list[CoverageRow] = []
     for v in op.versions:
         plan = type_plan(v) if v.elementwise is not None and all(p.option == "single" for p in v.inputs) else []
+        covered = {elem_in.name for elem_in, _, _ in plan} or set(structured_types(v))
         missing: list[str] = []
-        if plan:
+        if covered:
             allowed = [tensor_elem(t) or t for t in v.allowed_types(v.inputs[0])]
-            covered = {elem_in.name for elem_in, _, _ in plan}
             missing = [t for t in allowed if t not in covered]
-        rows.append((v.key, v.has_kernel, bool(plan), missing))
+        rows.append((v.key, v.has_kernel, bool(covered), missing))
     return rows
 
 

@@ -85,13 +85,16 @@ def _variadic_args(arrays: list[np.ndarray], elem: str) -> tuple[list, list]:
 
 
 def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
-              out_shape: tuple[int, ...], out_elem: str | None = None):
+              out_shape: tuple[int, ...], out_elem: str | None = None, variadic: bool = False,
+              shape_parameter: bool = False):
     """The function opgen_<domain>_<Op>_v<N>_<elem>, its ctypes arguments, the output array, and the
-    arrays the arguments point into (keep them alive while calling)."""
+    arrays the arguments point into (keep them alive while calling). `variadic`: the inputs are the tensors
+    of the first (variadic) input, passed as arrays of pointers (as a fold's; Concatenate); `shape_parameter`:
+    the kernel takes the output's shape and rank before the output (BroadcastInDim)."""
     fn = getattr(lib, f"opgen_{v.domain}_{v.op}_v{v.since_version}_{elem}")
     fn.restype = ctypes.c_int
     args, keep = [], []
-    if v.elementwise is not None and v.elementwise.fold is not None:  # the variadic input: arrays of pointers
+    if variadic or (v.elementwise is not None and v.elementwise.fold is not None):  # arrays of pointers
         args, keep = _variadic_args(inputs, elem)
         inputs = []
     for array in inputs:
@@ -120,14 +123,19 @@ def prepare_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray
                 args += [array.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(array.size)]
     out_elem = out_elem or elem
     out = np.zeros(out_shape, ELEM_TYPES[out_elem].numpy)
+    if shape_parameter:
+        shape = np.asarray(out_shape, np.int64)
+        keep.append(shape)
+        args += [shape.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(len(out_shape))]
     args.append(out.view(_storage(out_elem)).ctypes.data_as(ctypes.c_void_p))
     return fn, args, out, keep
 
 
 def call_c(lib: ctypes.CDLL, v: OpVersion, elem: str, inputs: list[np.ndarray], attrs: dict,
-           out_shape: tuple[int, ...], out_elem: str | None = None) -> tuple[int, np.ndarray]:
+           out_shape: tuple[int, ...], out_elem: str | None = None, variadic: bool = False,
+           shape_parameter: bool = False) -> tuple[int, np.ndarray]:
     """Call opgen_<domain>_<Op>_v<N>_<elem>; returns (status, output array)."""
-    fn, args, out, keep = prepare_c(lib, v, elem, inputs, attrs, out_shape, out_elem)
+    fn, args, out, keep = prepare_c(lib, v, elem, inputs, attrs, out_shape, out_elem, variadic, shape_parameter)
     status = fn(*args)
     del keep
     return status, out

@@ -387,16 +387,20 @@ def stub_view(v: OpVersion) -> dict[str, Any]:
 
 
 def render_op(op: OpSpec) -> dict[str, bytes]:
-    kernels, stubs = [], []
+    from .c_structured import structured_views  # it builds on this module's helpers
+
+    kernels, structured, stubs = [], [], []
     for v in op.versions:
         views = kernel_views(v)
         if views:
             kernels += views
+        elif typed := structured_views(v):
+            structured += typed
         else:
             stubs.append(stub_view(v))
     module = module_name(op.name)
     header = file_header(f"{op.domain}/{op.name}.yaml")
-    ctx = dict(op=op, kernels=kernels, stubs=stubs, header=header, module=module,
+    ctx = dict(op=op, kernels=kernels, structured=structured, stubs=stubs, header=header, module=module,
                flags=" ".join(OPTIMISATION_FLAGS),
                guard=f"OPGEN_{op.domain.upper()}_{module.upper()}_H")
     return {
@@ -416,6 +420,7 @@ def shared_units(specs: SpecSet) -> list[SharedUnit]:
 
 def _runtime_files() -> dict[str, bytes]:
     return {"c/include/opgen/runtime.h": render_template("c/runtime.h.j2", dtypes=list(ELEM_TYPES)),
+            "c/include/opgen/structured.h": render_template("c/structured.h.j2"),
             "c/include/opgen/vector_math.h": render_template(
                 "c/vector_math.h.j2", basic=_vector_declarations(VECTOR_MATH_BASIC),
                 extended=_vector_declarations(VECTOR_MATH_EXTENDED)),

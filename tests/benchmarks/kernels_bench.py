@@ -52,6 +52,66 @@ SHARED = {
 }
 from timing import best_time, flag, paired_times  # noqa: E402
 
+# Structured C kernels (opgen.render.c_structured) against the hlir NumPy kernels, float32, about 1M elements:
+# label -> (hlir op, input shapes, attributes, output shape given to the kernel (BroadcastInDim) or None).
+STRUCTURED = {
+    "Reduce ADD d0": ("Reduce", [SHAPE, ()], {"computation": "ADD", "dimensions": [0]}, None),
+    "Reduce ADD d1": ("Reduce", [SHAPE, ()], {"computation": "ADD", "dimensions": [1]}, None),
+    "Reduce MAX d1": ("Reduce", [SHAPE, ()], {"computation": "MAX", "dimensions": [1]}, None),
+    "Reduce MIN all": ("Reduce", [SHAPE, ()], {"computation": "MIN", "dimensions": [0, 1]}, None),
+    "Reduce MUL d0": ("Reduce", [SHAPE, ()], {"computation": "MUL", "dimensions": [0]}, None),
+    "ArgMax d1": ("ArgMax", [SHAPE], {"axis": 1, "keepdims": False}, None),
+    "ArgMin d0": ("ArgMin", [SHAPE], {"axis": 0, "keepdims": False}, None),
+    "Softmax d1": ("Softmax", [SHAPE], {"axis": 1, "accurate": True}, None),
+    "Softmax d0": ("Softmax", [SHAPE], {"axis": 0, "accurate": True}, None),
+    "Transpose 2-D": ("Transpose", [SHAPE], {"permutation": [1, 0]}, None),
+    "Transpose 3-D": ("Transpose", [(100, 100, 100)], {"permutation": [2, 0, 1]}, None),
+    "Concatenate": ("Concatenate", [(1000, 500), (1000, 500)], {"dimension": 1}, None),
+    "Slice": ("Slice", [SHAPE], {"start_indices": [1, 1], "limit_indices": [999, 999], "strides": [1, 2]}, None),
+    "Pad": ("Pad", [SHAPE, ()], {"mode": "PAD_VALUE", "edge_padding_low": [2, -1], "edge_padding_high": [3, 4],
+                                 "interior_padding": [0, 0]}, None),
+    "Pad interior": ("Pad", [(1000, 500), ()], {"mode": "PAD_VALUE", "edge_padding_low": [0, 0],
+                                                "edge_padding_high": [0, 0], "interior_padding": [0, 1]}, None),
+    "BroadcastInDim": ("BroadcastInDim", [(1000,)], {"broadcast_dimensions": [1]}, SHAPE),
+    "DotGeneral 256": ("DotGeneral", [(256, 256), (256, 256)],
+                       {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [],
+                        "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}, None),
+    "DotGeneral batch": ("DotGeneral", [(8, 128, 64), (8, 64, 128)],
+                         {"lhs_batching_dimensions": [0], "rhs_batching_dimensions": [0],
+                          "lhs_contracting_dimensions": [2], "rhs_contracting_dimensions": [1]}, None),
+}
+
+
+def structured_rows(lib, specs, rng: np.random.Generator) -> list[tuple[str, float, float]]:
+    """(label, NumPy seconds, C seconds) of each STRUCTURED case, timed in alternation (paired_times)."""
+    from c_harness import prepare_c
+
+    rows = []
+    for label, (op, shapes, attrs, out_shape) in STRUCTURED.items():
+        kernel = opgen_ops.get_kernel("hlir", op)
+        xs = [rng.uniform(-3, 3, s).astype(np.float32) for s in shapes]
+        if op == "Reduce" and attrs["computation"] == "MUL":
+            xs[0] = (1 + xs[0] / 3000).astype(np.float32)  # products stay finite
+        keywords = dict(attrs, **({"output_shape": out_shape} if out_shape else {}))
+        (want,) = kernel(*xs, **keywords)
+        v = specs.op(op).versions[0]
+        out_elem = "int64" if op.startswith("Arg") else None
+        fn, args, got, keep = prepare_c(lib, v, "float", xs, attrs, want.shape, out_elem,
+                                        variadic=op == "Concatenate", shape_parameter=out_shape is not None)
+        assert fn(*args) == OPGEN_OK, label
+        t_c, t_np = paired_times(lambda: fn(*args), lambda: kernel(*xs, **keywords))
+        rows.append((label, t_np, t_c))
+    return rows
+
+
+def print_structured(rows: list[tuple[str, float, float]]) -> None:
+    print("structured C kernels against the NumPy kernels (float32, about 1M elements; best of 15, microseconds)")
+    print(f"{'case':<18}{'numpy':>9}{'C':>9}{'C/np':>7}")
+    for label, t_np, t_c in rows:
+        print(f"{label:<18}{t_np * 1e6:>9.0f}{t_c * 1e6:>9.0f}{t_c / t_np:>7.2f}")
+    geomean = math.exp(sum(math.log(t_c / t_np) for _, t_np, t_c in rows) / len(rows))
+    print(f"structured C / NumPy geomean over {len(rows)} cases: {geomean:.2f}")
+
 
 def inputs(kind: str, rng: np.random.Generator) -> list[np.ndarray]:
     make = {
@@ -99,6 +159,7 @@ def main() -> None:
                 if fn(*args) == OPGEN_OK:  # time the C call itself, not the ctypes marshalling
                     t_c = best_time(lambda: fn(*args))
             rows.append((op, t_np, t_ref, t_ort, t_c))
+        structured = structured_rows(lib, specs, rng)
     print(f"kernels on {N:,} float32 elements (best of 15 runs, microseconds; ratio = opgen / peer, < 1 is faster)")
     print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}")
     for op, t_np, t_ref, t_ort, t_c in rows:
@@ -114,6 +175,8 @@ def main() -> None:
         geomean = math.exp(sum(math.log(x) for x in c_ratios.values()) / len(c_ratios))
         over = [f"{op} {x:.2f}" for op, x in c_ratios.items() if x > 1.5]
         print(f"C / NumPy geomean over {len(c_ratios)} ops: {geomean:.2f}; over 1.5x: {', '.join(over) or 'none'}")
+    print()
+    print_structured(structured)
 
 
 if __name__ == "__main__":

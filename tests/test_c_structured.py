@@ -1,0 +1,345 @@
+"""The structured C kernels (reductions, ArgMax/ArgMin, Softmax, data movement, DotGeneral) agree with the NumPy
+kernels on random shapes and dimension numbers, called through ctypes from the shared test library.
+
+Exact where the C kernel computes what the NumPy kernel computes in the same order: Reduce (a left fold in the
+input's row-major order, as the NumPy kernel folds; so ADD and MUL agree bit for bit too), ArgMax/ArgMin and the
+data movement ops. Softmax sums in another order (eight interleaved partial sums along the last dimension, axis
+order along another; NumPy sums pairwise) and DotGeneral's NumPy kernel
+sums through BLAS in an order of its own: both within opgen.testing.TOLERANCES of the element type."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from c_harness import OPGEN_ERR_ARGUMENT, OPGEN_ERR_NOT_IMPLEMENTED, OPGEN_ERR_SHAPE, OPGEN_OK, call_c
+from conftest import project_specs
+from onnx_refs import random_input
+
+import opgen_ops
+from opgen.dtypes import ELEM_TYPES
+from opgen.render.c_structured import structured_views
+from opgen.testing import TOLERANCES
+
+SPECS = project_specs()
+
+
+def version(domain: str, op: str, since: int = 1):
+    return SPECS.find(domain, op).resolve(since)
+
+
+def numpy_kernel(v):
+    return opgen_ops.get_kernel(v.domain, v.op, v.since_version)
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, label: str) -> None:
+    """Equal values, NaN where NaN, and the same sign of every zero."""
+    assert got.shape == want.shape, label
+    if want.dtype.kind == "f" or want.dtype == np.float16:
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{label}: NaN positions")
+        np.testing.assert_array_equal(np.signbit(g[g == 0]), np.signbit(w[g == 0]), err_msg=f"{label}: zero signs")
+    np.testing.assert_array_equal(got, want, err_msg=label)
+
+
+def random_shape(rng: np.random.Generator, rank: int, largest: int = 5) -> tuple[int, ...]:
+    return tuple(int(n) for n in rng.integers(1, largest + 1, size=rank))
+
+
+def test_structured_kernels_cover_the_first_families():
+    typed = {(view["key"], view["elem"]) for op in SPECS.domain("hlir").ops for v in op.versions
+             for view in structured_views(v)}
+    for key in ("hlir.Reduce@1", "hlir.ArgMax@1", "hlir.ArgMin@1", "hlir.Softmax@1", "hlir.Transpose@1",
+                "hlir.Concatenate@1", "hlir.Slice@1", "hlir.Pad@1", "hlir.BroadcastInDim@1", "hlir.DotGeneral@1"):
+        assert (key, "float") in typed, key
+    assert ("hlir.Reduce@1", "float16") in typed and ("hlir.Reduce@1", "int8") in typed
+    assert ("hlir.Transpose@1", "bool") in typed and ("hlir.Transpose@1", "bfloat16") in typed
+    onnx = {view["key"] for v in (version("onnx", "Softmax", 13), version("onnx", "LogSoftmax", 13))
+            for view in structured_views(v)}
+    assert onnx == {"onnx.Softmax@13", "onnx.LogSoftmax@13"}
+
+
+# ---- Reduce ---------------------------------------------------------------------------------------
+
+REDUCE_ELEMS = ["float", "double", "float16", "int8", "int32", "uint64"]
+# Fixed cases beside the random ones: nothing reduced, everything, an empty reduced dimension, an empty output,
+# a scalar, and outputs over more than one block (OPGEN_REDUCE_BLOCK, 256) both dense and strided.
+REDUCE_CASES = [((3, 4, 5), []), ((3, 4, 5), [0, 1, 2]), ((2, 0, 3), [1]), ((0, 3), [1]), ((), []),
+                ((700, 3), [0]), ((3, 600), [1]), ((300, 2, 3), [1])]
+
+
+@pytest.mark.parametrize("elem", REDUCE_ELEMS)
+def test_reduce_matches_numpy(c_library, elem):
+    v = version("hlir", "Reduce")
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(11)
+    cases = list(REDUCE_CASES)
+    for _ in range(12):  # random ranks, shapes and sets of dimensions (in any order)
+        shape = random_shape(rng, int(rng.integers(1, 5)))
+        dims = [int(d) for d in rng.permutation(len(shape))[: int(rng.integers(0, len(shape) + 1))]]
+        cases.append((shape, dims))
+    for shape, dims in cases:
+        for computation in ("ADD", "MUL", "MAX", "MIN"):
+            x = random_input(rng, shape, elem)
+            if computation == "MUL" and ELEM_TYPES[elem].kind == "float":
+                x = (1 + x / 8).astype(x.dtype)  # products of many factors near 1 stay finite
+            init = random_input(rng, (), elem).reshape(())
+            attrs = {"computation": computation, "dimensions": dims}
+            (want,) = kernel(x, init, **attrs)
+            status, got = call_c(c_library, v, elem, [x, init], attrs, want.shape)
+            assert status == OPGEN_OK, (shape, dims, computation)
+            assert_same(got, want, f"{elem} {shape} {dims} {computation}")
+
+
+@pytest.mark.parametrize("elem", ["float", "float16", "double"])
+def test_reduce_max_min_nan_and_signed_zeros(c_library, elem):
+    """MAX/MIN propagate NaN and order -0.0 below +0.0, whichever element or the initial value holds them."""
+    v = version("hlir", "Reduce")
+    kernel = numpy_kernel(v)
+    dtype = ELEM_TYPES[elem].numpy
+    values = np.array([0.0, -0.0, np.nan, 1.0, -1.0, np.inf, -np.inf], dtype)
+    rows = np.array(np.meshgrid(values, values, values, indexing="ij")).reshape(3, -1).T.copy()  # (343, 3)
+    for init in values:
+        for computation in ("MAX", "MIN"):
+            for dims in ([1], [0, 1]):
+                attrs = {"computation": computation, "dimensions": dims}
+                (want,) = kernel(rows, np.array(init, dtype), **attrs)
+                status, got = call_c(c_library, v, elem, [rows, np.array(init, dtype)], attrs, want.shape)
+                assert status == OPGEN_OK
+                assert_same(got, want, f"{elem} init {init} {computation} {dims}")
+
+
+def test_reduce_reports_what_it_does_not_compute(c_library):
+    v = version("hlir", "Reduce")
+    x, init = np.ones((2, 3), np.float32), np.array(0, np.float32)
+    for attrs, expected in (({"computation": "L2", "dimensions": [1]}, OPGEN_ERR_NOT_IMPLEMENTED),
+                            ({"computation": "SUM", "dimensions": [1]}, OPGEN_ERR_ARGUMENT),
+                            ({"computation": "ADD", "dimensions": [2]}, OPGEN_ERR_ARGUMENT),
+                            ({"computation": "ADD", "dimensions": [1, 1]}, OPGEN_ERR_ARGUMENT)):
+        status, _ = call_c(c_library, v, "float", [x, init], attrs, (2,))
+        assert status == expected, attrs
+    status, _ = call_c(c_library, v, "float", [x, np.zeros((1,), np.float32)], {"computation": "ADD",
+                                                                                "dimensions": [1]}, (2,))
+    assert status == OPGEN_ERR_SHAPE  # the initial value is a scalar
+
+
+# ---- ArgMax / ArgMin ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
+@pytest.mark.parametrize("elem", ["float", "float16", "int16", "uint8"])
+def test_argmax_argmin_match_numpy(c_library, op, elem):
+    """Random shapes and axes, ties (small integers, repeated values), NaN (the first or last one wins) and
+    rows longer than the eight lanes."""
+    v = version("hlir", op)
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(5)
+    cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1)]
+    cases += [(random_shape(rng, r, 9), int(rng.integers(0, r))) for r in rng.integers(1, 4, size=8)]
+    for shape, axis in cases:
+        x = np.asarray(rng.integers(-3, 4, size=shape)).astype(ELEM_TYPES[elem].numpy) if elem != "uint8" \
+            else rng.integers(0, 4, size=shape).astype(np.uint8)
+        if ELEM_TYPES[elem].kind == "float":
+            x.flat[rng.integers(0, x.size, size=x.size // 7)] = np.nan
+            x.flat[rng.integers(0, x.size, size=x.size // 7)] = -0.0
+        for keepdims in (False, True):
+            for last in (False, True):
+                attrs = {"axis": axis, "keepdims": keepdims, "select_last_index": last}
+                (want,) = kernel(x, **attrs)
+                status, got = call_c(c_library, v, elem, [x], attrs, want.shape, "int64")
+                assert status == OPGEN_OK
+                np.testing.assert_array_equal(got, want, err_msg=f"{op} {elem} {shape} {attrs}")
+    status, _ = call_c(c_library, v, elem, [np.zeros((2, 0), ELEM_TYPES[elem].numpy)], {"axis": 1}, (2,), "int64")
+    assert status == OPGEN_ERR_SHAPE  # no elements: no index
+    status, _ = call_c(c_library, v, elem, [x], {"axis": -1}, (2,), "int64")
+    assert status == OPGEN_ERR_ARGUMENT  # hlir's axis does not count from the back (C1)
+
+
+# ---- Softmax --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("elem", ["float", "double", "float16"])
+def test_softmax_matches_numpy(c_library, elem):
+    v = version("hlir", "Softmax")
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(3)
+    rtol, atol = TOLERANCES[elem]
+    cases = [((4, 37), -1), ((5, 6, 7), 1), ((3, 2), 0), ((1000,), 0), ((2, 0, 3), 2)]
+    cases += [(random_shape(rng, r, 12), int(rng.integers(-r, r))) for r in rng.integers(1, 4, size=4)]
+    flags = [{"accurate": True}, {"accurate": True, "logarithmic": True}, {"accurate": False},
+             {"accurate": True, "epsilon": 0.5}, {"accurate": False, "logarithmic": True, "epsilon": 1e-3}]
+    for shape, axis in cases:
+        x = random_input(rng, shape, elem)
+        for given in flags:
+            attrs = {"axis": axis, **given}
+            (want,) = kernel(x, **attrs)
+            status, got = call_c(c_library, v, elem, [x], attrs, want.shape)
+            assert status == OPGEN_OK
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+                                       err_msg=f"{elem} {shape} {attrs}")
+    x = np.array([[1.0, np.nan, 2.0], [np.inf, 1.0, 0.0], [-np.inf, 0.0, 1.0]], ELEM_TYPES[elem].numpy)
+    (want,) = kernel(x, axis=1, accurate=True)
+    status, got = call_c(c_library, v, elem, [x], {"axis": 1, "accurate": True}, x.shape)
+    np.testing.assert_array_equal(np.isnan(got.astype(np.float64)), np.isnan(want.astype(np.float64)))
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+def test_onnx_softmax13_matches_numpy(c_library, op):
+    """ONNX Softmax-13 / LogSoftmax-13 (one axis, max-subtracted): the same C family."""
+    v = version("onnx", op, 13)
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(4)
+    for elem in ("float", "bfloat16"):
+        rtol, atol = TOLERANCES[elem]
+        for shape, axis in (((3, 50), -1), ((4, 5, 6), 1), ((7,), 0)):
+            x = random_input(rng, shape, elem)
+            (want,) = kernel(x, axis=axis)
+            status, got = call_c(c_library, v, elem, [x], {"axis": axis}, want.shape)
+            assert status == OPGEN_OK
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
+
+
+# ---- data movement --------------------------------------------------------------------------------
+
+MOVEMENT_ELEMS = ["float", "bool", "float16", "int64", "uint8"]
+
+
+def movement_input(rng: np.random.Generator, shape, elem: str) -> np.ndarray:
+    return rng.random(shape) < 0.5 if elem == "bool" else random_input(rng, shape, elem)
+
+
+def check_movement(lib, v, elem, inputs, attrs, **call) -> None:
+    (want,) = numpy_kernel(v)(*inputs, **attrs, **({"output_shape": call["output_shape"]}
+                                                   if "output_shape" in call else {}))
+    status, got = call_c(lib, v, elem, inputs, attrs, want.shape, variadic=call.get("variadic", False),
+                         shape_parameter="output_shape" in call)
+    assert status == OPGEN_OK, (v.key, elem, [x.shape for x in inputs], attrs)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want, err_msg=f"{v.key} {elem} {attrs}")
+    assert got.tobytes() == np.ascontiguousarray(want).tobytes(), f"{v.key} {elem} {attrs}: bits differ"
+
+
+@pytest.mark.parametrize("elem", MOVEMENT_ELEMS)
+def test_transpose_slice_broadcast_concatenate_match_numpy(c_library, elem):
+    """Bit for bit, on random shapes, permutations, boxes, broadcast dimensions and concatenations; the 2-D
+    transposes are larger than one copy tile (64)."""
+    rng = np.random.default_rng(9)
+    transpose, slice_ = version("hlir", "Transpose"), version("hlir", "Slice")
+    broadcast, concatenate = version("hlir", "BroadcastInDim"), version("hlir", "Concatenate")
+    for shape, perm in (((140, 75), [1, 0]), ((3, 40, 33), [0, 2, 1]), ((2, 3, 4), [2, 0, 1]), ((), []),
+                        ((0, 3), [1, 0])):
+        check_movement(c_library, transpose, elem, [movement_input(rng, shape, elem)], {"permutation": perm})
+    for _ in range(10):
+        shape = random_shape(rng, int(rng.integers(1, 5)), 6)
+        x = movement_input(rng, shape, elem)
+        check_movement(c_library, transpose, elem, [x], {"permutation": [int(p) for p in rng.permutation(len(shape))]})
+        starts = [int(rng.integers(0, n + 1)) for n in shape]
+        limits = [int(rng.integers(s, n + 1)) for s, n in zip(starts, shape)]
+        check_movement(c_library, slice_, elem, [x], {"start_indices": starts, "limit_indices": limits,
+                                                      "strides": [int(s) for s in rng.integers(1, 4, len(shape))]})
+        out_rank = len(shape) + int(rng.integers(0, 3))
+        dims = sorted(int(d) for d in rng.permutation(out_rank)[: len(shape)])
+        dims = [int(d) for d in rng.permutation(dims)] if rng.random() < 0.3 else dims  # any distinct order
+        out_shape = [int(rng.integers(1, 4)) for _ in range(out_rank)]
+        source = list(shape)
+        for k, d in enumerate(dims):
+            source[k] = 1 if rng.random() < 0.4 else out_shape[d]
+        check_movement(c_library, broadcast, elem, [movement_input(rng, tuple(source), elem)],
+                       {"broadcast_dimensions": dims}, output_shape=out_shape)
+        axis = int(rng.integers(0, len(shape)))
+        parts = []
+        for _ in range(int(rng.integers(1, 4))):
+            part = list(shape)
+            part[axis] = int(rng.integers(0, 4))
+            parts.append(movement_input(rng, tuple(part), elem))
+        check_movement(c_library, concatenate, elem, parts, {"dimension": axis}, variadic=True)
+    status, _ = call_c(c_library, slice_, elem, [movement_input(rng, (4,), elem)],
+                       {"start_indices": [3], "limit_indices": [2], "strides": [1]}, (0,))
+    assert status == OPGEN_ERR_ARGUMENT  # start beyond limit
+    status, _ = call_c(c_library, concatenate, elem, [movement_input(rng, (2, 3), elem),
+                                                      movement_input(rng, (2, 4), elem)], {"dimension": 0},
+                       (4, 3), variadic=True)
+    assert status == OPGEN_ERR_SHAPE
+
+
+@pytest.mark.parametrize("elem", ["float", "int16", "float16"])
+def test_pad_matches_numpy(c_library, elem):
+    """PAD_VALUE with low, high and interior padding, negative amounts included (they remove elements of the
+    interior-padded data); the other modes are not implemented in C."""
+    v = version("hlir", "Pad")
+    rng = np.random.default_rng(2)
+    cases = [((3, 4), [1, 2], [2, 0], [0, 1]), ((5,), [-2], [-1], [2]), ((4, 3), [-3, 1], [2, -2], [1, 0]),
+             ((0, 2), [1, 1], [1, 0], [3, 1]), ((2, 2), [-5, 0], [3, 0], [1, 0]), ((), [], [], [])]
+    for _ in range(10):
+        shape = random_shape(rng, int(rng.integers(1, 4)), 5)
+        interior = [int(i) for i in rng.integers(0, 3, len(shape))]
+        padded = [n + max(n - 1, 0) * i for n, i in zip(shape, interior)]
+        low = [int(rng.integers(-p // 2, 3)) for p in padded]
+        high = [int(rng.integers(-(p + min(lo, 0)) // 2, 3)) for p, lo in zip(padded, low)]
+        cases.append((shape, low, high, interior))
+    for shape, low, high, interior in cases:
+        x = random_input(rng, shape, elem)
+        value = random_input(rng, (), elem).reshape(())
+        attrs = {"mode": "PAD_VALUE", "edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior}
+        check_movement(c_library, v, elem, [x, value], attrs)
+    status, _ = call_c(c_library, v, elem, [random_input(rng, (3,), elem), value],
+                       {"mode": "PAD_EDGE", "edge_padding_low": [1], "edge_padding_high": [1],
+                        "interior_padding": [0]}, (5,))
+    assert status == OPGEN_ERR_NOT_IMPLEMENTED
+    status, _ = call_c(c_library, v, elem, [random_input(rng, (3,), elem), value],
+                       {"mode": "PAD_VALUE", "edge_padding_low": [-2], "edge_padding_high": [-2],
+                        "interior_padding": [0]}, (0,))
+    assert status == OPGEN_ERR_SHAPE  # removes more than there is
+
+
+# ---- DotGeneral -----------------------------------------------------------------------------------
+
+
+def random_dot(rng: np.random.Generator, largest: int) -> tuple[list[int], list[int], dict]:
+    """Operand shapes and dimension numbers: batch, contracting and free dimensions in a random order."""
+    nb, nc, nl, nr = (int(n) for n in rng.integers(0, 3, 4))
+    b = [int(n) for n in rng.integers(1, largest, nb)]
+    c = [int(n) for n in rng.integers(1, largest, nc)]
+    lhs_kinds = [("b", k) for k in range(nb)] + [("c", k) for k in range(nc)] + [("f", k) for k in range(nl)]
+    rhs_kinds = [("b", k) for k in range(nb)] + [("c", k) for k in range(nc)] + [("f", k) for k in range(nr)]
+    # the batching dimensions at the same positions in both operands (the spec's C3), the others anywhere
+    lhs_kinds = lhs_kinds[:nb] + [lhs_kinds[nb + i] for i in rng.permutation(len(lhs_kinds) - nb)]
+    rhs_kinds = rhs_kinds[:nb] + [rhs_kinds[nb + i] for i in rng.permutation(len(rhs_kinds) - nb)]
+
+    def shape(kinds):
+        return [b[k] if kind == "b" else c[k] if kind == "c" else int(rng.integers(1, largest)) for kind, k in kinds]
+
+    def where(kinds, kind):
+        return [kinds.index((kind, k)) for k in range(nb if kind == "b" else nc)]
+
+    attrs = {"lhs_batching_dimensions": where(lhs_kinds, "b"), "rhs_batching_dimensions": where(rhs_kinds, "b"),
+             "lhs_contracting_dimensions": where(lhs_kinds, "c"), "rhs_contracting_dimensions": where(rhs_kinds, "c")}
+    return shape(lhs_kinds), shape(rhs_kinds), attrs
+
+
+@pytest.mark.parametrize("elem", ["float", "double", "float16", "int32", "uint8"])
+def test_dot_general_matches_numpy(c_library, elem):
+    """Random dimension numbers (batching and contracting dimensions anywhere), and a matrix product wider than
+    one tile (8 x 256). Integers exactly (they wrap around); floats within TOLERANCES (NumPy sums in BLAS's
+    order)."""
+    v = version("hlir", "DotGeneral")
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(8)
+    rtol, atol = TOLERANCES.get(elem, (0, 0))
+    plain = {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [], "lhs_contracting_dimensions": [1],
+             "rhs_contracting_dimensions": [0]}
+    cases = [([19, 40], [40, 300], plain), ([3, 0], [0, 4], plain), ([2, 0], [0, 3], plain)]
+    cases += [random_dot(rng, 6) for _ in range(14)]
+    for lhs_shape, rhs_shape, attrs in cases:
+        lhs, rhs = random_input(rng, tuple(lhs_shape), elem), random_input(rng, tuple(rhs_shape), elem)
+        (want,) = kernel(lhs, rhs, **attrs)
+        status, got = call_c(c_library, v, elem, [lhs, rhs], attrs, want.shape)
+        assert status == OPGEN_OK, (lhs_shape, rhs_shape, attrs)
+        if ELEM_TYPES[elem].kind == "float":
+            scale = np.abs(lhs.astype(np.float64)).max(initial=1) * np.abs(rhs.astype(np.float64)).max(initial=1)
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                       atol=atol * scale * max(lhs.size, 1) ** 0.5, err_msg=f"{elem} {attrs}")
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{elem} {lhs_shape} {rhs_shape} {attrs}")
+    status, _ = call_c(c_library, v, elem, [random_input(rng, (2, 3), elem), random_input(rng, (4, 2), elem)],
+                       plain, (2, 2))
+    assert status == OPGEN_ERR_SHAPE  # contracting sizes differ
