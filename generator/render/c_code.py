@@ -209,24 +209,28 @@ def c_limit(elem: ElemType, compute: ElemType, which: str) -> str:
     return f"(({compute.c_compute}){value})"
 
 
-def _attribute_setup(v: OpVersion, elem_in: ElemType, compute: ElemType) -> tuple[dict[str, str], list[str]]:
+def _attribute_setup(v: OpVersion, elem_in: ElemType, compute: ElemType,
+                     float32: bool = False) -> tuple[dict[str, str], list[str]]:
     """How a kernel's formulas name the attributes they read, and the statements giving those names their
-    values in the compute type (string attributes are compared as given)."""
+    values in the compute type (string attributes are compared as given). `float32`: the domain stores
+    float attributes as float32 (Domain.float_attributes), so a float attribute is rounded to float first,
+    as the NumPy kernel rounds it (one typing rule for both emitters)."""
     ew = v.elementwise
     assert ew is not None
     absent = dict(ew.absent)
     read = formula.formula_names(ew.formula) | (formula.formula_names(ew.finish) if ew.finish is not None else frozenset())
     rename, setup = {}, []
     for a in v.attributes:
+        via = "(float)" if float32 and a.type == "float" and compute.c_compute != "float" else ""
         if a.name in read and a.type in ("string", "enum"):
             rename[a.name] = c_name(a.name)  # only compared with words (strcmp), as given
         elif a.name in absent:  # an attribute without a default: has_<name> says whether it was given
             rename[a.name] = f"{c_name(a.name)}_a"
             setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = has_{a.name} ? "
-                         f"({compute.c_compute}){c_name(a.name)} : {c_limit(elem_in, compute, absent[a.name])};")
+                         f"({compute.c_compute}){via}{c_name(a.name)} : {c_limit(elem_in, compute, absent[a.name])};")
         elif a.name in read:
             rename[a.name] = f"{c_name(a.name)}_a"
-            setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){c_name(a.name)};")
+            setup.append(f"const {compute.c_compute} {c_name(a.name)}_a = ({compute.c_compute}){via}{c_name(a.name)};")
     return rename, setup
 
 
@@ -250,7 +254,7 @@ def _unused_attributes(v: OpVersion, used: frozenset[str] | set[str]) -> list[st
             if a.name not in used for suffix in (("", "_len") if a.type == "ints" else ("",))]
 
 
-def fold_kernel_views(v: OpVersion) -> list[dict[str, Any]]:
+def fold_kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
     """Typed kernels of a fold (elementwise.fold): the variadic input as arrays of data pointers, shapes and
     ranks plus their count. The output is computed in blocks of OPGEN_FOLD_BLOCK elements: each block's
     accumulator, a compute-type array on the stack, takes the first tensor, then the formula with each further
@@ -264,7 +268,7 @@ def fold_kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     for elem_in, elem_out, compute in type_plan(v):
         kind = _kind(compute)
         rename = {FOLD_ACCUMULATOR: "acc_v", fold.name: f"{n}_v"}
-        attribute_names, setup = _attribute_setup(v, elem_in, compute)
+        attribute_names, setup = _attribute_setup(v, elem_in, compute, float32)
         rename.update(attribute_names)
         counts = {fold.name: f"{n}_count"}
         groups = [[f"const {elem_in.c_type} *const *{n}", f"const int64_t *const *{n}_shape",
@@ -293,10 +297,11 @@ def fold_kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     return views
 
 
-def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
+def kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
+    """The typed element-wise kernels of a version; `float32`: see _attribute_setup."""
     ew = v.elementwise
     if ew is not None and ew.fold is not None:
-        return fold_kernel_views(v)
+        return fold_kernel_views(v, float32)
     absent = dict(ew.absent) if ew is not None else {}
     if ew is None or any(p.option == "variadic" or (p.option == "optional" and p.name not in absent)
                          for p in v.inputs):
@@ -306,7 +311,7 @@ def kernel_views(v: OpVersion) -> list[dict[str, Any]]:
     for elem_in, elem_out, compute in type_plan(v):
         kind = _kind(compute)
         rename = {p.name: f"{c_name(p.name)}_v" for p in v.inputs}
-        attribute_names, setup = _attribute_setup(v, elem_in, compute)
+        attribute_names, setup = _attribute_setup(v, elem_in, compute, float32)
         rename.update(attribute_names)
         groups = []  # the parameters, an operand's (or a list attribute's) together
         elems = {p.name: fixed_inputs(v).get(p.name, elem_in) for p in v.inputs}
@@ -386,12 +391,12 @@ def stub_view(v: OpVersion) -> dict[str, Any]:
                 inputs_text=describe(v.inputs), outputs_text=describe(v.outputs))
 
 
-def render_op(op: OpSpec) -> dict[str, bytes]:
+def render_op(op: OpSpec, float32_attributes: bool = False) -> dict[str, bytes]:
     from .c_structured import structured_views  # it builds on this module's helpers
 
     kernels, structured, stubs = [], [], []
     for v in op.versions:
-        views = kernel_views(v)
+        views = kernel_views(v, float32_attributes)
         if views:
             kernels += views
         elif typed := structured_views(v):
@@ -410,7 +415,7 @@ def render_op(op: OpSpec) -> dict[str, bytes]:
 
 
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
-    return render_op(op)
+    return render_op(op, domain.float_attributes == "float32")
 
 
 def shared_units(specs: SpecSet) -> list[SharedUnit]:

@@ -1498,8 +1498,8 @@ opgen_status opgen_onnx_Clip_v6_double(
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double max_a = (double)max;
-    const double min_a = (double)min;
+    const double max_a = (double)(float)max;
+    const double min_a = (double)(float)min;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double input_v = input[i];
@@ -1575,8 +1575,8 @@ opgen_status opgen_onnx_Clip_v1_double(
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double max_a = has_max ? (double)max : ((double)0x1.fffffffffffffp+1023);
-    const double min_a = has_min ? (double)min : ((double)-0x1.fffffffffffffp+1023);
+    const double max_a = has_max ? (double)(float)max : ((double)0x1.fffffffffffffp+1023);
+    const double min_a = has_min ? (double)(float)min : ((double)-0x1.fffffffffffffp+1023);
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double input_v = input[i];

@@ -38,7 +38,7 @@ opgen_status opgen_onnx_Elu_v22_double(const double *OPGEN_RESTRICT X, const int
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, -1);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
+    const double alpha_a = (double)(float)alpha;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -107,7 +107,7 @@ opgen_status opgen_onnx_Elu_v6_double(const double *OPGEN_RESTRICT X, const int6
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, -1);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
+    const double alpha_a = (double)(float)alpha;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -179,7 +179,7 @@ opgen_status opgen_onnx_Elu_v1_double(const double *OPGEN_RESTRICT X, const int6
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, -1);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
+    const double alpha_a = (double)(float)alpha;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];

@@ -40,8 +40,8 @@ opgen_status opgen_onnx_HardSigmoid_v22_double(const double *OPGEN_RESTRICT X, c
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
-    const double beta_a = (double)beta;
+    const double alpha_a = (double)(float)alpha;
+    const double beta_a = (double)(float)beta;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -112,8 +112,8 @@ opgen_status opgen_onnx_HardSigmoid_v6_double(const double *OPGEN_RESTRICT X, co
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
-    const double beta_a = (double)beta;
+    const double alpha_a = (double)(float)alpha;
+    const double beta_a = (double)(float)beta;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -188,8 +188,8 @@ opgen_status opgen_onnx_HardSigmoid_v1_double(const double *OPGEN_RESTRICT X, co
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
-    const double beta_a = (double)beta;
+    const double alpha_a = (double)(float)alpha;
+    const double beta_a = (double)(float)beta;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];

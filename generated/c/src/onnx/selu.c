@@ -39,8 +39,8 @@ opgen_status opgen_onnx_Selu_v22_double(const double *OPGEN_RESTRICT X, const in
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
-    const double gamma_a = (double)gamma;
+    const double alpha_a = (double)(float)alpha;
+    const double gamma_a = (double)(float)gamma;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -111,8 +111,8 @@ opgen_status opgen_onnx_Selu_v6_double(const double *OPGEN_RESTRICT X, const int
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
-    const double gamma_a = (double)gamma;
+    const double alpha_a = (double)(float)alpha;
+    const double gamma_a = (double)(float)gamma;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -186,8 +186,8 @@ opgen_status opgen_onnx_Selu_v1_double(const double *OPGEN_RESTRICT X, const int
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
-    const double gamma_a = (double)gamma;
+    const double alpha_a = (double)(float)alpha;
+    const double gamma_a = (double)(float)gamma;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];

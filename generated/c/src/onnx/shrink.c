@@ -16,8 +16,8 @@ opgen_status opgen_onnx_Shrink_v9_double(
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double bias_a = (double)bias;
-    const double lambd_a = (double)lambd;
+    const double bias_a = (double)(float)bias;
+    const double lambd_a = (double)(float)lambd;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double input_v = input[i];

@@ -38,7 +38,7 @@ opgen_status opgen_onnx_ThresholdedRelu_v22_double(
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
+    const double alpha_a = (double)(float)alpha;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
@@ -107,7 +107,7 @@ opgen_status opgen_onnx_ThresholdedRelu_v10_double(
     opgen_iter it;
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
-    const double alpha_a = (double)alpha;
+    const double alpha_a = (double)(float)alpha;
     if (it.contiguous) {
         for (int64_t i = 0; i < it.total; ++i) {
             const double X_v = X[i];
