@@ -118,3 +118,92 @@ def test_kinks_follow_the_library() -> None:
     assert kernel("HardSwishBackward")(np.float32([-3, 3, 0]), ones)[0].tolist() == [0, 1, 0.5]
     assert kernel("HardSigmoidBackward")(np.float32([-2, 2, 0]), ones, alpha=0.25, beta=0.5)[0].tolist() == \
         [0, 0, 0.25]
+
+
+def layout(x: np.ndarray, data_format: str) -> np.ndarray:
+    return np.moveaxis(x, 1, -1) if data_format == "NXC" else x
+
+
+@pytest.mark.parametrize("data_format,slope_shape", [("NCX", (3,)), ("NXC", (3,)), ("NCX", (1, 5)), ("NXC", (1,))])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), BF16], ids=["f32", "bf16"])
+def test_prelu_backward_matches_torch(data_format: str, slope_shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+    """A 1-D slope of the channel length is read per channel (axis 1 in NCX, last in NXC), other slopes
+    align from the right; torch's PReLU takes the per-channel slope along axis 1 of an NCX tensor."""
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    x[0, 0, 0, :2] = 0  # the kink: the slope's side (diff_src = diff_dst * slope, diff_slope gets 0)
+    w = RNG.standard_normal(slope_shape).astype(np.float32)
+    dy = RNG.standard_normal(x.shape).astype(np.float32)
+    x, w, dy = x.astype(dtype), w.astype(dtype), dy.astype(dtype)
+    src, slope = t(x).requires_grad_(), t(w).requires_grad_()
+    per_channel = slope_shape == (3,)
+    y = tf.prelu(src, slope) if per_channel else torch.where(src > 0, src, slope * src)
+    want_src, want_slope = torch.autograd.grad(y, (src, slope), t(dy))
+    # a per-channel slope follows the channels into the NXC layout; other slopes are laid out as given
+    arrange = (lambda a: layout(a, data_format)) if per_channel else (lambda a: a)
+    diff_src, diff_slope = kernel("PReLUBackward")(arrange(x), w, arrange(dy), data_format=data_format)
+    close(diff_src, arrange(want_src.numpy()), dtype)
+    close(diff_slope, want_slope, dtype, 1e-4)
+
+
+@pytest.mark.parametrize("axis", [1, -1])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), BF16], ids=["f32", "bf16"])
+def test_softmax_and_log_softmax_backward_match_torch(axis: int, dtype: np.dtype[Any]) -> None:
+    x = (RNG.standard_normal((2, 5, 3)) * 2).astype(np.float32)
+    dy = RNG.standard_normal(x.shape).astype(dtype)
+    for op, forward in (("SoftMaxBackward", torch.softmax), ("LogSoftmaxBackward", torch.log_softmax)):
+        src = t(x).requires_grad_()
+        y = forward(src, axis)
+        dst = y.detach().numpy().astype(dtype)
+        # torch's backward from the result (as the library's: it takes dst), on the dst the kernel gets
+        aten = ATEN._softmax_backward_data if op == "SoftMaxBackward" else ATEN._log_softmax_backward_data
+        want = aten(t(dy), t(dst), axis, torch.float32)
+        (autograd,) = torch.autograd.grad(y, src, t(dy))
+        np.testing.assert_allclose(want.numpy(), autograd.numpy(), rtol=0.05, atol=0.05)  # the same gradient
+        (got,) = kernel(op)(dy, dst, axis=axis)
+        close(got, want, dtype, 1e-5)
+    (wide,) = kernel("SoftMaxBackward")(dy, dst, axis=axis, diff_src_dtype=np.dtype(np.float32))
+    assert wide.dtype == np.float32
+
+
+@pytest.mark.parametrize("begin_norm_axis,use_affine", [(-1, True), (1, True), (2, False)])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), BF16], ids=["f32", "bf16"])
+def test_layer_norm_backward_matches_torch(begin_norm_axis: int, use_affine: bool, dtype: np.dtype[Any]) -> None:
+    x = (RNG.standard_normal((2, 3, 4)) * 3 + 1).astype(dtype)
+    norm_shape = x.shape[begin_norm_axis % 3:]
+    gamma, beta = RNG.standard_normal(norm_shape).astype(np.float32), RNG.standard_normal(norm_shape).astype(np.float32)
+    dy = RNG.standard_normal(x.shape).astype(dtype)
+    src, weight, bias = t(x).requires_grad_(), t(gamma).requires_grad_(), t(beta).requires_grad_()
+    y = tf.layer_norm(src, norm_shape, weight if use_affine else None, bias if use_affine else None, eps=1e-3)
+    wanted = (src, weight, bias) if use_affine else (src,)
+    want = torch.autograd.grad(y, wanted, t(dy))
+    # the saved statistics: LayerNorm's own outputs (this domain's forward kernel)
+    _, mean, variance = kernel("LayerNorm")(x, begin_norm_axis=begin_norm_axis, use_affine=False, epsilon=1e-3)
+    got = kernel("LayerNormBackward")(x, dy, mean, variance, gamma, beta, begin_norm_axis=begin_norm_axis,
+                                      use_affine=use_affine, epsilon=1e-3)
+    assert len(got) == len(want)
+    close(got[0], want[0], dtype, 1e-4)
+    for g, w in zip(got[1:], want[1:]):
+        close(g, w, np.dtype(np.float32), 1e-4)
+
+
+@pytest.mark.parametrize("mode,transform,data_format", [("nearest", "half_pixel", "NCX"),
+                                                        ("linear", "half_pixel", "NXC"),
+                                                        ("bilinear", "align_corners", "NCX")])
+def test_interpolate_backward_matches_torch(mode: str, transform: str, data_format: str) -> None:
+    """torch's interpolate: nearest-exact is the library's half_pixel nearest (round half up)."""
+    spatial = (5,) if mode == "linear" else (3, 4)
+    out = (8,) if mode == "linear" else (7, 6)
+    x = RNG.standard_normal((2, 3, *spatial)).astype(np.float32)
+    dy = RNG.standard_normal((2, 3, *out)).astype(np.float32)
+    src = t(x).requires_grad_()
+    torch_mode = "nearest-exact" if mode == "nearest" else mode
+    y = tf.interpolate(src, size=out, mode=torch_mode, **({} if mode == "nearest" else
+                                                          {"align_corners": transform == "align_corners"}))
+    (want,) = torch.autograd.grad(y, src, t(dy))
+    forward = kernel("Interpolate")(layout(x, data_format), mode=mode, sizes=list(out),
+                                    coordinate_transformation_mode=transform, data_format=data_format)[0]
+    close(forward, layout(y.detach().numpy(), data_format), np.dtype(np.float32))  # the same interpolation
+    (got,) = kernel("InterpolateBackward")(layout(x, data_format), layout(dy, data_format), mode=mode,
+                                           sizes=list(out), coordinate_transformation_mode=transform,
+                                           data_format=data_format)
+    close(got, layout(want.numpy(), data_format), np.dtype(np.float32), 1e-5)

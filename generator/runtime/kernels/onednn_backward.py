@@ -27,7 +27,10 @@ def prelu_backward(src: np.ndarray, slope: np.ndarray, diff_dst: np.ndarray, *,
     """(diff_src, diff_slope): diff_dst where src > 0, else diff_dst * slope; the slope gradient is
     diff_dst * src where src <= 0 (0 elsewhere), summed over the dimensions slope was broadcast along."""
     x, w, dy = np.asarray(src), np.asarray(slope), np.asarray(diff_dst)
-    view = onednn_prelu(w.shape, x.shape, data_format, True)
+    # PReLUBackward has no per_channel_broadcast: a 1-D slope of the channel length is per channel,
+    # any other slope (a single value included) aligns from the right
+    view = onednn_prelu(w.shape, x.shape, data_format, True) or \
+        onednn_prelu(w.shape, x.shape, data_format, False)
     if view is None:
         raise ValueError(f"onednn.PReLUBackward: slope of shape {list(w.shape)} does not broadcast over src of "
                          f"shape {list(x.shape)} ({data_format})")
@@ -110,9 +113,10 @@ def interpolate_backward(src: np.ndarray, diff_dst: np.ndarray, sizes_input: np.
     x, dy = np.asarray(src), np.asarray(diff_dst)
     channels_last = data_format == "NXC"
     spatial_axes = list(range(1, x.ndim - 1)) if channels_last else list(range(2, x.ndim))
-    work = np.float64 if x.dtype == np.float64 else np.float32
-    grad = dy.astype(work)
+    work = compute_dtype(x.dtype)
+    grad: np.ndarray = dy.astype(work)
     for axis in spatial_axes:
-        weights = _interpolation_matrix(x.shape[axis], dy.shape[axis], mode, coordinate_transformation_mode)
-        grad = np.moveaxis(np.tensordot(grad, weights.astype(work), axes=([axis], [0])), -1, axis)
+        weights: np.ndarray = _interpolation_matrix(x.shape[axis], dy.shape[axis], mode,
+                                                    coordinate_transformation_mode).astype(work)
+        grad = np.moveaxis(np.tensordot(grad, weights, axes=([axis], [0])), -1, axis)
     return finish(grad, x.dtype)
