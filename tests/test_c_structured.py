@@ -343,3 +343,62 @@ def test_dot_general_matches_numpy(c_library, elem):
     status, _ = call_c(c_library, v, elem, [random_input(rng, (2, 3), elem), random_input(rng, (4, 2), elem)],
                        plain, (2, 2))
     assert status == OPGEN_ERR_SHAPE  # contracting sizes differ
+
+
+# ---- Gemm -----------------------------------------------------------------------------------------
+
+
+def gemm_cases(rng: np.random.Generator) -> list[tuple[tuple[int, int, int], dict, tuple[int, ...] | None]]:
+    """((M, K, N), attributes, C's shape or None for no C): every transA/transB, each way C broadcasts, beta 0,
+    a product wider than one tile (8 x 256), an empty K."""
+    cases: list[tuple[tuple[int, int, int], dict, tuple[int, ...] | None]] = [
+        ((19, 40, 300), {"alpha": 0.75, "beta": -1.5, "transA": 0, "transB": 0}, (19, 300)),
+        ((3, 0, 4), {"alpha": 1.0, "beta": 1.0, "transA": 1, "transB": 0}, (3, 4))]
+    # C's shape from (M, N): absent, a scalar, (1,), (N,), (1, N), (M, 1), (M, N)
+    c_shapes = [lambda m, n: None, lambda m, n: (), lambda m, n: (1,), lambda m, n: (n,), lambda m, n: (1, n),
+                lambda m, n: (m, 1), lambda m, n: (m, n)]
+    for k, c_shape in enumerate(c_shapes):
+        m, kk, n = (int(x) for x in rng.integers(1, 7, 3))
+        attrs = {"alpha": [1.0, -0.5, 2.0][k % 3], "beta": [1.0, 0.25, 0.0][k % 3], "transA": k % 2,
+                 "transB": (k // 2) % 2}
+        cases.append(((m, kk, n), attrs, c_shape(m, n)))
+    return cases
+
+
+@pytest.mark.parametrize("domain,since,elem", [("hlir", 1, "float"), ("onnx", 13, "float16"), ("onnx", 13, "bfloat16"),
+                                               ("onnx", 11, "double"), ("onnx", 7, "float"), ("onnx", 6, "float")])
+def test_gemm_matches_numpy(c_library, domain, since, elem):
+    """Y = alpha A' B' + beta C against the NumPy kernel, within TOLERANCES scaled by the sums' sizes (the NumPy
+    kernel sums through BLAS in its own order). beta == 0 does not read C: its infinities stay out of Y."""
+    v = version(domain, "Gemm", since)
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(18)
+    rtol, atol = TOLERANCES[elem]
+    legacy = domain == "onnx" and since < 7
+    c_optional = v.inputs[2].option == "optional"
+    for (m, k, n), attrs, c_shape in gemm_cases(rng):
+        if legacy:
+            attrs = dict(attrs, broadcast=1)
+        if c_shape is None and not c_optional:  # Gemm before 11 takes C
+            c_shape = (1,)
+        a = random_input(rng, (k, m) if attrs["transA"] else (m, k), elem)
+        b = random_input(rng, (n, k) if attrs["transB"] else (k, n), elem)
+        c = None if c_shape is None else random_input(rng, c_shape, elem)
+        if c is not None and attrs["beta"] == 0:
+            c = np.full(c_shape, np.inf, c.dtype)  # not read
+        (want,) = kernel(a, b, c, **attrs)
+        status, got = call_c(c_library, v, elem, [a, b, c], attrs, want.shape)
+        assert status == OPGEN_OK, (m, k, n, attrs, c_shape)
+        scale = np.abs(a.astype(np.float64)).max(initial=1) * np.abs(b.astype(np.float64)).max(initial=1)
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                   atol=atol * (scale * max(k, 1) ** 0.5 + 4), err_msg=f"{elem} {attrs} {c_shape}")
+    a, b = random_input(rng, (2, 3), elem), random_input(rng, (4, 2), elem)
+    attrs = {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0, **({"broadcast": 1} if legacy else {})}
+    status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (2, 2), elem)], attrs, (2, 2))
+    assert status == OPGEN_ERR_SHAPE  # K differs
+    b = random_input(rng, (3, 4), elem)
+    status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (3, 4), elem)], attrs, (2, 4))
+    assert status == OPGEN_ERR_SHAPE  # C does not broadcast to (M, N)
+    if legacy:
+        status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (4,), elem)], dict(attrs, broadcast=0), (2, 4))
+        assert status == OPGEN_ERR_SHAPE  # Gemm-6 without broadcast needs C of shape (M, N)

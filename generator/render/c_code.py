@@ -399,7 +399,7 @@ def render_op(op: OpSpec, float32_attributes: bool = False) -> dict[str, bytes]:
         views = kernel_views(v, float32_attributes)
         if views:
             kernels += views
-        elif typed := structured_views(v):
+        elif typed := structured_views(v, float32_attributes):
             structured += typed
         else:
             stubs.append(stub_view(v))

@@ -64,14 +64,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint8(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint8_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint8_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -99,8 +100,8 @@ opgen_status opgen_hlir_DotGeneral_v1_uint8(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint8_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -183,14 +184,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint16(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint16_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint16_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -218,8 +220,8 @@ opgen_status opgen_hlir_DotGeneral_v1_uint16(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -302,14 +304,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint32(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint32_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint32_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -337,8 +340,8 @@ opgen_status opgen_hlir_DotGeneral_v1_uint32(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -421,14 +424,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint64(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint64_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint64_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -456,8 +460,8 @@ opgen_status opgen_hlir_DotGeneral_v1_uint64(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -540,14 +544,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int8(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int8_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int8_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -575,8 +580,8 @@ opgen_status opgen_hlir_DotGeneral_v1_int8(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int8_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -659,14 +664,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int16(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int16_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int16_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -694,8 +700,8 @@ opgen_status opgen_hlir_DotGeneral_v1_int16(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -778,14 +784,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int32(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int32_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int32_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -813,8 +820,8 @@ opgen_status opgen_hlir_DotGeneral_v1_int32(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -897,14 +904,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int64_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int64_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -932,8 +940,8 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -1016,14 +1024,15 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint16_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint16_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -1051,8 +1060,8 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -1135,14 +1144,15 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const float *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const float *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -1170,8 +1180,8 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
@@ -1254,14 +1264,15 @@ opgen_status opgen_hlir_DotGeneral_v1_double(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const double *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const double *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -1289,8 +1300,8 @@ opgen_status opgen_hlir_DotGeneral_v1_double(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
                     for (int64_t i = 0; i < mlen; ++i) {
