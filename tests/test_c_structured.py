@@ -264,7 +264,7 @@ def test_transpose_slice_broadcast_concatenate_match_numpy(c_library, elem):
 @pytest.mark.parametrize("elem", ["float", "int16", "float16"])
 def test_pad_matches_numpy(c_library, elem):
     """PAD_VALUE with low, high and interior padding, negative amounts included (they remove elements of the
-    interior-padded data); the other modes are not implemented in C."""
+    interior-padded data)."""
     v = version("hlir", "Pad")
     rng = np.random.default_rng(2)
     cases = [((3, 4), [1, 2], [2, 0], [0, 1]), ((5,), [-2], [-1], [2]), ((4, 3), [-3, 1], [2, -2], [1, 0]),
@@ -282,13 +282,47 @@ def test_pad_matches_numpy(c_library, elem):
         attrs = {"mode": "PAD_VALUE", "edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior}
         check_movement(c_library, v, elem, [x, value], attrs)
     status, _ = call_c(c_library, v, elem, [random_input(rng, (3,), elem), value],
-                       {"mode": "PAD_EDGE", "edge_padding_low": [1], "edge_padding_high": [1],
-                        "interior_padding": [0]}, (5,))
-    assert status == OPGEN_ERR_NOT_IMPLEMENTED
-    status, _ = call_c(c_library, v, elem, [random_input(rng, (3,), elem), value],
                        {"mode": "PAD_VALUE", "edge_padding_low": [-2], "edge_padding_high": [-2],
                         "interior_padding": [0]}, (0,))
     assert status == OPGEN_ERR_SHAPE  # removes more than there is
+
+
+@pytest.mark.parametrize("mode", ["PAD_EDGE", "PAD_REFLECT", "PAD_SYMMETRIC"])
+def test_pad_modes_match_numpy(c_library, mode):
+    """The modes that read the input everywhere: random shapes and amounts up to what the mode allows on the
+    elements a negative amount leaves, a rank-0 input, an empty dimension; too wide padding and interior padding
+    are errors."""
+    v = version("hlir", "Pad")
+    rng = np.random.default_rng(3)
+    wide = {"PAD_EDGE": 6, "PAD_REFLECT": -1, "PAD_SYMMETRIC": 0}[mode]  # the most one end may add, beyond kept
+    cases = [((), [], []), ((0, 3), [0, 1], [0, 2] if mode == "PAD_SYMMETRIC" else [0, 1]), ((1, 300), [0, 3], [0, 2])]
+    for _ in range(10):
+        shape = random_shape(rng, int(rng.integers(1, 4)), 6)
+        low, high = [], []
+        for n in shape:  # each end removes up to a third of the elements or adds up to what the mode allows
+            cuts = [int(x) for x in rng.integers(0, n // 3 + 1, 2)]
+            kept = n - sum(cuts)
+            most = kept + wide if kept else 0
+            adds = [int(x) for x in rng.integers(0, most + 1, 2)]
+            ends = [-cut if rng.random() < 0.4 else add for cut, add in zip(cuts, adds)]
+            low.append(ends[0])
+            high.append(ends[1])
+        cases.append((shape, low, high))
+    for elem in ("float", "int16"):
+        for shape, low, high in cases:
+            x = random_input(rng, shape, elem)
+            value = random_input(rng, (), elem).reshape(())
+            attrs = {"mode": mode, "edge_padding_low": low, "edge_padding_high": high, "interior_padding": [0] * len(shape)}
+            check_movement(c_library, v, elem, [x, value], attrs)
+    x, value = random_input(rng, (3,), "float"), np.zeros((), np.float32)
+    errors = [([-3], [1], [0], OPGEN_ERR_SHAPE),  # adds next to no element
+              ([1], [0], [1], OPGEN_ERR_ARGUMENT)]  # interior padding
+    if mode != "PAD_EDGE":
+        errors.append(([4], [0], [0], OPGEN_ERR_SHAPE))  # mirrors more than three elements give
+    for low, high, interior, error in errors:
+        attrs = {"mode": mode, "edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior}
+        status, _ = call_c(c_library, v, "float", [x, value], attrs, (7,))
+        assert status == error, attrs
 
 
 # ---- DotGeneral -----------------------------------------------------------------------------------

@@ -63,7 +63,10 @@ FAMILIES: dict[str, Family] = {
         "size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise)."),
     "data_movement.pad": Family(
         "pad", _NUMERIC, "XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at "
-        "the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED."),
+        "the ends, a negative amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding "
+        "(OPGEN_ERR_ARGUMENT), negative amounts remove elements first, positive ones add elements read from the "
+        "rest (the end one repeated, mirrored without it, mirrored with it; more than the rest allows is "
+        "OPGEN_ERR_SHAPE)."),
     "data_movement.broadcast_in_dim": Family(
         "broadcast_in_dim", _ANY, "output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's "
         "size is 1); the output's shape is given.", output_shape_parameter=True),
