@@ -312,7 +312,8 @@ def test_pad_modes_match_numpy(c_library, mode):
         for shape, low, high in cases:
             x = random_input(rng, shape, elem)
             value = random_input(rng, (), elem).reshape(())
-            attrs = {"mode": mode, "edge_padding_low": low, "edge_padding_high": high, "interior_padding": [0] * len(shape)}
+            attrs = {"mode": mode, "edge_padding_low": low, "edge_padding_high": high,
+                     "interior_padding": [0] * len(shape)}
             check_movement(c_library, v, elem, [x, value], attrs)
     x, value = random_input(rng, (3,), "float"), np.zeros((), np.float32)
     errors = [([-3], [1], [0], OPGEN_ERR_SHAPE),  # adds next to no element
