@@ -102,17 +102,20 @@ opgen_status opgen_hlir_DotGeneral_v1_uint8(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint8_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint8_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint8_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint8_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -222,17 +225,20 @@ opgen_status opgen_hlir_DotGeneral_v1_uint16(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -342,17 +348,20 @@ opgen_status opgen_hlir_DotGeneral_v1_uint32(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint32_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint32_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint32_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -462,17 +471,20 @@ opgen_status opgen_hlir_DotGeneral_v1_uint64(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint64_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint64_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint64_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -582,17 +594,20 @@ opgen_status opgen_hlir_DotGeneral_v1_int8(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int8_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int8_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int8_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int8_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -702,17 +717,20 @@ opgen_status opgen_hlir_DotGeneral_v1_int16(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -822,17 +840,20 @@ opgen_status opgen_hlir_DotGeneral_v1_int32(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int32_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int32_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int32_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -942,17 +963,20 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int64_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int64_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int64_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1062,17 +1086,20 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1182,17 +1209,20 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1302,17 +1332,20 @@ opgen_status opgen_hlir_DotGeneral_v1_double(
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);

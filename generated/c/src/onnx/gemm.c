@@ -75,17 +75,20 @@ opgen_status opgen_onnx_Gemm_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, cons
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_bf16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_bf16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_bf16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_bf16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -168,17 +171,20 @@ opgen_status opgen_onnx_Gemm_v13_double(const double *OPGEN_RESTRICT A, const in
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -261,17 +267,20 @@ opgen_status opgen_onnx_Gemm_v13_float(const float *OPGEN_RESTRICT A, const int6
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -354,17 +363,20 @@ opgen_status opgen_onnx_Gemm_v13_float16(const uint16_t *OPGEN_RESTRICT A, const
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -447,17 +459,20 @@ opgen_status opgen_onnx_Gemm_v11_double(const double *OPGEN_RESTRICT A, const in
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -540,17 +555,20 @@ opgen_status opgen_onnx_Gemm_v11_float(const float *OPGEN_RESTRICT A, const int6
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -633,17 +651,20 @@ opgen_status opgen_onnx_Gemm_v11_float16(const uint16_t *OPGEN_RESTRICT A, const
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -726,17 +747,20 @@ opgen_status opgen_onnx_Gemm_v9_double(const double *OPGEN_RESTRICT A, const int
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -819,17 +843,20 @@ opgen_status opgen_onnx_Gemm_v9_float(const float *OPGEN_RESTRICT A, const int64
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -912,17 +939,20 @@ opgen_status opgen_onnx_Gemm_v9_float16(const uint16_t *OPGEN_RESTRICT A, const 
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1005,17 +1035,20 @@ opgen_status opgen_onnx_Gemm_v7_double(const double *OPGEN_RESTRICT A, const int
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1098,17 +1131,20 @@ opgen_status opgen_onnx_Gemm_v7_float(const float *OPGEN_RESTRICT A, const int64
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1191,17 +1227,20 @@ opgen_status opgen_onnx_Gemm_v7_float16(const uint16_t *OPGEN_RESTRICT A, const 
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1286,17 +1325,20 @@ opgen_status opgen_onnx_Gemm_v6_double(const double *OPGEN_RESTRICT A, const int
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1381,17 +1423,20 @@ opgen_status opgen_onnx_Gemm_v6_float(const float *OPGEN_RESTRICT A, const int64
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1476,17 +1521,20 @@ opgen_status opgen_onnx_Gemm_v6_float16(const uint16_t *OPGEN_RESTRICT A, const 
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1571,17 +1619,20 @@ opgen_status opgen_onnx_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1666,17 +1717,20 @@ opgen_status opgen_onnx_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1761,17 +1815,20 @@ opgen_status opgen_onnx_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const 
                 opgen_walk wk_l, wk_r;
                 opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
                 opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
