@@ -264,7 +264,7 @@ def test_transpose_slice_broadcast_concatenate_match_numpy(c_library, elem):
 @pytest.mark.parametrize("elem", ["float", "int16", "float16"])
 def test_pad_matches_numpy(c_library, elem):
     """PAD_VALUE with low, high and interior padding, negative amounts included (they remove elements of the
-    interior-padded data); the other modes are not implemented in C."""
+    interior-padded data)."""
     v = version("hlir", "Pad")
     rng = np.random.default_rng(2)
     cases = [((3, 4), [1, 2], [2, 0], [0, 1]), ((5,), [-2], [-1], [2]), ((4, 3), [-3, 1], [2, -2], [1, 0]),
@@ -282,13 +282,48 @@ def test_pad_matches_numpy(c_library, elem):
         attrs = {"mode": "PAD_VALUE", "edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior}
         check_movement(c_library, v, elem, [x, value], attrs)
     status, _ = call_c(c_library, v, elem, [random_input(rng, (3,), elem), value],
-                       {"mode": "PAD_EDGE", "edge_padding_low": [1], "edge_padding_high": [1],
-                        "interior_padding": [0]}, (5,))
-    assert status == OPGEN_ERR_NOT_IMPLEMENTED
-    status, _ = call_c(c_library, v, elem, [random_input(rng, (3,), elem), value],
                        {"mode": "PAD_VALUE", "edge_padding_low": [-2], "edge_padding_high": [-2],
                         "interior_padding": [0]}, (0,))
     assert status == OPGEN_ERR_SHAPE  # removes more than there is
+
+
+@pytest.mark.parametrize("mode", ["PAD_EDGE", "PAD_REFLECT", "PAD_SYMMETRIC"])
+def test_pad_modes_match_numpy(c_library, mode):
+    """The modes that read the input everywhere: random shapes and amounts up to what the mode allows on the
+    elements a negative amount leaves, a rank-0 input, an empty dimension; too wide padding and interior padding
+    are errors."""
+    v = version("hlir", "Pad")
+    rng = np.random.default_rng(3)
+    wide = {"PAD_EDGE": 6, "PAD_REFLECT": -1, "PAD_SYMMETRIC": 0}[mode]  # the most one end may add, beyond kept
+    cases = [((), [], []), ((0, 3), [0, 1], [0, 2] if mode == "PAD_SYMMETRIC" else [0, 1]), ((1, 300), [0, 3], [0, 2])]
+    for _ in range(10):
+        shape = random_shape(rng, int(rng.integers(1, 4)), 6)
+        low, high = [], []
+        for n in shape:  # each end removes up to a third of the elements or adds up to what the mode allows
+            cuts = [int(x) for x in rng.integers(0, n // 3 + 1, 2)]
+            kept = n - sum(cuts)
+            most = kept + wide if kept else 0
+            adds = [int(x) for x in rng.integers(0, most + 1, 2)]
+            ends = [-cut if rng.random() < 0.4 else add for cut, add in zip(cuts, adds)]
+            low.append(ends[0])
+            high.append(ends[1])
+        cases.append((shape, low, high))
+    for elem in ("float", "int16"):
+        for shape, low, high in cases:
+            x = random_input(rng, shape, elem)
+            value = random_input(rng, (), elem).reshape(())
+            attrs = {"mode": mode, "edge_padding_low": low, "edge_padding_high": high,
+                     "interior_padding": [0] * len(shape)}
+            check_movement(c_library, v, elem, [x, value], attrs)
+    x, value = random_input(rng, (3,), "float"), np.zeros((), np.float32)
+    errors = [([-3], [1], [0], OPGEN_ERR_SHAPE),  # adds next to no element
+              ([1], [0], [1], OPGEN_ERR_ARGUMENT)]  # interior padding
+    if mode != "PAD_EDGE":
+        errors.append(([4], [0], [0], OPGEN_ERR_SHAPE))  # mirrors more than three elements give
+    for low, high, interior, error in errors:
+        attrs = {"mode": mode, "edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior}
+        status, _ = call_c(c_library, v, "float", [x, value], attrs, (7,))
+        assert status == error, attrs
 
 
 # ---- DotGeneral -----------------------------------------------------------------------------------
@@ -343,3 +378,62 @@ def test_dot_general_matches_numpy(c_library, elem):
     status, _ = call_c(c_library, v, elem, [random_input(rng, (2, 3), elem), random_input(rng, (4, 2), elem)],
                        plain, (2, 2))
     assert status == OPGEN_ERR_SHAPE  # contracting sizes differ
+
+
+# ---- Gemm -----------------------------------------------------------------------------------------
+
+
+def gemm_cases(rng: np.random.Generator) -> list[tuple[tuple[int, int, int], dict, tuple[int, ...] | None]]:
+    """((M, K, N), attributes, C's shape or None for no C): every transA/transB, each way C broadcasts, beta 0,
+    a product wider than one tile (8 x 256), an empty K."""
+    cases: list[tuple[tuple[int, int, int], dict, tuple[int, ...] | None]] = [
+        ((19, 40, 300), {"alpha": 0.75, "beta": -1.5, "transA": 0, "transB": 0}, (19, 300)),
+        ((3, 0, 4), {"alpha": 1.0, "beta": 1.0, "transA": 1, "transB": 0}, (3, 4))]
+    # C's shape from (M, N): absent, a scalar, (1,), (N,), (1, N), (M, 1), (M, N)
+    c_shapes = [lambda m, n: None, lambda m, n: (), lambda m, n: (1,), lambda m, n: (n,), lambda m, n: (1, n),
+                lambda m, n: (m, 1), lambda m, n: (m, n)]
+    for k, c_shape in enumerate(c_shapes):
+        m, kk, n = (int(x) for x in rng.integers(1, 7, 3))
+        attrs = {"alpha": [1.0, -0.5, 2.0][k % 3], "beta": [1.0, 0.25, 0.0][k % 3], "transA": k % 2,
+                 "transB": (k // 2) % 2}
+        cases.append(((m, kk, n), attrs, c_shape(m, n)))
+    return cases
+
+
+@pytest.mark.parametrize("domain,since,elem", [("hlir", 1, "float"), ("onnx", 13, "float16"), ("onnx", 13, "bfloat16"),
+                                               ("onnx", 11, "double"), ("onnx", 7, "float"), ("onnx", 6, "float")])
+def test_gemm_matches_numpy(c_library, domain, since, elem):
+    """Y = alpha A' B' + beta C against the NumPy kernel, within TOLERANCES scaled by the sums' sizes (the NumPy
+    kernel sums through BLAS in its own order). beta == 0 does not read C: its infinities stay out of Y."""
+    v = version(domain, "Gemm", since)
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(18)
+    rtol, atol = TOLERANCES[elem]
+    legacy = domain == "onnx" and since < 7
+    c_optional = v.inputs[2].option == "optional"
+    for (m, k, n), attrs, c_shape in gemm_cases(rng):
+        if legacy:
+            attrs = dict(attrs, broadcast=1)
+        if c_shape is None and not c_optional:  # Gemm before 11 takes C
+            c_shape = (1,)
+        a = random_input(rng, (k, m) if attrs["transA"] else (m, k), elem)
+        b = random_input(rng, (n, k) if attrs["transB"] else (k, n), elem)
+        c = None if c_shape is None else random_input(rng, c_shape, elem)
+        if c is not None and attrs["beta"] == 0:
+            c = np.full(c_shape, np.inf, c.dtype)  # not read
+        (want,) = kernel(a, b, c, **attrs)
+        status, got = call_c(c_library, v, elem, [a, b, c], attrs, want.shape)
+        assert status == OPGEN_OK, (m, k, n, attrs, c_shape)
+        scale = np.abs(a.astype(np.float64)).max(initial=1) * np.abs(b.astype(np.float64)).max(initial=1)
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                   atol=atol * (scale * max(k, 1) ** 0.5 + 4), err_msg=f"{elem} {attrs} {c_shape}")
+    a, b = random_input(rng, (2, 3), elem), random_input(rng, (4, 2), elem)
+    attrs = {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0, **({"broadcast": 1} if legacy else {})}
+    status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (2, 2), elem)], attrs, (2, 2))
+    assert status == OPGEN_ERR_SHAPE  # K differs
+    b = random_input(rng, (3, 4), elem)
+    status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (3, 4), elem)], attrs, (2, 4))
+    assert status == OPGEN_ERR_SHAPE  # C does not broadcast to (M, N)
+    if legacy:
+        status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (4,), elem)], dict(attrs, broadcast=0), (2, 4))
+        assert status == OPGEN_ERR_SHAPE  # Gemm-6 without broadcast needs C of shape (M, N)

@@ -128,6 +128,7 @@ class Operand:
     load_contiguous: str
     load_block: str  # element block_start + i of a dense operand (the blocked loop of op.c.j2)
     rank: str  # the rank the iterator takes (0 for an absent optional input)
+    direct: bool = False  # the blocked loop may read a dense operand in place (stored in the compute type)
 
 
 def function_prefix(v: OpVersion) -> str:
@@ -330,7 +331,8 @@ def kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
             contiguous = _load(elems[p.name], compute, f"{n}[i]")
             block = _load(elems[p.name], compute, f"{n}[block_start + i]")
             if p.option != "optional":
-                return Operand(n, rename[p.name], load, contiguous, block, f"{n}_rank")
+                return Operand(n, rename[p.name], load, contiguous, block, f"{n}_rank",
+                               direct=block == f"{n}[block_start + i]")
             # An absent optional input is a NULL array (its shape is not read): the extreme value it stands for.
             value = c_limit(elem_in, compute, absent[p.name])
             return Operand(n, rename[p.name], f"({n} != NULL ? {load} : {value})",
@@ -399,7 +401,7 @@ def render_op(op: OpSpec, float32_attributes: bool = False) -> dict[str, bytes]:
         views = kernel_views(v, float32_attributes)
         if views:
             kernels += views
-        elif typed := structured_views(v):
+        elif typed := structured_views(v, float32_attributes):
             structured += typed
         else:
             stubs.append(stub_view(v))

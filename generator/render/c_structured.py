@@ -1,5 +1,5 @@
 """Structured C kernels: the ops a runtime needs first beyond element-wise formulas (reductions, ArgMax/ArgMin,
-Softmax, Transpose, Concatenate, Slice, Pad, BroadcastInDim, DotGeneral).
+Softmax, Transpose, Concatenate, Slice, Pad, BroadcastInDim, DotGeneral, Gemm).
 
 The spec's kernel function (`kernel.function`, the NumPy kernel the op runs with) says which C kernel family an
 op version takes; the spec gives its element types (the input's type constraint, less the types without a C
@@ -33,6 +33,10 @@ SOFTMAX_TEXT = ("e = exp(x - max(x)) along the axis (max taken as 0 unless accur
                 "dimension the sum adds eight interleaved partial sums (element j into sum j mod 8) combined "
                 "pairwise, along another one it adds in axis order: not NumPy's pairwise order, so results agree "
                 "with the NumPy kernel to opgen.testing.TOLERANCES, not bit for bit.")
+GEMM_TEXT = ("Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally "
+             "to (M, N); absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in "
+             "order in the compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. "
+             "Floating types only: integer Gemm (computed in double, then converted) keeps its stub.")
 FAMILIES: dict[str, Family] = {
     "reduction.reduce": Family(
         "reduce", _NUMERIC,
@@ -59,7 +63,10 @@ FAMILIES: dict[str, Family] = {
         "size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise)."),
     "data_movement.pad": Family(
         "pad", _NUMERIC, "XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at "
-        "the ends, a negative amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED."),
+        "the ends, a negative amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding "
+        "(OPGEN_ERR_ARGUMENT), negative amounts remove elements first, positive ones add elements read from the "
+        "rest (the end one repeated, mirrored without it, mirrored with it; more than the rest allows is "
+        "OPGEN_ERR_SHAPE)."),
     "data_movement.broadcast_in_dim": Family(
         "broadcast_in_dim", _ANY, "output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's "
         "size is 1); the output's shape is given.", output_shape_parameter=True),
@@ -67,6 +74,9 @@ FAMILIES: dict[str, Family] = {
         "dot_general", _NUMERIC, "XLA DotGeneral: products summed over the contracting dimension pairs for each "
         "batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs "
         "over the contracting elements in row-major order (float16 in float, rounded once; integers wrap)."),
+    "linalg.gemm": Family("gemm", ("float",), GEMM_TEXT),
+    "onnx_linalg.onnx_gemm_legacy": Family("gemm", ("float",), GEMM_TEXT + " Gemm-1/6: without broadcast, C must "
+                                           "have Y's shape (M, N) (OPGEN_ERR_SHAPE otherwise)."),
 }
 # Kernel functions whose computation the template is told by a flag (ONNX Softmax-13 and LogSoftmax-13 are
 # the accurate form of hlir Softmax without epsilon).
@@ -103,8 +113,9 @@ def _input_groups(p: Parameter, elem: ElemType, family: Family) -> list[str]:
     return [f"const {elem.c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
 
 
-def structured_views(v: OpVersion) -> list[dict[str, Any]]:
-    """The typed kernels of a version whose NumPy kernel has a C family (none for other versions)."""
+def structured_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
+    """The typed kernels of a version whose NumPy kernel has a C family (none for other versions). `float32`: the
+    domain stores float attributes as float32 (c_code._attribute_setup), so a kernel rounds them to float first."""
     family = family_of(v)
     if family is None or not v.inputs or len(v.outputs) != 1:
         return []
@@ -135,7 +146,7 @@ def structured_views(v: OpVersion) -> list[dict[str, Any]]:
             suffix="f32" if compute == "float" else "f64", computations=computations,
             inputs=[c_name(p.name) for p in v.inputs],
             largest=(v.kernel or "").endswith("argmax"),
-            onnx_softmax=_SOFTMAX_FORMS.get(v.kernel or ""),
+            onnx_softmax=_SOFTMAX_FORMS.get(v.kernel or ""), float32_attributes=float32,
             output_shape_text=("the shape given by " + out + "_shape") if family.output_shape_parameter
             else "the shape the spec gives it",
         ))

@@ -73,12 +73,18 @@ STRUCTURED = {
     "Pad interior": ("Pad", [(1000, 500), ()], {"mode": "PAD_VALUE", "edge_padding_low": [0, 0],
                                                 "edge_padding_high": [0, 0], "interior_padding": [0, 1]}, None),
     "BroadcastInDim": ("BroadcastInDim", [(1000,)], {"broadcast_dimensions": [1]}, SHAPE),
+    "Pad REFLECT": ("Pad", [SHAPE, ()], {"mode": "PAD_REFLECT", "edge_padding_low": [2, -1],
+                                         "edge_padding_high": [3, 4], "interior_padding": [0, 0]}, None),
+    "Pad EDGE": ("Pad", [SHAPE, ()], {"mode": "PAD_EDGE", "edge_padding_low": [2, 3], "edge_padding_high": [3, 4],
+                                "interior_padding": [0, 0]}, None),
     "DotGeneral 256": ("DotGeneral", [(256, 256), (256, 256)],
                        {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [],
                         "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}, None),
     "DotGeneral batch": ("DotGeneral", [(8, 128, 64), (8, 64, 128)],
                          {"lhs_batching_dimensions": [0], "rhs_batching_dimensions": [0],
                           "lhs_contracting_dimensions": [2], "rhs_contracting_dimensions": [1]}, None),
+    "Gemm 256 transB": ("Gemm", [(256, 256), (256, 256), (256,)],
+                        {"alpha": 0.5, "beta": 2.0, "transA": 0, "transB": 1}, None),
 }
 
 

@@ -452,26 +452,33 @@ static inline float opgen_mod_f32(float a, float b) {
     if (r == 0) return copysignf(0.0f, b);
     return (r < 0) != (b < 0) ? r + b : r;
 }
-/* IEEE 754-2019 maximum/minimum: NaN-propagating, and -0.0 < +0.0. */
+/* IEEE 754-2019 maximum/minimum: NaN-propagating, and -0.0 < +0.0. Without branches so that the element
+ * loops vectorise (branching on isnan and signbit kept Clamp scalar, 8x slower than NumPy): `a > b ? a : b`
+ * is one SSE maxps. Both orders agree except on a tie of zeros, where the AND of their bits is +0.0 (the
+ * maximum) and the OR -0.0 (the minimum); a NaN operand gives a + b, a NaN, as before. */
+static inline uint64_t opgen_bits_of_f64(double x) { uint64_t u; memcpy(&u, &x, sizeof u); return u; }
+static inline double opgen_from_bits_f64(uint64_t u) { double x; memcpy(&x, &u, sizeof x); return x; }
 static inline double opgen_ieee_max_f64(double a, double b) {
-    if (isnan(a) || isnan(b)) return a + b;
-    if (a == b) return signbit(a) ? b : a;
-    return a > b ? a : b;
+    double ab = a > b ? a : b, ba = b > a ? b : a;
+    double ordered = opgen_from_bits_f64(opgen_bits_of_f64(ab) & opgen_bits_of_f64(ba));
+    return isunordered(a, b) ? a + b : ordered;
 }
 static inline double opgen_ieee_min_f64(double a, double b) {
-    if (isnan(a) || isnan(b)) return a + b;
-    if (a == b) return signbit(a) ? a : b;
-    return a < b ? a : b;
+    double ab = a < b ? a : b, ba = b < a ? b : a;
+    double ordered = opgen_from_bits_f64(opgen_bits_of_f64(ab) | opgen_bits_of_f64(ba));
+    return isunordered(a, b) ? a + b : ordered;
 }
+static inline uint32_t opgen_bits_of_f32(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
+static inline float opgen_from_bits_f32(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }
 static inline float opgen_ieee_max_f32(float a, float b) {
-    if (isnan(a) || isnan(b)) return a + b;
-    if (a == b) return signbit(a) ? b : a;
-    return a > b ? a : b;
+    float ab = a > b ? a : b, ba = b > a ? b : a;
+    float ordered = opgen_from_bits_f32(opgen_bits_of_f32(ab) & opgen_bits_of_f32(ba));
+    return isunordered(a, b) ? a + b : ordered;
 }
 static inline float opgen_ieee_min_f32(float a, float b) {
-    if (isnan(a) || isnan(b)) return a + b;
-    if (a == b) return signbit(a) ? a : b;
-    return a < b ? a : b;
+    float ab = a < b ? a : b, ba = b < a ? b : a;
+    float ordered = opgen_from_bits_f32(opgen_bits_of_f32(ab) | opgen_bits_of_f32(ba));
+    return isunordered(a, b) ? a + b : ordered;
 }
 /* Shifts of the low `bits` bits of a by s (s read as unsigned): s >= bits gives 0, or the sign fill
  * for the arithmetic shift, which reads bit bits-1 as the sign (also for unsigned types, as XLA). */

@@ -50,6 +50,22 @@ static inline void opgen_walk_next(opgen_walk *w) {
     }
 }
 
+/* Pad's modes that read the input everywhere (spec note pad_modes). */
+typedef enum { OPGEN_PAD_EDGE, OPGEN_PAD_REFLECT, OPGEN_PAD_SYMMETRIC } opgen_pad_mode;
+
+/* The input index such a Pad reads at output index o of a dimension: q = o - add_low is the position relative to
+ * the m elements the negative amounts leave, which start at input index cut_low; before them and after them
+ * PAD_EDGE repeats the end element, PAD_REFLECT mirrors without it, PAD_SYMMETRIC mirrors with it. */
+static inline int64_t opgen_pad_source(int64_t o, int64_t add_low, int64_t m, int64_t cut_low, opgen_pad_mode mode) {
+    int64_t q = o - add_low;
+    if (q < 0) {
+        q = mode == OPGEN_PAD_EDGE ? 0 : mode == OPGEN_PAD_REFLECT ? -q : -q - 1;
+    } else if (q >= m) {
+        q = mode == OPGEN_PAD_EDGE ? m - 1 : mode == OPGEN_PAD_REFLECT ? 2 * (m - 1) - q : 2 * m - 1 - q;
+    }
+    return cut_low + q;
+}
+
 /* Whether `dims` (n entries) are distinct dimensions of a rank-`rank` shape; marks them in `mask`. */
 static inline bool opgen_dimension_set(const int64_t *dims, size_t n, size_t rank, bool *mask) {
     if (rank > OPGEN_MAX_RANK || n > rank || (n > 0 && dims == NULL)) return false;

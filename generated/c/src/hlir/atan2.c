@@ -25,8 +25,9 @@ opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, con
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -38,10 +39,12 @@ opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, con
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(lhs[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(rhs[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float lhs_v = block_0[i];
-                const float rhs_v = block_1[i];
+                const float lhs_v = opgen_src_0[i];
+                const float rhs_v = opgen_src_1[i];
                 output[block_start + i] = opgen_f32_to_f16(atan2f(lhs_v, rhs_v));
             }
         }
@@ -73,8 +76,9 @@ opgen_status opgen_hlir_Atan2_v1_float(const float *OPGEN_RESTRICT lhs, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +89,11 @@ opgen_status opgen_hlir_Atan2_v1_float(const float *OPGEN_RESTRICT lhs, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float lhs_v = block_0[i];
-                const float rhs_v = block_1[i];
+                const float lhs_v = opgen_src_0[i];
+                const float rhs_v = opgen_src_1[i];
                 output[block_start + i] = (float)atan2f(lhs_v, rhs_v);
             }
         }
@@ -121,8 +125,9 @@ opgen_status opgen_hlir_Atan2_v1_double(const double *OPGEN_RESTRICT lhs, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -133,11 +138,11 @@ opgen_status opgen_hlir_Atan2_v1_double(const double *OPGEN_RESTRICT lhs, const 
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double lhs_v = block_0[i];
-                const double rhs_v = block_1[i];
+                const double lhs_v = opgen_src_0[i];
+                const double rhs_v = opgen_src_1[i];
                 output[block_start + i] = (double)atan2(lhs_v, rhs_v);
             }
         }

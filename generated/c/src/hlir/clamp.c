@@ -27,8 +27,9 @@ opgen_status opgen_hlir_Clamp_v1_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -43,13 +44,13 @@ opgen_status opgen_hlir_Clamp_v1_uint8(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t min_v = block_0[i];
-                const uint8_t input_v = block_1[i];
-                const uint8_t max_v = block_2[i];
+                const uint8_t min_v = opgen_src_0[i];
+                const uint8_t input_v = opgen_src_1[i];
+                const uint8_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint8_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -84,8 +85,9 @@ opgen_status opgen_hlir_Clamp_v1_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -100,13 +102,13 @@ opgen_status opgen_hlir_Clamp_v1_uint16(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t min_v = block_0[i];
-                const uint16_t input_v = block_1[i];
-                const uint16_t max_v = block_2[i];
+                const uint16_t min_v = opgen_src_0[i];
+                const uint16_t input_v = opgen_src_1[i];
+                const uint16_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint16_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -141,8 +143,9 @@ opgen_status opgen_hlir_Clamp_v1_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -157,13 +160,13 @@ opgen_status opgen_hlir_Clamp_v1_uint32(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t min_v = block_0[i];
-                const uint32_t input_v = block_1[i];
-                const uint32_t max_v = block_2[i];
+                const uint32_t min_v = opgen_src_0[i];
+                const uint32_t input_v = opgen_src_1[i];
+                const uint32_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint32_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -198,8 +201,9 @@ opgen_status opgen_hlir_Clamp_v1_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -214,13 +218,13 @@ opgen_status opgen_hlir_Clamp_v1_uint64(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t min_v = block_0[i];
-                const uint64_t input_v = block_1[i];
-                const uint64_t max_v = block_2[i];
+                const uint64_t min_v = opgen_src_0[i];
+                const uint64_t input_v = opgen_src_1[i];
+                const uint64_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint64_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -255,8 +259,9 @@ opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *OPGEN_RESTRICT min, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -271,13 +276,13 @@ opgen_status opgen_hlir_Clamp_v1_int8(const int8_t *OPGEN_RESTRICT min, const in
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t min_v = block_0[i];
-                const int8_t input_v = block_1[i];
-                const int8_t max_v = block_2[i];
+                const int8_t min_v = opgen_src_0[i];
+                const int8_t input_v = opgen_src_1[i];
+                const int8_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int8_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -312,8 +317,9 @@ opgen_status opgen_hlir_Clamp_v1_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -328,13 +334,13 @@ opgen_status opgen_hlir_Clamp_v1_int16(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t min_v = block_0[i];
-                const int16_t input_v = block_1[i];
-                const int16_t max_v = block_2[i];
+                const int16_t min_v = opgen_src_0[i];
+                const int16_t input_v = opgen_src_1[i];
+                const int16_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int16_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -369,8 +375,9 @@ opgen_status opgen_hlir_Clamp_v1_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -385,13 +392,13 @@ opgen_status opgen_hlir_Clamp_v1_int32(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t min_v = block_0[i];
-                const int32_t input_v = block_1[i];
-                const int32_t max_v = block_2[i];
+                const int32_t min_v = opgen_src_0[i];
+                const int32_t input_v = opgen_src_1[i];
+                const int32_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int32_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -426,8 +433,9 @@ opgen_status opgen_hlir_Clamp_v1_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -442,13 +450,13 @@ opgen_status opgen_hlir_Clamp_v1_int64(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t min_v = block_0[i];
-                const int64_t input_v = block_1[i];
-                const int64_t max_v = block_2[i];
+                const int64_t min_v = opgen_src_0[i];
+                const int64_t input_v = opgen_src_1[i];
+                const int64_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int64_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -483,8 +491,9 @@ opgen_status opgen_hlir_Clamp_v1_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -500,12 +509,15 @@ opgen_status opgen_hlir_Clamp_v1_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(min[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(input[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = opgen_f16_to_f32(max[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float min_v = block_0[i];
-                const float input_v = block_1[i];
-                const float max_v = block_2[i];
+                const float min_v = opgen_src_0[i];
+                const float input_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_f16(opgen_ieee_min_f32(opgen_ieee_max_f32(input_v, min_v), max_v));
             }
         }
@@ -540,8 +552,9 @@ opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -556,13 +569,13 @@ opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const in
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const float *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float min_v = block_0[i];
-                const float input_v = block_1[i];
-                const float max_v = block_2[i];
+                const float min_v = opgen_src_0[i];
+                const float input_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = (float)opgen_ieee_min_f32(opgen_ieee_max_f32(input_v, min_v), max_v);
             }
         }
@@ -597,8 +610,9 @@ opgen_status opgen_hlir_Clamp_v1_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -613,13 +627,13 @@ opgen_status opgen_hlir_Clamp_v1_double(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = max[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = min[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = input[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = max[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : min + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : input + block_start;
+            const double *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : max + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double min_v = block_0[i];
-                const double input_v = block_1[i];
-                const double max_v = block_2[i];
+                const double min_v = opgen_src_0[i];
+                const double input_v = opgen_src_1[i];
+                const double max_v = opgen_src_2[i];
                 output[block_start + i] = (double)opgen_ieee_min_f64(opgen_ieee_max_f64(input_v, min_v), max_v);
             }
         }

@@ -64,14 +64,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint8(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint8_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint8_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -99,19 +100,22 @@ opgen_status opgen_hlir_DotGeneral_v1_uint8(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint8_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint8_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint8_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint8_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -183,14 +187,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint16(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint16_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint16_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -218,19 +223,22 @@ opgen_status opgen_hlir_DotGeneral_v1_uint16(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -302,14 +310,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint32(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint32_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint32_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -337,19 +346,22 @@ opgen_status opgen_hlir_DotGeneral_v1_uint32(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint32_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint32_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint32_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -421,14 +433,15 @@ opgen_status opgen_hlir_DotGeneral_v1_uint64(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint64_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint64_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -456,19 +469,22 @@ opgen_status opgen_hlir_DotGeneral_v1_uint64(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint64_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint64_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint64_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -540,14 +556,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int8(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int8_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int8_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -575,19 +592,22 @@ opgen_status opgen_hlir_DotGeneral_v1_int8(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int8_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int8_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int8_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int8_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -659,14 +679,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int16(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int16_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int16_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -694,19 +715,22 @@ opgen_status opgen_hlir_DotGeneral_v1_int16(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -778,14 +802,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int32(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int32_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int32_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -813,19 +838,22 @@ opgen_status opgen_hlir_DotGeneral_v1_int32(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int32_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int32_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int32_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -897,14 +925,15 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const int64_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const int64_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -932,19 +961,22 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int64_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const int64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int64_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
                         uint64_t *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const int64_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1016,14 +1048,15 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const uint16_t *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const uint16_t *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -1051,19 +1084,22 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint16_t packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const uint16_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = opgen_f16_to_f32(lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const uint16_t *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * opgen_f16_to_f32(r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1135,14 +1171,15 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const float *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const float *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -1170,19 +1207,22 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                float packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const float *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const float *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const float x = (lhs_b[m_off[i] + wk_l.offset]);
                         float *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const float *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);
@@ -1254,14 +1294,15 @@ opgen_status opgen_hlir_DotGeneral_v1_double(
         n_r[nr++] = rs[d];
         nn *= rhs_shape[d];
     }
+    const size_t b_rank = lhs_batching_dimensions_len, k_rank = lhs_contracting_dimensions_len;
     if (nb * nm * nn == 0) return OPGEN_OK;
     /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
      * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
      * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
     enum { DOT_M = 8, DOT_N = 256 };
     opgen_walk wb_l, wb_r;
-    opgen_walk_init(&wb_l, lhs_batching_dimensions_len, b_shape, b_l);
-    opgen_walk_init(&wb_r, lhs_batching_dimensions_len, b_shape, b_r);
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
     for (int64_t bi = 0; bi < nb; ++bi) {
         const double *OPGEN_RESTRICT lhs_b = lhs + wb_l.offset;
         const double *OPGEN_RESTRICT rhs_b = rhs + wb_r.offset;
@@ -1289,19 +1330,22 @@ opgen_status opgen_hlir_DotGeneral_v1_double(
                     for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
                 }
                 opgen_walk wk_l, wk_r;
-                opgen_walk_init(&wk_l, lhs_contracting_dimensions_len, k_shape, k_l);
-                opgen_walk_init(&wk_r, lhs_contracting_dimensions_len, k_shape, k_r);
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                double packed[DOT_N];
                 for (int64_t kk = 0; kk < nk; ++kk) {
                     const double *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const double *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
                     for (int64_t i = 0; i < mlen; ++i) {
                         const double x = (lhs_b[m_off[i] + wk_l.offset]);
                         double *OPGEN_RESTRICT t = tile[i];
-                        if (dense) {
-                            const double *OPGEN_RESTRICT r = row + n_off[0];
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
-                        } else {
-                            for (int64_t j = 0; j < nlen; ++j) t[j] += x * (row[n_off[j]]);
-                        }
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (r[j]);
                     }
                     opgen_walk_next(&wk_l);
                     opgen_walk_next(&wk_r);

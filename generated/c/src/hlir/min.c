@@ -25,8 +25,9 @@ opgen_status opgen_hlir_Min_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -37,11 +38,11 @@ opgen_status opgen_hlir_Min_v1_uint8(const uint8_t *OPGEN_RESTRICT lhs, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t lhs_v = block_0[i];
-                const uint8_t rhs_v = block_1[i];
+                const uint8_t lhs_v = opgen_src_0[i];
+                const uint8_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint8_t)opgen_minimum_u64(lhs_v, rhs_v);
             }
         }
@@ -73,8 +74,9 @@ opgen_status opgen_hlir_Min_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +87,11 @@ opgen_status opgen_hlir_Min_v1_uint16(const uint16_t *OPGEN_RESTRICT lhs, const 
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t lhs_v = block_0[i];
-                const uint16_t rhs_v = block_1[i];
+                const uint16_t lhs_v = opgen_src_0[i];
+                const uint16_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint16_t)opgen_minimum_u64(lhs_v, rhs_v);
             }
         }
@@ -121,8 +123,9 @@ opgen_status opgen_hlir_Min_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -133,11 +136,11 @@ opgen_status opgen_hlir_Min_v1_uint32(const uint32_t *OPGEN_RESTRICT lhs, const 
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t lhs_v = block_0[i];
-                const uint32_t rhs_v = block_1[i];
+                const uint32_t lhs_v = opgen_src_0[i];
+                const uint32_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint32_t)opgen_minimum_u64(lhs_v, rhs_v);
             }
         }
@@ -169,8 +172,9 @@ opgen_status opgen_hlir_Min_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -181,11 +185,11 @@ opgen_status opgen_hlir_Min_v1_uint64(const uint64_t *OPGEN_RESTRICT lhs, const 
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t lhs_v = block_0[i];
-                const uint64_t rhs_v = block_1[i];
+                const uint64_t lhs_v = opgen_src_0[i];
+                const uint64_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint64_t)opgen_minimum_u64(lhs_v, rhs_v);
             }
         }
@@ -217,8 +221,9 @@ opgen_status opgen_hlir_Min_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -229,11 +234,11 @@ opgen_status opgen_hlir_Min_v1_int8(const int8_t *OPGEN_RESTRICT lhs, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t lhs_v = block_0[i];
-                const int8_t rhs_v = block_1[i];
+                const int8_t lhs_v = opgen_src_0[i];
+                const int8_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int8_t)opgen_minimum_i64(lhs_v, rhs_v);
             }
         }
@@ -265,8 +270,9 @@ opgen_status opgen_hlir_Min_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -277,11 +283,11 @@ opgen_status opgen_hlir_Min_v1_int16(const int16_t *OPGEN_RESTRICT lhs, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t lhs_v = block_0[i];
-                const int16_t rhs_v = block_1[i];
+                const int16_t lhs_v = opgen_src_0[i];
+                const int16_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int16_t)opgen_minimum_i64(lhs_v, rhs_v);
             }
         }
@@ -313,8 +319,9 @@ opgen_status opgen_hlir_Min_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -325,11 +332,11 @@ opgen_status opgen_hlir_Min_v1_int32(const int32_t *OPGEN_RESTRICT lhs, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t lhs_v = block_0[i];
-                const int32_t rhs_v = block_1[i];
+                const int32_t lhs_v = opgen_src_0[i];
+                const int32_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int32_t)opgen_minimum_i64(lhs_v, rhs_v);
             }
         }
@@ -361,8 +368,9 @@ opgen_status opgen_hlir_Min_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -373,11 +381,11 @@ opgen_status opgen_hlir_Min_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t lhs_v = block_0[i];
-                const int64_t rhs_v = block_1[i];
+                const int64_t lhs_v = opgen_src_0[i];
+                const int64_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int64_t)opgen_minimum_i64(lhs_v, rhs_v);
             }
         }
@@ -409,8 +417,9 @@ opgen_status opgen_hlir_Min_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -422,10 +431,12 @@ opgen_status opgen_hlir_Min_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(lhs[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(rhs[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float lhs_v = block_0[i];
-                const float rhs_v = block_1[i];
+                const float lhs_v = opgen_src_0[i];
+                const float rhs_v = opgen_src_1[i];
                 output[block_start + i] = opgen_f32_to_f16(opgen_ieee_min_f32(lhs_v, rhs_v));
             }
         }
@@ -457,8 +468,9 @@ opgen_status opgen_hlir_Min_v1_float(const float *OPGEN_RESTRICT lhs, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -469,11 +481,11 @@ opgen_status opgen_hlir_Min_v1_float(const float *OPGEN_RESTRICT lhs, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float lhs_v = block_0[i];
-                const float rhs_v = block_1[i];
+                const float lhs_v = opgen_src_0[i];
+                const float rhs_v = opgen_src_1[i];
                 output[block_start + i] = (float)opgen_ieee_min_f32(lhs_v, rhs_v);
             }
         }
@@ -505,8 +517,9 @@ opgen_status opgen_hlir_Min_v1_double(const double *OPGEN_RESTRICT lhs, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -517,11 +530,11 @@ opgen_status opgen_hlir_Min_v1_double(const double *OPGEN_RESTRICT lhs, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double lhs_v = block_0[i];
-                const double rhs_v = block_1[i];
+                const double lhs_v = opgen_src_0[i];
+                const double rhs_v = opgen_src_1[i];
                 output[block_start + i] = (double)opgen_ieee_min_f64(lhs_v, rhs_v);
             }
         }

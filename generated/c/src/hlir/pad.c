@@ -17,10 +17,69 @@ opgen_status opgen_hlir_Pad_v1_uint8(
     const int64_t *interior_padding, size_t interior_padding_len, uint8_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const uint8_t *OPGEN_RESTRICT src = input + base;
+            uint8_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -61,10 +120,69 @@ opgen_status opgen_hlir_Pad_v1_uint16(
     const int64_t *interior_padding, size_t interior_padding_len, uint16_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const uint16_t *OPGEN_RESTRICT src = input + base;
+            uint16_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -105,10 +223,69 @@ opgen_status opgen_hlir_Pad_v1_uint32(
     const int64_t *interior_padding, size_t interior_padding_len, uint32_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const uint32_t *OPGEN_RESTRICT src = input + base;
+            uint32_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -149,10 +326,69 @@ opgen_status opgen_hlir_Pad_v1_uint64(
     const int64_t *interior_padding, size_t interior_padding_len, uint64_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const uint64_t *OPGEN_RESTRICT src = input + base;
+            uint64_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -193,10 +429,69 @@ opgen_status opgen_hlir_Pad_v1_int8(
     const int64_t *interior_padding, size_t interior_padding_len, int8_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const int8_t *OPGEN_RESTRICT src = input + base;
+            int8_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -237,10 +532,69 @@ opgen_status opgen_hlir_Pad_v1_int16(
     const int64_t *interior_padding, size_t interior_padding_len, int16_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const int16_t *OPGEN_RESTRICT src = input + base;
+            int16_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -281,10 +635,69 @@ opgen_status opgen_hlir_Pad_v1_int32(
     const int64_t *interior_padding, size_t interior_padding_len, int32_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const int32_t *OPGEN_RESTRICT src = input + base;
+            int32_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -325,10 +738,69 @@ opgen_status opgen_hlir_Pad_v1_int64(
     const int64_t *interior_padding, size_t interior_padding_len, int64_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const int64_t *OPGEN_RESTRICT src = input + base;
+            int64_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -369,10 +841,69 @@ opgen_status opgen_hlir_Pad_v1_float16(
     const int64_t *interior_padding, size_t interior_padding_len, uint16_t *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const uint16_t *OPGEN_RESTRICT src = input + base;
+            uint16_t *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -413,10 +944,69 @@ opgen_status opgen_hlir_Pad_v1_float(
     const int64_t *interior_padding, size_t interior_padding_len, float *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const float *OPGEN_RESTRICT src = input + base;
+            float *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];
@@ -457,10 +1047,69 @@ opgen_status opgen_hlir_Pad_v1_double(
     const int64_t *interior_padding, size_t interior_padding_len, double *OPGEN_RESTRICT output) {
     (void)padding_value_shape;
     if (mode == NULL) return OPGEN_ERR_ARGUMENT;
-    if (strcmp(mode, "PAD_VALUE") != 0) return OPGEN_ERR_NOT_IMPLEMENTED;
     const size_t rank = input_rank;
     if (rank > OPGEN_MAX_RANK || edge_padding_low_len != rank || edge_padding_high_len != rank || interior_padding_len != rank) {
         return OPGEN_ERR_ARGUMENT;
+    }
+    if (strcmp(mode, "PAD_VALUE") != 0) {
+        opgen_pad_mode pad_mode;
+        if (strcmp(mode, "PAD_EDGE") == 0) pad_mode = OPGEN_PAD_EDGE;
+        else if (strcmp(mode, "PAD_REFLECT") == 0) pad_mode = OPGEN_PAD_REFLECT;
+        else if (strcmp(mode, "PAD_SYMMETRIC") == 0) pad_mode = OPGEN_PAD_SYMMETRIC;
+        else return OPGEN_ERR_ARGUMENT;
+        /* No interior padding; a negative amount first removes elements, then a positive one adds elements read
+         * from the kept[d] remaining ones (PAD_EDGE needs one, PAD_REFLECT one more than it adds, PAD_SYMMETRIC as
+         * many as it adds). */
+        int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], add_low[OPGEN_MAX_RANK];
+        int64_t cut_low[OPGEN_MAX_RANK], kept[OPGEN_MAX_RANK], idx[OPGEN_MAX_RANK];
+        opgen_dense_strides(rank, input_shape, in_stride);
+        int64_t total = 1;
+        for (size_t d = 0; d < rank; ++d) {
+            if (interior_padding[d] != 0) return OPGEN_ERR_ARGUMENT;
+            const int64_t low = edge_padding_low[d], high = edge_padding_high[d];
+            const int64_t add_high = high > 0 ? high : 0;
+            add_low[d] = low > 0 ? low : 0;
+            cut_low[d] = low < 0 ? -low : 0;
+            kept[d] = input_shape[d] - cut_low[d] - (high < 0 ? -high : 0);
+            if (kept[d] < 0) return OPGEN_ERR_SHAPE;
+            const int64_t widest = add_low[d] > add_high ? add_low[d] : add_high;
+            if (widest > 0 && (kept[d] == 0 || (pad_mode == OPGEN_PAD_REFLECT && widest > kept[d] - 1) ||
+                               (pad_mode == OPGEN_PAD_SYMMETRIC && widest > kept[d]))) {
+                return OPGEN_ERR_SHAPE;
+            }
+            out_shape[d] = kept[d] + add_low[d] + add_high;
+            total *= out_shape[d];
+            idx[d] = 0;
+        }
+        if (total == 0) return OPGEN_OK;
+        if (rank == 0) {
+            output[0] = input[0];
+            return OPGEN_OK;
+        }
+        /* Row by row along the last dimension: the kept elements copied, the padding on either side read through
+         * opgen_pad_source; the other dimensions' output indices in idx. */
+        const size_t last = rank - 1;
+        const int64_t row = out_shape[last], middle_end = add_low[last] + kept[last];
+        for (int64_t start = 0; start < total; start += row) {
+            int64_t base = 0;
+            for (size_t d = 0; d < last; ++d) {
+                base += opgen_pad_source(idx[d], add_low[d], kept[d], cut_low[d], pad_mode) * in_stride[d];
+            }
+            const double *OPGEN_RESTRICT src = input + base;
+            double *OPGEN_RESTRICT dst = output + start;
+            for (int64_t j = 0; j < add_low[last]; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (int64_t j = add_low[last]; j < middle_end; ++j) dst[j] = src[cut_low[last] + j - add_low[last]];
+            for (int64_t j = middle_end; j < row; ++j) {
+                dst[j] = src[opgen_pad_source(j, add_low[last], kept[last], cut_low[last], pad_mode)];
+            }
+            for (size_t d = last; d-- > 0;) {
+                if (++idx[d] < out_shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return OPGEN_OK;
     }
     if (padding_value_rank != 0) return OPGEN_ERR_SHAPE;
     int64_t in_stride[OPGEN_MAX_RANK], out_shape[OPGEN_MAX_RANK], out_stride[OPGEN_MAX_RANK];

@@ -26,8 +26,9 @@ opgen_status opgen_hlir_Rem_v1_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -38,11 +39,11 @@ opgen_status opgen_hlir_Rem_v1_uint8(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t input_v = block_0[i];
-                const uint8_t divisor_v = block_1[i];
+                const uint8_t input_v = opgen_src_0[i];
+                const uint8_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (uint8_t)opgen_rem_u64((uint64_t)(input_v), (uint64_t)(divisor_v));
             }
         }
@@ -75,8 +76,9 @@ opgen_status opgen_hlir_Rem_v1_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -87,11 +89,11 @@ opgen_status opgen_hlir_Rem_v1_uint16(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t input_v = block_0[i];
-                const uint16_t divisor_v = block_1[i];
+                const uint16_t input_v = opgen_src_0[i];
+                const uint16_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (uint16_t)opgen_rem_u64((uint64_t)(input_v), (uint64_t)(divisor_v));
             }
         }
@@ -124,8 +126,9 @@ opgen_status opgen_hlir_Rem_v1_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -136,11 +139,11 @@ opgen_status opgen_hlir_Rem_v1_uint32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t input_v = block_0[i];
-                const uint32_t divisor_v = block_1[i];
+                const uint32_t input_v = opgen_src_0[i];
+                const uint32_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (uint32_t)opgen_rem_u64((uint64_t)(input_v), (uint64_t)(divisor_v));
             }
         }
@@ -173,8 +176,9 @@ opgen_status opgen_hlir_Rem_v1_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -185,11 +189,11 @@ opgen_status opgen_hlir_Rem_v1_uint64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t input_v = block_0[i];
-                const uint64_t divisor_v = block_1[i];
+                const uint64_t input_v = opgen_src_0[i];
+                const uint64_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (uint64_t)opgen_rem_u64((uint64_t)(input_v), (uint64_t)(divisor_v));
             }
         }
@@ -222,8 +226,9 @@ opgen_status opgen_hlir_Rem_v1_int8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -234,11 +239,11 @@ opgen_status opgen_hlir_Rem_v1_int8(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t input_v = block_0[i];
-                const int8_t divisor_v = block_1[i];
+                const int8_t input_v = opgen_src_0[i];
+                const int8_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (int8_t)opgen_rem_i64((int64_t)(input_v), (int64_t)(divisor_v));
             }
         }
@@ -271,8 +276,9 @@ opgen_status opgen_hlir_Rem_v1_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -283,11 +289,11 @@ opgen_status opgen_hlir_Rem_v1_int16(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t input_v = block_0[i];
-                const int16_t divisor_v = block_1[i];
+                const int16_t input_v = opgen_src_0[i];
+                const int16_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (int16_t)opgen_rem_i64((int64_t)(input_v), (int64_t)(divisor_v));
             }
         }
@@ -320,8 +326,9 @@ opgen_status opgen_hlir_Rem_v1_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -332,11 +339,11 @@ opgen_status opgen_hlir_Rem_v1_int32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t input_v = block_0[i];
-                const int32_t divisor_v = block_1[i];
+                const int32_t input_v = opgen_src_0[i];
+                const int32_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (int32_t)opgen_rem_i64((int64_t)(input_v), (int64_t)(divisor_v));
             }
         }
@@ -369,8 +376,9 @@ opgen_status opgen_hlir_Rem_v1_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -381,11 +389,11 @@ opgen_status opgen_hlir_Rem_v1_int64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t input_v = block_0[i];
-                const int64_t divisor_v = block_1[i];
+                const int64_t input_v = opgen_src_0[i];
+                const int64_t divisor_v = opgen_src_1[i];
                 output[block_start + i] = (int64_t)opgen_rem_i64((int64_t)(input_v), (int64_t)(divisor_v));
             }
         }
@@ -418,8 +426,9 @@ opgen_status opgen_hlir_Rem_v1_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -431,10 +440,12 @@ opgen_status opgen_hlir_Rem_v1_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(input[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(divisor[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float divisor_v = block_1[i];
+                const float input_v = opgen_src_0[i];
+                const float divisor_v = opgen_src_1[i];
                 output[block_start + i] = opgen_f32_to_f16(fmodf(input_v, divisor_v));
             }
         }
@@ -467,8 +478,9 @@ opgen_status opgen_hlir_Rem_v1_float(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -479,11 +491,11 @@ opgen_status opgen_hlir_Rem_v1_float(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float divisor_v = block_1[i];
+                const float input_v = opgen_src_0[i];
+                const float divisor_v = opgen_src_1[i];
                 output[block_start + i] = (float)fmodf(input_v, divisor_v);
             }
         }
@@ -516,8 +528,9 @@ opgen_status opgen_hlir_Rem_v1_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -528,11 +541,11 @@ opgen_status opgen_hlir_Rem_v1_double(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = divisor[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = divisor[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : divisor + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double input_v = block_0[i];
-                const double divisor_v = block_1[i];
+                const double input_v = opgen_src_0[i];
+                const double divisor_v = opgen_src_1[i];
                 output[block_start + i] = (double)fmod(input_v, divisor_v);
             }
         }

@@ -25,8 +25,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -37,11 +38,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint8(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t lhs_v = block_0[i];
-                const uint8_t rhs_v = block_1[i];
+                const uint8_t lhs_v = opgen_src_0[i];
+                const uint8_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint8_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -73,8 +74,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +87,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint16(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t lhs_v = block_0[i];
-                const uint16_t rhs_v = block_1[i];
+                const uint16_t lhs_v = opgen_src_0[i];
+                const uint16_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint16_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -121,8 +123,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -133,11 +136,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t lhs_v = block_0[i];
-                const uint32_t rhs_v = block_1[i];
+                const uint32_t lhs_v = opgen_src_0[i];
+                const uint32_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint32_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -169,8 +172,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -181,11 +185,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_uint64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t lhs_v = block_0[i];
-                const uint64_t rhs_v = block_1[i];
+                const uint64_t lhs_v = opgen_src_0[i];
+                const uint64_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (uint64_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -217,8 +221,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -229,11 +234,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int8(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t lhs_v = block_0[i];
-                const int8_t rhs_v = block_1[i];
+                const int8_t lhs_v = opgen_src_0[i];
+                const int8_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int8_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -265,8 +270,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -277,11 +283,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int16(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t lhs_v = block_0[i];
-                const int16_t rhs_v = block_1[i];
+                const int16_t lhs_v = opgen_src_0[i];
+                const int16_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int16_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -313,8 +319,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -325,11 +332,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t lhs_v = block_0[i];
-                const int32_t rhs_v = block_1[i];
+                const int32_t lhs_v = opgen_src_0[i];
+                const int32_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int32_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }
@@ -361,8 +368,9 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -373,11 +381,11 @@ opgen_status opgen_hlir_StablehloShiftLeft_v1_int64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = rhs[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = lhs[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = rhs[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : lhs + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : rhs + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t lhs_v = block_0[i];
-                const int64_t rhs_v = block_1[i];
+                const int64_t lhs_v = opgen_src_0[i];
+                const int64_t rhs_v = opgen_src_1[i];
                 output[block_start + i] = (int64_t)opgen_shl_u64((uint64_t)(lhs_v), (uint64_t)(rhs_v), 8u * (unsigned)sizeof(lhs_v));
             }
         }

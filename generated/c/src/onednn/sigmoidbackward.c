@@ -27,8 +27,9 @@ opgen_status opgen_onednn_SigmoidBackward_v1_float(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -39,11 +40,11 @@ opgen_status opgen_onednn_SigmoidBackward_v1_float(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = diff_dst[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = src_or_dst[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = diff_dst[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : src_or_dst + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : diff_dst + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float src_or_dst_v = block_0[i];
-                const float diff_dst_v = block_1[i];
+                const float src_or_dst_v = opgen_src_0[i];
+                const float diff_dst_v = opgen_src_1[i];
                 diff_src[block_start + i] = (float)((float)(diff_dst_v * ((use_dst_a) ? (((float)(src_or_dst_v * ((float)(((float)1.0) - src_or_dst_v))))) : (((float)(expf(((float)(-fabsf(src_or_dst_v)))) / ((float)(((float)(((float)1.0) + expf(((float)(-fabsf(src_or_dst_v)))))) * ((float)(((float)1.0) + expf(((float)(-fabsf(src_or_dst_v))))))))))))));
             }
         }
@@ -77,8 +78,9 @@ opgen_status opgen_onednn_SigmoidBackward_v1_bfloat16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -90,10 +92,12 @@ opgen_status opgen_onednn_SigmoidBackward_v1_bfloat16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(src_or_dst[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(diff_dst[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float src_or_dst_v = block_0[i];
-                const float diff_dst_v = block_1[i];
+                const float src_or_dst_v = opgen_src_0[i];
+                const float diff_dst_v = opgen_src_1[i];
                 diff_src[block_start + i] = opgen_f32_to_bf16(((float)(diff_dst_v * ((use_dst_a) ? (((float)(src_or_dst_v * ((float)(((float)1.0) - src_or_dst_v))))) : (((float)(expf(((float)(-fabsf(src_or_dst_v)))) / ((float)(((float)(((float)1.0) + expf(((float)(-fabsf(src_or_dst_v)))))) * ((float)(((float)1.0) + expf(((float)(-fabsf(src_or_dst_v)))))))))))))));
             }
         }
@@ -127,8 +131,9 @@ opgen_status opgen_onednn_SigmoidBackward_v1_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -140,10 +145,12 @@ opgen_status opgen_onednn_SigmoidBackward_v1_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(src_or_dst[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(diff_dst[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float src_or_dst_v = block_0[i];
-                const float diff_dst_v = block_1[i];
+                const float src_or_dst_v = opgen_src_0[i];
+                const float diff_dst_v = opgen_src_1[i];
                 diff_src[block_start + i] = opgen_f32_to_f16(((float)(diff_dst_v * ((use_dst_a) ? (((float)(src_or_dst_v * ((float)(((float)1.0) - src_or_dst_v))))) : (((float)(expf(((float)(-fabsf(src_or_dst_v)))) / ((float)(((float)(((float)1.0) + expf(((float)(-fabsf(src_or_dst_v)))))) * ((float)(((float)1.0) + expf(((float)(-fabsf(src_or_dst_v)))))))))))))));
             }
         }

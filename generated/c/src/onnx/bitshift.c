@@ -25,8 +25,9 @@ opgen_status opgen_onnx_BitShift_v28_int16(const int16_t *OPGEN_RESTRICT X, cons
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -37,11 +38,11 @@ opgen_status opgen_onnx_BitShift_v28_int16(const int16_t *OPGEN_RESTRICT X, cons
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t X_v = block_0[i];
-                const int16_t Y_v = block_1[i];
+                const int16_t X_v = opgen_src_0[i];
+                const int16_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (int16_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_arithmetic_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -73,8 +74,9 @@ opgen_status opgen_onnx_BitShift_v28_int32(const int32_t *OPGEN_RESTRICT X, cons
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +87,11 @@ opgen_status opgen_onnx_BitShift_v28_int32(const int32_t *OPGEN_RESTRICT X, cons
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t X_v = block_0[i];
-                const int32_t Y_v = block_1[i];
+                const int32_t X_v = opgen_src_0[i];
+                const int32_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (int32_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_arithmetic_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -121,8 +123,9 @@ opgen_status opgen_onnx_BitShift_v28_int64(const int64_t *OPGEN_RESTRICT X, cons
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -133,11 +136,11 @@ opgen_status opgen_onnx_BitShift_v28_int64(const int64_t *OPGEN_RESTRICT X, cons
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t X_v = block_0[i];
-                const int64_t Y_v = block_1[i];
+                const int64_t X_v = opgen_src_0[i];
+                const int64_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (int64_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_arithmetic_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -169,8 +172,9 @@ opgen_status opgen_onnx_BitShift_v28_int8(const int8_t *OPGEN_RESTRICT X, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -181,11 +185,11 @@ opgen_status opgen_onnx_BitShift_v28_int8(const int8_t *OPGEN_RESTRICT X, const 
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t X_v = block_0[i];
-                const int8_t Y_v = block_1[i];
+                const int8_t X_v = opgen_src_0[i];
+                const int8_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (int8_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_arithmetic_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -217,8 +221,9 @@ opgen_status opgen_onnx_BitShift_v28_uint16(const uint16_t *OPGEN_RESTRICT X, co
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -229,11 +234,11 @@ opgen_status opgen_onnx_BitShift_v28_uint16(const uint16_t *OPGEN_RESTRICT X, co
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t X_v = block_0[i];
-                const uint16_t Y_v = block_1[i];
+                const uint16_t X_v = opgen_src_0[i];
+                const uint16_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint16_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -265,8 +270,9 @@ opgen_status opgen_onnx_BitShift_v28_uint32(const uint32_t *OPGEN_RESTRICT X, co
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -277,11 +283,11 @@ opgen_status opgen_onnx_BitShift_v28_uint32(const uint32_t *OPGEN_RESTRICT X, co
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t X_v = block_0[i];
-                const uint32_t Y_v = block_1[i];
+                const uint32_t X_v = opgen_src_0[i];
+                const uint32_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint32_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -313,8 +319,9 @@ opgen_status opgen_onnx_BitShift_v28_uint64(const uint64_t *OPGEN_RESTRICT X, co
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -325,11 +332,11 @@ opgen_status opgen_onnx_BitShift_v28_uint64(const uint64_t *OPGEN_RESTRICT X, co
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t X_v = block_0[i];
-                const uint64_t Y_v = block_1[i];
+                const uint64_t X_v = opgen_src_0[i];
+                const uint64_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint64_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -361,8 +368,9 @@ opgen_status opgen_onnx_BitShift_v28_uint8(const uint8_t *OPGEN_RESTRICT X, cons
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -373,11 +381,11 @@ opgen_status opgen_onnx_BitShift_v28_uint8(const uint8_t *OPGEN_RESTRICT X, cons
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t X_v = block_0[i];
-                const uint8_t Y_v = block_1[i];
+                const uint8_t X_v = opgen_src_0[i];
+                const uint8_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint8_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -409,8 +417,9 @@ opgen_status opgen_onnx_BitShift_v11_uint16(const uint16_t *OPGEN_RESTRICT X, co
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -421,11 +430,11 @@ opgen_status opgen_onnx_BitShift_v11_uint16(const uint16_t *OPGEN_RESTRICT X, co
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t X_v = block_0[i];
-                const uint16_t Y_v = block_1[i];
+                const uint16_t X_v = opgen_src_0[i];
+                const uint16_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint16_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -457,8 +466,9 @@ opgen_status opgen_onnx_BitShift_v11_uint32(const uint32_t *OPGEN_RESTRICT X, co
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -469,11 +479,11 @@ opgen_status opgen_onnx_BitShift_v11_uint32(const uint32_t *OPGEN_RESTRICT X, co
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t X_v = block_0[i];
-                const uint32_t Y_v = block_1[i];
+                const uint32_t X_v = opgen_src_0[i];
+                const uint32_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint32_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -505,8 +515,9 @@ opgen_status opgen_onnx_BitShift_v11_uint64(const uint64_t *OPGEN_RESTRICT X, co
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -517,11 +528,11 @@ opgen_status opgen_onnx_BitShift_v11_uint64(const uint64_t *OPGEN_RESTRICT X, co
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t X_v = block_0[i];
-                const uint64_t Y_v = block_1[i];
+                const uint64_t X_v = opgen_src_0[i];
+                const uint64_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint64_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }
@@ -553,8 +564,9 @@ opgen_status opgen_onnx_BitShift_v11_uint8(const uint8_t *OPGEN_RESTRICT X, cons
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -565,11 +577,11 @@ opgen_status opgen_onnx_BitShift_v11_uint8(const uint8_t *OPGEN_RESTRICT X, cons
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t X_v = block_0[i];
-                const uint8_t Y_v = block_1[i];
+                const uint8_t X_v = opgen_src_0[i];
+                const uint8_t Y_v = opgen_src_1[i];
                 Z[block_start + i] = (uint8_t)(((direction != NULL && strcmp(direction, "LEFT") == 0)) ? (opgen_shl_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))) : (opgen_shr_logical_u64((uint64_t)(X_v), (uint64_t)(Y_v), 8u * (unsigned)sizeof(X_v))));
             }
         }

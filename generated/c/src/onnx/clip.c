@@ -27,8 +27,9 @@ opgen_status opgen_onnx_Clip_v13_bfloat16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -44,12 +45,15 @@ opgen_status opgen_onnx_Clip_v13_bfloat16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(input[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? opgen_bf16_to_f32(min[block_start + i]) : ((float)-0x1.fep+127));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? opgen_bf16_to_f32(max[block_start + i]) : ((float)0x1.fep+127));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_bf16(opgen_min_f32(opgen_max_f32(input_v, min_v), max_v));
             }
         }
@@ -84,8 +88,9 @@ opgen_status opgen_onnx_Clip_v13_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -100,13 +105,15 @@ opgen_status opgen_onnx_Clip_v13_double(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((double)0x1.fffffffffffffp+1023));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((double)-0x1.fffffffffffffp+1023));
+            const double *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((double)0x1.fffffffffffffp+1023));
+            const double *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double input_v = block_0[i];
-                const double min_v = block_1[i];
-                const double max_v = block_2[i];
+                const double input_v = opgen_src_0[i];
+                const double min_v = opgen_src_1[i];
+                const double max_v = opgen_src_2[i];
                 output[block_start + i] = (double)opgen_min_f64(opgen_max_f64(input_v, min_v), max_v);
             }
         }
@@ -141,8 +148,9 @@ opgen_status opgen_onnx_Clip_v13_float(const float *OPGEN_RESTRICT input, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -157,13 +165,15 @@ opgen_status opgen_onnx_Clip_v13_float(const float *OPGEN_RESTRICT input, const 
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((float)0x1.fffffep+127));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((float)-0x1.fffffep+127));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((float)0x1.fffffep+127));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = (float)opgen_min_f32(opgen_max_f32(input_v, min_v), max_v);
             }
         }
@@ -198,8 +208,9 @@ opgen_status opgen_onnx_Clip_v13_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -215,12 +226,15 @@ opgen_status opgen_onnx_Clip_v13_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(input[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? opgen_f16_to_f32(min[block_start + i]) : ((float)-0x1.ffcp+15));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? opgen_f16_to_f32(max[block_start + i]) : ((float)0x1.ffcp+15));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_f16(opgen_min_f32(opgen_max_f32(input_v, min_v), max_v));
             }
         }
@@ -255,8 +269,9 @@ opgen_status opgen_onnx_Clip_v13_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -271,13 +286,15 @@ opgen_status opgen_onnx_Clip_v13_int16(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int16_t)INT16_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int16_t)INT16_MIN));
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int16_t)INT16_MAX));
+            const int16_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t input_v = block_0[i];
-                const int16_t min_v = block_1[i];
-                const int16_t max_v = block_2[i];
+                const int16_t input_v = opgen_src_0[i];
+                const int16_t min_v = opgen_src_1[i];
+                const int16_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int16_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -312,8 +329,9 @@ opgen_status opgen_onnx_Clip_v13_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -328,13 +346,15 @@ opgen_status opgen_onnx_Clip_v13_int32(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int32_t)INT32_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int32_t)INT32_MIN));
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int32_t)INT32_MAX));
+            const int32_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t input_v = block_0[i];
-                const int32_t min_v = block_1[i];
-                const int32_t max_v = block_2[i];
+                const int32_t input_v = opgen_src_0[i];
+                const int32_t min_v = opgen_src_1[i];
+                const int32_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int32_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -369,8 +389,9 @@ opgen_status opgen_onnx_Clip_v13_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -385,13 +406,15 @@ opgen_status opgen_onnx_Clip_v13_int64(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int64_t)INT64_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int64_t)INT64_MIN));
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int64_t)INT64_MAX));
+            const int64_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t input_v = block_0[i];
-                const int64_t min_v = block_1[i];
-                const int64_t max_v = block_2[i];
+                const int64_t input_v = opgen_src_0[i];
+                const int64_t min_v = opgen_src_1[i];
+                const int64_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int64_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -426,8 +449,9 @@ opgen_status opgen_onnx_Clip_v13_int8(const int8_t *OPGEN_RESTRICT input, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -442,13 +466,15 @@ opgen_status opgen_onnx_Clip_v13_int8(const int8_t *OPGEN_RESTRICT input, const 
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int8_t)INT8_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int8_t)INT8_MIN));
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int8_t)INT8_MAX));
+            const int8_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t input_v = block_0[i];
-                const int8_t min_v = block_1[i];
-                const int8_t max_v = block_2[i];
+                const int8_t input_v = opgen_src_0[i];
+                const int8_t min_v = opgen_src_1[i];
+                const int8_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int8_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -483,8 +509,9 @@ opgen_status opgen_onnx_Clip_v13_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -499,13 +526,15 @@ opgen_status opgen_onnx_Clip_v13_uint16(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint16_t)UINT16_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint16_t)0));
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint16_t)UINT16_MAX));
+            const uint16_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t input_v = block_0[i];
-                const uint16_t min_v = block_1[i];
-                const uint16_t max_v = block_2[i];
+                const uint16_t input_v = opgen_src_0[i];
+                const uint16_t min_v = opgen_src_1[i];
+                const uint16_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint16_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -540,8 +569,9 @@ opgen_status opgen_onnx_Clip_v13_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -556,13 +586,15 @@ opgen_status opgen_onnx_Clip_v13_uint32(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint32_t)UINT32_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint32_t)0));
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint32_t)UINT32_MAX));
+            const uint32_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t input_v = block_0[i];
-                const uint32_t min_v = block_1[i];
-                const uint32_t max_v = block_2[i];
+                const uint32_t input_v = opgen_src_0[i];
+                const uint32_t min_v = opgen_src_1[i];
+                const uint32_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint32_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -597,8 +629,9 @@ opgen_status opgen_onnx_Clip_v13_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -613,13 +646,15 @@ opgen_status opgen_onnx_Clip_v13_uint64(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint64_t)UINT64_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint64_t)0));
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint64_t)UINT64_MAX));
+            const uint64_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t input_v = block_0[i];
-                const uint64_t min_v = block_1[i];
-                const uint64_t max_v = block_2[i];
+                const uint64_t input_v = opgen_src_0[i];
+                const uint64_t min_v = opgen_src_1[i];
+                const uint64_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint64_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -654,8 +689,9 @@ opgen_status opgen_onnx_Clip_v13_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -670,13 +706,15 @@ opgen_status opgen_onnx_Clip_v13_uint8(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint8_t)UINT8_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint8_t)0));
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint8_t)UINT8_MAX));
+            const uint8_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t input_v = block_0[i];
-                const uint8_t min_v = block_1[i];
-                const uint8_t max_v = block_2[i];
+                const uint8_t input_v = opgen_src_0[i];
+                const uint8_t min_v = opgen_src_1[i];
+                const uint8_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint8_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -711,8 +749,9 @@ opgen_status opgen_onnx_Clip_v12_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -727,13 +766,15 @@ opgen_status opgen_onnx_Clip_v12_double(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((double)0x1.fffffffffffffp+1023));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((double)-0x1.fffffffffffffp+1023));
+            const double *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((double)0x1.fffffffffffffp+1023));
+            const double *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double input_v = block_0[i];
-                const double min_v = block_1[i];
-                const double max_v = block_2[i];
+                const double input_v = opgen_src_0[i];
+                const double min_v = opgen_src_1[i];
+                const double max_v = opgen_src_2[i];
                 output[block_start + i] = (double)opgen_min_f64(opgen_max_f64(input_v, min_v), max_v);
             }
         }
@@ -768,8 +809,9 @@ opgen_status opgen_onnx_Clip_v12_float(const float *OPGEN_RESTRICT input, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -784,13 +826,15 @@ opgen_status opgen_onnx_Clip_v12_float(const float *OPGEN_RESTRICT input, const 
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((float)0x1.fffffep+127));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((float)-0x1.fffffep+127));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((float)0x1.fffffep+127));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = (float)opgen_min_f32(opgen_max_f32(input_v, min_v), max_v);
             }
         }
@@ -825,8 +869,9 @@ opgen_status opgen_onnx_Clip_v12_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -842,12 +887,15 @@ opgen_status opgen_onnx_Clip_v12_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(input[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? opgen_f16_to_f32(min[block_start + i]) : ((float)-0x1.ffcp+15));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? opgen_f16_to_f32(max[block_start + i]) : ((float)0x1.ffcp+15));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_f16(opgen_min_f32(opgen_max_f32(input_v, min_v), max_v));
             }
         }
@@ -882,8 +930,9 @@ opgen_status opgen_onnx_Clip_v12_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -898,13 +947,15 @@ opgen_status opgen_onnx_Clip_v12_int16(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int16_t)INT16_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int16_t)INT16_MIN));
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int16_t)INT16_MAX));
+            const int16_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t input_v = block_0[i];
-                const int16_t min_v = block_1[i];
-                const int16_t max_v = block_2[i];
+                const int16_t input_v = opgen_src_0[i];
+                const int16_t min_v = opgen_src_1[i];
+                const int16_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int16_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -939,8 +990,9 @@ opgen_status opgen_onnx_Clip_v12_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -955,13 +1007,15 @@ opgen_status opgen_onnx_Clip_v12_int32(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int32_t)INT32_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int32_t)INT32_MIN));
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int32_t)INT32_MAX));
+            const int32_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t input_v = block_0[i];
-                const int32_t min_v = block_1[i];
-                const int32_t max_v = block_2[i];
+                const int32_t input_v = opgen_src_0[i];
+                const int32_t min_v = opgen_src_1[i];
+                const int32_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int32_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -996,8 +1050,9 @@ opgen_status opgen_onnx_Clip_v12_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1012,13 +1067,15 @@ opgen_status opgen_onnx_Clip_v12_int64(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int64_t)INT64_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int64_t)INT64_MIN));
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int64_t)INT64_MAX));
+            const int64_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t input_v = block_0[i];
-                const int64_t min_v = block_1[i];
-                const int64_t max_v = block_2[i];
+                const int64_t input_v = opgen_src_0[i];
+                const int64_t min_v = opgen_src_1[i];
+                const int64_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int64_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -1053,8 +1110,9 @@ opgen_status opgen_onnx_Clip_v12_int8(const int8_t *OPGEN_RESTRICT input, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1069,13 +1127,15 @@ opgen_status opgen_onnx_Clip_v12_int8(const int8_t *OPGEN_RESTRICT input, const 
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((int8_t)INT8_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((int8_t)INT8_MIN));
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((int8_t)INT8_MAX));
+            const int8_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t input_v = block_0[i];
-                const int8_t min_v = block_1[i];
-                const int8_t max_v = block_2[i];
+                const int8_t input_v = opgen_src_0[i];
+                const int8_t min_v = opgen_src_1[i];
+                const int8_t max_v = opgen_src_2[i];
                 output[block_start + i] = (int8_t)opgen_minimum_i64(opgen_maximum_i64(input_v, min_v), max_v);
             }
         }
@@ -1110,8 +1170,9 @@ opgen_status opgen_onnx_Clip_v12_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1126,13 +1187,15 @@ opgen_status opgen_onnx_Clip_v12_uint16(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint16_t)UINT16_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint16_t)0));
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint16_t)UINT16_MAX));
+            const uint16_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t input_v = block_0[i];
-                const uint16_t min_v = block_1[i];
-                const uint16_t max_v = block_2[i];
+                const uint16_t input_v = opgen_src_0[i];
+                const uint16_t min_v = opgen_src_1[i];
+                const uint16_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint16_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -1167,8 +1230,9 @@ opgen_status opgen_onnx_Clip_v12_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1183,13 +1247,15 @@ opgen_status opgen_onnx_Clip_v12_uint32(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint32_t)UINT32_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint32_t)0));
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint32_t)UINT32_MAX));
+            const uint32_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t input_v = block_0[i];
-                const uint32_t min_v = block_1[i];
-                const uint32_t max_v = block_2[i];
+                const uint32_t input_v = opgen_src_0[i];
+                const uint32_t min_v = opgen_src_1[i];
+                const uint32_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint32_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -1224,8 +1290,9 @@ opgen_status opgen_onnx_Clip_v12_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1240,13 +1307,15 @@ opgen_status opgen_onnx_Clip_v12_uint64(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint64_t)UINT64_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint64_t)0));
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint64_t)UINT64_MAX));
+            const uint64_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t input_v = block_0[i];
-                const uint64_t min_v = block_1[i];
-                const uint64_t max_v = block_2[i];
+                const uint64_t input_v = opgen_src_0[i];
+                const uint64_t min_v = opgen_src_1[i];
+                const uint64_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint64_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -1281,8 +1350,9 @@ opgen_status opgen_onnx_Clip_v12_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1297,13 +1367,15 @@ opgen_status opgen_onnx_Clip_v12_uint8(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((uint8_t)UINT8_MAX));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((uint8_t)0));
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((uint8_t)UINT8_MAX));
+            const uint8_t *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t input_v = block_0[i];
-                const uint8_t min_v = block_1[i];
-                const uint8_t max_v = block_2[i];
+                const uint8_t input_v = opgen_src_0[i];
+                const uint8_t min_v = opgen_src_1[i];
+                const uint8_t max_v = opgen_src_2[i];
                 output[block_start + i] = (uint8_t)opgen_minimum_u64(opgen_maximum_u64(input_v, min_v), max_v);
             }
         }
@@ -1338,8 +1410,9 @@ opgen_status opgen_onnx_Clip_v11_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1354,13 +1427,15 @@ opgen_status opgen_onnx_Clip_v11_double(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((double)0x1.fffffffffffffp+1023));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((double)-0x1.fffffffffffffp+1023));
+            const double *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((double)0x1.fffffffffffffp+1023));
+            const double *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double input_v = block_0[i];
-                const double min_v = block_1[i];
-                const double max_v = block_2[i];
+                const double input_v = opgen_src_0[i];
+                const double min_v = opgen_src_1[i];
+                const double max_v = opgen_src_2[i];
                 output[block_start + i] = (double)opgen_min_f64(opgen_max_f64(input_v, min_v), max_v);
             }
         }
@@ -1395,8 +1470,9 @@ opgen_status opgen_onnx_Clip_v11_float(const float *OPGEN_RESTRICT input, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1411,13 +1487,15 @@ opgen_status opgen_onnx_Clip_v11_float(const float *OPGEN_RESTRICT input, const 
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = (max != NULL ? max[it.offset[2]] : ((float)0x1.fffffep+127));
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = input[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : input + block_start;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? min[block_start + i] : ((float)-0x1.fffffep+127));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? max[block_start + i] : ((float)0x1.fffffep+127));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = (float)opgen_min_f32(opgen_max_f32(input_v, min_v), max_v);
             }
         }
@@ -1452,8 +1530,9 @@ opgen_status opgen_onnx_Clip_v11_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1469,12 +1548,15 @@ opgen_status opgen_onnx_Clip_v11_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(input[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = (min != NULL ? opgen_f16_to_f32(min[block_start + i]) : ((float)-0x1.ffcp+15));
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = (max != NULL ? opgen_f16_to_f32(max[block_start + i]) : ((float)0x1.ffcp+15));
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float input_v = block_0[i];
-                const float min_v = block_1[i];
-                const float max_v = block_2[i];
+                const float input_v = opgen_src_0[i];
+                const float min_v = opgen_src_1[i];
+                const float max_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_f16(opgen_min_f32(opgen_max_f32(input_v, min_v), max_v));
             }
         }

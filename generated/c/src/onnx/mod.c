@@ -26,8 +26,9 @@ opgen_status opgen_onnx_Mod_v28_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -39,10 +40,12 @@ opgen_status opgen_onnx_Mod_v28_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_bf16((((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v))));
             }
         }
@@ -75,8 +78,9 @@ opgen_status opgen_onnx_Mod_v28_double(const double *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -87,11 +91,11 @@ opgen_status opgen_onnx_Mod_v28_double(const double *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double A_v = block_0[i];
-                const double B_v = block_1[i];
+                const double A_v = opgen_src_0[i];
+                const double B_v = opgen_src_1[i];
                 C[block_start + i] = (double)(((fmod__a == ((double)1.0))) ? (fmod(A_v, B_v)) : (opgen_mod_f64(A_v, B_v)));
             }
         }
@@ -124,8 +128,9 @@ opgen_status opgen_onnx_Mod_v28_float(const float *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -136,11 +141,11 @@ opgen_status opgen_onnx_Mod_v28_float(const float *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = (float)(((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v)));
             }
         }
@@ -173,8 +178,9 @@ opgen_status opgen_onnx_Mod_v28_float16(const uint16_t *OPGEN_RESTRICT A, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -186,10 +192,12 @@ opgen_status opgen_onnx_Mod_v28_float16(const uint16_t *OPGEN_RESTRICT A, const 
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_f16((((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v))));
             }
         }
@@ -222,8 +230,9 @@ opgen_status opgen_onnx_Mod_v28_int16(const int16_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -234,11 +243,11 @@ opgen_status opgen_onnx_Mod_v28_int16(const int16_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t A_v = block_0[i];
-                const int16_t B_v = block_1[i];
+                const int16_t A_v = opgen_src_0[i];
+                const int16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int16_t)(((fmod__a == ((int16_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -271,8 +280,9 @@ opgen_status opgen_onnx_Mod_v28_int32(const int32_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -283,11 +293,11 @@ opgen_status opgen_onnx_Mod_v28_int32(const int32_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t A_v = block_0[i];
-                const int32_t B_v = block_1[i];
+                const int32_t A_v = opgen_src_0[i];
+                const int32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int32_t)(((fmod__a == ((int32_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -320,8 +330,9 @@ opgen_status opgen_onnx_Mod_v28_int64(const int64_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -332,11 +343,11 @@ opgen_status opgen_onnx_Mod_v28_int64(const int64_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t A_v = block_0[i];
-                const int64_t B_v = block_1[i];
+                const int64_t A_v = opgen_src_0[i];
+                const int64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int64_t)(((fmod__a == ((int64_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -369,8 +380,9 @@ opgen_status opgen_onnx_Mod_v28_int8(const int8_t *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -381,11 +393,11 @@ opgen_status opgen_onnx_Mod_v28_int8(const int8_t *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t A_v = block_0[i];
-                const int8_t B_v = block_1[i];
+                const int8_t A_v = opgen_src_0[i];
+                const int8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int8_t)(((fmod__a == ((int8_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -418,8 +430,9 @@ opgen_status opgen_onnx_Mod_v28_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -430,11 +443,11 @@ opgen_status opgen_onnx_Mod_v28_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t A_v = block_0[i];
-                const uint16_t B_v = block_1[i];
+                const uint16_t A_v = opgen_src_0[i];
+                const uint16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint16_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint16_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -467,8 +480,9 @@ opgen_status opgen_onnx_Mod_v28_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -479,11 +493,11 @@ opgen_status opgen_onnx_Mod_v28_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t A_v = block_0[i];
-                const uint32_t B_v = block_1[i];
+                const uint32_t A_v = opgen_src_0[i];
+                const uint32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint32_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint32_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -516,8 +530,9 @@ opgen_status opgen_onnx_Mod_v28_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -528,11 +543,11 @@ opgen_status opgen_onnx_Mod_v28_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t A_v = block_0[i];
-                const uint64_t B_v = block_1[i];
+                const uint64_t A_v = opgen_src_0[i];
+                const uint64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint64_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint64_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -565,8 +580,9 @@ opgen_status opgen_onnx_Mod_v28_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -577,11 +593,11 @@ opgen_status opgen_onnx_Mod_v28_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t A_v = block_0[i];
-                const uint8_t B_v = block_1[i];
+                const uint8_t A_v = opgen_src_0[i];
+                const uint8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint8_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint8_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -614,8 +630,9 @@ opgen_status opgen_onnx_Mod_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -627,10 +644,12 @@ opgen_status opgen_onnx_Mod_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_bf16((((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v))));
             }
         }
@@ -663,8 +682,9 @@ opgen_status opgen_onnx_Mod_v13_double(const double *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -675,11 +695,11 @@ opgen_status opgen_onnx_Mod_v13_double(const double *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double A_v = block_0[i];
-                const double B_v = block_1[i];
+                const double A_v = opgen_src_0[i];
+                const double B_v = opgen_src_1[i];
                 C[block_start + i] = (double)(((fmod__a == ((double)1.0))) ? (fmod(A_v, B_v)) : (opgen_mod_f64(A_v, B_v)));
             }
         }
@@ -712,8 +732,9 @@ opgen_status opgen_onnx_Mod_v13_float(const float *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -724,11 +745,11 @@ opgen_status opgen_onnx_Mod_v13_float(const float *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = (float)(((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v)));
             }
         }
@@ -761,8 +782,9 @@ opgen_status opgen_onnx_Mod_v13_float16(const uint16_t *OPGEN_RESTRICT A, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -774,10 +796,12 @@ opgen_status opgen_onnx_Mod_v13_float16(const uint16_t *OPGEN_RESTRICT A, const 
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_f16((((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v))));
             }
         }
@@ -810,8 +834,9 @@ opgen_status opgen_onnx_Mod_v13_int16(const int16_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -822,11 +847,11 @@ opgen_status opgen_onnx_Mod_v13_int16(const int16_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t A_v = block_0[i];
-                const int16_t B_v = block_1[i];
+                const int16_t A_v = opgen_src_0[i];
+                const int16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int16_t)(((fmod__a == ((int16_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -859,8 +884,9 @@ opgen_status opgen_onnx_Mod_v13_int32(const int32_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -871,11 +897,11 @@ opgen_status opgen_onnx_Mod_v13_int32(const int32_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t A_v = block_0[i];
-                const int32_t B_v = block_1[i];
+                const int32_t A_v = opgen_src_0[i];
+                const int32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int32_t)(((fmod__a == ((int32_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -908,8 +934,9 @@ opgen_status opgen_onnx_Mod_v13_int64(const int64_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -920,11 +947,11 @@ opgen_status opgen_onnx_Mod_v13_int64(const int64_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t A_v = block_0[i];
-                const int64_t B_v = block_1[i];
+                const int64_t A_v = opgen_src_0[i];
+                const int64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int64_t)(((fmod__a == ((int64_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -957,8 +984,9 @@ opgen_status opgen_onnx_Mod_v13_int8(const int8_t *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -969,11 +997,11 @@ opgen_status opgen_onnx_Mod_v13_int8(const int8_t *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t A_v = block_0[i];
-                const int8_t B_v = block_1[i];
+                const int8_t A_v = opgen_src_0[i];
+                const int8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int8_t)(((fmod__a == ((int8_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -1006,8 +1034,9 @@ opgen_status opgen_onnx_Mod_v13_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -1018,11 +1047,11 @@ opgen_status opgen_onnx_Mod_v13_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t A_v = block_0[i];
-                const uint16_t B_v = block_1[i];
+                const uint16_t A_v = opgen_src_0[i];
+                const uint16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint16_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint16_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1055,8 +1084,9 @@ opgen_status opgen_onnx_Mod_v13_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -1067,11 +1097,11 @@ opgen_status opgen_onnx_Mod_v13_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t A_v = block_0[i];
-                const uint32_t B_v = block_1[i];
+                const uint32_t A_v = opgen_src_0[i];
+                const uint32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint32_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint32_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1104,8 +1134,9 @@ opgen_status opgen_onnx_Mod_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -1116,11 +1147,11 @@ opgen_status opgen_onnx_Mod_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t A_v = block_0[i];
-                const uint64_t B_v = block_1[i];
+                const uint64_t A_v = opgen_src_0[i];
+                const uint64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint64_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint64_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1153,8 +1184,9 @@ opgen_status opgen_onnx_Mod_v13_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -1165,11 +1197,11 @@ opgen_status opgen_onnx_Mod_v13_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t A_v = block_0[i];
-                const uint8_t B_v = block_1[i];
+                const uint8_t A_v = opgen_src_0[i];
+                const uint8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint8_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint8_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1202,8 +1234,9 @@ opgen_status opgen_onnx_Mod_v10_double(const double *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -1214,11 +1247,11 @@ opgen_status opgen_onnx_Mod_v10_double(const double *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double A_v = block_0[i];
-                const double B_v = block_1[i];
+                const double A_v = opgen_src_0[i];
+                const double B_v = opgen_src_1[i];
                 C[block_start + i] = (double)(((fmod__a == ((double)1.0))) ? (fmod(A_v, B_v)) : (opgen_mod_f64(A_v, B_v)));
             }
         }
@@ -1251,8 +1284,9 @@ opgen_status opgen_onnx_Mod_v10_float(const float *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1263,11 +1297,11 @@ opgen_status opgen_onnx_Mod_v10_float(const float *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = (float)(((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v)));
             }
         }
@@ -1300,8 +1334,9 @@ opgen_status opgen_onnx_Mod_v10_float16(const uint16_t *OPGEN_RESTRICT A, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1313,10 +1348,12 @@ opgen_status opgen_onnx_Mod_v10_float16(const uint16_t *OPGEN_RESTRICT A, const 
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_f16((((fmod__a == ((float)1.0))) ? (fmodf(A_v, B_v)) : (opgen_mod_f32(A_v, B_v))));
             }
         }
@@ -1349,8 +1386,9 @@ opgen_status opgen_onnx_Mod_v10_int16(const int16_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -1361,11 +1399,11 @@ opgen_status opgen_onnx_Mod_v10_int16(const int16_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t A_v = block_0[i];
-                const int16_t B_v = block_1[i];
+                const int16_t A_v = opgen_src_0[i];
+                const int16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int16_t)(((fmod__a == ((int16_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -1398,8 +1436,9 @@ opgen_status opgen_onnx_Mod_v10_int32(const int32_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -1410,11 +1449,11 @@ opgen_status opgen_onnx_Mod_v10_int32(const int32_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t A_v = block_0[i];
-                const int32_t B_v = block_1[i];
+                const int32_t A_v = opgen_src_0[i];
+                const int32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int32_t)(((fmod__a == ((int32_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -1447,8 +1486,9 @@ opgen_status opgen_onnx_Mod_v10_int64(const int64_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -1459,11 +1499,11 @@ opgen_status opgen_onnx_Mod_v10_int64(const int64_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t A_v = block_0[i];
-                const int64_t B_v = block_1[i];
+                const int64_t A_v = opgen_src_0[i];
+                const int64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int64_t)(((fmod__a == ((int64_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -1496,8 +1536,9 @@ opgen_status opgen_onnx_Mod_v10_int8(const int8_t *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -1508,11 +1549,11 @@ opgen_status opgen_onnx_Mod_v10_int8(const int8_t *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t A_v = block_0[i];
-                const int8_t B_v = block_1[i];
+                const int8_t A_v = opgen_src_0[i];
+                const int8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int8_t)(((fmod__a == ((int8_t)1))) ? (opgen_rem_i64((int64_t)(A_v), (int64_t)(B_v))) : (opgen_mod_i64((int64_t)(A_v), (int64_t)(B_v))));
             }
         }
@@ -1545,8 +1586,9 @@ opgen_status opgen_onnx_Mod_v10_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -1557,11 +1599,11 @@ opgen_status opgen_onnx_Mod_v10_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t A_v = block_0[i];
-                const uint16_t B_v = block_1[i];
+                const uint16_t A_v = opgen_src_0[i];
+                const uint16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint16_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint16_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1594,8 +1636,9 @@ opgen_status opgen_onnx_Mod_v10_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -1606,11 +1649,11 @@ opgen_status opgen_onnx_Mod_v10_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t A_v = block_0[i];
-                const uint32_t B_v = block_1[i];
+                const uint32_t A_v = opgen_src_0[i];
+                const uint32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint32_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint32_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1643,8 +1686,9 @@ opgen_status opgen_onnx_Mod_v10_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -1655,11 +1699,11 @@ opgen_status opgen_onnx_Mod_v10_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t A_v = block_0[i];
-                const uint64_t B_v = block_1[i];
+                const uint64_t A_v = opgen_src_0[i];
+                const uint64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint64_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint64_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }
@@ -1692,8 +1736,9 @@ opgen_status opgen_onnx_Mod_v10_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -1704,11 +1749,11 @@ opgen_status opgen_onnx_Mod_v10_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t A_v = block_0[i];
-                const uint8_t B_v = block_1[i];
+                const uint8_t A_v = opgen_src_0[i];
+                const uint8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint8_t)((opgen_cmp_eq_u64((uint64_t)(fmod__a), (uint64_t)(((uint8_t)1)))) ? (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))) : (opgen_rem_u64((uint64_t)(A_v), (uint64_t)(B_v))));
             }
         }

@@ -25,8 +25,9 @@ opgen_status opgen_onnx_Pow_v7_double(const double *OPGEN_RESTRICT X, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -37,11 +38,11 @@ opgen_status opgen_onnx_Pow_v7_double(const double *OPGEN_RESTRICT X, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double X_v = block_0[i];
-                const double Y_v = block_1[i];
+                const double X_v = opgen_src_0[i];
+                const double Y_v = opgen_src_1[i];
                 Z[block_start + i] = (double)pow(X_v, Y_v);
             }
         }
@@ -73,8 +74,9 @@ opgen_status opgen_onnx_Pow_v7_float(const float *OPGEN_RESTRICT X, const int64_
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +87,11 @@ opgen_status opgen_onnx_Pow_v7_float(const float *OPGEN_RESTRICT X, const int64_
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = Y[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = Y[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float Y_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float Y_v = opgen_src_1[i];
                 Z[block_start + i] = (float)powf(X_v, Y_v);
             }
         }
@@ -121,8 +123,9 @@ opgen_status opgen_onnx_Pow_v7_float16(const uint16_t *OPGEN_RESTRICT X, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -134,10 +137,12 @@ opgen_status opgen_onnx_Pow_v7_float16(const uint16_t *OPGEN_RESTRICT X, const i
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(Y[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float Y_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float Y_v = opgen_src_1[i];
                 Z[block_start + i] = opgen_f32_to_f16(powf(X_v, Y_v));
             }
         }

@@ -25,8 +25,9 @@ opgen_status opgen_onnx_PRelu_v16_bfloat16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -38,10 +39,12 @@ opgen_status opgen_onnx_PRelu_v16_bfloat16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(slope[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = opgen_f32_to_bf16((((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v)));
             }
         }
@@ -73,8 +76,9 @@ opgen_status opgen_onnx_PRelu_v16_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +89,11 @@ opgen_status opgen_onnx_PRelu_v16_double(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double X_v = block_0[i];
-                const double slope_v = block_1[i];
+                const double X_v = opgen_src_0[i];
+                const double slope_v = opgen_src_1[i];
                 Y[block_start + i] = (double)(((X_v < ((double)0.0))) ? (((double)(slope_v * X_v))) : (X_v));
             }
         }
@@ -121,8 +125,9 @@ opgen_status opgen_onnx_PRelu_v16_float(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -133,11 +138,11 @@ opgen_status opgen_onnx_PRelu_v16_float(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = (float)(((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v));
             }
         }
@@ -169,8 +174,9 @@ opgen_status opgen_onnx_PRelu_v16_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -182,10 +188,12 @@ opgen_status opgen_onnx_PRelu_v16_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(slope[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = opgen_f32_to_f16((((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v)));
             }
         }
@@ -217,8 +225,9 @@ opgen_status opgen_onnx_PRelu_v16_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -229,11 +238,11 @@ opgen_status opgen_onnx_PRelu_v16_int32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t X_v = block_0[i];
-                const int32_t slope_v = block_1[i];
+                const int32_t X_v = opgen_src_0[i];
+                const int32_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
             }
         }
@@ -265,8 +274,9 @@ opgen_status opgen_onnx_PRelu_v16_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -277,11 +287,11 @@ opgen_status opgen_onnx_PRelu_v16_int64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t X_v = block_0[i];
-                const int64_t slope_v = block_1[i];
+                const int64_t X_v = opgen_src_0[i];
+                const int64_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
             }
         }
@@ -313,8 +323,9 @@ opgen_status opgen_onnx_PRelu_v16_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -325,11 +336,11 @@ opgen_status opgen_onnx_PRelu_v16_uint32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t X_v = block_0[i];
-                const uint32_t slope_v = block_1[i];
+                const uint32_t X_v = opgen_src_0[i];
+                const uint32_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (uint32_t)((opgen_cmp_lt_u64((uint64_t)(X_v), (uint64_t)(((uint32_t)0)))) ? (((uint32_t)(slope_v * X_v))) : (X_v));
             }
         }
@@ -361,8 +372,9 @@ opgen_status opgen_onnx_PRelu_v16_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -373,11 +385,11 @@ opgen_status opgen_onnx_PRelu_v16_uint64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t X_v = block_0[i];
-                const uint64_t slope_v = block_1[i];
+                const uint64_t X_v = opgen_src_0[i];
+                const uint64_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (uint64_t)((opgen_cmp_lt_u64((uint64_t)(X_v), (uint64_t)(((uint64_t)0)))) ? (((uint64_t)(slope_v * X_v))) : (X_v));
             }
         }
@@ -409,8 +421,9 @@ opgen_status opgen_onnx_PRelu_v9_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -421,11 +434,11 @@ opgen_status opgen_onnx_PRelu_v9_double(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double X_v = block_0[i];
-                const double slope_v = block_1[i];
+                const double X_v = opgen_src_0[i];
+                const double slope_v = opgen_src_1[i];
                 Y[block_start + i] = (double)(((X_v < ((double)0.0))) ? (((double)(slope_v * X_v))) : (X_v));
             }
         }
@@ -457,8 +470,9 @@ opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -469,11 +483,11 @@ opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = (float)(((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v));
             }
         }
@@ -505,8 +519,9 @@ opgen_status opgen_onnx_PRelu_v9_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -518,10 +533,12 @@ opgen_status opgen_onnx_PRelu_v9_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(slope[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = opgen_f32_to_f16((((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v)));
             }
         }
@@ -553,8 +570,9 @@ opgen_status opgen_onnx_PRelu_v9_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -565,11 +583,11 @@ opgen_status opgen_onnx_PRelu_v9_int32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t X_v = block_0[i];
-                const int32_t slope_v = block_1[i];
+                const int32_t X_v = opgen_src_0[i];
+                const int32_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (int32_t)(((X_v < ((int32_t)0))) ? (((int32_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
             }
         }
@@ -601,8 +619,9 @@ opgen_status opgen_onnx_PRelu_v9_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -613,11 +632,11 @@ opgen_status opgen_onnx_PRelu_v9_int64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t X_v = block_0[i];
-                const int64_t slope_v = block_1[i];
+                const int64_t X_v = opgen_src_0[i];
+                const int64_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (int64_t)(((X_v < ((int64_t)0))) ? (((int64_t)((uint64_t)(slope_v) * (uint64_t)(X_v)))) : (X_v));
             }
         }
@@ -649,8 +668,9 @@ opgen_status opgen_onnx_PRelu_v9_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -661,11 +681,11 @@ opgen_status opgen_onnx_PRelu_v9_uint32(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t X_v = block_0[i];
-                const uint32_t slope_v = block_1[i];
+                const uint32_t X_v = opgen_src_0[i];
+                const uint32_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (uint32_t)((opgen_cmp_lt_u64((uint64_t)(X_v), (uint64_t)(((uint32_t)0)))) ? (((uint32_t)(slope_v * X_v))) : (X_v));
             }
         }
@@ -697,8 +717,9 @@ opgen_status opgen_onnx_PRelu_v9_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -709,11 +730,11 @@ opgen_status opgen_onnx_PRelu_v9_uint64(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t X_v = block_0[i];
-                const uint64_t slope_v = block_1[i];
+                const uint64_t X_v = opgen_src_0[i];
+                const uint64_t slope_v = opgen_src_1[i];
                 Y[block_start + i] = (uint64_t)((opgen_cmp_lt_u64((uint64_t)(X_v), (uint64_t)(((uint64_t)0)))) ? (((uint64_t)(slope_v * X_v))) : (X_v));
             }
         }
@@ -745,8 +766,9 @@ opgen_status opgen_onnx_PRelu_v7_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -757,11 +779,11 @@ opgen_status opgen_onnx_PRelu_v7_double(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double X_v = block_0[i];
-                const double slope_v = block_1[i];
+                const double X_v = opgen_src_0[i];
+                const double slope_v = opgen_src_1[i];
                 Y[block_start + i] = (double)(((X_v < ((double)0.0))) ? (((double)(slope_v * X_v))) : (X_v));
             }
         }
@@ -793,8 +815,9 @@ opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -805,11 +828,11 @@ opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = (float)(((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v));
             }
         }
@@ -841,8 +864,9 @@ opgen_status opgen_onnx_PRelu_v7_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -854,10 +878,12 @@ opgen_status opgen_onnx_PRelu_v7_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(slope[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = opgen_f32_to_f16((((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v)));
             }
         }
@@ -895,8 +921,9 @@ opgen_status opgen_onnx_PRelu_v6_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -907,11 +934,11 @@ opgen_status opgen_onnx_PRelu_v6_double(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double X_v = block_0[i];
-                const double slope_v = block_1[i];
+                const double X_v = opgen_src_0[i];
+                const double slope_v = opgen_src_1[i];
                 Y[block_start + i] = (double)(((X_v < ((double)0.0))) ? (((double)(slope_v * X_v))) : (X_v));
             }
         }
@@ -949,8 +976,9 @@ opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -961,11 +989,11 @@ opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = (float)(((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v));
             }
         }
@@ -1003,8 +1031,9 @@ opgen_status opgen_onnx_PRelu_v6_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1016,10 +1045,12 @@ opgen_status opgen_onnx_PRelu_v6_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(slope[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = opgen_f32_to_f16((((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v)));
             }
         }
@@ -1060,8 +1091,9 @@ opgen_status opgen_onnx_PRelu_v1_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -1072,11 +1104,11 @@ opgen_status opgen_onnx_PRelu_v1_double(
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double X_v = block_0[i];
-                const double slope_v = block_1[i];
+                const double X_v = opgen_src_0[i];
+                const double slope_v = opgen_src_1[i];
                 Y[block_start + i] = (double)(((X_v < ((double)0.0))) ? (((double)(slope_v * X_v))) : (X_v));
             }
         }
@@ -1117,8 +1149,9 @@ opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1129,11 +1162,11 @@ opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = slope[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = X[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = slope[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : slope + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = (float)(((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v));
             }
         }
@@ -1174,8 +1207,9 @@ opgen_status opgen_onnx_PRelu_v1_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1187,10 +1221,12 @@ opgen_status opgen_onnx_PRelu_v1_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(slope[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float X_v = block_0[i];
-                const float slope_v = block_1[i];
+                const float X_v = opgen_src_0[i];
+                const float slope_v = opgen_src_1[i];
                 Y[block_start + i] = opgen_f32_to_f16((((X_v < ((float)0.0))) ? (((float)(slope_v * X_v))) : (X_v)));
             }
         }

@@ -25,8 +25,9 @@ opgen_status opgen_onnx_Sub_v14_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -38,10 +39,12 @@ opgen_status opgen_onnx_Sub_v14_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_bf16(((float)(A_v - B_v)));
             }
         }
@@ -73,8 +76,9 @@ opgen_status opgen_onnx_Sub_v14_double(const double *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -85,11 +89,11 @@ opgen_status opgen_onnx_Sub_v14_double(const double *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double A_v = block_0[i];
-                const double B_v = block_1[i];
+                const double A_v = opgen_src_0[i];
+                const double B_v = opgen_src_1[i];
                 C[block_start + i] = (double)((double)(A_v - B_v));
             }
         }
@@ -121,8 +125,9 @@ opgen_status opgen_onnx_Sub_v14_float(const float *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -133,11 +138,11 @@ opgen_status opgen_onnx_Sub_v14_float(const float *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = (float)((float)(A_v - B_v));
             }
         }
@@ -169,8 +174,9 @@ opgen_status opgen_onnx_Sub_v14_float16(const uint16_t *OPGEN_RESTRICT A, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -182,10 +188,12 @@ opgen_status opgen_onnx_Sub_v14_float16(const uint16_t *OPGEN_RESTRICT A, const 
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_f16(((float)(A_v - B_v)));
             }
         }
@@ -217,8 +225,9 @@ opgen_status opgen_onnx_Sub_v14_int16(const int16_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int16_t block_0[OPGEN_FOLD_BLOCK];
@@ -229,11 +238,11 @@ opgen_status opgen_onnx_Sub_v14_int16(const int16_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t A_v = block_0[i];
-                const int16_t B_v = block_1[i];
+                const int16_t A_v = opgen_src_0[i];
+                const int16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int16_t)((int16_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -265,8 +274,9 @@ opgen_status opgen_onnx_Sub_v14_int32(const int32_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -277,11 +287,11 @@ opgen_status opgen_onnx_Sub_v14_int32(const int32_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t A_v = block_0[i];
-                const int32_t B_v = block_1[i];
+                const int32_t A_v = opgen_src_0[i];
+                const int32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int32_t)((int32_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -313,8 +323,9 @@ opgen_status opgen_onnx_Sub_v14_int64(const int64_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -325,11 +336,11 @@ opgen_status opgen_onnx_Sub_v14_int64(const int64_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t A_v = block_0[i];
-                const int64_t B_v = block_1[i];
+                const int64_t A_v = opgen_src_0[i];
+                const int64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int64_t)((int64_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -361,8 +372,9 @@ opgen_status opgen_onnx_Sub_v14_int8(const int8_t *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int8_t block_0[OPGEN_FOLD_BLOCK];
@@ -373,11 +385,11 @@ opgen_status opgen_onnx_Sub_v14_int8(const int8_t *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t A_v = block_0[i];
-                const int8_t B_v = block_1[i];
+                const int8_t A_v = opgen_src_0[i];
+                const int8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int8_t)((int8_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -409,8 +421,9 @@ opgen_status opgen_onnx_Sub_v14_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint16_t block_0[OPGEN_FOLD_BLOCK];
@@ -421,11 +434,11 @@ opgen_status opgen_onnx_Sub_v14_uint16(const uint16_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t A_v = block_0[i];
-                const uint16_t B_v = block_1[i];
+                const uint16_t A_v = opgen_src_0[i];
+                const uint16_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint16_t)((uint16_t)(A_v - B_v));
             }
         }
@@ -457,8 +470,9 @@ opgen_status opgen_onnx_Sub_v14_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -469,11 +483,11 @@ opgen_status opgen_onnx_Sub_v14_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t A_v = block_0[i];
-                const uint32_t B_v = block_1[i];
+                const uint32_t A_v = opgen_src_0[i];
+                const uint32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint32_t)((uint32_t)(A_v - B_v));
             }
         }
@@ -505,8 +519,9 @@ opgen_status opgen_onnx_Sub_v14_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -517,11 +532,11 @@ opgen_status opgen_onnx_Sub_v14_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t A_v = block_0[i];
-                const uint64_t B_v = block_1[i];
+                const uint64_t A_v = opgen_src_0[i];
+                const uint64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint64_t)((uint64_t)(A_v - B_v));
             }
         }
@@ -553,8 +568,9 @@ opgen_status opgen_onnx_Sub_v14_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint8_t block_0[OPGEN_FOLD_BLOCK];
@@ -565,11 +581,11 @@ opgen_status opgen_onnx_Sub_v14_uint8(const uint8_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t A_v = block_0[i];
-                const uint8_t B_v = block_1[i];
+                const uint8_t A_v = opgen_src_0[i];
+                const uint8_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint8_t)((uint8_t)(A_v - B_v));
             }
         }
@@ -601,8 +617,9 @@ opgen_status opgen_onnx_Sub_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -614,10 +631,12 @@ opgen_status opgen_onnx_Sub_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_bf16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_bf16(((float)(A_v - B_v)));
             }
         }
@@ -649,8 +668,9 @@ opgen_status opgen_onnx_Sub_v13_double(const double *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -661,11 +681,11 @@ opgen_status opgen_onnx_Sub_v13_double(const double *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double A_v = block_0[i];
-                const double B_v = block_1[i];
+                const double A_v = opgen_src_0[i];
+                const double B_v = opgen_src_1[i];
                 C[block_start + i] = (double)((double)(A_v - B_v));
             }
         }
@@ -697,8 +717,9 @@ opgen_status opgen_onnx_Sub_v13_float(const float *OPGEN_RESTRICT A, const int64
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -709,11 +730,11 @@ opgen_status opgen_onnx_Sub_v13_float(const float *OPGEN_RESTRICT A, const int64
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = (float)((float)(A_v - B_v));
             }
         }
@@ -745,8 +766,9 @@ opgen_status opgen_onnx_Sub_v13_float16(const uint16_t *OPGEN_RESTRICT A, const 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -758,10 +780,12 @@ opgen_status opgen_onnx_Sub_v13_float16(const uint16_t *OPGEN_RESTRICT A, const 
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_f16(((float)(A_v - B_v)));
             }
         }
@@ -793,8 +817,9 @@ opgen_status opgen_onnx_Sub_v13_int32(const int32_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -805,11 +830,11 @@ opgen_status opgen_onnx_Sub_v13_int32(const int32_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t A_v = block_0[i];
-                const int32_t B_v = block_1[i];
+                const int32_t A_v = opgen_src_0[i];
+                const int32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int32_t)((int32_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -841,8 +866,9 @@ opgen_status opgen_onnx_Sub_v13_int64(const int64_t *OPGEN_RESTRICT A, const int
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -853,11 +879,11 @@ opgen_status opgen_onnx_Sub_v13_int64(const int64_t *OPGEN_RESTRICT A, const int
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t A_v = block_0[i];
-                const int64_t B_v = block_1[i];
+                const int64_t A_v = opgen_src_0[i];
+                const int64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int64_t)((int64_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -889,8 +915,9 @@ opgen_status opgen_onnx_Sub_v13_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -901,11 +928,11 @@ opgen_status opgen_onnx_Sub_v13_uint32(const uint32_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t A_v = block_0[i];
-                const uint32_t B_v = block_1[i];
+                const uint32_t A_v = opgen_src_0[i];
+                const uint32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint32_t)((uint32_t)(A_v - B_v));
             }
         }
@@ -937,8 +964,9 @@ opgen_status opgen_onnx_Sub_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -949,11 +977,11 @@ opgen_status opgen_onnx_Sub_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const i
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t A_v = block_0[i];
-                const uint64_t B_v = block_1[i];
+                const uint64_t A_v = opgen_src_0[i];
+                const uint64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint64_t)((uint64_t)(A_v - B_v));
             }
         }
@@ -985,8 +1013,9 @@ opgen_status opgen_onnx_Sub_v7_double(const double *OPGEN_RESTRICT A, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         double block_0[OPGEN_FOLD_BLOCK];
@@ -997,11 +1026,11 @@ opgen_status opgen_onnx_Sub_v7_double(const double *OPGEN_RESTRICT A, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double A_v = block_0[i];
-                const double B_v = block_1[i];
+                const double A_v = opgen_src_0[i];
+                const double B_v = opgen_src_1[i];
                 C[block_start + i] = (double)((double)(A_v - B_v));
             }
         }
@@ -1033,8 +1062,9 @@ opgen_status opgen_onnx_Sub_v7_float(const float *OPGEN_RESTRICT A, const int64_
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1045,11 +1075,11 @@ opgen_status opgen_onnx_Sub_v7_float(const float *OPGEN_RESTRICT A, const int64_
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = (float)((float)(A_v - B_v));
             }
         }
@@ -1081,8 +1111,9 @@ opgen_status opgen_onnx_Sub_v7_float16(const uint16_t *OPGEN_RESTRICT A, const i
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         float block_0[OPGEN_FOLD_BLOCK];
@@ -1094,10 +1125,12 @@ opgen_status opgen_onnx_Sub_v7_float16(const uint16_t *OPGEN_RESTRICT A, const i
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = opgen_f16_to_f32(A[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(B[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float A_v = block_0[i];
-                const float B_v = block_1[i];
+                const float A_v = opgen_src_0[i];
+                const float B_v = opgen_src_1[i];
                 C[block_start + i] = opgen_f32_to_f16(((float)(A_v - B_v)));
             }
         }
@@ -1129,8 +1162,9 @@ opgen_status opgen_onnx_Sub_v7_int32(const int32_t *OPGEN_RESTRICT A, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int32_t block_0[OPGEN_FOLD_BLOCK];
@@ -1141,11 +1175,11 @@ opgen_status opgen_onnx_Sub_v7_int32(const int32_t *OPGEN_RESTRICT A, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t A_v = block_0[i];
-                const int32_t B_v = block_1[i];
+                const int32_t A_v = opgen_src_0[i];
+                const int32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int32_t)((int32_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -1177,8 +1211,9 @@ opgen_status opgen_onnx_Sub_v7_int64(const int64_t *OPGEN_RESTRICT A, const int6
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         int64_t block_0[OPGEN_FOLD_BLOCK];
@@ -1189,11 +1224,11 @@ opgen_status opgen_onnx_Sub_v7_int64(const int64_t *OPGEN_RESTRICT A, const int6
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t A_v = block_0[i];
-                const int64_t B_v = block_1[i];
+                const int64_t A_v = opgen_src_0[i];
+                const int64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (int64_t)((int64_t)((uint64_t)(A_v) - (uint64_t)(B_v)));
             }
         }
@@ -1225,8 +1260,9 @@ opgen_status opgen_onnx_Sub_v7_uint32(const uint32_t *OPGEN_RESTRICT A, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint32_t block_0[OPGEN_FOLD_BLOCK];
@@ -1237,11 +1273,11 @@ opgen_status opgen_onnx_Sub_v7_uint32(const uint32_t *OPGEN_RESTRICT A, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t A_v = block_0[i];
-                const uint32_t B_v = block_1[i];
+                const uint32_t A_v = opgen_src_0[i];
+                const uint32_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint32_t)((uint32_t)(A_v - B_v));
             }
         }
@@ -1273,8 +1309,9 @@ opgen_status opgen_onnx_Sub_v7_uint64(const uint64_t *OPGEN_RESTRICT A, const in
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         uint64_t block_0[OPGEN_FOLD_BLOCK];
@@ -1285,11 +1322,11 @@ opgen_status opgen_onnx_Sub_v7_uint64(const uint64_t *OPGEN_RESTRICT A, const in
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t A_v = block_0[i];
-                const uint64_t B_v = block_1[i];
+                const uint64_t A_v = opgen_src_0[i];
+                const uint64_t B_v = opgen_src_1[i];
                 C[block_start + i] = (uint64_t)((uint64_t)(A_v - B_v));
             }
         }

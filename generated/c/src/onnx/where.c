@@ -27,8 +27,9 @@ opgen_status opgen_onnx_Where_v16_bfloat16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -44,12 +45,15 @@ opgen_status opgen_onnx_Where_v16_bfloat16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (float)(condition[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_bf16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = opgen_bf16_to_f32(Y[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float condition_v = block_0[i];
-                const float X_v = block_1[i];
-                const float Y_v = block_2[i];
+                const float condition_v = opgen_src_0[i];
+                const float X_v = opgen_src_1[i];
+                const float Y_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_bf16(((condition_v) ? (X_v) : (Y_v)));
             }
         }
@@ -84,8 +88,9 @@ opgen_status opgen_onnx_Where_v16_bool(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -100,13 +105,13 @@ opgen_status opgen_onnx_Where_v16_bool(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = Y[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = condition[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const bool *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : condition + block_start;
+            const bool *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const bool *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const bool condition_v = block_0[i];
-                const bool X_v = block_1[i];
-                const bool Y_v = block_2[i];
+                const bool condition_v = opgen_src_0[i];
+                const bool X_v = opgen_src_1[i];
+                const bool Y_v = opgen_src_2[i];
                 output[block_start + i] = (bool)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -141,8 +146,9 @@ opgen_status opgen_onnx_Where_v16_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -158,12 +164,13 @@ opgen_status opgen_onnx_Where_v16_double(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (double)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double condition_v = block_0[i];
-                const double X_v = block_1[i];
-                const double Y_v = block_2[i];
+                const double condition_v = opgen_src_0[i];
+                const double X_v = opgen_src_1[i];
+                const double Y_v = opgen_src_2[i];
                 output[block_start + i] = (double)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -198,8 +205,9 @@ opgen_status opgen_onnx_Where_v16_float(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -215,12 +223,13 @@ opgen_status opgen_onnx_Where_v16_float(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (float)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float condition_v = block_0[i];
-                const float X_v = block_1[i];
-                const float Y_v = block_2[i];
+                const float condition_v = opgen_src_0[i];
+                const float X_v = opgen_src_1[i];
+                const float Y_v = opgen_src_2[i];
                 output[block_start + i] = (float)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -255,8 +264,9 @@ opgen_status opgen_onnx_Where_v16_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -272,12 +282,15 @@ opgen_status opgen_onnx_Where_v16_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (float)(condition[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = opgen_f16_to_f32(Y[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float condition_v = block_0[i];
-                const float X_v = block_1[i];
-                const float Y_v = block_2[i];
+                const float condition_v = opgen_src_0[i];
+                const float X_v = opgen_src_1[i];
+                const float Y_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_f16(((condition_v) ? (X_v) : (Y_v)));
             }
         }
@@ -312,8 +325,9 @@ opgen_status opgen_onnx_Where_v16_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -329,12 +343,13 @@ opgen_status opgen_onnx_Where_v16_int16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int16_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t condition_v = block_0[i];
-                const int16_t X_v = block_1[i];
-                const int16_t Y_v = block_2[i];
+                const int16_t condition_v = opgen_src_0[i];
+                const int16_t X_v = opgen_src_1[i];
+                const int16_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int16_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -369,8 +384,9 @@ opgen_status opgen_onnx_Where_v16_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -386,12 +402,13 @@ opgen_status opgen_onnx_Where_v16_int32(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int32_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t condition_v = block_0[i];
-                const int32_t X_v = block_1[i];
-                const int32_t Y_v = block_2[i];
+                const int32_t condition_v = opgen_src_0[i];
+                const int32_t X_v = opgen_src_1[i];
+                const int32_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int32_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -426,8 +443,9 @@ opgen_status opgen_onnx_Where_v16_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -443,12 +461,13 @@ opgen_status opgen_onnx_Where_v16_int64(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int64_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t condition_v = block_0[i];
-                const int64_t X_v = block_1[i];
-                const int64_t Y_v = block_2[i];
+                const int64_t condition_v = opgen_src_0[i];
+                const int64_t X_v = opgen_src_1[i];
+                const int64_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int64_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -483,8 +502,9 @@ opgen_status opgen_onnx_Where_v16_int8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -500,12 +520,13 @@ opgen_status opgen_onnx_Where_v16_int8(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int8_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t condition_v = block_0[i];
-                const int8_t X_v = block_1[i];
-                const int8_t Y_v = block_2[i];
+                const int8_t condition_v = opgen_src_0[i];
+                const int8_t X_v = opgen_src_1[i];
+                const int8_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int8_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -540,8 +561,9 @@ opgen_status opgen_onnx_Where_v16_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -557,12 +579,13 @@ opgen_status opgen_onnx_Where_v16_uint16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint16_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t condition_v = block_0[i];
-                const uint16_t X_v = block_1[i];
-                const uint16_t Y_v = block_2[i];
+                const uint16_t condition_v = opgen_src_0[i];
+                const uint16_t X_v = opgen_src_1[i];
+                const uint16_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint16_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -597,8 +620,9 @@ opgen_status opgen_onnx_Where_v16_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -614,12 +638,13 @@ opgen_status opgen_onnx_Where_v16_uint32(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint32_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t condition_v = block_0[i];
-                const uint32_t X_v = block_1[i];
-                const uint32_t Y_v = block_2[i];
+                const uint32_t condition_v = opgen_src_0[i];
+                const uint32_t X_v = opgen_src_1[i];
+                const uint32_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint32_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -654,8 +679,9 @@ opgen_status opgen_onnx_Where_v16_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -671,12 +697,13 @@ opgen_status opgen_onnx_Where_v16_uint64(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint64_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t condition_v = block_0[i];
-                const uint64_t X_v = block_1[i];
-                const uint64_t Y_v = block_2[i];
+                const uint64_t condition_v = opgen_src_0[i];
+                const uint64_t X_v = opgen_src_1[i];
+                const uint64_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint64_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -711,8 +738,9 @@ opgen_status opgen_onnx_Where_v16_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -728,12 +756,13 @@ opgen_status opgen_onnx_Where_v16_uint8(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint8_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t condition_v = block_0[i];
-                const uint8_t X_v = block_1[i];
-                const uint8_t Y_v = block_2[i];
+                const uint8_t condition_v = opgen_src_0[i];
+                const uint8_t X_v = opgen_src_1[i];
+                const uint8_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint8_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -768,8 +797,9 @@ opgen_status opgen_onnx_Where_v9_bool(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -784,13 +814,13 @@ opgen_status opgen_onnx_Where_v9_bool(
         if (single_2) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_2[i] = Y[it.offset[2]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = condition[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const bool *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : condition + block_start;
+            const bool *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const bool *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const bool condition_v = block_0[i];
-                const bool X_v = block_1[i];
-                const bool Y_v = block_2[i];
+                const bool condition_v = opgen_src_0[i];
+                const bool X_v = opgen_src_1[i];
+                const bool Y_v = opgen_src_2[i];
                 output[block_start + i] = (bool)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -825,8 +855,9 @@ opgen_status opgen_onnx_Where_v9_double(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -842,12 +873,13 @@ opgen_status opgen_onnx_Where_v9_double(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (double)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const double *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const double *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const double *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const double condition_v = block_0[i];
-                const double X_v = block_1[i];
-                const double Y_v = block_2[i];
+                const double condition_v = opgen_src_0[i];
+                const double X_v = opgen_src_1[i];
+                const double Y_v = opgen_src_2[i];
                 output[block_start + i] = (double)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -882,8 +914,9 @@ opgen_status opgen_onnx_Where_v9_float(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -899,12 +932,13 @@ opgen_status opgen_onnx_Where_v9_float(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (float)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const float *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const float *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float condition_v = block_0[i];
-                const float X_v = block_1[i];
-                const float Y_v = block_2[i];
+                const float condition_v = opgen_src_0[i];
+                const float X_v = opgen_src_1[i];
+                const float Y_v = opgen_src_2[i];
                 output[block_start + i] = (float)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -939,8 +973,9 @@ opgen_status opgen_onnx_Where_v9_float16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -956,12 +991,15 @@ opgen_status opgen_onnx_Where_v9_float16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (float)(condition[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_0 = block_0;
             if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = opgen_f16_to_f32(X[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_1 = block_1;
             if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = opgen_f16_to_f32(Y[block_start + i]);
+            const float *OPGEN_RESTRICT opgen_src_2 = block_2;
             for (int64_t i = 0; i < block_len; ++i) {
-                const float condition_v = block_0[i];
-                const float X_v = block_1[i];
-                const float Y_v = block_2[i];
+                const float condition_v = opgen_src_0[i];
+                const float X_v = opgen_src_1[i];
+                const float Y_v = opgen_src_2[i];
                 output[block_start + i] = opgen_f32_to_f16(((condition_v) ? (X_v) : (Y_v)));
             }
         }
@@ -996,8 +1034,9 @@ opgen_status opgen_onnx_Where_v9_int16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1013,12 +1052,13 @@ opgen_status opgen_onnx_Where_v9_int16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int16_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int16_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int16_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int16_t condition_v = block_0[i];
-                const int16_t X_v = block_1[i];
-                const int16_t Y_v = block_2[i];
+                const int16_t condition_v = opgen_src_0[i];
+                const int16_t X_v = opgen_src_1[i];
+                const int16_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int16_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1053,8 +1093,9 @@ opgen_status opgen_onnx_Where_v9_int32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1070,12 +1111,13 @@ opgen_status opgen_onnx_Where_v9_int32(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int32_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int32_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int32_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int32_t condition_v = block_0[i];
-                const int32_t X_v = block_1[i];
-                const int32_t Y_v = block_2[i];
+                const int32_t condition_v = opgen_src_0[i];
+                const int32_t X_v = opgen_src_1[i];
+                const int32_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int32_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1110,8 +1152,9 @@ opgen_status opgen_onnx_Where_v9_int64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1127,12 +1170,13 @@ opgen_status opgen_onnx_Where_v9_int64(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int64_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int64_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int64_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int64_t condition_v = block_0[i];
-                const int64_t X_v = block_1[i];
-                const int64_t Y_v = block_2[i];
+                const int64_t condition_v = opgen_src_0[i];
+                const int64_t X_v = opgen_src_1[i];
+                const int64_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int64_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1167,8 +1211,9 @@ opgen_status opgen_onnx_Where_v9_int8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1184,12 +1229,13 @@ opgen_status opgen_onnx_Where_v9_int8(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (int8_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const int8_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const int8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const int8_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const int8_t condition_v = block_0[i];
-                const int8_t X_v = block_1[i];
-                const int8_t Y_v = block_2[i];
+                const int8_t condition_v = opgen_src_0[i];
+                const int8_t X_v = opgen_src_1[i];
+                const int8_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (int8_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1224,8 +1270,9 @@ opgen_status opgen_onnx_Where_v9_uint16(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1241,12 +1288,13 @@ opgen_status opgen_onnx_Where_v9_uint16(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint16_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint16_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint16_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint16_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint16_t condition_v = block_0[i];
-                const uint16_t X_v = block_1[i];
-                const uint16_t Y_v = block_2[i];
+                const uint16_t condition_v = opgen_src_0[i];
+                const uint16_t X_v = opgen_src_1[i];
+                const uint16_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint16_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1281,8 +1329,9 @@ opgen_status opgen_onnx_Where_v9_uint32(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1298,12 +1347,13 @@ opgen_status opgen_onnx_Where_v9_uint32(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint32_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint32_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint32_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint32_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint32_t condition_v = block_0[i];
-                const uint32_t X_v = block_1[i];
-                const uint32_t Y_v = block_2[i];
+                const uint32_t condition_v = opgen_src_0[i];
+                const uint32_t X_v = opgen_src_1[i];
+                const uint32_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint32_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1338,8 +1388,9 @@ opgen_status opgen_onnx_Where_v9_uint64(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1355,12 +1406,13 @@ opgen_status opgen_onnx_Where_v9_uint64(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint64_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint64_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint64_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint64_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint64_t condition_v = block_0[i];
-                const uint64_t X_v = block_1[i];
-                const uint64_t Y_v = block_2[i];
+                const uint64_t condition_v = opgen_src_0[i];
+                const uint64_t X_v = opgen_src_1[i];
+                const uint64_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint64_t)((condition_v) ? (X_v) : (Y_v));
             }
         }
@@ -1395,8 +1447,9 @@ opgen_status opgen_onnx_Where_v9_uint8(
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1)) &&
         (opgen_iter_is_dense(&it, 2) || opgen_iter_is_single(&it, 2))) {
@@ -1412,12 +1465,13 @@ opgen_status opgen_onnx_Where_v9_uint8(
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
             if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = (uint8_t)(condition[block_start + i]);
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = X[block_start + i];
-            if (!single_2) for (int64_t i = 0; i < block_len; ++i) block_2[i] = Y[block_start + i];
+            const uint8_t *OPGEN_RESTRICT opgen_src_0 = block_0;
+            const uint8_t *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : X + block_start;
+            const uint8_t *OPGEN_RESTRICT opgen_src_2 = single_2 ? block_2 : Y + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const uint8_t condition_v = block_0[i];
-                const uint8_t X_v = block_1[i];
-                const uint8_t Y_v = block_2[i];
+                const uint8_t condition_v = opgen_src_0[i];
+                const uint8_t X_v = opgen_src_1[i];
+                const uint8_t Y_v = opgen_src_2[i];
                 output[block_start + i] = (uint8_t)((condition_v) ? (X_v) : (Y_v));
             }
         }

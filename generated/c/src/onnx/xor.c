@@ -25,8 +25,9 @@ opgen_status opgen_onnx_Xor_v7_bool(const bool *OPGEN_RESTRICT A, const int64_t 
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
-     * OPGEN_FOLD_BLOCK elements, each operand copied into a compute-type block (one value filled in once),
-     * so that the formula's loop reads contiguous arrays and vectorises. */
+     * OPGEN_FOLD_BLOCK elements, each operand read in place where it is dense and stored in the compute type,
+     * else copied into a compute-type block (one value filled in once), so that the formula's loop reads
+     * contiguous arrays and vectorises. */
     if ((opgen_iter_is_dense(&it, 0) || opgen_iter_is_single(&it, 0)) &&
         (opgen_iter_is_dense(&it, 1) || opgen_iter_is_single(&it, 1))) {
         bool block_0[OPGEN_FOLD_BLOCK];
@@ -37,11 +38,11 @@ opgen_status opgen_onnx_Xor_v7_bool(const bool *OPGEN_RESTRICT A, const int64_t 
         if (single_1) for (int64_t i = 0; i < OPGEN_FOLD_BLOCK; ++i) block_1[i] = B[it.offset[1]];
         for (int64_t block_start = 0; block_start < it.total; block_start += OPGEN_FOLD_BLOCK) {
             const int64_t block_len = it.total - block_start < OPGEN_FOLD_BLOCK ? it.total - block_start : OPGEN_FOLD_BLOCK;
-            if (!single_0) for (int64_t i = 0; i < block_len; ++i) block_0[i] = A[block_start + i];
-            if (!single_1) for (int64_t i = 0; i < block_len; ++i) block_1[i] = B[block_start + i];
+            const bool *OPGEN_RESTRICT opgen_src_0 = single_0 ? block_0 : A + block_start;
+            const bool *OPGEN_RESTRICT opgen_src_1 = single_1 ? block_1 : B + block_start;
             for (int64_t i = 0; i < block_len; ++i) {
-                const bool A_v = block_0[i];
-                const bool B_v = block_1[i];
+                const bool A_v = opgen_src_0[i];
+                const bool B_v = opgen_src_1[i];
                 C[block_start + i] = (bool)((bool)(A_v ^ B_v));
             }
         }

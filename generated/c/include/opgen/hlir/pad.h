@@ -19,7 +19,9 @@ extern "C" {
 
 /* hlir.Pad@1, uint8:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint8(
     const uint8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -30,7 +32,9 @@ opgen_status opgen_hlir_Pad_v1_uint8(
 
 /* hlir.Pad@1, uint16:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -41,7 +45,9 @@ opgen_status opgen_hlir_Pad_v1_uint16(
 
 /* hlir.Pad@1, uint32:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint32(
     const uint32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -52,7 +58,9 @@ opgen_status opgen_hlir_Pad_v1_uint32(
 
 /* hlir.Pad@1, uint64:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_uint64(
     const uint64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -63,7 +71,9 @@ opgen_status opgen_hlir_Pad_v1_uint64(
 
 /* hlir.Pad@1, int8:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int8(
     const int8_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -74,7 +84,9 @@ opgen_status opgen_hlir_Pad_v1_int8(
 
 /* hlir.Pad@1, int16:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int16(
     const int16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -85,7 +97,9 @@ opgen_status opgen_hlir_Pad_v1_int16(
 
 /* hlir.Pad@1, int32:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int32(
     const int32_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -96,7 +110,9 @@ opgen_status opgen_hlir_Pad_v1_int32(
 
 /* hlir.Pad@1, int64:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_int64(
     const int64_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -107,7 +123,9 @@ opgen_status opgen_hlir_Pad_v1_int64(
 
 /* hlir.Pad@1, float16:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -118,7 +136,9 @@ opgen_status opgen_hlir_Pad_v1_float16(
 
 /* hlir.Pad@1, float:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -129,7 +149,9 @@ opgen_status opgen_hlir_Pad_v1_float(
 
 /* hlir.Pad@1, double:
  * XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at the ends, a negative
- * amount removing elements; the other modes return OPGEN_ERR_NOT_IMPLEMENTED.
+ * amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding (OPGEN_ERR_ARGUMENT),
+ * negative amounts remove elements first, positive ones add elements read from the rest (the end one repeated,
+ * mirrored without it, mirrored with it; more than the rest allows is OPGEN_ERR_SHAPE).
  * Operands are dense row-major arrays with their shapes; output has the shape the spec gives it. */
 opgen_status opgen_hlir_Pad_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
