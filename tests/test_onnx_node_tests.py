@@ -71,17 +71,15 @@ def test_every_default_domain_node_is_checked(verdicts):
     assert unchecked == {}
 
 
-def test_other_domains_are_reported_by_op_and_nothing_else(verdicts):
-    others = [(name, model, report) for name, model, ok, default, report in verdicts if ok and not default]
-    assert len(others) >= 20  # ai.onnx.ml, ai.onnx.preview, ai.onnx.preview.training
-    for name, model, report in others:
-        foreign = {f"{n.domain}.{n.op_type}" for n in model.graph.node if n.domain not in DEFAULT}
-        assert {r.op for r in report.problems} == foreign, name
-        assert all(r.where == "op" and "no spec for" in r.message for r in report.problems), name
-        relaxed = validate_model(model, allow_unknown_ops=True)
-        assert not relaxed.problems, name
-        assert set(relaxed.unchecked) == foreign, name
-
+def test_node_tests_of_the_other_onnx_domains_are_checked_whole(verdicts):
+    """ai.onnx.ml, ai.onnx.preview and ai.onnx.preview.training: the onnx spec domain holds the ops their
+    node tests use (op-level onnx_domain), so each model the checker accepts, opgen accepts too, with
+    every node checked (none left unchecked); a domain without specs keeps its "no spec for" problem
+    (tests/kernels/test_onnx_more_domains.py)."""
+    others = [(name, report) for name, model, ok, default, report in verdicts if ok and not default]
+    assert len(others) >= 20
+    for name, report in others:
+        assert [str(p) for p in report.problems] == [] and not report.unchecked, name
 
 
 # The checker rejects test_mvn (one MeanVarianceNormalization node, opset 13) for a Constant without a

@@ -48,7 +48,7 @@ def test_every_operator_but_the_seed_transcriptions_is_imported():
 def test_texts_are_bilingual_and_in_our_own_words(op):
     problems = []
     for v in op.versions:
-        s = onnx.defs.get_schema(op.name, v.since_version, "")
+        s = onnx.defs.get_schema(op.name, v.since_version, op.onnx_domain or "")
         for slot, text, onnx_text in slots(v, s):
             where = f"{v.key} {slot}"
             if not text.en or not text.zh or not CJK.search(text.zh):
@@ -77,4 +77,6 @@ def test_a_pasted_text_would_be_caught():
 
 def test_each_op_links_its_onnx_page():
     for op in IMPORTED:
-        assert op.sources[0].url == f"https://onnx.ai/onnx/operators/onnx__{op.name}.html"
+        # onnx.ai names a page by the op's domain without its dots: onnx_aionnxml_LabelEncoder.html
+        page = f"onnx_{op.onnx_domain.replace('.', '')}_{op.name}" if op.onnx_domain else f"onnx__{op.name}"
+        assert op.sources[0].url == f"https://onnx.ai/onnx/operators/{page}.html"
