@@ -35,6 +35,16 @@ def jobs() -> int:
     return max(1, min(cores, round(cores - busy)))
 
 
+def _has_other_threads() -> bool:
+    """Whether this process runs threads besides the main one (a library's thread pool, e.g. when a
+    build is called from a program that imported torch or onnxruntime): a forked child inherits their
+    locks without the threads that would release them, so the build then stays in this process."""
+    try:
+        return len(os.listdir("/proc/self/task")) > 1
+    except OSError:
+        return True  # cannot tell: do not fork
+
+
 def _run_one(index: int) -> Any:
     assert _TASK is not None
     fn, items = _TASK
@@ -46,7 +56,7 @@ def ordered_map(fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
     pickled (the workers inherit them); each result is, so it must be picklable."""
     global _TASK
     workers = min(jobs(), len(items) // (MIN_ITEMS // 2) or 1)
-    if workers < 2 or len(items) < MIN_ITEMS or sys.platform == "win32":
+    if workers < 2 or len(items) < MIN_ITEMS or sys.platform == "win32" or _has_other_threads():
         return [fn(item) for item in items]
     import multiprocessing
 

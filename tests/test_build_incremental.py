@@ -103,27 +103,66 @@ def test_kernel_coverage_is_the_same_from_the_cache(project, tmp_path, monkeypat
     assert remembered == fresh and "op versions have a NumPy kernel" in fresh
 
 
-def test_work_spread_over_processes_comes_back_in_order(monkeypatch):
+_SPREAD = """
+import os, json
+from opgen.build_parallel import MIN_ITEMS, ordered_map
+items = list(range(MIN_ITEMS + 5))
+print(json.dumps([ordered_map(lambda k: (k * k, os.getpid()), items), os.getpid()]))
+"""
+
+
+def _spread_in_a_fresh_process() -> tuple[list[list[int]], int]:
+    """ordered_map run by a new interpreter (a test process has other threads, so it would not fork)."""
+    import json
     import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _SPREAD], capture_output=True, text=True, check=True,
+                          env={**os.environ, "OPGEN_JOBS": "2"})
+    results, parent = json.loads(done.stdout)
+    return results, parent
+
+
+def test_work_spread_over_processes_comes_back_in_order():
+    from opgen.build_parallel import MIN_ITEMS
+
+    results, parent = _spread_in_a_fresh_process()
+    assert [square for square, _ in results] == [k * k for k in range(MIN_ITEMS + 5)]
+    assert parent not in {pid for _, pid in results}  # done by the forked workers
+
+
+def test_a_process_with_other_threads_does_not_fork(monkeypatch):
+    """A forked child would inherit the locks of threads it does not have (torch's, onnxruntime's pools)."""
+    import os
+    import threading
 
     from opgen.build_parallel import MIN_ITEMS, ordered_map
 
     monkeypatch.setenv("OPGEN_JOBS", "2")
-    items = list(range(MIN_ITEMS + 5))
-    results = ordered_map(lambda k: (k * k, os.getpid()), items)
-    assert [square for square, _ in results] == [k * k for k in items]
-    assert os.getpid() not in {pid for _, pid in results}  # done by the forked workers
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        results = ordered_map(lambda k: os.getpid(), list(range(MIN_ITEMS + 5)))
+    finally:
+        release.set()
+        other.join()
+    assert set(results) == {os.getpid()}
 
 
-def test_a_parallel_build_equals_a_sequential_one(tmp_path, monkeypatch):
-    """Enough ops that parsing and rendering go to worker processes (opgen.build_parallel)."""
-    monkeypatch.setenv("OPGEN_CACHE_DIR", "")
+def test_a_parallel_build_equals_a_sequential_one(tmp_path):
+    """Enough ops that parsing and rendering go to worker processes (opgen.build_parallel): the console
+    command, in fresh processes, with two workers and with one."""
+    import os
+    import subprocess
+    import sys
+
     specs = empty_spec_tree(tmp_path / "specs")
     write(specs / "demo" / "domain.yaml", DOMAIN)
     for k in range(30):
         write(specs / "demo" / f"Op{k}.yaml", op_text(f"Op{k}").replace("Scales X.", f"Scales X ({k})."))
-    monkeypatch.setenv("OPGEN_JOBS", "2")
-    build(specs, tmp_path / "parallel")
-    monkeypatch.setenv("OPGEN_JOBS", "1")
-    build(specs, tmp_path / "sequential")
+    for jobs, out in (("2", "parallel"), ("1", "sequential")):
+        subprocess.run([sys.executable, "-m", "opgen", "build", "--specs", str(specs), "--out", str(tmp_path / out)],
+                       check=True, capture_output=True, env={**os.environ, "OPGEN_JOBS": jobs, "OPGEN_CACHE_DIR": ""})
     assert tree_bytes(tmp_path / "parallel") == tree_bytes(tmp_path / "sequential")
