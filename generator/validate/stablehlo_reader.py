@@ -7,7 +7,8 @@ are the inputs `arg0`, `arg1`, ..., returned values the outputs. `func.call`s of
 are inlined. Each operation is read as the hlir op whose spec lists its name in the `stablehlo`
 field (the registry's specs, never a table here), with the attributes the hlir specs spell
 (opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs,
-`stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case).
+`stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case), and `stablehlo.if` as a
+Case over [false_branch, true_branch] indexed by the predicate converted to int32.
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -200,6 +201,9 @@ class _Reader:
             values[name] = self.info(result.type, f"{where or op.name} result {k}")
         inputs = [env[v] for v in op.operands]
         hlir_op = self.ops.get(op.name)
+        if op.name == "stablehlo.if" and self.ops.get("stablehlo.case") == "Case":
+            self.if_as_case(op, env, inputs, outputs, values, nodes, where, path, depth)
+            return
         attributes: dict[str, Any] = {}
         if hlir_op is not None:
             try:
@@ -240,6 +244,23 @@ class _Reader:
             if hlir_op != "Case":  # Case's graphs are the list `branches`, set above
                 attributes.update(graphs)
         self.add(nodes, node, attributes)
+
+    def if_as_case(self, op: Any, env: dict[Any, str], inputs: list[str], outputs: list[str],
+                   values: dict[str, TensorInfo], nodes: list[Node], where: str, path: str, depth: int) -> None:
+        """`stablehlo.if` (a bool predicate, regions true_branch and false_branch capturing the outer
+        values) read as hlir.Case: the predicate converted to an int32 index (hlir.Convert: false 0,
+        true 1) choosing between the branches in the order [false_branch, true_branch]."""
+        index = self.fresh()
+        values[index] = self.info_of("int32", ())
+        self.add(nodes, Node(len(nodes), where, "hlir", "Convert", None, (inputs[0],), (index,)), {})
+        graphs: dict[str, Graph] = {}
+        for k, region in enumerate((1, 0)):
+            label = f"branches[{k}]"
+            sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
+            graphs[label] = self.region_graph(op.regions[region], env, sub_path, depth + 1, label)
+        node = Node(len(nodes), where, "hlir", "Case", None, (index,), tuple(outputs))
+        node.graphs = graphs
+        self.add(nodes, node, {"branches": list(graphs.values())})
 
     def add(self, nodes: list[Node], node: Node, attributes: dict[str, Any]) -> None:
         if attributes:

@@ -313,3 +313,34 @@ def test_case_with_captured_operands(index, tmp_path):
     program.write_text(f"func.func @main(%a0: tensor<i32>, %a1: {t}) -> ({t}) {{\n{body}\n}}\n", encoding="utf-8")
     (got,) = run_model(program, [np.array(index, np.int32), x]).values()
     np.testing.assert_array_equal(got, want)
+
+
+IF_BODY = """\
+%r:2 = "stablehlo.if"(%a0) ({{
+  %n = stablehlo.negate %a1 : {t}
+  stablehlo.return %n, %a1 : {t}, {t}
+}}, {{
+  %e = stablehlo.exponential %a1 : {t}
+  stablehlo.return %a1, %e : {t}, {t}
+}}) : (tensor<i1>) -> ({t}, {t})
+return %r#0, %r#1 : {t}, {t}"""
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_if_with_captured_operands(pred, tmp_path):
+    """StableHLO's if read as hlir.Case over [false_branch, true_branch] (the predicate converted to an
+    int32 index) and run, against the interpreter; opgen validate finds nothing to report."""
+    from opgen.run import run_model
+    from opgen.validate import validate_model
+
+    x = np.array([1.5, -2.0, 0.5])
+    t = tensor_type("double", (3,))
+    body = IF_BODY.format(t=t)
+    want = run_stablehlo(body, [(np.array(pred), "bool"), (x, "double")], [("double", (3,)), ("double", (3,))])
+    program = tmp_path / "if.mlir"
+    program.write_text(f"func.func @main(%a0: tensor<i1>, %a1: {t}) -> ({t}, {t}) {{\n{body}\n}}\n",
+                       encoding="utf-8")
+    assert validate_model(program).problems == []
+    got = list(run_model(program, [np.array(pred), x]).values())
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
