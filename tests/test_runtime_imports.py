@@ -7,6 +7,8 @@ import pkgutil
 import subprocess
 import sys
 
+import re
+
 import numpy as np
 import pytest
 
@@ -77,3 +79,25 @@ def test_graph_runner_uses_the_injected_resolver():
     assert graph_runner.as_callable(fn) is fn
     with pytest.raises(TypeError, match="needs a kernel resolver"):
         graph_runner.as_callable(graph)
+
+
+@pytest.mark.parametrize("result, message", [
+    (np.zeros((2, 3), np.float64), "output 'r' has dtype double, the graph declares float"),
+    (np.zeros((3, 2), np.float32), "output 'r' has shape [3, 2], the graph declares [2, ?]"),
+    (np.zeros((2, 7), np.float32), None),
+])
+def test_the_runner_checks_each_result_against_the_graph_declaration(result, message):
+    """A kernel's result that differs from what the graph declares for it (a kernel's fault: the
+    validator accepted the declaration) is an error naming the node and the value."""
+    class Resolver(FakeResolver):
+        def get_kernel(self, domain, op, opset=None):
+            return lambda a: (result,)
+
+    graph = {"inputs": [{"name": "p"}], "outputs": [{"name": "r", "dtype": "float", "shape": [2, None]}],
+             "nodes": [{"name": "abs", "op": "Abs", "inputs": ["p"], "outputs": ["r"]}]}
+    fn = graph_runner.GraphFunction(graph, Resolver())
+    if message is None:
+        assert fn(np.zeros(1, np.float32))[0] is result
+    else:
+        with pytest.raises(graph_runner.GraphError, match=re.escape(f"node abs (hlir.Abs): {message}")):
+            fn(np.zeros(1, np.float32))

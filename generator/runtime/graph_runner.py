@@ -224,7 +224,11 @@ class GraphFunction:
                 kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)
         if "requested_outputs" in accepted:  # the outputs the node gives a name (spec kernel.requested_outputs)
             kwargs.setdefault("requested_outputs", tuple(p.name for p, v in zip(signature.outputs, node.outputs) if v))
-        step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o))
+        declared = tuple((k, name, decl.dtype, None if decl.shape is None else tuple(decl.shape))
+                         for k, name in enumerate(node.outputs)
+                         if name and name not in self.graph.inferred
+                         and ((decl := self.declared(name)).dtype is not None or decl.shape is not None))
+        step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o), declared=declared)
         self._plans[id(node)] = step
         return step
 
@@ -267,6 +271,8 @@ class GraphFunction:
         for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
+        for k, name, dtype, shape in step.declared:
+            _check_result(step.label, name, results[k], dtype, shape)
         if node.op == "Constant" and node.domain == "onnx":
             self._keep_constant(node, step, results)
 
@@ -277,6 +283,20 @@ class GraphFunction:
         if not node.inputs and not node.graphs and len(results) == len(node.outputs) == 1 and node.outputs[0] \
                 and type(results[0]) is np.ndarray:
             self._plans[id(node)] = step._replace(constant=(results[0].copy(),))
+
+
+def _check_result(label: str, name: str, value: Any, dtype: str | None, shape: tuple[int | None, ...] | None) -> None:
+    """A kernel's result must be what the graph declares for it: its element type, and every known
+    dimension (a declaration the validator accepted, so a difference is a kernel's fault, named here)."""
+    if type(value) is not np.ndarray:
+        return  # sequences, optionals and maps are checked by their own kernels
+    if dtype is not None and value.dtype.kind not in "OUS":  # strings: object or NumPy str/bytes arrays
+        got = elem_of_numpy(value.dtype)
+        if got != dtype:
+            raise GraphError(f"{label}: output {name!r} has dtype {got}, the graph declares {dtype}")
+    if shape is not None and (len(shape) != value.ndim or any(d is not None and d != n for d, n in zip(shape, value.shape))):
+        shown = "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+        raise GraphError(f"{label}: output {name!r} has shape {list(value.shape)}, the graph declares {shown}")
 
 
 def _attribute_value(value: Any) -> Any:
@@ -294,6 +314,9 @@ class _Step(NamedTuple):
     kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
     n_outputs: int  # outputs the node names
     constant: tuple[np.ndarray, ...] | None = None  # the outputs of a Constant node, once it has run
+    # (position, value name, declared element type or None, declared shape or None) of each output the
+    # file declares (not one a reader's shape inference filled in): the results are checked against them
+    declared: tuple[tuple[int, str, str | None, tuple[int | None, ...] | None], ...] = ()
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,
