@@ -332,6 +332,23 @@ def test_partial_reduce_recall_and_edges():
                                 log2_reduction=1)
 
 
+def test_partial_reduce_spec_example_agrees_with_jax_top_k():
+    """The spec's literal example (values from NumPy's window maxima) keeps the exact top-k: its
+    top_k largest outputs and their positions are jax.lax.approx_max_k's answer (CPU: exact)."""
+    from conftest import project_specs
+
+    (example,) = project_specs().domain("hlir").op("PartialReduce").versions[0].examples
+    x, positions = (np.asarray(t, np.float32)[0] for t in dict(example.inputs)["inputs"])
+    values, where = (np.asarray(t, np.float32)[0] for t in dict(example.outputs)["outputs"])
+    k = dict(example.attributes)["top_k"]
+    want_values, want_positions = jax.lax.approx_max_k(jnp.asarray(x), k)
+    order = np.argsort(-values, kind="stable")[:k]
+    np.testing.assert_array_equal(values[order], np.asarray(want_values))
+    np.testing.assert_array_equal(where[order].astype(np.int64), np.asarray(want_positions))
+    np.testing.assert_array_equal(x[where.astype(np.int64)], values)  # every output is its own position's value
+    assert np.array_equal(positions, np.arange(x.size))
+
+
 def test_one_graph_model_is_read_once_then_checked_and_run():
     """read -> graph -> check / run: the hlir graph file is read into opgen.graph.Graph once; the
     checker validates that object and the runner executes the same object."""
