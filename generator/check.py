@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import expr
+from .check_examples import check_examples
 from .check_formula import check_elementwise
-from .dtypes import ELEM_TYPES, parse_type, type_key
+from .dtypes import ELEM_TYPES, parse_type
 from .errors import SpecError
-from .model import NONFINITE, Attribute, Domain, Example, OpSpec, OpVersion, Pairs, SpecSet, has_nonfinite
+from .model import Attribute, Domain, OpSpec, OpVersion, SpecSet
 from .names import ATTRIBUTE_CLASH_SUFFIX, RESERVED_MODULES, attribute_keyword, name_problems
 from .parse import SOURCES_DIR
 from .render.common import module_name
@@ -277,7 +278,7 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
     yield from _check_constraints(v)
     yield from check_elementwise(v)
     yield from _check_kernel(v)
-    yield from _check_examples(v)
+    yield from check_examples(v)
 
 
 def _check_attribute(a: Attribute, v: OpVersion) -> Iterator[tuple[Any, ...]]:
@@ -408,83 +409,3 @@ def _check_kernel(v: OpVersion) -> Iterator[tuple[Any, ...]]:
         + (["requested_outputs"] if v.requested_outputs else [])
     for problem in signature_problems(v.kernel, [p.name for p in v.inputs], keywords):
         yield v.location, "kernel.function", problem
-
-
-def _check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
-    ins, outs, attrs = ({p.name for p in ps} for ps in (v.inputs, v.outputs, v.attributes))
-    for e in v.examples:
-        fld = f"examples.{e.name}"
-        if e.dtype not in ELEM_TYPES:
-            yield e.location, f"{fld}.dtype", f"unknown dtype {e.dtype!r}"
-        for kind, given, known in (("inputs", e.inputs, ins), ("outputs", e.outputs, outs),
-                                   ("attributes", e.attributes, attrs)):
-            for name, _ in given:
-                if name not in known:
-                    yield e.location, f"{fld}.{kind}.{name}", (f"no {kind[:-1]} named {name!r}; known: "
-                                                              + ", ".join(sorted(known)))
-        graphs = {a.name for a in v.attributes if a.type == "graph"}
-        graph_lists = {a.name for a in v.attributes if a.type == "graphs"}
-        for name, value in e.attributes:
-            if name in graphs and not _is_example_graph(value):
-                yield e.location, f"{fld}.attributes.{name}", ("a graph attribute is an hlir graph: a mapping with "
-                                                               "lists inputs, outputs and nodes")
-            if name in graph_lists and not (isinstance(value, tuple) and all(_is_example_graph(g) for g in value)):
-                yield e.location, f"{fld}.attributes.{name}", ("a graphs attribute is a list of hlir graphs, each a "
-                                                               "mapping with lists inputs, outputs and nodes")
-        for kind, given in (("inputs", e.inputs), ("outputs", e.outputs)):
-            for name, value in given:
-                problem = _example_value_problem(value)
-                if problem:
-                    yield e.location, f"{fld}.{kind}.{name}", problem
-                elif has_nonfinite(value) and _example_elem(v, e, name) not in FLOAT_ELEMS:
-                    yield e.location, f"{fld}.{kind}.{name}", ('"inf", "-inf" and "nan" are float values; this '
-                                                              f"tensor's element type is {_example_elem(v, e, name)}")
-        for name, elem in e.dtypes:
-            if name not in ins | outs:
-                yield e.location, f"{fld}.dtypes.{name}", f"no input or output named {name!r}"
-            elif elem not in ELEM_TYPES:
-                yield e.location, f"{fld}.dtypes.{name}", f"unknown element type {elem!r}"
-        listed = {n for n, _ in e.outputs}
-        for p in v.outputs:
-            if p.option != "optional" and p.name not in listed:
-                yield e.location, f"{fld}.outputs", (f"output {p.name!r} has no expected value; an example states "
-                                                     "every output the kernel returns")
-        required = {p.name for p in v.inputs if p.option == "single"}
-        for name in sorted(required - {n for n, _ in e.inputs}):
-            yield e.location, f"{fld}.inputs", f"required input {name!r} is missing"
-
-
-MAX_EXAMPLE_RANK = 8
-FLOAT_ELEMS = frozenset(name for name, elem in ELEM_TYPES.items() if elem.kind == "float")
-
-
-def _example_elem(v: OpVersion, e: Example, name: str) -> str:
-    """The element type of an example's input or output: its fixed type, else `dtypes`, else `dtype`."""
-    param = next(p for p in v.inputs + v.outputs if p.name == name)
-    return type_key(param.type) if param.is_fixed else dict(e.dtypes).get(name, e.dtype)
-
-
-def _is_example_graph(value: Any) -> bool:
-    return isinstance(value, Pairs) and all(isinstance(dict(value).get(key), tuple)
-                                            for key in ("inputs", "outputs", "nodes"))
-
-
-def _example_value_problem(value: Any) -> str | None:
-    """An example tensor is a number, a boolean, or nested lists of them (at most rank 8, finite)."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_EXAMPLE_RANK:
-            return f"nested more than {MAX_EXAMPLE_RANK} levels deep; an example tensor has rank at most {MAX_EXAMPLE_RANK}"
-        if isinstance(item, (list, tuple)):
-            stack.extend((x, depth + 1) for x in item)
-        elif isinstance(item, bool) or isinstance(item, int) and -2 ** 64 < item < 2 ** 64:
-            continue
-        elif isinstance(item, float) and item == item and abs(item) != float("inf"):
-            continue
-        elif isinstance(item, str) and item in NONFINITE:
-            continue
-        else:
-            return (f"{str(item)[:40]!r} is not a finite number or boolean (write numbers, or lists of them; "
-                    'an infinity or NaN of a float tensor is spelled "inf", "-inf" or "nan", quoted)')
-    return None
