@@ -264,3 +264,26 @@ def test_benchdnn_avgpool_chain_validates_and_runs_and_negative_pads_are_refused
     doc["graph"][0]["attrs"]["pads_end"]["value"] = [-1, 1, 0]  # the pattern file's own value
     problems = [str(p) for p in validate_model(doc).problems]
     assert len(problems) == 1 and "node 'POOL_0'" in problems[0] and "constraint C2" in problems[0], problems
+
+
+# The ops whose schema the library checks for non-negative pads when they are added to a graph
+# (src/graph/interface/op_def.hpp: check_pads)
+LIBRARY_CHECKS_PADS = {"AvgPool", "AvgPoolBackward", "Convolution", "ConvolutionBackwardData",
+                       "ConvolutionBackwardWeights", "ConvTranspose", "ConvTransposeBackwardData",
+                       "ConvTransposeBackwardWeights", "MaxPool", "MaxPoolBackward"}
+
+
+def test_every_op_with_pads_refuses_a_negative_pad_as_the_library_does() -> None:
+    path = Path(__file__).resolve().parent / "data" / "onednn" / "linear_conv_pool.json"
+    original = json.loads(path.read_text(encoding="utf-8"))
+    refused = set()
+    for index, op in enumerate(original["graph"]):
+        if "pads_end" not in op["attrs"]:
+            continue
+        doc = json.loads(json.dumps(original))
+        pads = doc["graph"][index]["attrs"]["pads_end"]
+        pads["value"] = [-1] + pads["value"][1:]
+        problems = [str(p) for p in validate_model(doc).problems]
+        if any(f"node '{op['name']}'" in p and "non-negative" in p for p in problems):
+            refused.add(op["kind"])
+    assert refused == LIBRARY_CHECKS_PADS
