@@ -145,6 +145,52 @@ def test_prelu_backward_matches_torch(data_format: str, slope_shape: tuple[int, 
     close(diff_slope, want_slope, dtype, 1e-4)
 
 
+def library_slope_view(slope_shape: tuple[int, ...], src_rank: int, data_format: str) -> tuple[int, ...]:
+    """The shape the library's backward pass gives slope before its kernel (the unsqueeze it inserts for
+    prelu_bwd): new axes 0 .. k-1 for k missing dimensions, except that an NCX per-channel slope (1-D,
+    length not 1) over k >= 2 missing dimensions keeps axis 1 and takes the last axis as new instead."""
+    missing = src_rank - len(slope_shape)
+    new_axes = list(range(missing))
+    if data_format == "NCX" and len(slope_shape) == 1 and slope_shape[0] != 1 and missing >= 2:
+        new_axes = new_axes[:1] + new_axes[2:] + [src_rank - 1]
+    dims = iter(slope_shape)
+    return tuple(1 if axis in new_axes else next(dims) for axis in range(src_rank))
+
+
+@pytest.mark.parametrize("data_format,src_shape,slope_shape", [
+    ("NCX", (2, 5, 3, 5), (5,)),  # per channel (axis 1), though it is also the last dimension's length
+    ("NCX", (4, 3), (3,)), ("NXC", (2, 4, 3), (3,)), ("NCX", (6,), (6,)), ("NXC", (2, 3, 4), (1,)),
+    ("NCX", (2, 3, 4, 5), (4, 1)), ("NXC", (2, 3, 4, 5), (1, 3, 1, 5))])
+def test_prelu_backward_lays_the_slope_as_the_library_does(data_format: str, src_shape: tuple[int, ...],
+                                                             slope_shape: tuple[int, ...]) -> None:
+    """torch autograd of PReLU (aten._prelu_kernel, the function torch.nn.functional.prelu runs) with the
+    slope reshaped as the library reshapes it; its slope gradient reduced to that shape."""
+    x = RNG.standard_normal(src_shape).astype(np.float32)
+    x.reshape(-1)[:2] = 0  # the kink
+    w = RNG.standard_normal(slope_shape).astype(np.float32)
+    dy = RNG.standard_normal(src_shape).astype(np.float32)
+    src, slope = t(x).requires_grad_(), t(w).requires_grad_()
+    y = ATEN._prelu_kernel(src, slope.reshape(library_slope_view(slope_shape, len(src_shape), data_format)))
+    want_src, want_slope = torch.autograd.grad(y, (src, slope), t(dy))
+    diff_src, diff_slope = kernel("PReLUBackward")(x, w, dy, data_format=data_format)
+    close(diff_src, want_src, np.dtype(np.float32))
+    close(diff_slope, want_slope, np.dtype(np.float32), 1e-4)
+
+
+@pytest.mark.parametrize("data_format,src_shape,slope_shape", [
+    ("NCX", (2, 3, 4, 5), (5,)),  # per channel, so the channel length 3 is required: no fallback to the last
+    ("NXC", (2, 3, 4, 5), (3,)), ("NCX", (2, 3, 4, 5), (2, 1)), ("NCX", (3, 4), (1, 3, 4)), ("NCX", (2, 3), ())])
+def test_prelu_backward_refuses_what_the_library_refuses(data_format: str, src_shape: tuple[int, ...],
+                                                         slope_shape: tuple[int, ...]) -> None:
+    validator = opgen_ops.get_validator("onednn", "PReLUBackward", 1)
+    problems = [str(p) for p in validator([("float", src_shape), ("float", slope_shape), ("float", src_shape)],
+                                          {"data_format": data_format})]
+    assert len(problems) == 1 and "constraint C1" in problems[0], problems
+    with pytest.raises(ValueError, match="constraint C1"):  # the kernel validates its arguments first
+        kernel("PReLUBackward")(np.ones(src_shape, np.float32), np.ones(slope_shape, np.float32),
+                                np.ones(src_shape, np.float32), data_format=data_format)
+
+
 @pytest.mark.parametrize("axis", [1, -1])
 @pytest.mark.parametrize("dtype", [np.dtype(np.float32), BF16], ids=["f32", "bf16"])
 def test_softmax_and_log_softmax_backward_match_torch(axis: int, dtype: np.dtype[Any]) -> None:

@@ -4,6 +4,8 @@ pads, ceil rounding and exclude_pad.
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -11,7 +13,9 @@ import pytest
 import torch
 import torch.nn.functional as tf
 
+import opgen
 import opgen_ops
+from opgen.validate import validate_model
 
 RNG = np.random.default_rng(20261127)
 
@@ -239,3 +243,47 @@ def test_weight_gradients_match_torch_autograd(data_format: str, weights_format:
                                                     np.array(shape, np.int32), weights_format=transposed_format,
                                                     **attrs)
     close(got, torch.from_numpy(spatial_first(want.numpy())) if transposed_format == "XOI" else want)
+
+
+def test_benchdnn_avgpool_chain_validates_and_runs_and_negative_pads_are_refused() -> None:
+    """benchdnn's pattern avgpool_3d_chain_fusion.json holds pads_end [-1, 1, 0], but the library refuses a
+    negative pad when the op is added (its op-definition check on pads_begin/pads_end) and every harness
+    line running the pattern replaces pads_end (0x1x0 with this kernel); the graph here is that pattern with
+    the harness's attributes, smaller. Its AvgPool is checked against torch (zero padding, the sum divided
+    by the count of real elements under the window: exclude_pad)."""
+    path = Path(__file__).resolve().parent / "data" / "onednn" / "avgpool_3d_chain_fusion.json"
+    assert validate_model(path).valid
+    x, scale, mul, sub = rand(1, 2, 6, 9, 7), rand(1, 2, 1, 1, 1), rand(1, 1, 1, 1, 1), rand(1, 1, 1, 1, 1)
+    pads = (1, 0, 1, 1, 1, 0)  # torch's order: the last axis first, (begin, end) each
+    window_sum = tf.avg_pool3d(tf.pad(t(x), pads), (2, 4, 3), (2, 2, 2), divisor_override=1)
+    count = tf.avg_pool3d(tf.pad(torch.ones_like(t(x)), pads), (2, 4, 3), (2, 2, 2), divisor_override=1)
+    want = (window_sum / count / t(scale)) * t(mul) - t(sub)
+    got = opgen.run_model(path, [x, scale, mul, sub])["6305"]
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["graph"][0]["attrs"]["pads_end"]["value"] = [-1, 1, 0]  # the pattern file's own value
+    problems = [str(p) for p in validate_model(doc).problems]
+    assert len(problems) == 1 and "node 'POOL_0'" in problems[0] and "constraint C2" in problems[0], problems
+
+
+# The ops whose schema the library checks for non-negative pads when they are added to a graph
+# (src/graph/interface/op_def.hpp: check_pads)
+LIBRARY_CHECKS_PADS = {"AvgPool", "AvgPoolBackward", "Convolution", "ConvolutionBackwardData",
+                       "ConvolutionBackwardWeights", "ConvTranspose", "ConvTransposeBackwardData",
+                       "ConvTransposeBackwardWeights", "MaxPool", "MaxPoolBackward"}
+
+
+def test_every_op_with_pads_refuses_a_negative_pad_as_the_library_does() -> None:
+    path = Path(__file__).resolve().parent / "data" / "onednn" / "linear_conv_pool.json"
+    original = json.loads(path.read_text(encoding="utf-8"))
+    refused = set()
+    for index, op in enumerate(original["graph"]):
+        if "pads_end" not in op["attrs"]:
+            continue
+        doc = json.loads(json.dumps(original))
+        pads = doc["graph"][index]["attrs"]["pads_end"]
+        pads["value"] = [-1] + pads["value"][1:]
+        problems = [str(p) for p in validate_model(doc).problems]
+        if any(f"node '{op['name']}'" in p and "non-negative" in p for p in problems):
+            refused.add(op["kind"])
+    assert refused == LIBRARY_CHECKS_PADS

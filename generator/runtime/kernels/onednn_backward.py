@@ -1,7 +1,8 @@
 """oneDNN Graph backward operations that are not element-wise formulas of one tensor.
 
 - PReLUBackward: the gradient of PReLU (slope laid over src as PReLU's broadcast rules lay it, a 1-D
-  slope of the channel length read per channel), diff_slope summed back to slope's shape.
+  slope longer than 1 read per channel, as the library's backward pass decides), diff_slope summed back
+  to slope's shape.
 - SoftMaxBackward / LogSoftmaxBackward: the gradients expressed through the forward result dst, as the
   library computes them (it takes dst, not src).
 - LayerNormBackward: the gradient of LayerNorm with the saved mean and variance.
@@ -27,10 +28,10 @@ def prelu_backward(src: np.ndarray, slope: np.ndarray, diff_dst: np.ndarray, *,
     """(diff_src, diff_slope): diff_dst where src > 0, else diff_dst * slope; the slope gradient is
     diff_dst * src where src <= 0 (0 elsewhere), summed over the dimensions slope was broadcast along."""
     x, w, dy = np.asarray(src), np.asarray(slope), np.asarray(diff_dst)
-    # PReLUBackward has no per_channel_broadcast: a 1-D slope of the channel length is per channel,
-    # any other slope (a single value included) aligns from the right
-    view = onednn_prelu(w.shape, x.shape, data_format, True) or \
-        onednn_prelu(w.shape, x.shape, data_format, False)
+    # PReLUBackward has no per_channel_broadcast: the library reads a 1-D slope of length other than 1
+    # per channel (and then requires the channel length, with no fallback), any other slope from the right
+    per_channel = w.ndim == 1 and w.shape[0] != 1
+    view = onednn_prelu(w.shape, x.shape, data_format, per_channel)
     if view is None:
         raise ValueError(f"onednn.PReLUBackward: slope of shape {list(w.shape)} does not broadcast over src of "
                          f"shape {list(x.shape)} ({data_format})")

@@ -295,3 +295,13 @@ def rms_norm(src: np.ndarray, gamma: np.ndarray | None = None, *, begin_norm_axi
     work = compute_dtype(x.dtype)
     scale = np.ones(x.shape[begin_norm_axis % x.ndim:], work) if gamma is None else np.asarray(gamma).astype(work)
     return finish(onnx_rms_norm(x.astype(work), scale, axis=begin_norm_axis, epsilon=epsilon), x.dtype)
+
+
+def gen_index(src: np.ndarray, *, axis: int, dst_dtype: np.dtype[Any] | None = None) -> np.ndarray:
+    """Each element's coordinate along axis (negative counts from the end), as s32 (dst's one type): only
+    src's shape is read, as the library's executable writes int32(coordinate[axis]) for every element."""
+    x = np.asarray(src)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"onednn.GenIndex: axis {axis} is outside [-{x.ndim}, {x.ndim - 1}] for src of rank {x.ndim}")
+    along = np.arange(x.shape[axis], dtype=np.int32).reshape([-1 if k == axis % x.ndim else 1 for k in range(x.ndim)])
+    return np.array(np.broadcast_to(along, x.shape), dtype=_out(dst_dtype, np.dtype(np.int32)))

@@ -49,6 +49,11 @@ SIGNATURE_V1 = Signature(
             lambda c: c.has('dst_shape') or c.has('dst_shape_input'),
             'The shape of diff_src is given, by the attribute dst_shape or by the input dst_shape_input.',
         ),
+        Check(
+            'C2',
+            lambda c: all((p >= 0 for p in c.attr('pads_begin'))) and all((p >= 0 for p in c.attr('pads_end'))),
+            'pads_begin and pads_end are non-negative (the library checks them when the op is added to a graph).',
+        ),
     ),
     rules=(
     ),

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onednn_conv_pool import conv_transpose_backward_data
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvTransposeBackwardData'
@@ -41,6 +41,11 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float', 'bfloat16', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: all((p >= 0 for p in c.attr('pads_begin'))) and all((p >= 0 for p in c.attr('pads_end'))),
+            'pads_begin and pads_end are non-negative (the library checks them when the op is added to a graph).',
+        ),
     ),
     rules=(
     ),

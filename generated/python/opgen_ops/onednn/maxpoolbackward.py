@@ -41,6 +41,11 @@ SIGNATURE_V1 = Signature(
     type_constraints={'T': ('float', 'bfloat16', 'float16')},
     checks=(
         Check('C1', lambda c: c.rank('diff_dst') == c.rank('src'), 'diff_dst has the same rank as src.'),
+        Check(
+            'C2',
+            lambda c: all((p >= 0 for p in c.attr('pads_begin'))) and all((p >= 0 for p in c.attr('pads_end'))),
+            'pads_begin and pads_end are non-negative (the library checks them when the op is added to a graph).',
+        ),
     ),
     rules=(
     ),

@@ -10,7 +10,7 @@ import numpy as np
 
 from opgen.runtime.kernels import as_outputs
 from opgen.runtime.kernels.onednn_backward import prelu_backward
-from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
+from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.PReLUBackward'
@@ -34,6 +34,21 @@ SIGNATURE_V1 = Signature(
     ),
     type_constraints={'T': ('float', 'bfloat16', 'float16')},
     checks=(
+        Check(
+            'C1',
+            lambda c: (
+                c.rank('slope') >= 1
+                and c.rank('slope') <= c.rank('src')
+                and (
+                    c.shape('slope')[0] == c.shape('src')[1 if c.attr('data_format') == 'NCX' else -1]
+                    if c.rank('slope') == 1 and c.shape('slope')[0] != 1 and (c.rank('src') >= 2)
+                    else all((w == x or w == 1 for w, x in zip(c.shape('slope')[::-1], c.shape('src')[::-1])))
+                )
+            ),
+            'slope has rank 1 to rank(src). Over a src of rank 2 or more, a 1-D slope whose length is not 1 has '
+            "the length of src's channel dimension (axis 1 for NCX, the last for NXC). Any other slope aligns with "
+            "src from the right: each of its dimensions equals src's or is 1.",
+        ),
     ),
     rules=(
     ),
