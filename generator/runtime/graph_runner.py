@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Protocol, cast
 
 import numpy as np
 
-from ..dtypes import elem_of_numpy
+from ..dtypes import ELEM_TYPES, elem_of_numpy
 from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
 from ..names import ATTRIBUTE_CLASH_SUFFIX
@@ -241,7 +241,7 @@ class GraphFunction:
             kwargs.setdefault("requested_outputs",
                               tuple(p.name for p, v in zip(plan.signature.outputs, node.outputs) if v))
         inferred = self.graph.inferred
-        declared = tuple((k, name, decl.dtype, None if decl.shape is None else tuple(decl.shape))
+        declared = tuple(_declared(k, name, decl.dtype, None if decl.shape is None else tuple(decl.shape))
                          for k, name in enumerate(node.outputs)
                          if name and name not in inferred
                          and ((decl := values.get(name, UNKNOWN)).dtype is not None or decl.shape is not None))
@@ -249,8 +249,8 @@ class GraphFunction:
         if node.op == "Constant" and node.domain == "onnx" and self._keeps_constants(node):
             known = constants.lookup(step.kernel, step.kwargs)
             if known is not None:  # the same keywords gave this value before: checked as a result would be
-                for _, name, dtype, shape in step.declared:
-                    _check_result(label, name, known, dtype, shape)
+                for declaration in step.declared:
+                    _check_result(label, declaration.name, known, declaration.dtype, declaration.shape)
                 step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
@@ -301,8 +301,13 @@ class GraphFunction:
         for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
-        for k, name, dtype, shape in step.declared:
-            _check_result(step.label, name, results[k], dtype, shape)
+        for declaration in step.declared:
+            value = results[declaration.position]
+            if type(value) is not np.ndarray or value.dtype != declaration.numpy_dtype \
+                    or value.shape != declaration.shape and declaration.shape is not None:
+                # not the exact declaration (an unknown dimension, an undeclared type, another type):
+                # the full check says whether it fits, and names what does not
+                _check_result(step.label, declaration.name, value, declaration.dtype, declaration.shape)
         if node.op == "Constant" and node.domain == "onnx":
             self._keep_constant(node, step, results)
 
@@ -333,6 +338,20 @@ def _check_result(label: str, name: str, value: Any, dtype: str | None, shape: t
         raise GraphError(f"{label}: output {name!r} has shape {list(value.shape)}, the graph declares {shown}")
 
 
+@functools.lru_cache(maxsize=None)
+def _numpy_dtype_of(dtype: str | None) -> np.dtype[Any] | None:
+    """The NumPy dtype whose results match a declared element type at a glance: one that maps back to it
+    (strings map to no single dtype)."""
+    elem = ELEM_TYPES.get(dtype) if dtype is not None else None
+    if elem is None:
+        return None
+    try:
+        numpy_dtype = np.dtype(elem.numpy)
+        return numpy_dtype if numpy_dtype.kind not in "OUS" and elem_of_numpy(numpy_dtype) == dtype else None
+    except (KeyError, TypeError, ValueError):  # an element type NumPy has no dtype for
+        return None
+
+
 def _attribute_value(value: Any) -> Any:
     """An attribute as a kernel takes it: a tensor (TensorInfo, as the readers keep it) as its array."""
     if isinstance(value, TensorInfo):
@@ -348,9 +367,24 @@ class _Step(NamedTuple):
     kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
     n_outputs: int  # outputs the node names
     constant: tuple[np.ndarray, ...] | None = None  # the outputs of a Constant node, once it has run
-    # (position, value name, declared element type or None, declared shape or None) of each output the
-    # file declares (not one a reader's shape inference filled in): the results are checked against them
-    declared: tuple[tuple[int, str, str | None, tuple[int | None, ...] | None], ...] = ()
+    # each output the file declares (not one a reader's shape inference filled in): the results are
+    # checked against them
+    declared: tuple[_Declared, ...] = ()
+
+
+class _Declared(NamedTuple):
+    """What the graph declares about one output of a node, as the result check compares it."""
+    position: int
+    name: str
+    dtype: str | None  # element type, None when not declared
+    shape: tuple[int | None, ...] | None  # None: not declared
+    # the declared element type as the NumPy dtype a result of exactly that type has (None when there is
+    # no such one dtype: then every result takes the full check)
+    numpy_dtype: np.dtype[Any] | None
+
+
+def _declared(position: int, name: str, dtype: str | None, shape: tuple[int | None, ...] | None) -> _Declared:
+    return _Declared(position, name, dtype, shape, _numpy_dtype_of(dtype))
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,

@@ -129,9 +129,9 @@ def reshape(input: np.ndarray, *, output_shape: Sequence[int]) -> np.ndarray:
     """XLA Reshape: the row-major sequence of elements, read into the output's shape."""
     x = np.asarray(input)
     shape = tuple(int(d) for d in output_shape)
-    if int(np.prod(shape, dtype=np.int64)) != x.size:
-        raise ValueError(f"output shape {list(shape)} holds {int(np.prod(shape, dtype=np.int64))} elements, "
-                         f"the input {x.size}")
+    count = math.prod(shape)  # Python ints: exact, and without np.prod's array per call
+    if count != x.size:
+        raise ValueError(f"output shape {list(shape)} holds {count} elements, the input {x.size}")
     return _fresh(x.reshape(shape))
 
 

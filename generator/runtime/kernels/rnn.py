@@ -43,8 +43,11 @@ _PARAMETERS: dict[str, tuple[bool, bool, float | None, float | None]] = {
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # exp of -|x| never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) for x < 0
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    e = np.abs(x)
+    np.negative(e, out=e)  # in place: the step's arrays are small, where each allocation shows
+    np.exp(e, out=e)
+    denominator = 1 + e
+    return np.where(x >= 0, 1 / denominator, e / denominator)
 
 
 def _activation(name: str, alpha: np.floating, beta: np.floating) -> Activation:
