@@ -245,7 +245,8 @@ class GraphFunction:
                          for k, name in enumerate(node.outputs)
                          if name and name not in inferred
                          and ((decl := values.get(name, UNKNOWN)).dtype is not None or decl.shape is not None))
-        step = _Step(label, plan.kernel, kwargs, sum(1 for o in node.outputs if o), declared=declared)
+        # positional: a NamedTuple built with keywords costs a microsecond more, for every node of every graph
+        step = _Step(label, plan.kernel, kwargs, sum(map(bool, node.outputs)), None, declared)
         if node.op == "Constant" and node.domain == "onnx" and self._keeps_constants(node):
             known = constants.lookup(step.kernel, step.kwargs)
             if known is not None:  # the same keywords gave this value before: checked as a result would be
