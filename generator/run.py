@@ -77,6 +77,8 @@ def _input_defaults(proto: Any, input_names: list[str], given: Mapping[str, Any]
     from onnx import numpy_helper
 
     wanted = set(input_names) - set(given)
+    if not wanted:  # every input given: no initializer to look through
+        return {}
     return {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name in wanted}
 
 

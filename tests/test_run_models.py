@@ -225,3 +225,27 @@ def test_a_prepared_graph_gives_every_run_its_own_constant():
         for name, w in zip(("c", "y"), want):
             np.testing.assert_array_equal(env[name], w)
         env["c"][:] = 99  # the caller's own copy
+
+
+def test_constants_kept_across_models_are_exact_and_every_run_owns_its_value():
+    # run_model reads each model anew; a Constant's value is kept by its exact attributes for the models
+    # read later (runtime.graph_constants). Constants that compare equal as numbers but not bit for bit
+    # (-0.0 and 0.0, float and int) must stay apart, and no run may see another run's changes to its
+    # outputs. Expected values: onnx.reference, bit for bit.
+    from onnx.reference import ReferenceEvaluator
+
+    def model_of(**attribute: object) -> onnx.ModelProto:
+        out = helper.make_tensor_value_info("c", TensorProto.UNDEFINED, None)
+        node = helper.make_node("Constant", [], ["c"], **attribute)
+        return helper.make_model(helper.make_graph([node], "g", [], [out]), opset_imports=[helper.make_opsetid("", 17)])
+
+    attributes = [{"value_float": 0.0}, {"value_float": -0.0}, {"value_int": 0}, {"value_floats": [0.0, -0.0]},
+                  {"value_ints": [0, 0]}, {"value": helper.make_tensor("v", TensorProto.FLOAT, [2], [0.0, -0.0])},
+                  {"value": helper.make_tensor("v", TensorProto.FLOAT16, [2], [0.0, -0.0])}]
+    for _ in range(2):  # the second round answers from the kept values
+        for attribute in attributes:
+            model = model_of(**attribute)
+            got = opgen.run_model(model)["c"]
+            (want,) = ReferenceEvaluator(model).run(None, {})
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes(), attribute
+            got[...] = 7  # changes this run's output only

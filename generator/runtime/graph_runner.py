@@ -34,10 +34,11 @@ from typing import Any, Callable, Mapping, NamedTuple, Protocol, cast
 
 import numpy as np
 
-from ..dtypes import elem_of_numpy
+from ..dtypes import ELEM_TYPES, elem_of_numpy
 from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
-from ..names import attribute_keyword
+from ..names import ATTRIBUTE_CLASH_SUFFIX
+from . import graph_constants as constants
 from .context import TensorInfo
 from .values import as_input, is_value
 
@@ -65,25 +66,38 @@ def _keywords(kernel: Callable[..., Any]) -> frozenset[str]:
         return frozenset()
 
 
-_OpPlan = tuple[Callable[..., Any], Any, frozenset[str], tuple[tuple[str | None, ...], ...]]
+class _OpPlan(NamedTuple):
+    """What every node of one op version shares, worked out once per process (see _op_plan)."""
+    kernel: Callable[..., Any]
+    signature: Any
+    input_names: frozenset[str]  # an attribute of one of these names is the keyword <name>_attr
+    # per output parameter: its <output>_dtype and <output>_shape keywords (None where the kernel takes none)
+    output_keywords: tuple[tuple[str | None, str | None], ...]
+    variadic_count: tuple[int, str] | None  # (position, <output>_count keyword) of a variadic last output
+    requested_outputs: bool  # the kernel takes requested_outputs (spec kernel.requested_outputs)
+
+
 _OP_PLANS: dict[tuple[Any, ...], tuple[_OpPlan, KernelResolver]] = {}
 
 
 def _op_plan(resolver: KernelResolver, domain: str, op: str, opset: int | None) -> _OpPlan:
-    """(kernel, signature, the <output>_dtype/_shape/_count keywords the kernel takes, and the first two
-    by output: _output_keywords) of an op version: the same for every node of that op. A package of
-    kernels (the generated `opgen_ops`) is asked once per process: resolving a kernel imports its
-    module, which cost as much as running a small node. Another resolver may answer differently over
-    time, so it is asked every time."""
+    """The kernel, signature and keyword plan of an op version: the same for every node of that op. A
+    package of kernels (the generated `opgen_ops`) is asked once per process: resolving a kernel imports
+    its module, which cost as much as running a small node. Another resolver may answer differently
+    over time, so it is asked every time."""
     key = (id(resolver), domain, op, opset)
     found = _OP_PLANS.get(key)
     if found is not None and found[1] is resolver:
         return found[0]
     kernel = resolver.get_kernel(domain, op, opset)
     signature = resolver.get_signature(domain, op, opset)
+    input_names = frozenset(p.name for p in signature.inputs)
     # not an input of that name: MaxUnpool's output_shape is an input
-    accepted = _keywords(kernel) - {p.name for p in signature.inputs}
-    plan = (kernel, signature, accepted, _output_keywords(signature, accepted))
+    accepted = _keywords(kernel) - input_names
+    variadic = [(k, f"{p.name}_count") for k, p in enumerate(signature.outputs)
+                if p.option == "variadic" and f"{p.name}_count" in accepted]
+    plan = _OpPlan(kernel, signature, input_names, _output_keywords(signature, accepted),
+                   variadic[0] if variadic else None, "requested_outputs" in accepted)
     if isinstance(resolver, types.ModuleType):
         if len(_OP_PLANS) >= 4096:
             _OP_PLANS.clear()
@@ -91,11 +105,11 @@ def _op_plan(resolver: KernelResolver, domain: str, op: str, opset: int | None) 
     return plan
 
 
-def _output_keywords(signature: Any, accepted: frozenset[str]) -> tuple[tuple[str | None, ...], ...]:
+def _output_keywords(signature: Any, accepted: frozenset[str]) -> tuple[tuple[str | None, str | None], ...]:
     """For each output parameter, the <output>_dtype and <output>_shape keywords the kernel takes
     (None where it takes none): the same for every node of an op."""
-    return (tuple(f"{p.name}_dtype" if f"{p.name}_dtype" in accepted else None for p in signature.outputs),
-            tuple(f"{p.name}_shape" if f"{p.name}_shape" in accepted else None for p in signature.outputs))
+    return tuple((f"{p.name}_dtype" if f"{p.name}_dtype" in accepted else None,
+                  f"{p.name}_shape" if f"{p.name}_shape" in accepted else None) for p in signature.outputs)
 
 
 def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
@@ -203,34 +217,51 @@ class GraphFunction:
             return step
         label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
-            kernel, signature, accepted, output_keywords = _op_plan(self.resolver, node.domain, node.op, node.opset)
+            plan = _op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{label}: {exc}") from None
         # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array); an
         # attribute with an input's name is the keyword <name>_attr (Split-1's split)
-        input_names = {p.name for p in signature.inputs}
-        kwargs: dict[str, Any] = {attribute_keyword(name, input_names): _attribute_value(value)
-                                  for name, value in node.attributes.items()}
-        for dtype_keyword, shape_keyword, value_name in zip(*output_keywords, node.outputs):
+        input_names = plan.input_names
+        kwargs: dict[str, Any] = {(name + ATTRIBUTE_CLASH_SUFFIX if name in input_names else name):
+                                  _attribute_value(value) for name, value in node.attributes.items()}
+        values = self.graph.values
+        for (dtype_keyword, shape_keyword), value_name in zip(plan.output_keywords, node.outputs):
             if dtype_keyword is None and shape_keyword is None:
                 continue
-            decl = self.declared(value_name)
+            decl = values.get(value_name, UNKNOWN)
             if dtype_keyword is not None and decl.dtype is not None:
                 kwargs.setdefault(dtype_keyword, decl.dtype)
             if shape_keyword is not None and decl.shape is not None and None not in decl.shape:
                 kwargs.setdefault(shape_keyword, tuple(decl.shape))
-        for k, param in enumerate(signature.outputs):  # a variadic output (the last): as many as the node names
-            if param.option == "variadic" and f"{param.name}_count" in accepted:
-                kwargs.setdefault(f"{param.name}_count", len(node.outputs) - k)
-        if "requested_outputs" in accepted:  # the outputs the node gives a name (spec kernel.requested_outputs)
-            kwargs.setdefault("requested_outputs", tuple(p.name for p, v in zip(signature.outputs, node.outputs) if v))
-        declared = tuple((k, name, decl.dtype, None if decl.shape is None else tuple(decl.shape))
+        if plan.variadic_count is not None:  # a variadic output (the last): as many as the node names
+            position, keyword = plan.variadic_count
+            kwargs.setdefault(keyword, len(node.outputs) - position)
+        if plan.requested_outputs:  # the outputs the node gives a name
+            kwargs.setdefault("requested_outputs",
+                              tuple(p.name for p, v in zip(plan.signature.outputs, node.outputs) if v))
+        inferred = self.graph.inferred
+        declared = tuple(_declared(k, name, decl.dtype, None if decl.shape is None else tuple(decl.shape))
                          for k, name in enumerate(node.outputs)
-                         if name and name not in self.graph.inferred
-                         and ((decl := self.declared(name)).dtype is not None or decl.shape is not None))
-        step = _Step(label, kernel, kwargs, sum(1 for o in node.outputs if o), declared=declared)
+                         if name and name not in inferred
+                         and ((decl := values.get(name, UNKNOWN)).dtype is not None or decl.shape is not None))
+        # positional: a NamedTuple built with keywords costs a microsecond more, for every node of every graph
+        step = _Step(label, plan.kernel, kwargs, sum(map(bool, node.outputs)), None, declared)
+        if node.op == "Constant" and node.domain == "onnx" and self._keeps_constants(node):
+            known = constants.lookup(step.kernel, step.kwargs)
+            if known is not None:  # the same keywords gave this value before: checked as a result would be
+                for declaration in step.declared:
+                    _check_result(label, declaration.name, known, declaration.dtype, declaration.shape)
+                step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
+
+    def _keeps_constants(self, node: Node) -> bool:
+        """Whether what this Constant node gives may be kept across graphs (constants.remember): one
+        named output, no inputs or graphs, and a kernel of a generated package (another resolver's
+        kernel may answer differently over time)."""
+        return not node.inputs and not node.graphs and len(node.outputs) == 1 and bool(node.outputs[0]) \
+            and isinstance(self.resolver, types.ModuleType)
 
     def _run(self, node: Node, env: dict[str, Any]) -> None:
         step = self._plan(node)
@@ -271,18 +302,27 @@ class GraphFunction:
         for name, value in zip(node.outputs, results):
             if name:
                 env[name] = value
-        for k, name, dtype, shape in step.declared:
-            _check_result(step.label, name, results[k], dtype, shape)
+        for declaration in step.declared:
+            value = results[declaration.position]
+            if type(value) is not np.ndarray or value.dtype != declaration.numpy_dtype \
+                    or value.shape != declaration.shape and declaration.shape is not None:
+                # not the exact declaration (an unknown dimension, an undeclared type, another type):
+                # the full check says whether it fits, and names what does not
+                _check_result(step.label, declaration.name, value, declaration.dtype, declaration.shape)
         if node.op == "Constant" and node.domain == "onnx":
             self._keep_constant(node, step, results)
 
     def _keep_constant(self, node: Node, step: _Step, results: Any) -> None:
         """Keep what an ONNX Constant node gave for the next runs of this graph (or of this loop body):
         its kernel has no inputs, so running (and validating) it again would give the same array. Each
-        run then hands out its own copy, as the kernel does (a caller may change an output in place)."""
+        run then hands out its own copy, as the kernel does (a caller may change an output in place).
+        A small value is also kept for the Constant nodes of graphs read later (runtime.graph_constants)."""
         if not node.inputs and not node.graphs and len(results) == len(node.outputs) == 1 and node.outputs[0] \
                 and type(results[0]) is np.ndarray:
-            self._plans[id(node)] = step._replace(constant=(results[0].copy(),))
+            kept = results[0].copy()
+            self._plans[id(node)] = step._replace(constant=(kept,))
+            if self._keeps_constants(node):
+                constants.remember(step.kernel, step.kwargs, kept)
 
 
 def _check_result(label: str, name: str, value: Any, dtype: str | None, shape: tuple[int | None, ...] | None) -> None:
@@ -297,6 +337,20 @@ def _check_result(label: str, name: str, value: Any, dtype: str | None, shape: t
     if shape is not None and (len(shape) != value.ndim or any(d is not None and d != n for d, n in zip(shape, value.shape))):
         shown = "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
         raise GraphError(f"{label}: output {name!r} has shape {list(value.shape)}, the graph declares {shown}")
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_dtype_of(dtype: str | None) -> np.dtype[Any] | None:
+    """The NumPy dtype whose results match a declared element type at a glance: one that maps back to it
+    (strings map to no single dtype)."""
+    elem = ELEM_TYPES.get(dtype) if dtype is not None else None
+    if elem is None:
+        return None
+    try:
+        numpy_dtype = np.dtype(elem.numpy)
+        return numpy_dtype if numpy_dtype.kind not in "OUS" and elem_of_numpy(numpy_dtype) == dtype else None
+    except (KeyError, TypeError, ValueError):  # an element type NumPy has no dtype for
+        return None
 
 
 def _attribute_value(value: Any) -> Any:
@@ -314,9 +368,24 @@ class _Step(NamedTuple):
     kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
     n_outputs: int  # outputs the node names
     constant: tuple[np.ndarray, ...] | None = None  # the outputs of a Constant node, once it has run
-    # (position, value name, declared element type or None, declared shape or None) of each output the
-    # file declares (not one a reader's shape inference filled in): the results are checked against them
-    declared: tuple[tuple[int, str, str | None, tuple[int | None, ...] | None], ...] = ()
+    # each output the file declares (not one a reader's shape inference filled in): the results are
+    # checked against them
+    declared: tuple[_Declared, ...] = ()
+
+
+class _Declared(NamedTuple):
+    """What the graph declares about one output of a node, as the result check compares it."""
+    position: int
+    name: str
+    dtype: str | None  # element type, None when not declared
+    shape: tuple[int | None, ...] | None  # None: not declared
+    # the declared element type as the NumPy dtype a result of exactly that type has (None when there is
+    # no such one dtype: then every result takes the full check)
+    numpy_dtype: np.dtype[Any] | None
+
+
+def _declared(position: int, name: str, dtype: str | None, shape: tuple[int | None, ...] | None) -> _Declared:
+    return _Declared(position, name, dtype, shape, _numpy_dtype_of(dtype))
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,

@@ -13,6 +13,7 @@ Conventions of this module (each decision the text leaves open is recorded in th
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -128,9 +129,9 @@ def reshape(input: np.ndarray, *, output_shape: Sequence[int]) -> np.ndarray:
     """XLA Reshape: the row-major sequence of elements, read into the output's shape."""
     x = np.asarray(input)
     shape = tuple(int(d) for d in output_shape)
-    if int(np.prod(shape, dtype=np.int64)) != x.size:
-        raise ValueError(f"output shape {list(shape)} holds {int(np.prod(shape, dtype=np.int64))} elements, "
-                         f"the input {x.size}")
+    count = math.prod(shape)  # Python ints: exact, and without np.prod's array per call
+    if count != x.size:
+        raise ValueError(f"output shape {list(shape)} holds {count} elements, the input {x.size}")
     return _fresh(x.reshape(shape))
 
 
@@ -150,12 +151,12 @@ def dynamic_reshape(input: np.ndarray, shape: Any, *, allowzero: bool = False) -
         dims.append(v)
     if dims.count(-1) > 1:
         raise ValueError(f"shape {target} holds more than one -1")
-    known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+    known = math.prod(d for d in dims if d != -1)  # Python ints: exact (np.prod allocates an array per call)
     if -1 in dims:
         if known == 0 or x.size % known:
             raise ValueError(f"shape {target}: the -1 cannot be inferred for {x.size} elements")
         dims[dims.index(-1)] = x.size // known
-    count = int(np.prod(dims, dtype=np.int64))
+    count = math.prod(dims)
     if count != x.size:
         raise ValueError(f"shape {target} gives {dims} with {count} elements, the input has {x.size}")
     return _fresh(x.reshape(dims))

@@ -114,11 +114,17 @@ def gemm(A: np.ndarray, B: np.ndarray, C: np.ndarray | None = None, *, alpha: fl
                 y = y + np.float64(beta) * np.asarray(C).astype(np.float64)
         return convert(np.broadcast_to(y, product.shape), output_dtype=out_dtype)
     work = compute_dtype(out_dtype)
-    with np.errstate(all="ignore"):
-        y = work.type(alpha) * _matmul(a.astype(work), b.astype(work))
+    shape = (a.shape[0], b.shape[1])
+    with np.errstate(all="ignore"):  # one context for the whole evaluation: each costs about a microsecond
+        # operands already in the computation type are read in place (astype copies them by default)
+        y = np.asarray(np.matmul(a.astype(work, copy=False), b.astype(work, copy=False)))
+        if alpha != 1.0:  # 1 * y is y, bit for bit: a product's NaN is already quiet
+            y = work.type(alpha) * y
         if use_c:
-            y = y + work.type(beta) * np.asarray(C).astype(work)
-    return _round(np.broadcast_to(y, (a.shape[0], b.shape[1])), out_dtype)
+            y = y + work.type(beta) * np.asarray(C).astype(work, copy=False)
+        if y.shape != shape:
+            return np.broadcast_to(y, shape).astype(out_dtype)
+        return y.astype(out_dtype, copy=False)  # y is this call's own array: no copy needed
 
 
 # ---- Cholesky ------------------------------------------------------------------------------------

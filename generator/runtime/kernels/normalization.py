@@ -6,6 +6,7 @@ Variances are population variances (divided by the number of reduced elements), 
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ def along_axis(v: np.ndarray, rank: int, axis: int) -> np.ndarray:
 
 
 def _mean(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    count = math.prod(x.shape[a] for a in axes)  # Python ints: np.prod allocates an array per call
     return np.sum(x, axis=axes, keepdims=True) / x.dtype.type(count)
 
 

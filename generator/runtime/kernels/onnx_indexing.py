@@ -36,10 +36,17 @@ def _as_int64(indices: Any) -> np.ndarray:
     return idx.astype(np.int64)
 
 
+_FEW = 64  # index tensors up to this size are range-checked in Python (NumPy's per-call costs dominate there)
+
+
 def _in_range(indices: Any, size: int, what: str) -> np.ndarray:
     """Index values on a dimension of `size`, negative ones counted from its end, as int64 in [0, size).
     A value outside [-size, size - 1] is an error (ONNX), not clamped or skipped (XLA)."""
     idx = _as_int64(indices)
+    if idx.size <= _FEW:  # a few indices (positions, parts of a shape): checked as Python ints, faster
+        values = idx.ravel().tolist()
+        if not values or min(values) >= -size and max(values) < size:
+            return idx if not values or min(values) >= 0 else np.where(idx < 0, idx + size, idx)
     bad = (idx < -size) | (idx >= size)
     if bad.any():
         raise IndexError(f"{what} {idx[bad][:5].tolist()} outside [-{size}, {size - 1}] "
@@ -79,6 +86,8 @@ def onnx_gather(data: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.n
     x = np.asarray(data)
     a = axis % x.ndim
     picked = np.take(x, _in_range(indices, x.shape[a], "indices"), axis=a)
+    if type(picked) is np.ndarray and picked.dtype == x.dtype:
+        return picked  # take's result is a new array already
     return np.array(picked, dtype=x.dtype)  # a 0-d result is a NumPy scalar (a str for strings): an array again
 
 

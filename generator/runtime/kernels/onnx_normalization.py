@@ -129,7 +129,7 @@ def onnx_instance_norm_1(input: np.ndarray, scale: np.ndarray, B: np.ndarray, *,
 
 def _standardised(x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: np.dtype) -> tuple[np.ndarray, ...]:
     """(x - mean) / sqrt(var + epsilon) over axes in the stash precision; also mean and 1 / sqrt(var + epsilon)."""
-    work = x.astype(stash)
+    work = x.astype(stash, copy=False)  # read only: x itself when it is in the stash type already
     mean, var = moments(work, axes)
     std = np.sqrt(var + stash.type(epsilon))
     return (work - mean) / std, mean, 1 / std
@@ -140,9 +140,10 @@ def _affine(normalised: np.ndarray, scale: np.ndarray, bias: np.ndarray | None, 
     """ONNX's second stage: the normalised value rounded to X's type, then * scale + bias, rounded once."""
     rounded = finish(normalised, dtype)
     work = _wide(rounded, scale, *([] if bias is None else [bias]))
-    y = rounded.astype(work) * np.asarray(scale).astype(work)
+    # operands read in place where they are in the computation type already (astype copies by default)
+    y = rounded.astype(work, copy=False) * np.asarray(scale).astype(work, copy=False)
     if bias is not None:
-        y = y + np.asarray(bias).astype(work)
+        y = y + np.asarray(bias).astype(work, copy=False)
     return finish(y, out_dtype or dtype)
 
 

@@ -14,6 +14,7 @@ not divide) is checked here and refused with a ValueError naming it.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -87,8 +88,7 @@ def onnx_flatten(input: np.ndarray, *, axis: int = 1) -> np.ndarray:
     if not -x.ndim <= axis <= x.ndim:
         raise ValueError(f"axis {axis} is outside [-{x.ndim}, {x.ndim}]")
     cut = axis + x.ndim if axis < 0 else axis
-    outer = int(np.prod(x.shape[:cut], dtype=np.int64))
-    return dm.reshape(x, output_shape=(outer, int(np.prod(x.shape[cut:], dtype=np.int64))))
+    return dm.reshape(x, output_shape=(math.prod(x.shape[:cut]), math.prod(x.shape[cut:])))
 
 
 def onnx_expand(input: np.ndarray, shape: Any) -> np.ndarray:

@@ -43,8 +43,11 @@ _PARAMETERS: dict[str, tuple[bool, bool, float | None, float | None]] = {
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # exp of -|x| never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) for x < 0
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    e = np.abs(x)
+    np.negative(e, out=e)  # in place: the step's arrays are small, where each allocation shows
+    np.exp(e, out=e)
+    denominator = 1 + e
+    return np.where(x >= 0, 1 / denominator, e / denominator)
 
 
 def _activation(name: str, alpha: np.floating, beta: np.floating) -> Activation:
@@ -123,6 +126,8 @@ def _scan(x_proj: np.ndarray, state: State, lengths: np.ndarray, reverse: bool, 
     """Run one direction: x_proj [seq, batch, gates] (the input projection), state a tuple of
     [batch, hidden] arrays whose first is the hidden state. Returns (Y [seq, batch, hidden], final state)."""
     seq_length, batch = x_proj.shape[:2]
+    if batch and bool(np.all(lengths == seq_length)):
+        return _scan_full(x_proj, state, reverse, cell)
     order, runs = _step_order(seq_length, lengths, reverse)
     columns = np.arange(batch)
     y = np.zeros((seq_length, batch, state[0].shape[-1]), dtype=state[0].dtype)
@@ -133,6 +138,22 @@ def _scan(x_proj: np.ndarray, state: State, lengths: np.ndarray, reverse: bool, 
         new = cell(x_proj[order[s], columns], state)
         state = tuple(np.where(active[:, None], n, old) for n, old in zip(new, state))
         y[order[s][active], columns[active]] = state[0][active]
+    return y, state
+
+
+def _scan_full(x_proj: np.ndarray, state: State, reverse: bool, cell: Cell) -> tuple[np.ndarray, State]:
+    """_scan when every batch entry runs every step (no shorter sequence_lens): the same values without
+    the per-step masks and index gathers, which cost more than a small cell's arithmetic. A new state
+    replaces the old one whole, as _scan's selection with an all-true mask does (a state whose type or
+    shape would differ goes through that selection, which promotes or broadcasts as it would)."""
+    seq_length, batch = x_proj.shape[:2]
+    y = np.zeros((seq_length, batch, state[0].shape[-1]), dtype=state[0].dtype)
+    for s in range(seq_length):
+        t = seq_length - 1 - s if reverse else s
+        new = cell(x_proj[t], state)
+        state = tuple(n if type(n) is np.ndarray and n.dtype == old.dtype and n.shape == old.shape
+                      else np.where(True, n, old) for n, old in zip(new, state))
+        y[t] = state[0]
     return y, state
 
 
