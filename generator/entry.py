@@ -52,6 +52,6 @@ def _build() -> None:
     if isinstance(result, BuildResult) and result.noop:
         print(build_summary(result))
         return
-    from .cli import report_build
+    from .build_report import report_build
 
     report_build(result, out, check=False)
