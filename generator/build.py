@@ -168,7 +168,7 @@ def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
 
 def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
     # --check trusts nothing remembered: it reads every file.
-    stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.json")
+    stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.marshal")
     # A build allocates the whole model (millions of objects, from the cache or the parser) and keeps
     # it to the end: the cycle collector would scan that growing heap again and again for nothing
     # (a third of an edit's build). Reference counting still frees everything else meanwhile.

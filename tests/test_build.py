@@ -150,7 +150,7 @@ def test_remembered_file_status_never_hides_an_edit(tmp_path, monkeypatch):
         if path.is_file():
             os.utime(path, (old, old))  # old enough to be remembered (not racy)
     assert "nothing to do" in build(specs, out).output  # this run reads and remembers them
-    assert list((tmp_path / "cache").glob("stats-*.json"))
+    assert list((tmp_path / "cache").glob("stats-*.marshal"))
     page = out / "docs" / "en" / "demo" / "Scale.md"
     text = page.read_text()
     page.write_text(text.replace("Scale", "Scalf", 1))  # same size
