@@ -152,7 +152,7 @@ class LazyOp:
         op: OpSpec | None = object.__getattribute__(self, "_op")
         if op is None:
             loaded = _unpickle(object.__getattribute__(self, "_blob"))
-            if loaded is None or loaded[0] is None:  # the summary was written with it: cannot happen short of a broken cache
+            if loaded is None or loaded[0] is None:  # written with its summary: only a broken cache gets here
                 raise RuntimeError(f"{self.key}: the build cache entry does not load; remove {cache.cache_dir()}")
             op = loaded[0]
             object.__setattr__(self, "_op", op)

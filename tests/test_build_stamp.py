@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from opgen import build_stamp
 from opgen import build as build_module
+from opgen import build_stamp
 from opgen.build import run
 from opgen.paths import TEMPLATES, project_specs
 
