@@ -101,7 +101,7 @@ def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None, stat
         sha = previous.single_digest(rel)
         if sha is None:
             return False
-        path = os.path.join(top, rel)
+        path = f"{top}/{rel}"  # rel is a plain relative POSIX path (manifest.safe_relpath)
         if stats is not None:
             try:
                 st = os.lstat(path)

@@ -148,7 +148,8 @@ class LazyOp:
     def key(self) -> str:
         return f"{self.domain}.{self.name}"  # as OpSpec.key
 
-    def _full(self) -> OpSpec:
+    def full(self) -> OpSpec:
+        """The op itself (unpickled on the first call); renderers of many ops read it (opgen.render.full_op)."""
         op: OpSpec | None = object.__getattribute__(self, "_op")
         if op is None:
             loaded = _unpickle(object.__getattribute__(self, "_blob"))
@@ -159,13 +160,14 @@ class LazyOp:
         return op
 
     def __getattr__(self, name: str) -> Any:  # only for what the summary does not hold
-        return getattr(self._full(), name)
+        op = object.__getattribute__(self, "_op")  # loaded: one lookup (a domain page asks thousands)
+        return getattr(op if op is not None else self.full(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{self.key} is read-only (as a frozen OpSpec)")
 
     def __repr__(self) -> str:
-        return repr(self._full())
+        return repr(self.full())
 
 
 def _parse(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:

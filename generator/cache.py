@@ -77,8 +77,9 @@ class StatCache:
 
     def known(self, path: str, st: os.stat_result) -> str | None:
         """The digest remembered for this file, if its status has not changed since."""
-        entry = self.entries.get(path)
-        if isinstance(entry, list) and len(entry) == 5 and entry[:4] == self._key(st):
+        entry = self.entries.get(path)  # field by field: asked once per input and output of a build
+        if type(entry) is list and len(entry) == 5 and entry[0] == st.st_size and entry[1] == st.st_mtime_ns \
+                and entry[2] == st.st_ino and entry[3] == st.st_ctime_ns:
             return str(entry[4])
         return None
 

@@ -177,14 +177,14 @@ def test_an_edit_unpickles_only_the_ops_whose_files_it_renders(project, tmp_path
     specs, out = project
     build(specs, out)
     loaded: list[str] = []
-    full = build_cache.LazyOp._full
+    full = build_cache.LazyOp.full
 
     def counting(self):
         if object.__getattribute__(self, "_op") is None:
             loaded.append(self.key)
         return full(self)
 
-    monkeypatch.setattr(build_cache.LazyOp, "_full", counting)
+    monkeypatch.setattr(build_cache.LazyOp, "full", counting)
     write(specs / "demo" / "Scale.yaml", op_text("Scale").replace("Scales X.", "Scales X twice."))
     edited = build(specs, out)
     assert (edited.rendered_ops, edited.rendered_units) == (1, ["docs-domain-demo"])
