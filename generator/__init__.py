@@ -6,7 +6,9 @@ inputs)` runs it on the generated kernels (both imported on first use, so `impor
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: `opgen build`'s no-op does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 __all__ = ["validate_model", "run_model", "__version__"]

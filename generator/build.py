@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .build_stamp import Recorder, tree_files
 from .cache import StatCache
 from .paths import PACKAGE_DIR, SCHEMA_DIR_NAME, TEMPLATES, schema_dir
 from .render import manifest as mf
@@ -43,61 +44,64 @@ class Inputs:
     total: str
 
 
-def _tree_digests(folder: Path, suffix: str = "", stats: StatCache | None = None) -> dict[str, str]:
-    """sha256 of every file below `folder` (names ending in `suffix`), by relative POSIX path;
-    hidden files and __pycache__ are left out. Files whose status `stats` remembers are not read."""
-    out = {}
+def _tree_digests(folder: Path, suffix: str = "", stats: StatCache | None = None,
+                  recorder: Recorder | None = None) -> dict[str, str]:
+    """sha256 of every file below `folder` (names ending in `suffix`, opgen.build_stamp.tree_files), by
+    relative POSIX path. Files whose status `stats` remembers are not read; `recorder` notes each status."""
     top = str(folder)
-    for here, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-        rel_dir = os.path.relpath(here, top).replace(os.sep, "/")
-        for name in sorted(names):
-            if name.startswith(".") or not name.endswith(suffix):
-                continue
-            path = os.path.join(here, name)
-            out[name if rel_dir == "." else f"{rel_dir}/{name}"] = _file_digest(path, stats)
+    names = tree_files(top, suffix)
+    out = {}
+    seen = []
+    for rel in names:
+        sha, st = _file_digest(os.path.join(top, rel), stats)
+        out[rel] = sha
+        seen.append(st)
+    if recorder is not None:
+        recorder.input_tree(top, suffix, names, seen)
     return out
 
 
-def _file_digest(path: str, stats: StatCache | None) -> str:
-    st = os.stat(path) if stats is not None else None
-    sha = stats.known(path, st) if stats is not None and st is not None else None
+def _file_digest(path: str, stats: StatCache | None) -> tuple[str, os.stat_result]:
+    """The file's digest, and its status taken before it was read."""
+    st = os.stat(path)
+    sha = stats.known(path, st) if stats is not None else None
     if sha is None:
         with open(path, "rb") as handle:
             sha = mf.digest(handle.read())
-        if stats is not None and st is not None:
+        if stats is not None:
             stats.remember(path, st, sha)
-    return sha
+    return sha, st
 
 
 def _combine(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def gather_inputs(specs_dir: Path, stats: StatCache | None = None) -> Inputs:
-    specs = _tree_digests(specs_dir, stats=stats)
+def gather_inputs(specs_dir: Path, stats: StatCache | None = None, recorder: Recorder | None = None) -> Inputs:
+    specs = _tree_digests(specs_dir, stats=stats, recorder=recorder)
     shared = {k: v for k, v in specs.items() if k.split("/", 1)[0] in ("schema", "sources")}
     if not any(k.startswith(f"{SCHEMA_DIR_NAME}/") for k in shared):
         # No schema/ of its own: the specs are checked against (and the guide describes) opgen's bundled
         # schemas, which are then inputs too.
         shared.update({f"{SCHEMA_DIR_NAME}/{k}": v
-                       for k, v in _tree_digests(schema_dir(specs_dir), ".json", stats).items()})
-    environment = _combine(CACHE_FORMAT, sorted(_tree_digests(PACKAGE_DIR, ".py", stats).items()),
-                           sorted(_tree_digests(TEMPLATES, stats=stats).items()), sorted(shared.items()))
+                       for k, v in _tree_digests(schema_dir(specs_dir), ".json", stats, recorder).items()})
+    environment = _combine(CACHE_FORMAT, sorted(_tree_digests(PACKAGE_DIR, ".py", stats, recorder).items()),
+                           sorted(_tree_digests(TEMPLATES, "", stats, recorder).items()), sorted(shared.items()))
     return Inputs(specs, environment, _combine(environment, sorted(specs.items())))
 
 
-def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None, stats: StatCache | None = None) -> bool:
+def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None, stats: StatCache | None = None,
+                   recorder: Recorder | None = None) -> bool:
     """Every recorded output (or those in `paths`) is a regular file holding the bytes recorded for
     it (read without following a symbolic link; a file whose status `stats` remembers with the
-    recorded digest is not read again)."""
+    recorded digest is not read again). `recorder` notes the status of each file found intact."""
     top = str(out_dir)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     for rel in previous.files if paths is None else paths:
         sha = previous.single_digest(rel)
         if sha is None:
             return False
-        path = os.path.join(top, rel)
+        path = f"{top}/{rel}"  # rel is a plain relative POSIX path (manifest.safe_relpath)
         if stats is not None:
             try:
                 st = os.lstat(path)
@@ -106,6 +110,8 @@ def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None, stat
             if not stat.S_ISREG(st.st_mode):
                 return False
             if stats.known(path, st) == sha:
+                if recorder is not None:
+                    recorder.output(rel, st)
                 continue
         try:
             fd = os.open(path, flags)
@@ -113,11 +119,14 @@ def outputs_intact(out_dir: Path, previous: mf.Manifest, paths: Any = None, stat
             return False
         try:
             with os.fdopen(fd, "rb") as handle:
+                st = os.fstat(handle.fileno())  # before reading: a later change shows in the status
                 found = mf.digest(handle.read())
                 if stats is not None:
-                    stats.remember(path, os.fstat(handle.fileno()), found)
+                    stats.remember(path, st, found)
                 if found != sha:
                     return False
+                if recorder is not None:
+                    recorder.output(rel, st)
         except OSError:
             return False
     return True
@@ -159,7 +168,7 @@ def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
 
 def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
     # --check trusts nothing remembered: it reads every file.
-    stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.json")
+    stats = None if check else StatCache(f"stats-{_combine(str(out_dir.resolve()))[:24]}.marshal")
     # A build allocates the whole model (millions of objects, from the cache or the parser) and keeps
     # it to the end: the cycle collector would scan that growing heap again and again for nothing
     # (a third of an edit's build). Reference counting still frees everything else meanwhile.
@@ -175,13 +184,17 @@ def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
 
 
 def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None) -> BuildResult:
-    inputs = gather_inputs(specs_dir, stats)
+    recorder = None if check else Recorder()
+    inputs = gather_inputs(specs_dir, stats, recorder)
     previous = mf.read(out_dir)
     if not check and previous.inputs == inputs.total and not previous.journal and previous.files \
-            and outputs_intact(out_dir, previous, stats=stats):
+            and outputs_intact(out_dir, previous, stats=stats, recorder=recorder):
         from .render.writer import Outcome
 
-        return BuildResult(Outcome(unchanged=sorted([*previous.files, mf.MANIFEST])), noop=True)
+        noop = BuildResult(Outcome(unchanged=sorted([*previous.files, mf.MANIFEST])), noop=True)
+        if recorder is not None:  # the next no-op may then be answered from file statuses alone
+            recorder.save(str(out_dir), list(previous.files), build_summary(noop))
+        return noop
 
     from .build_cache import ModelCache, SharedMemo
     from .parse import load_specs

@@ -9,7 +9,7 @@ import hashlib
 import json
 import pickle
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from . import cache
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .model import Domain, OpSpec
     from .render import manifest as mf
 
-MODEL_FORMAT = 2  # the layout of the model cache files below
+MODEL_FORMAT = 3  # the layout of the model cache files below
 
 
 def combine(*parts: Any) -> str:
@@ -32,20 +32,22 @@ def _path_key(folder: Path) -> str:
 class ModelCache:
     """Parsed and checked ops from earlier builds, each keyed by what it was computed from (its op
     file and its domain file; the file as a whole is keyed by the environment: generator, schemas,
-    source documents). One cache file per domain holds each op pickled on its own: an edit re-pickles
-    only the edited op (the others are copied as bytes), and an op is unpickled only when asked for."""
+    source documents). One cache file per domain holds each op pickled on its own, beside a small
+    summary (LazyOp): an edit re-pickles only the edited op (the others are copied as bytes), and an op
+    from the cache is unpickled only when something its summary does not hold is asked of it."""
 
     def __init__(self, specs_dir: Path, environment: str, spec_digests: dict[str, str], remember: bool = True):
         self.remember = remember  # False (--check): nothing is read from or written to the cache folder
         self.environment = environment
         self.spec_digests = spec_digests
         self.prefix = f"ops-{_path_key(specs_dir)}"
-        self.entries: dict[str, dict[str, tuple[str, bytes]]] = {}  # domain folder -> op file -> (key, pickle)
-        self.fresh: dict[str, dict[str, tuple[str, bytes]]] = {}
+        # domain folder -> op file -> (key, pickle of (op, errors), summary: LazyOp.summary_of)
+        self.entries: dict[str, dict[str, tuple[str, bytes, Summary]]] = {}
+        self.fresh: dict[str, dict[str, tuple[str, bytes, Summary]]] = {}
         self.missed: set[str] = set()
         self.parsed: dict[str, tuple[str, bytes]] = {}  # op file -> (key, pickle), parsed by prefetch
 
-    def _domain(self, folder: str) -> dict[str, tuple[str, bytes]]:
+    def _domain(self, folder: str) -> dict[str, tuple[str, bytes, Summary]]:
         if folder not in self.entries:
             self.entries[folder] = {}
             blob = cache.load(f"{self.prefix}-{folder}.pickle") if self.remember else None
@@ -93,10 +95,9 @@ class ModelCache:
         fresh = self.fresh.setdefault(folder, {})
         hit = self._domain(folder).get(rel)
         if hit is not None and hit[0] == key:
-            op_and_errors = _unpickle(hit[1])
-            if op_and_errors is not None:
-                fresh[rel] = hit
-                return op_and_errors
+            fresh[rel] = hit
+            errors = hit[2][-1]
+            return cast("OpSpec", LazyOp(hit[2], hit[1])), list(errors)
         self.missed.add(folder)
         parsed = self.parsed.pop(rel, None)
         from_workers = _unpickle(parsed[1]) if parsed is not None and parsed[0] == key else None
@@ -106,7 +107,7 @@ class ModelCache:
             op, errors = _parse(path, root, domain)
             blob = pickle.dumps((op, errors), protocol=pickle.HIGHEST_PROTOCOL)
         if op is not None and not any(e.severity == "error" for e in errors):
-            fresh[rel] = (key, blob)
+            fresh[rel] = (key, blob, LazyOp.summary_of(op, errors))
         return op, errors
 
     def save(self) -> None:
@@ -117,6 +118,56 @@ class ModelCache:
                 cache.store(f"{self.prefix}-{folder}.pickle", pickle.dumps(
                     {"format": MODEL_FORMAT, "environment": self.environment, "ops": ops},
                     protocol=pickle.HIGHEST_PROTOCOL))
+
+
+# What an op's summary holds, in this order: LazyOp.SUMMARY, then the errors (warnings) found in its file.
+Summary = tuple[Any, ...]
+
+
+class LazyOp:
+    """An op answered from the cache: its name, location and what the checks across ops and the
+    fingerprints of shared files read (opgen.check.check_specs, opgen.render.*.shared_units) come from a
+    small summary; anything else unpickles the op once and is read from it. An edit's build thereby
+    unpickles only the ops whose files it renders (its op's domain pages), not the whole model."""
+
+    SUMMARY = ("domain", "name", "location", "stablehlo", "onnx_domain", "version_kernels")
+    __slots__ = (*SUMMARY, "_blob", "_op")
+
+    def __init__(self, summary: Summary, blob: bytes):
+        for name, value in zip(self.SUMMARY, summary):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_blob", blob)
+        object.__setattr__(self, "_op", None)
+
+    @staticmethod
+    def summary_of(op: OpSpec, errors: list[SpecError]) -> Summary:
+        return (op.domain, op.name, op.location, op.stablehlo, op.onnx_domain,
+                tuple((v.since_version, v.has_kernel) for v in op.versions), tuple(errors))
+
+    @property
+    def key(self) -> str:
+        return f"{self.domain}.{self.name}"  # as OpSpec.key
+
+    def full(self) -> OpSpec:
+        """The op itself (unpickled on the first call); renderers of many ops read it (opgen.render.full_op)."""
+        op: OpSpec | None = object.__getattribute__(self, "_op")
+        if op is None:
+            loaded = _unpickle(object.__getattribute__(self, "_blob"))
+            if loaded is None or loaded[0] is None:  # written with its summary: only a broken cache gets here
+                raise RuntimeError(f"{self.key}: the build cache entry does not load; remove {cache.cache_dir()}")
+            op = loaded[0]
+            object.__setattr__(self, "_op", op)
+        return op
+
+    def __getattr__(self, name: str) -> Any:  # only for what the summary does not hold
+        op = object.__getattribute__(self, "_op")  # loaded: one lookup (a domain page asks thousands)
+        return getattr(op if op is not None else self.full(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{self.key} is read-only (as a frozen OpSpec)")
+
+    def __repr__(self) -> str:
+        return repr(self.full())
 
 
 def _parse(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:

@@ -51,12 +51,13 @@ class StatCache:
     """Digests of files remembered by their (size, mtime_ns, inode, ctime_ns): a file whose status is
     unchanged since it was hashed is not read again (what git's index does). A file modified less
     than RACY_NS before it was hashed is not remembered: a later edit within the same clock tick
-    would leave its status unchanged. Kept as JSON (never unpickled) in the user's cache folder."""
+    would leave its status unchanged. Marshalled in the user's cache folder (as opgen.build_stamp's stamp:
+    several times faster to load and write than JSON, which was a tenth of an edit's build)."""
 
     RACY_NS = 2_000_000_000
 
     def __init__(self, name: str):
-        import json
+        import marshal
 
         self.name = name
         self.entries: dict[str, list[Any]] = {}
@@ -64,10 +65,10 @@ class StatCache:
         blob = load(name)
         if blob is not None:
             try:
-                loaded = json.loads(blob)
+                loaded = marshal.loads(blob)
                 if isinstance(loaded, dict):
                     self.entries = loaded
-            except ValueError:
+            except (ValueError, EOFError, TypeError):
                 self.entries = {}
 
     @staticmethod
@@ -76,8 +77,9 @@ class StatCache:
 
     def known(self, path: str, st: os.stat_result) -> str | None:
         """The digest remembered for this file, if its status has not changed since."""
-        entry = self.entries.get(path)
-        if entry is not None and entry[:4] == self._key(st):
+        entry = self.entries.get(path)  # field by field: asked once per input and output of a build
+        if type(entry) is list and len(entry) == 5 and entry[0] == st.st_size and entry[1] == st.st_mtime_ns \
+                and entry[2] == st.st_ino and entry[3] == st.st_ctime_ns:
             return str(entry[4])
         return None
 
@@ -92,8 +94,8 @@ class StatCache:
             self.changed = True
 
     def save(self) -> None:
-        import json
+        import marshal
 
         if self.changed:
-            store(self.name, json.dumps(self.entries, separators=(",", ":")).encode())
+            store(self.name, marshal.dumps(self.entries))
             self.changed = False

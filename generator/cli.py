@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
-from .build import BuildResult, build_summary
-from .errors import OpgenError, SpecError
+from .build import BuildResult
+from .build_report import echo_json as _echo_json
+from .build_report import error_record as _error_record
+from .build_report import report_build
+from .build_report import report_errors as _report
+from .errors import OpgenError
 from .paths import project_specs, reading_specs
 
 if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: starting the command never needs them
@@ -29,37 +33,6 @@ def _load(specs_dir: Path) -> SpecSet:
     return specs
 
 
-def _report(errors: list[SpecError]) -> int:
-    """Spec errors on stderr, one per fault: an error inside a YAML anchor that several versions share
-    is one error naming every version. On a terminal, in colour and with the spec line and a caret."""
-    from .errors import merge_shared
-
-    tty = sys.stderr.isatty()
-    shown = merge_shared(sorted(errors, key=lambda e: (e.location.file, e.location.line, e.location.column)))
-    for e in shown:
-        e = e.relative_to(Path.cwd())
-        if not tty:
-            click.echo(str(e), err=True)
-            continue
-        colour = "red" if e.severity == "error" else "yellow"
-        click.echo(click.style(str(e), fg=colour, bold=True), err=True)
-        source = _source_line(e.location.file, e.location.line)
-        if source is not None and e.location.column:
-            click.echo(f"    {source}\n    {' ' * (e.location.column - 1)}{click.style('^', fg=colour)}", err=True)
-    return len(shown)
-
-
-def _source_line(file: str, line: int) -> str | None:
-    try:
-        with open(file, encoding="utf-8") as handle:
-            for number, text in enumerate(handle, 1):
-                if number == line:
-                    return text.rstrip("\n")[:200]
-    except (OSError, UnicodeDecodeError):
-        return None
-    return None
-
-
 specs_option = click.option("--specs", "specs_dir", type=click.Path(path_type=Path), default=None,
                             help="Spec folder (default: the specs/ folder of the current directory or a parent; "
                                  "list, show and lint fall back to the specs opgen ships).")
@@ -71,17 +44,6 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def format_option(help_text: str = "Print text lines, or one JSON document.") -> Callable[[_F], _F]:
     return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
                         help=help_text)
-
-
-def _echo_json(doc: Any) -> None:
-    import json
-
-    click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
-
-
-def _error_record(e: SpecError) -> dict[str, Any]:
-    return {"file": e.location.file, "line": e.location.line, "column": e.location.column, "op": e.op,
-            "field": e.field, "severity": e.severity, "message": e.message}
 
 
 def _domain_or_exit(specs: SpecSet, domain: str | None) -> None:
@@ -144,53 +106,6 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool, fmt: str) -
     except (BuildError, RenderError) as exc:
         result = exc
     report_build(result, out_dir, check, as_json=fmt == "json")
-
-
-def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool, as_json: bool = False) -> None:
-    """Say what a build did (or why it could not run), and exit 1 when it failed or, with --check, found
-    stale files. Also used by the console command's no-op fast path (opgen.entry)."""
-    if as_json and check:
-        _report_check_json(result, out_dir)
-    if isinstance(result, OpgenError):
-        click.echo(f"opgen build: {result}", err=True)
-        sys.exit(1)
-    if result.outcome is None:
-        count = _report(result.errors)
-        click.echo(f"{count} error(s) in the specs; nothing was generated.", err=True)
-        sys.exit(1)
-    _report(result.errors)  # warnings
-    outcome = result.outcome
-    if check:
-        for rel in outcome.written:
-            click.echo(f"stale: {rel}")
-        for rel in outcome.removed:
-            click.echo(f"no longer generated: {rel}")
-        click.echo(f"opgen build --check: {outcome.summary(check=True)}")
-        if outcome.written or outcome.removed:
-            click.echo(f"{out_dir} is out of date: run `opgen build` and commit the result.", err=True)
-            sys.exit(1)
-        return
-    for rel in outcome.kept:
-        click.echo(f"kept: {rel} (no longer generated, but edited since opgen wrote it: remove it by hand)")
-    click.echo(build_summary(result))
-    if result.coverage:
-        click.echo(result.coverage)
-
-
-def _report_check_json(result: BuildResult | OpgenError, out_dir: Path) -> None:
-    """`build --check --format json`: {"fresh", "stale", "removed", "errors", ...}; exit 1 unless fresh."""
-    if isinstance(result, OpgenError):
-        _echo_json({"output": str(out_dir), "fresh": False, "error": str(result)})
-        sys.exit(1)
-    doc: dict[str, Any] = {"output": str(out_dir), "errors": [_error_record(e) for e in result.errors]}
-    if result.outcome is None:
-        doc["fresh"] = False
-    else:
-        doc.update(fresh=not (result.outcome.written or result.outcome.removed),
-                   stale=list(result.outcome.written), removed=list(result.outcome.removed),
-                   summary=result.outcome.summary(check=True))
-    _echo_json(doc)
-    sys.exit(0 if doc["fresh"] else 1)
 
 
 @main.command(name="list")

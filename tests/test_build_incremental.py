@@ -166,3 +166,44 @@ def test_a_parallel_build_equals_a_sequential_one(tmp_path):
         subprocess.run([sys.executable, "-m", "opgen", "build", "--specs", str(specs), "--out", str(tmp_path / out)],
                        check=True, capture_output=True, env={**os.environ, "OPGEN_JOBS": jobs, "OPGEN_CACHE_DIR": ""})
     assert tree_bytes(tmp_path / "parallel") == tree_bytes(tmp_path / "sequential")
+
+
+def test_an_edit_unpickles_only_the_ops_whose_files_it_renders(project, tmp_path, monkeypatch):
+    """Ops answered from the cache are summaries (opgen.build_cache.LazyOp) until something else is
+    asked of them: an edit in one domain loads that domain's ops (its pages list them), not the
+    other domain's, and the result is still the clean build's."""
+    from opgen import build_cache
+
+    specs, out = project
+    build(specs, out)
+    loaded: list[str] = []
+    full = build_cache.LazyOp.full
+
+    def counting(self):
+        if object.__getattribute__(self, "_op") is None:
+            loaded.append(self.key)
+        return full(self)
+
+    monkeypatch.setattr(build_cache.LazyOp, "full", counting)
+    write(specs / "demo" / "Scale.yaml", op_text("Scale").replace("Scales X.", "Scales X twice."))
+    edited = build(specs, out)
+    assert (edited.rendered_ops, edited.rendered_units) == (1, ["docs-domain-demo"])
+    assert loaded == ["demo.Twice"]
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "lazy")
+
+    from opgen.parse import load_op, load_specs
+
+    cache = build_cache.ModelCache(specs, *_inputs(specs))
+    lazy, errors = cache.load_op(specs / "other" / "Scale.yaml", specs, load_specs(specs)[0].domains[1])
+    real, real_errors = load_op(specs / "other" / "Scale.yaml", specs, load_specs(specs)[0].domains[1])
+    assert isinstance(lazy, build_cache.LazyOp) and real is not None and errors == real_errors
+    for name in ("key", "name", "location", "stablehlo", "onnx_domain", "versions", "category", "notes"):
+        assert getattr(lazy, name) == getattr(real, name), name
+    assert lazy.version_kernels == tuple((v.since_version, v.has_kernel) for v in real.versions)
+
+
+def _inputs(specs: Path) -> tuple[str, dict[str, str]]:
+    from opgen.build import gather_inputs
+
+    inputs = gather_inputs(specs)
+    return inputs.environment, inputs.specs

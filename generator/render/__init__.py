@@ -26,8 +26,23 @@ def _renderers() -> tuple[ModuleType, ...]:
     return (python_ops, c_code, docs, tests)
 
 
+def full_op(op: OpSpec) -> OpSpec:
+    """The op as a plain OpSpec: an op `opgen build` answered from its cache (opgen.build_cache.LazyOp)
+    is unpickled, so that rendering reads its attributes directly rather than through the proxy."""
+    full: Callable[[], OpSpec] | None = getattr(op, "full", None)
+    return full() if full is not None else op
+
+
+def with_full_ops(domain: Domain) -> Domain:
+    """The domain with every op a plain OpSpec (full_op), for the pages that list its ops."""
+    import dataclasses
+
+    return dataclasses.replace(domain, ops=tuple(full_op(o) for o in domain.ops))
+
+
 def render_op(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     """Every file of one op, from every renderer."""
+    op = full_op(op)
     files: dict[str, bytes] = {}
     for renderer in _renderers():
         try:

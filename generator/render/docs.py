@@ -9,7 +9,7 @@ from typing import Any
 from .. import expr
 from ..dtypes import type_key
 from ..model import FOLD_ACCUMULATOR, NONFINITE, Attribute, Domain, Example, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
-from . import SharedUnit
+from . import SharedUnit, with_full_ops
 from .changelog import changelog
 from .common import render as render_template
 
@@ -307,6 +307,7 @@ def _root_files(specs: SpecSet) -> dict[str, bytes]:
 
 
 def _domain_files(domain: Domain) -> dict[str, bytes]:
+    domain = with_full_ops(domain)
     files: dict[str, bytes] = {}
     for lang in LANGS:
         files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)

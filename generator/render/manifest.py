@@ -52,8 +52,12 @@ class Manifest:
         self.owners[path] = owner
 
     def single_digest(self, path: str) -> str | None:
-        shas = self.files.get(path, set())
-        return next(iter(shas)) if len(shas) == 1 else None
+        shas = self.files.get(path)
+        if shas is None or len(shas) != 1:
+            return None
+        for sha in shas:
+            return sha
+        return None
 
 
 def read(out_dir: Path) -> Manifest:

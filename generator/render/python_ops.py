@@ -419,11 +419,18 @@ def shared_units(specs: SpecSet) -> list[SharedUnit]:
                                 partial(_domain_init, domain, modules)))
         for op in domain.ops:
             entries.append(dict(domain=domain.name, op=op.name, onnx_domain=op.onnx_domain, module=f"opgen_ops.{domain.name}.{module_name(op.name)}",
-                                versions=tuple(v.since_version for v in op.versions),
-                                kernels=tuple(v.since_version for v in op.versions if v.has_kernel)))
+                                versions=tuple(since for since, _ in _version_kernels(op)),
+                                kernels=tuple(since for since, kernel in _version_kernels(op) if kernel)))
     domains = tuple(d.name for d in specs.domains)
     units.append(SharedUnit("python-package", None, (entries, domains), lambda: _package_files(entries, domains)))
     return units
+
+
+def _version_kernels(op: OpSpec) -> tuple[tuple[int, bool], ...]:
+    """(since_version, has a kernel) of each version, newest first. An op a build answers from its cache
+    (opgen.build_cache.LazyOp) carries them in its summary: the registry's fingerprint then unpickles no op."""
+    known: tuple[tuple[int, bool], ...] | None = getattr(op, "version_kernels", None)
+    return known if known is not None else tuple((v.since_version, v.has_kernel) for v in op.versions)
 
 
 def _domain_init(domain: Domain, modules: list[str]) -> dict[str, bytes]:

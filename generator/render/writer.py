@@ -89,6 +89,8 @@ class _Tree:
         """Raise BuildError if a folder on the way to `rel` is a symbolic link."""
         if not mf.safe_relpath(rel):
             raise BuildError(f"refusing output path {rel!r}: not a plain relative path inside {self.root}")
+        if rel.rpartition("/")[0] in self.real_dirs:  # a folder is added only once all above it are
+            return
         parts = rel.split("/")[:-1]
         for k in range(1, len(parts) + 1):
             sub = "/".join(parts[:k])
