@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
-from .build import BuildResult, build_summary
 from .errors import OpgenError, SpecError
 from .paths import project_specs, reading_specs
 
 if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: starting the command never needs them
+    from .build import BuildResult  # the build's imports: `opgen validate` and `opgen run` never need them
     from .model import SpecSet
 
 
@@ -172,6 +172,8 @@ def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool, a
         return
     for rel in outcome.kept:
         click.echo(f"kept: {rel} (no longer generated, but edited since opgen wrote it: remove it by hand)")
+    from .build import build_summary
+
     click.echo(build_summary(result))
     if result.coverage:
         click.echo(result.coverage)

@@ -22,7 +22,6 @@ unreadable file (exit 2), with the JSON path of the first problem.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from typing import Any
@@ -33,7 +32,7 @@ from ..dtypes import ELEM_TYPES
 from ..runtime.validation import TensorInfo
 from ..graph import UNKNOWN, Graph, Node
 from .hlir_schema import first_errors
-from .limits import DEFAULT_LIMITS, AttributeBudget, Limits, ModelReadError, check_shape
+from .limits import RUN_LIMITS, AttributeBudget, Limits, ModelReadError, check_shape
 from .report import Record
 
 FORMAT = "opgen-hlir-graph"
@@ -110,8 +109,6 @@ def read_hlir(doc: Any, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, 
     return graph, context, reader.records
 
 
-# Reading a graph to run it: every constant keeps its value, however large (validation keeps small ones).
-RUN_LIMITS = dataclasses.replace(DEFAULT_LIMITS, max_constant_elements=sys.maxsize)
 
 
 def graph_from_dict(raw: Any, domain: str = "hlir", opset: int | None = None,

@@ -106,6 +106,8 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     # completed by shape inference and read once (not read in full twice).
     converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
     try:
+        if _first_node_undescribed(model.graph):  # exporters often write no value_info at all
+            raise _Incomplete
         graph = converter.graph(model.graph, 0, "")
     except _Incomplete:
         records.clear()  # the full reading finds the same problems again
@@ -150,6 +152,17 @@ def _raw_array(t: onnx.TensorProto, dims: tuple[int, ...]) -> np.ndarray | None:
 
 
 _BIG_ENDIAN = sys.byteorder == "big"
+
+
+def _first_node_undescribed(g: onnx.GraphProto) -> bool:
+    """Whether the main graph declares no value_info and its first node has an output the graph does not
+    declare either: the first reading would stop there, after reading the initializers for nothing.
+    (A cheap look at one node: other undescribed outputs are found by the reading itself.)"""
+    if len(g.value_info) or not len(g.node):
+        return False
+    declared = {vi.name for vi in g.output}
+    declared.update(vi.name for vi in g.input)
+    return any(o and o not in declared for o in g.node[0].output[:])
 
 
 class _Incomplete(Exception):
