@@ -111,8 +111,11 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
         graph = converter.graph(model.graph, 0, "")
     except _Incomplete:
         records.clear()  # the full reading finds the same problems again
+        if not isinstance(source, onnx.ModelProto) and limits.max_constant_elements < sys.maxsize:
+            _drop_large_data(model.graph, limits.max_constant_elements)  # our own copy, read from a file
         # The attribute budget before inference, which would copy the model, lists and all. Each list
-        # element takes at least a byte, so a model smaller than the budget cannot exceed it.
+        # element takes at least a byte, so a model smaller than the budget cannot exceed it. (ByteSize
+        # serializes the model: measured after the large data is gone.)
         if model.ByteSize() > limits.max_total_attribute_elements:
             _Converter(model, opsets, registry, limits, records).budget_scan(model.graph, 0)
         inferred = _shape_inference(model, records)
@@ -152,6 +155,20 @@ def _raw_array(t: onnx.TensorProto, dims: tuple[int, ...]) -> np.ndarray | None:
 
 
 _BIG_ENDIAN = sys.byteorder == "big"
+
+
+_DATA_FIELDS = ("raw_data", "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+
+
+def _drop_large_data(g: onnx.GraphProto, max_elements: int) -> None:
+    """Clear the data of the main graph's initializers larger than max_elements (validation reads only
+    their type and dims) before shape inference copies the model: twice in C++ and once more back, 100 MB
+    of weights cost 400 MB. Inference reads initializer values only for shape-like inputs (a Reshape's
+    shape, a Slice's starts: a few elements each), never one of this size."""
+    for t in g.initializer:
+        if math.prod(t.dims) > max_elements and t.data_location != TensorProto.EXTERNAL:
+            for name in _DATA_FIELDS:
+                t.ClearField(name)
 
 
 def _first_node_undescribed(g: onnx.GraphProto) -> bool:
