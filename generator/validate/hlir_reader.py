@@ -23,7 +23,6 @@ unreadable file (exit 2), with the JSON path of the first problem.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import numpy as np

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import sys
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
