@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .build import BuildResult, build_summary
 from .errors import OpgenError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # `opgen validate` and `opgen run` report through opgen.cli without importing the build
+    from .build import BuildResult
     from .errors import SpecError
 
 _COLOURS = {"red": 31, "yellow": 33}
@@ -97,6 +97,8 @@ def report_build(result: BuildResult | OpgenError, out_dir: Path, check: bool, a
         return
     for rel in outcome.kept:
         _echo(f"kept: {rel} (no longer generated, but edited since opgen wrote it: remove it by hand)")
+    from .build import build_summary
+
     _echo(build_summary(result))
     if result.coverage:
         _echo(result.coverage)

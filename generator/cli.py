@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
-from .build import BuildResult
 from .build_report import echo_json as _echo_json
 from .build_report import error_record as _error_record
 from .build_report import report_build
@@ -16,6 +15,7 @@ from .errors import OpgenError
 from .paths import project_specs, reading_specs
 
 if TYPE_CHECKING:  # the model's dataclasses cost ~30 ms to create: starting the command never needs them
+    from .build import BuildResult  # the build's imports: `opgen validate` and `opgen run` never need them
     from .model import SpecSet
 
 

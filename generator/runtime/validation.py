@@ -440,6 +440,8 @@ def _freeze(value: Any) -> Any:
     if kind in _SIMPLE:  # the common case first: one set lookup
         return (kind, value)
     if kind is list or kind is tuple:
+        if _SIMPLE.issuperset(map(type, value)):  # ints, floats: what _freeze gives each, in one C pass
+            return (kind, tuple(zip(map(type, value), value)))
         return (kind, tuple([_freeze(v) for v in value]))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_freeze(v) for v in value))

@@ -15,18 +15,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..graph import Graph
 from .checker import Checker
-from .hlir_reader import RUN_LIMITS, is_hlir, read_hlir
-from .limits import DEFAULT_LIMITS, Limits, ModelReadError, read_model_file
-from .onednn_reader import is_onednn, read_onednn
+from .limits import DEFAULT_LIMITS, RUN_LIMITS, Limits, ModelReadError, read_model_file
 from .registry import Registry, make_registry
 from .report import Record, Report
 
 KINDS = ("onnx", "onednn", "hlir", "stablehlo")
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Each reader, and yaml, is imported when a model of its kind comes: the fixed cost of validating a
+# small ONNX model is mostly imports.
+_YAML_LOADER: Any = None  # None: yaml's C loader when it has one (tests set another)
 
 
 def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | os.PathLike[str] | None = None,
@@ -91,12 +89,15 @@ def _read(model: Any, kind: str | None, limits: Limits, registry: Registry) -> t
 
         graph, context, records = read_onnx(source, registry, limits)
     elif kind == "onednn":
+        from .onednn_reader import read_onednn
+
         graph, context, records = read_onednn(source, registry, limits)
     elif kind == "stablehlo":
         from .stablehlo_reader import read_stablehlo
 
         graph, context, records = read_stablehlo(source, name, registry.stablehlo_ops(), limits)
     else:
+        from .hlir_reader import read_hlir
         from .resources import hlir_graph_schema
 
         graph, context, records = read_hlir(source, limits, hlir_graph_schema(registry.specs_dir))
@@ -158,6 +159,9 @@ def _text_sized(data: bytes, limits: Limits) -> bytes:
 
 
 def _kind_of_document(doc: Any) -> str:
+    from .hlir_reader import is_hlir
+    from .onednn_reader import is_onednn
+
     if is_hlir(doc):
         return "hlir"
     if is_onednn(doc):
@@ -183,11 +187,19 @@ def load_json(data: bytes) -> Any:
         raise ModelReadError("the JSON document nests too deeply") from None
 
 
+def _yaml_loader() -> Any:
+    import yaml
+
+    return _YAML_LOADER or getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    import yaml
+
     text = _text(data)
     try:
         _scan_yaml(text, limits.max_json_depth)
-        return yaml.load(text, Loader=_YAML_LOADER)
+        return yaml.load(text, Loader=_yaml_loader())
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()
         raise ModelReadError(f"not valid YAML: {' '.join(x.strip() for x in first[:3])}") from None
@@ -202,10 +214,12 @@ def _scan_yaml(text: str, max_depth: int) -> None:
     level: without this scan a document nested 10^5 deep makes the pure-Python loader crawl for
     minutes and a C composer overflow the C stack. The scan stops at the first level too many, so a
     deep document costs only the events up to that level."""
+    import yaml
+
     depth = 0
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    for event in yaml.parse(text, Loader=_YAML_LOADER):
+    for event in yaml.parse(text, Loader=_yaml_loader()):
         if isinstance(event, starts):
             depth += 1
             if depth > max_depth:

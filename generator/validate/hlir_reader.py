@@ -22,9 +22,7 @@ unreadable file (exit 2), with the JSON path of the first problem.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
-import sys
 from typing import Any
 
 import numpy as np
@@ -32,8 +30,8 @@ import numpy as np
 from ..dtypes import ELEM_TYPES
 from ..runtime.validation import TensorInfo
 from ..graph import UNKNOWN, Graph, Node
-from .hlir_schema import first_errors
-from .limits import DEFAULT_LIMITS, AttributeBudget, Limits, ModelReadError, check_shape
+from .hlir_schema import PLAIN_DEPTH, first_errors, reduce_plain
+from .limits import RUN_LIMITS, AttributeBudget, Limits, ModelReadError, check_shape
 from .report import Record
 
 FORMAT = "opgen-hlir-graph"
@@ -79,12 +77,12 @@ def _path(parts: Any) -> str:
     return out or "the document"
 
 
-def check_schema(doc: Any, schema: dict[str, Any]) -> None:
+def check_schema(doc: Any, schema: dict[str, Any], reduced: tuple[Any, dict[str, list[int]]] | None = None) -> None:
     import jsonschema
 
     from .resources import published_hlir_graph_schema
 
-    errors, locate = first_errors(doc, schema, schema == published_hlir_graph_schema())
+    errors, locate = first_errors(doc, schema, reduced is not None or schema == published_hlir_graph_schema(), reduced)
     if errors:
         # The deepest error says what is wrong; "unevaluated properties" at a shallower level is its echo
         # (a failing subschema evaluates nothing), unless it is the only kind there is.
@@ -97,9 +95,18 @@ def check_schema(doc: Any, schema: dict[str, Any]) -> None:
 
 
 def read_hlir(doc: Any, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, str, list[Record]]:
-    check_structure(doc, limits)
+    from .resources import published_hlir_graph_schema
+
+    reduced = None
+    if limits.max_json_depth >= PLAIN_DEPTH and schema == published_hlir_graph_schema():
+        # The items the schema certainly accepts are shallow and keyed by strings: the structure check
+        # and the schema check both look at the rest only (one pass over the big lists, not three).
+        reduced = reduce_plain(doc, schema)
+        check_structure(reduced[0], limits)
+    else:
+        check_structure(doc, limits)
     try:
-        check_schema(doc, schema)
+        check_schema(doc, schema, reduced)
     except RecursionError:
         raise ModelReadError("the document nests too deeply to be checked") from None
     domain = doc.get("domain", "hlir")
@@ -110,8 +117,6 @@ def read_hlir(doc: Any, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, 
     return graph, context, reader.records
 
 
-# Reading a graph to run it: every constant keeps its value, however large (validation keeps small ones).
-RUN_LIMITS = dataclasses.replace(DEFAULT_LIMITS, max_constant_elements=sys.maxsize)
 
 
 def graph_from_dict(raw: Any, domain: str = "hlir", opset: int | None = None,
@@ -198,7 +203,14 @@ class _Reader:
         if self.nodes > self.limits.max_nodes:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         nodes = []
+        domain, opset = self.domain, self.opset
         for k, n in enumerate(raw_nodes):
+            raw_attributes, raw_graphs = n.get("attributes", _NONE_GIVEN), n.get("graphs", _NONE_GIVEN)
+            if type(raw_attributes) is dict and not raw_attributes and type(raw_graphs) is dict and not raw_graphs:
+                # the common case: no attribute and no graph (given as {} or not at all)
+                node = Node(k, n.get("name", ""), domain, n["op"], opset, tuple(n["inputs"]), tuple(n["outputs"]), "{}")
+                nodes.append(node)
+                continue
             attributes = dict(n.get("attributes", {}))
             for name, value in attributes.items():
                 if isinstance(value, list):
@@ -219,6 +231,9 @@ class _Reader:
             node.attr_key = None if graphs else (_freeze(attributes) if attributes else "{}")
             nodes.append(node)
         return Graph(raw.get("name", ""), inputs, constants, outputs, values, nodes)
+
+
+_NONE_GIVEN: dict[str, Any] = {}  # what a node without "attributes" or "graphs" holds (never changed)
 
 
 def _freeze(attributes: dict[str, Any]) -> str | None:

@@ -22,6 +22,10 @@ _MAX_DIM = 2**48
 _VALUE_KEYS = frozenset(("name", "dtype", "shape"))
 _NODE_KEYS = frozenset(("name", "op", "inputs", "outputs", "attributes"))
 _STR = frozenset((str,))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+# Containers from the document down to the deepest part of a plain item: the document, its list, the
+# node, its attributes, an attribute's list.
+PLAIN_DEPTH = 5
 
 
 class PlainItems:
@@ -61,7 +65,17 @@ class PlainItems:
         attributes = item.get("attributes")
         if attributes is None:
             return "attributes" not in item  # null is not an object
-        return type(attributes) is dict and all(type(k) is str and _IDENTIFIER.fullmatch(k) for k in attributes)
+        # Attribute values: scalars and lists of scalars only (anything deeper is left to the full checks),
+        # so that a plain item nests at most PLAIN_DEPTH levels below the document and the structure
+        # check (depth, string keys) can leave plain items out as the schema check does.
+        return (type(attributes) is dict and all(type(k) is str and _IDENTIFIER.fullmatch(k) for k in attributes)
+                and all(type(v) in _SCALARS or (type(v) is list and _SCALARS.issuperset(map(type, v)))
+                        for v in attributes.values()))
+
+
+def reduce_plain(doc: Any, schema: dict[str, Any]) -> tuple[Any, dict[str, list[int]]]:
+    """The document without the top-level items the schema certainly accepts (see _reduce)."""
+    return _reduce(doc, PlainItems(schema))
 
 
 def _reduce(doc: Any, plain: PlainItems) -> tuple[Any, dict[str, list[int]]]:
@@ -82,13 +96,17 @@ def _reduce(doc: Any, plain: PlainItems) -> tuple[Any, dict[str, list[int]]]:
     return reduced, kept
 
 
-def first_errors(doc: Any, schema: dict[str, Any], published: bool) -> tuple[list[Any], Callable[[Any], list[Any]]]:
+def first_errors(doc: Any, schema: dict[str, Any], published: bool,
+                 reduced: tuple[Any, dict[str, list[int]]] | None = None) -> tuple[list[Any], Callable[[Any], list[Any]]]:
     """Up to 50 schema errors in jsonschema's order, and the function that gives an error's path in
-    the original document (for these errors and any error in their context)."""
+    the original document (for these errors and any error in their context). reduced: reduce_plain's
+    answer for this document and schema, when the caller has it already."""
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
-    target, kept = _reduce(doc, PlainItems(schema)) if published else (doc, {})
+    if reduced is None:
+        reduced = _reduce(doc, PlainItems(schema)) if published else (doc, {})
+    target, kept = reduced
 
     def locate(error: Any) -> list[Any]:
         parts = list(error.absolute_path)

@@ -8,6 +8,7 @@ nesting before a recursive parser or validator sees the document.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -49,6 +50,8 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+# `opgen run` and read_model: every constant keeps its value (the runner needs them all).
+RUN_LIMITS = Limits(max_constant_elements=sys.maxsize)
 
 
 def check_shape(shape: Sequence[int | None] | None, limits: Limits, what: str) -> None:

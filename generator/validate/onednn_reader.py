@@ -70,20 +70,20 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
     pending: set[str] = set()  # inputs no earlier op produced: the file may not be in dependency order
     produced: set[str] = set()
     for k, op in enumerate(ops):
-        if not isinstance(op, dict):
+        if type(op) is not dict:
             raise ModelReadError(f"graph[{k}]: expected an op object")
         kind, name = op.get("kind"), op.get("name", "")
-        if not isinstance(kind, str) or not isinstance(name, str):
-            raise ModelReadError(f"graph[{k}]: \"kind\" and \"name\" must be strings")
+        if type(kind) is not str or type(name) is not str:
+            kind, name = _checked_names(kind, name, k)
         ins, outs = op.get("inputs", []), op.get("outputs", [])
-        if not isinstance(ins, list):
+        if type(ins) is not list:
             raise ModelReadError(f"graph[{k}].inputs: expected a list of logical tensors")
-        if not isinstance(outs, list):
+        if type(outs) is not list:
             raise ModelReadError(f"graph[{k}].outputs: expected a list of logical tensors")
-        in_pairs = [tensor(lt, k, "inputs", j) for j, lt in enumerate(ins)]
-        out_pairs = [tensor(lt, k, "outputs", j) for j, lt in enumerate(outs)]
+        out_ids, out_infos = tensor.read(outs, k, "outputs")
+        in_ids, in_infos = tensor.read(ins, k, "inputs")
         # outputs first: the producer's description is the declared one
-        for tid, info in out_pairs + in_pairs:
+        for tid, info in zip(out_ids + in_ids, out_infos + in_infos):
             first = described.get(tid)
             if first is None:
                 described[tid] = (info, k)
@@ -96,13 +96,11 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
             hit = attr_cache[key] = _attributes(raw, f"graph[{k}]", budget)  # takes its lists from the budget
         elif hit[2]:
             budget.add(hit[2], f"graph[{k}].attrs")
-        attributes, kinds = hit[0], hit[1]
-        in_ids = tuple([t for t, _ in in_pairs])
-        out_ids = tuple([t for t, _ in out_pairs])
-        pending.update(t for t in in_ids if t not in produced)
+        if not produced.issuperset(in_ids):
+            pending.update([t for t in in_ids if t not in produced])
         produced.update(out_ids)
         node = Node(k, name, DOMAIN, kind, None, in_ids, out_ids, key)
-        node.attributes, node.attr_kinds = attributes, kinds
+        node.attributes, node.attr_kinds = hit[0], hit[1]
         nodes.append(node)
     inputs = list(dict.fromkeys(t for n in nodes for t in n.inputs if t not in produced))
     listed_inputs = _ports(doc.get("input_ports"))
@@ -119,6 +117,12 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
              if isinstance(doc.get(key), (str, int, float)) and not isinstance(doc.get(key), bool)]
     records += tensor.unknown_dtype_records(names)
     return graph, "onednn graph" + (f" ({', '.join(extra)})" if extra else ""), records
+
+
+def _checked_names(kind: Any, name: Any, k: int) -> tuple[str, str]:
+    if not isinstance(kind, str) or not isinstance(name, str):
+        raise ModelReadError(f"graph[{k}]: \"kind\" and \"name\" must be strings")
+    return kind, name  # str subclasses (never made by json.loads, but a parsed document may hold them)
 
 
 def _ports(ports: Any) -> list[str]:
@@ -174,11 +178,30 @@ class _TensorReader:
                        f"data type (known: undef, {known})", found=name)
                 for name, (tid, path) in self.unknown_dtypes.items()]
 
-    def __call__(self, lt: Any, k: int, side: str, j: int) -> tuple[str, TensorInfo]:
-        tid = lt.get("id") if isinstance(lt, dict) else None
-        if type(tid) is not int:  # bool is not an id
-            raise ModelReadError(f"graph[{k}].{side}[{j}]: expected a logical tensor object with an integer \"id\"")
-        dtype, shape = lt.get("dtype"), lt.get("shape")
+    def read(self, lts: list[Any], k: int, side: str) -> tuple[tuple[str, ...], tuple[TensorInfo, ...]]:
+        """The ids (as strings) and infos of one op's logical tensors; the hot path of the reader: a
+        description seen before (dtype, and shape: a list of int, checked by type) is found by its key."""
+        ids, infos = [], []
+        known, names = self.infos, self.names
+        for j, lt in enumerate(lts):
+            if type(lt) is not dict:
+                raise ModelReadError(f"graph[{k}].{side}[{j}]: expected a logical tensor object with an integer \"id\"")
+            tid, dtype, shape = lt.get("id"), lt.get("dtype"), lt.get("shape")
+            if type(tid) is not int:  # bool is not an id
+                raise ModelReadError(f"graph[{k}].{side}[{j}]: expected a logical tensor object with an integer \"id\"")
+            if type(shape) is list and type(dtype) is str and dtype in names and _INTS.issuperset(map(type, shape)):
+                # the types themselves: 1.0 == 1 and True == 1 would otherwise pass as dimensions
+                info = known.get((dtype, tuple(shape)))
+                if info is not None:
+                    ids.append(str(tid))
+                    infos.append(info)
+                    continue
+            infos.append(self.slow(lt, tid, dtype, shape, k, side, j))
+            ids.append(str(tid))
+        return tuple(ids), tuple(infos)
+
+    def slow(self, lt: dict[str, Any], tid: int, dtype: Any, shape: Any, k: int, side: str, j: int) -> TensorInfo:
+        """A logical tensor whose description is new, odd (no shape, an unknown dtype) or wrong."""
         if dtype is not None and not isinstance(dtype, str):
             raise ModelReadError(f"graph[{k}].{side}[{j}].dtype: expected a string")
         if dtype is not None and dtype != "undef" and dtype not in self.names:
@@ -192,7 +215,7 @@ class _TensorReader:
         info = self.infos.get(key)
         if info is None:
             info = self.infos[key] = self._new(dtype, shape, f"graph[{k}].{side}[{j}].shape")
-        return str(tid), info
+        return info
 
     def _new(self, dtype: str | None, shape: tuple[Any, ...] | None, where: str) -> TensorInfo:
         # an unknown name is reported once, by the reader; the validators see an unknown dtype

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import sys
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from ..runtime.validation import TensorInfo
 from ..graph import UNKNOWN, Graph, Node
+from .onnx_nodes import _where, cached_attributes, list_elements, read_nodes, read_value_info
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape, read_model_file
 from .registry import Registry
 from .report import Record, to_str
@@ -74,11 +74,6 @@ _NON_TENSOR = {"sequence_type": "sequence", "map_type": "map", "optional_type": 
                "opaque_type": "opaque"}
 
 
-def _where(kind: str, name: str, path: str) -> str:
-    """Where a value is, for read errors: its kind, name and graph (nested graphs by path)."""
-    return f"{kind} {name!r}" + (f" in {path}" if path else "")
-
-
 def load_model(source: Any, limits: Limits) -> onnx.ModelProto:
     """A ModelProto from a path, bytes or a ModelProto; ModelReadError when it is not one."""
     if isinstance(source, onnx.ModelProto):
@@ -110,13 +105,16 @@ def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, s
     # completed by shape inference and read once (not read in full twice).
     converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
     try:
-        if _undescribed(model.graph):  # known before reading anything (exporters describe few values)
+        if _first_node_undescribed(model.graph):  # exporters often write no value_info at all
             raise _Incomplete
         graph = converter.graph(model.graph, 0, "")
     except _Incomplete:
         records.clear()  # the full reading finds the same problems again
+        if not isinstance(source, onnx.ModelProto) and limits.max_constant_elements < sys.maxsize:
+            _drop_large_data(model.graph, limits.max_constant_elements)  # our own copy, read from a file
         # The attribute budget before inference, which would copy the model, lists and all. Each list
-        # element takes at least a byte, so a model smaller than the budget cannot exceed it.
+        # element takes at least a byte, so a model smaller than the budget cannot exceed it. (ByteSize
+        # serializes the model: measured after the large data is gone.)
         if model.ByteSize() > limits.max_total_attribute_elements:
             _Converter(model, opsets, registry, limits, records).budget_scan(model.graph, 0)
         inferred = _shape_inference(model, records)
@@ -158,14 +156,29 @@ def _raw_array(t: onnx.TensorProto, dims: tuple[int, ...]) -> np.ndarray | None:
 _BIG_ENDIAN = sys.byteorder == "big"
 
 
-def _undescribed(g: onnx.GraphProto) -> bool:
-    """Whether an output of a node of the main graph has no type in the file at all (not among the
-    graph's inputs, value_info or outputs): the first reading would stop there after reading the
-    initializers for nothing. Types that are given but incomplete are found by the reading itself."""
-    described = {vi.name for vi in g.value_info}
-    described.update(vi.name for vi in g.output)
-    described.update(vi.name for vi in g.input)
-    return any(o and o not in described for node in g.node for o in node.output)
+_DATA_FIELDS = ("raw_data", "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+
+
+def _drop_large_data(g: onnx.GraphProto, max_elements: int) -> None:
+    """Clear the data of the main graph's initializers larger than max_elements (validation reads only
+    their type and dims) before shape inference copies the model: twice in C++ and once more back, 100 MB
+    of weights cost 400 MB. Inference reads initializer values only for shape-like inputs (a Reshape's
+    shape, a Slice's starts: a few elements each), never one of this size."""
+    for t in g.initializer:
+        if math.prod(t.dims) > max_elements and t.data_location != TensorProto.EXTERNAL:
+            for name in _DATA_FIELDS:
+                t.ClearField(name)
+
+
+def _first_node_undescribed(g: onnx.GraphProto) -> bool:
+    """Whether the main graph declares no value_info and its first node has an output the graph does not
+    declare either: the first reading would stop there, after reading the initializers for nothing.
+    (A cheap look at one node: other undescribed outputs are found by the reading itself.)"""
+    if len(g.value_info) or not len(g.node):
+        return False
+    declared = {vi.name for vi in g.output}
+    declared.update(vi.name for vi in g.input)
+    return any(o and o not in declared for o in g.node[0].output[:])
 
 
 class _Incomplete(Exception):
@@ -191,7 +204,8 @@ class _Converter:
         self.records = records
         self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
         self.types: dict[bytes, TensorInfo] = {}
-        self.attr_cache: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        # attribute bytes -> (attributes, attr_kinds, list elements, first list's name)
+        self.attr_cache: dict[tuple[bytes, ...], tuple[Any, ...]] = {}
         self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
@@ -321,24 +335,8 @@ class _Converter:
             initializers.append(name)
             values.setdefault(name, self.sparse_info(st, _where("sparse initializer", name, path),
                                                      constant=name not in input_names))
-        types, new_type = self.types, self._new_type
         declared = self.declared if depth == 0 else None
-        inferred: set[str] = set()
-        for vi in g.value_info:
-            name = vi.name
-            if type(name) is not str:
-                name = to_str(name)
-            if name not in values:
-                tp = vi.type
-                key = tp.SerializeToString()
-                if declared is not None and declared.get(name) != key:
-                    inferred.add(name)
-                    key = b"inferred:" + key
-                    info = types.get(key)
-                    values[name] = info if info is not None else self._inferred_type(tp, key, name, path)
-                    continue
-                info = types.get(key)
-                values[name] = info if info is not None else new_type(tp, key, "value", name, path)
+        inferred = read_value_info(self, g.value_info, values, declared, path)
         outputs = []
         for vi in g.output:
             name = to_str(vi.name)
@@ -351,44 +349,10 @@ class _Converter:
             if info is not UNKNOWN and (name not in values or values[name].dtype is None):
                 values[name] = info
 
-        nodes: list[Node] = []
-        node_protos = g.node
-        self.nodes += len(node_protos)
+        self.nodes += len(g.node)
         if self.nodes > self.limits.max_nodes:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
-        default = self.opsets.get("")
-        functions = self.functions
-        append = nodes.append
-        stop = self.stop_if_incomplete
-        get = values.get
-        fields = attrgetter("domain", "name", "op_type", "input", "output", "attribute")
-        join = "".join
-        for k, (dom, name, op, ins, outs, attrs) in enumerate(map(fields, node_protos)):
-            # [:] rather than iteration: upb's repeated fields iterate by index until IndexError, and
-            # raising it cost ~10% of the reading (three times per node).
-            ins, outs = tuple(ins[:]), tuple(outs[:])
-            try:
-                join((dom, name, op, *ins, *outs))  # one C call that fails on any bytes among them
-            except TypeError:
-                dom, name, op = to_str(dom), to_str(name), to_str(op)
-                ins, outs = tuple(map(to_str, ins)), tuple(map(to_str, outs))
-            if not dom or dom == "ai.onnx":
-                domain, opset = "onnx", default
-                self.uses_default_domain = True
-            else:
-                domain, opset = self.domain(dom)
-            node = Node(k, name, domain, op, opset, ins, outs)
-            if stop:
-                for o in outs:
-                    info = get(o)
-                    if o and (info is None or info.dtype is None or info.shape is None):
-                        raise _Incomplete
-            if attrs:
-                self.attributes(node, attrs, depth, path)
-            if functions and (dom, op) in functions:
-                node.note = (f"calls the model-local function {dom + '.' if dom else ''}{op}; "
-                             "its body is not checked")
-            append(node)
+        nodes = read_nodes(self, g.node, values, depth, path)
         return Graph(to_str(g.name), inputs, initializers, outputs, values, nodes, frozenset(inferred))
 
     def budget_scan(self, g: onnx.GraphProto, depth: int) -> None:
@@ -421,6 +385,8 @@ class _Converter:
         # One pass: each list is taken from the budget by its length (protobuf knows it without
         # converting anything) before it is serialized for the cache key or becomes a Python list; an
         # attribute holding a graph makes the node uncacheable (its graphs are read per node).
+        if cached_attributes(self, node, attrs, path):
+            return
         take = self.budget.take
         parts: list[bytes] | None = []
         for a in attrs[:]:
@@ -440,7 +406,7 @@ class _Converter:
                 before = len(self.records)
                 hit = self._convert(attrs, node, depth, path)[:2]
                 if len(self.records) == before:
-                    self.attr_cache[key] = hit
+                    self.attr_cache[key] = (*hit, *list_elements(attrs))
                 else:  # problems found in the attributes are this node's: the next node must find them again
                     node.attr_key = None
             node.attributes, node.attr_kinds = hit
