@@ -2,7 +2,8 @@
 type) at a time, on the onnx package's node tests retyped (tests/kernels/test_onnx_ort_dtypes.py).
 
 A node test case of an op applies to a version of it when onnx's full checker and opgen's validator
-accept the case's node at that version's opset (attributes and inputs changed between versions). For a
+accept the case's node at that version's opset (attributes and inputs changed between versions); a
+case whose constant inputs were attributes in an older version is rewritten for it (as_version). For a
 type variable of the version's inputs and each element type it allows, every input of that variable
 is cast to the type (values that do not survive the cast are brought into the type first: the
 expected values come from onnxruntime on the same inputs), and the outputs take the types onnx's type
@@ -17,6 +18,7 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import ml_dtypes
@@ -147,6 +149,61 @@ def applies(case: Any, opset: int) -> bool:
         return not validate_model(model).problems
 
 
+def as_version(case: Any, version: Any) -> Any | None:
+    """A node test case written for a newer version, rewritten for an older one that takes as attributes
+    what the newer one takes as inputs (Squeeze's and the reductions' axes, Slice's starts and ends,
+    Pad's pads, Reshape's shape, Upsample's scales): each such input, when every data set gives it the
+    same value, becomes the attribute of that name. None where an input has no attribute to become."""
+    node = case.model.graph.node[0]
+    opset = next(o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx"))
+    newest = project_specs().domain("onnx").op(node.op_type).resolve(opset)
+    kinds = {a.name: a.type for a in version.attributes}
+    params = input_params(newest, len(node.input))
+    present = [name for name in node.input if name]
+    moved: dict[str, Any] = {}
+    for k, (name, param) in enumerate(zip(node.input, params)):
+        if not name or (k < len(version.inputs) and version.inputs[k].name == param.name):
+            continue
+        if kinds.get(param.name) not in ("ints", "floats"):
+            return None
+        values = [_array(data[present.index(name)]) for data, _ in case.data_sets]
+        if any(not np.array_equal(values[0], v) for v in values[1:]):
+            return None
+        ints = kinds[param.name] == "ints"
+        moved[name] = helper.make_attribute(param.name, [int(v) if ints else float(v) for v in values[0].ravel()],
+                                            attr_type=onnx.AttributeProto.INTS if ints else onnx.AttributeProto.FLOATS)
+    if not moved:
+        return None
+    model = onnx.ModelProto()
+    model.CopyFrom(case.model)
+    new_node = model.graph.node[0]
+    del new_node.input[:]
+    new_node.input.extend(name for name in node.input if name not in moved)
+    while new_node.input and not new_node.input[-1]:
+        new_node.input.pop()
+    new_node.attribute.extend(moved.values())
+    kept = [v for v in model.graph.input if v.name not in moved]
+    del model.graph.input[:]
+    model.graph.input.extend(kept)
+    data_sets = [([d for name, d in zip(present, data) if name not in moved], outs) for data, outs in case.data_sets]
+    return SimpleNamespace(name=case.name, model=model, data_sets=data_sets)
+
+
+def _array(value: Any) -> np.ndarray:
+    return numpy_helper.to_array(value) if isinstance(value, onnx.TensorProto) else np.asarray(value)
+
+
+def cases_of(version: Any) -> list[Any]:
+    """The node test cases of the op that apply to this version, as they are or rewritten (as_version)."""
+    cases = []
+    for case in single_node_cases().get(version.op, ()):
+        if applies(case, version.since_version):
+            cases.append(case)
+        elif (older := as_version(case, version)) is not None and applies(older, version.since_version):
+            cases.append(older)
+    return cases
+
+
 def survives(values: np.ndarray, dtype: str) -> np.ndarray | None:
     """The values cast to dtype, when casting them back gives them again (NaN for NaN), else None."""
     target = ELEM_TYPES[dtype]
@@ -168,13 +225,15 @@ def survives(values: np.ndarray, dtype: str) -> np.ndarray | None:
 
 def into(values: np.ndarray, dtype: str) -> np.ndarray | None:
     """The values as dtype: cast where they survive the cast, else brought into the type first (integers:
-    rounded and clipped to its range, NaN as 0; bool: non-zero; floats: clipped to the finite range).
-    The expected values come from onnxruntime on the same inputs, so any values of the type will do.
-    None for strings and numbers, which do not convert into each other."""
+    rounded and clipped to its range, NaN as 0; bool: non-zero; floats: clipped to the finite range;
+    strings: the numbers' decimal texts). The expected values come from onnxruntime on the same inputs,
+    so any values of the type will do. None for strings into numbers."""
     cast = survives(values, dtype)
     if cast is not None:
         return cast
     target = ELEM_TYPES[dtype]
+    if target.kind == "string" and values.dtype.kind in "biuf":  # numbers as their decimal texts
+        return np.asarray(values.astype(str), dtype=object)
     if values.dtype == object or target.kind in ("string", "complex") or values.dtype.kind not in "biuf":
         return None
     if target.kind == "bool":
@@ -241,7 +300,7 @@ def signatures(op: str, version: Any, type_var: str, dtype: str, cases: list[Any
             feeds = []
             for name, value in zip(present, data_in):
                 k = list(node.input).index(name)
-                value = numpy_helper.to_array(value) if isinstance(value, onnx.TensorProto) else np.asarray(value)
+                value = _array(value)
                 cast = into(value, dtype) if params_in[k].type == type_var else value
                 if cast is None:
                     break

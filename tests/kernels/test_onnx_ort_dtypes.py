@@ -76,8 +76,7 @@ def measure(version) -> tuple[dict[str, str], dict[str, list[str]], set[str], in
     """For one op version: each pair's verdict ("compared", "not implemented", "no case": no node test
     applies or no values survive the cast), the mismatches by pair, the pairs onnxruntime does not
     implement, and how many pairs there are."""
-    cases = [c for c in ort_dtypes.single_node_cases().get(version.op, ())
-             if ort_dtypes.applies(c, version.since_version)]
+    cases = ort_dtypes.cases_of(version)
     verdicts, mismatches, gaps = {}, {}, set()
     for type_var in ort_dtypes.type_variables(version):
         for dtype in ort_dtypes.dtypes_of(version, type_var):
