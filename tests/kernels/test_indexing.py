@@ -488,7 +488,7 @@ def torch_sort(arrays: list[np.ndarray], dimension: int, descending: bool) -> li
 @pytest.mark.parametrize("dtype", SORT_TYPES)
 def test_sort_matches_jax_and_torch(dtype):
     rng = np.random.default_rng(sum(map(ord, "sort" + dtype)))
-    for case in range(24):
+    for case in range(12):  # 12 random cases per type (jax compiles for each)
         rank = int(rng.integers(1, 4))
         shape = tuple(int(n) for n in rng.integers(0 if case % 5 == 4 else 1, 6, size=rank))
         dimension = int(rng.integers(0, rank))
