@@ -105,6 +105,19 @@ def test_reduce_max_min_nan_and_signed_zeros(c_library, elem):
                 status, got = call_c(c_library, v, elem, [rows, np.array(init, dtype)], attrs, want.shape)
                 assert status == OPGEN_OK
                 assert_same(got, want, f"{elem} init {init} {computation} {dims}")
+    # Rows longer than the NaN-test blocks (1024 elements) and the vector lanes: a NaN past the first block, one
+    # in the tail after the last full lane group, none (the zero signs of a row of zeros), and a NaN first.
+    long_rows = np.zeros((4, 2051), dtype)
+    long_rows[0, 1500] = long_rows[1, 2050] = long_rows[3, 0] = np.nan
+    long_rows[2, ::3] = -0.0
+    long_rows[3, 7] = 5.0
+    for init in (np.array(-np.inf, dtype), np.array(-0.0, dtype), np.array(0.0, dtype)):
+        for computation in ("MAX", "MIN"):
+            attrs = {"computation": computation, "dimensions": [1]}
+            (want,) = kernel(long_rows, init, **attrs)
+            status, got = call_c(c_library, v, elem, [long_rows, init], attrs, want.shape)
+            assert status == OPGEN_OK
+            assert_same(got, want, f"{elem} long rows init {init} {computation}")
 
 
 def test_reduce_reports_what_it_does_not_compute(c_library):
@@ -134,10 +147,15 @@ def test_argmax_argmin_match_numpy(c_library, op, elem):
     rng = np.random.default_rng(5)
     cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1)]
     cases += [(random_shape(rng, r, 9), int(rng.integers(0, r))) for r in rng.integers(1, 4, size=8)]
+    cases.append(((6, 301), 1))  # rows longer than the position search's chunks, NaNs placed below
     for shape, axis in cases:
         x = np.asarray(rng.integers(-3, 4, size=shape)).astype(ELEM_TYPES[elem].numpy) if elem != "uint8" \
             else rng.integers(0, 4, size=shape).astype(np.uint8)
-        if ELEM_TYPES[elem].kind == "float":
+        if ELEM_TYPES[elem].kind == "float" and shape == (6, 301):
+            x[1, 5] = x[2, 250] = x[3, 0] = x[5, 100] = x[5, 200] = np.nan  # before or after the extremes
+            x[4] = np.nan
+            x[0, ::5] = -0.0
+        elif ELEM_TYPES[elem].kind == "float":
             x.flat[rng.integers(0, x.size, size=x.size // 7)] = np.nan
             x.flat[rng.integers(0, x.size, size=x.size // 7)] = -0.0
         for keepdims in (False, True):
