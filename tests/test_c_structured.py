@@ -238,14 +238,17 @@ def check_movement(lib, v, elem, inputs, attrs, **call) -> None:
 
 @pytest.mark.parametrize("elem", MOVEMENT_ELEMS)
 def test_transpose_slice_broadcast_concatenate_match_numpy(c_library, elem):
-    """Bit for bit, on random shapes, permutations, boxes, broadcast dimensions and concatenations; the 2-D
-    transposes are larger than one copy tile (64)."""
+    """Bit for bit, on random shapes, permutations, boxes, broadcast dimensions and concatenations; the
+    transposes are larger than one copy tile (32 x 32: whole tiles and cut ones), a slice takes every second
+    element of rows (the stride-2 row copy)."""
     rng = np.random.default_rng(9)
     transpose, slice_ = version("hlir", "Transpose"), version("hlir", "Slice")
     broadcast, concatenate = version("hlir", "BroadcastInDim"), version("hlir", "Concatenate")
     for shape, perm in (((140, 75), [1, 0]), ((3, 40, 33), [0, 2, 1]), ((2, 3, 4), [2, 0, 1]), ((), []),
                         ((0, 3), [1, 0])):
         check_movement(c_library, transpose, elem, [movement_input(rng, shape, elem)], {"permutation": perm})
+    check_movement(c_library, slice_, elem, [movement_input(rng, (5, 41), elem)],
+                   {"start_indices": [1, 1], "limit_indices": [5, 40], "strides": [1, 2]})
     for _ in range(10):
         shape = random_shape(rng, int(rng.integers(1, 5)), 6)
         x = movement_input(rng, shape, elem)
