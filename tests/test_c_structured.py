@@ -458,3 +458,28 @@ def test_gemm_matches_numpy(c_library, domain, since, elem):
     if legacy:
         status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (4,), elem)], dict(attrs, broadcast=0), (2, 4))
         assert status == OPGEN_ERR_SHAPE  # Gemm-6 without broadcast needs C of shape (M, N)
+
+
+@pytest.mark.parametrize("domain,since,elem", [("hlir", 1, "int32"), ("onnx", 13, "uint64"), ("onnx", 9, "int64"),
+                                               ("onnx", 11, "uint32")])
+def test_integer_gemm_matches_numpy(c_library, domain, since, elem):
+    """Integer Gemm bit for bit against the NumPy kernel: products that wrap around in the element type (values
+    over the whole range), alpha and beta scaling in double, results beyond the type saturated, a NaN alpha
+    giving 0 (Convert's rules)."""
+    v = version(domain, "Gemm", since)
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(19)
+    info = np.iinfo(ELEM_TYPES[elem].numpy)
+    cases = gemm_cases(rng) + [((4, 5, 3), {"alpha": float("nan"), "beta": 1.0, "transA": 0, "transB": 1}, (3,)),
+                               ((2, 3, 4), {"alpha": 1e30, "beta": -1e30, "transA": 1, "transB": 1}, (2, 4))]
+    for (m, k, n), attrs, c_shape in cases:
+        if c_shape is None and v.inputs[2].option != "optional":  # Gemm before 11 takes C
+            c_shape = (1,)
+        draw = lambda shape: rng.integers(info.min, info.max, size=shape, dtype=ELEM_TYPES[elem].numpy,  # noqa: E731
+                                          endpoint=True)
+        a, b = draw((k, m) if attrs["transA"] else (m, k)), draw((n, k) if attrs["transB"] else (k, n))
+        c = None if c_shape is None else draw(c_shape)
+        (want,) = kernel(a, b, c, **attrs)
+        status, got = call_c(c_library, v, elem, [a, b, c], attrs, want.shape)
+        assert status == OPGEN_OK, (m, k, n, attrs, c_shape)
+        np.testing.assert_array_equal(got, want, err_msg=f"{elem} {(m, k, n)} {attrs} {c_shape}")

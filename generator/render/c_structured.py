@@ -36,7 +36,8 @@ SOFTMAX_TEXT = ("e = exp(x - max(x)) along the axis (max taken as 0 unless accur
 GEMM_TEXT = ("Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally "
              "to (M, N); absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in "
              "order in the compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. "
-             "Floating types only: integer Gemm (computed in double, then converted) keeps its stub.")
+             "Integers: the product wraps around in the element type, alpha * it + beta * C is computed in double "
+             "and converted toward zero, saturated (NaN: 0), as Convert converts.")
 FAMILIES: dict[str, Family] = {
     "reduction.reduce": Family(
         "reduce", _NUMERIC,
@@ -74,8 +75,8 @@ FAMILIES: dict[str, Family] = {
         "dot_general", _NUMERIC, "XLA DotGeneral: products summed over the contracting dimension pairs for each "
         "batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs "
         "over the contracting elements in row-major order (float16 in float, rounded once; integers wrap)."),
-    "linalg.gemm": Family("gemm", ("float",), GEMM_TEXT),
-    "onnx_linalg.onnx_gemm_legacy": Family("gemm", ("float",), GEMM_TEXT + " Gemm-1/6: without broadcast, C must "
+    "linalg.gemm": Family("gemm", _NUMERIC, GEMM_TEXT),
+    "onnx_linalg.onnx_gemm_legacy": Family("gemm", _NUMERIC, GEMM_TEXT + " Gemm-1/6: without broadcast, C must "
                                            "have Y's shape (M, N) (OPGEN_ERR_SHAPE otherwise)."),
 }
 # Kernel functions whose computation the template is told by a flag (ONNX Softmax-13 and LogSoftmax-13 are
