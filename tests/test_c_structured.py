@@ -483,3 +483,57 @@ def test_integer_gemm_matches_numpy(c_library, domain, since, elem):
         status, got = call_c(c_library, v, elem, [a, b, c], attrs, want.shape)
         assert status == OPGEN_OK, (m, k, n, attrs, c_shape)
         np.testing.assert_array_equal(got, want, err_msg=f"{elem} {(m, k, n)} {attrs} {c_shape}")
+
+
+# ---- ONNX Pad -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("since,elem", [(1, "float"), (2, "double"), (11, "int32"), (13, "bool"), (18, "float16"),
+                                        (19, "float"), (25, "uint8")])
+def test_onnx_pad_matches_numpy(c_library, since, elem):
+    """ONNX Pad bit for bit against the NumPy kernel (itself tested against onnx.reference): every mode of the
+    version, amounts that remove and add (reflect and wrap wider than the rest), axes (negative, a subset) from
+    Pad-18, constant_value given, absent or empty; Pad-1/2's float attribute value (0.1, rounded through float)."""
+    v = version("onnx", "Pad", since)
+    kernel = numpy_kernel(v)
+    modes = next(a.values for a in v.attributes if a.name == "mode")
+    rng = np.random.default_rng(20 + since)
+    for trial in range(14):
+        shape = random_shape(rng, int(rng.integers(1, 4)), 5)
+        mode = modes[trial % len(modes)]
+        named = list(range(len(shape)))
+        axes = None
+        if since >= 18 and trial % 3:
+            named = [int(a) for a in rng.permutation(len(shape))[: int(rng.integers(1, len(shape) + 1))]]
+            axes = np.array([a - len(shape) if rng.random() < 0.5 else a for a in named], np.int64)
+        begins, ends = [], []
+        for a in named:
+            b, e = (int(t) for t in rng.integers(-2, 7, 2))
+            left = shape[a] + min(b, 0) + min(e, 0)
+            if left < 0 or (mode != "constant" and left == 0):
+                b, e = abs(b), abs(e)  # remove no more than there is; other modes need elements to read
+            begins.append(b)
+            ends.append(e)
+        x = movement_input(rng, shape, elem)
+        if since <= 2:
+            inputs = [x]
+            attrs = {"mode": mode, "paddings" if since == 1 else "pads": begins + ends, "value": 0.1}
+        else:
+            value = [None, movement_input(rng, (), elem), np.zeros((0,), x.dtype)][trial % 3]
+            inputs = [x, np.array(begins + ends, np.int64), value] + ([axes] if since >= 18 else [])
+            attrs = {"mode": mode}
+        (want,) = kernel(*inputs, **attrs)
+        status, got = call_c(c_library, v, elem, inputs, attrs, want.shape)
+        assert status == OPGEN_OK, (shape, attrs, axes)
+        assert got.tobytes() == want.tobytes(), f"Pad-{since} {elem} {shape} {attrs} {begins + ends} axes {axes}"
+    x = movement_input(rng, (2, 3), elem)
+    pads = [0, 1, 0, 0]
+    inputs = [x] if since <= 2 else [x, np.array(pads, np.int64), None] + ([None] if since >= 18 else [])
+    attrs = {"paddings" if since == 1 else "pads": pads} if since <= 2 else {}
+    status, _ = call_c(c_library, v, elem, inputs, dict(attrs, mode="wrap" if since < 19 else "mirror"), (2, 4))
+    assert status == OPGEN_ERR_ARGUMENT  # a mode the version lacks
+    pads = [0, -3, 0, 1]
+    inputs = [x] if since <= 2 else [x, np.array(pads, np.int64), None] + ([None] if since >= 18 else [])
+    attrs = {"paddings" if since == 1 else "pads": pads} if since <= 2 else {}
+    status, _ = call_c(c_library, v, elem, inputs, dict(attrs, mode="edge"), (2, 1))
+    assert status == OPGEN_ERR_SHAPE  # edge padding of an axis left empty

@@ -70,6 +70,31 @@ static inline int64_t opgen_pad_source(int64_t o, int64_t add_low, int64_t m, in
     return cut_low + q;
 }
 
+/* ONNX Pad's modes (its NumPy kernel onnx_slice_pad._pad_sources). */
+typedef enum { OPGEN_ONNX_PAD_CONSTANT, OPGEN_ONNX_PAD_REFLECT, OPGEN_ONNX_PAD_EDGE, OPGEN_ONNX_PAD_WRAP } opgen_onnx_pad_mode;
+
+/* The input index ONNX Pad reads at output index o of a dimension, -1 where constant mode writes the fill: as
+ * opgen_pad_source, but reflect continues periodically past the rest's width (period 2 (m - 1), numpy.pad's
+ * reflect) where hlir's PAD_REFLECT stops, and wrap reads the m remaining elements periodically (q mod m). The
+ * caller has checked m > 0 where elements are added in another mode than constant. */
+static inline int64_t opgen_onnx_pad_source(int64_t o, int64_t add_low, int64_t m, int64_t cut_low,
+                                            opgen_onnx_pad_mode mode) {
+    int64_t q = o - add_low;
+    if (q >= 0 && q < m) return cut_low + q;
+    if (mode == OPGEN_ONNX_PAD_CONSTANT) return -1;
+    if (mode == OPGEN_ONNX_PAD_EDGE) {
+        q = q < 0 ? 0 : m - 1;
+    } else if (mode == OPGEN_ONNX_PAD_WRAP) {
+        q %= m;
+        q += q < 0 ? m : 0;
+    } else {
+        const int64_t period = 2 * (m - 1);
+        q = period == 0 ? 0 : (q < 0 ? -q : q) % period;
+        q = q >= m ? period - q : q;
+    }
+    return cut_low + q;
+}
+
 /* Whether `dims` (n entries) are distinct dimensions of a rank-`rank` shape; marks them in `mask`. */
 static inline bool opgen_dimension_set(const int64_t *dims, size_t n, size_t rank, bool *mask) {
     if (rank > OPGEN_MAX_RANK || n > rank || (n > 0 && dims == NULL)) return false;
