@@ -238,9 +238,9 @@ def check_movement(lib, v, elem, inputs, attrs, **call) -> None:
 
 @pytest.mark.parametrize("elem", MOVEMENT_ELEMS)
 def test_transpose_slice_broadcast_concatenate_match_numpy(c_library, elem):
-    """Bit for bit, on random shapes, permutations, boxes, broadcast dimensions and concatenations; the
-    transposes are larger than one copy tile (32 x 32: whole tiles and cut ones), a slice takes every second
-    element of rows (the stride-2 row copy)."""
+    """Bit for bit, on random shapes, permutations, boxes, broadcast dimensions and concatenations; the 2-D
+    transposes are larger than one copy tile (64), a slice takes every second element of rows (the stride-2 row
+    copy)."""
     rng = np.random.default_rng(9)
     transpose, slice_ = version("hlir", "Transpose"), version("hlir", "Slice")
     broadcast, concatenate = version("hlir", "BroadcastInDim"), version("hlir", "Concatenate")

@@ -12,9 +12,8 @@
 /* Elements of a row a MAX/MIN reduction tests for NaN before it takes their maximum (minimum): 4 KiB of
  * float, read twice while in the first-level cache. */
 #define OPGEN_REDUCE_NAN_BLOCK 1024
-/* Side of the square tiles a transposing copy moves (so that reads and writes both stay in cache; a tile of
- * 8-byte elements is 8 KiB). */
-#define OPGEN_COPY_TILE 32
+/* Side of the square tiles a transposing copy moves (so that reads and writes both stay in cache). */
+#define OPGEN_COPY_TILE 64
 
 /* Row-major strides (in elements) of a shape; returns the element count. */
 static inline int64_t opgen_dense_strides(size_t rank, const int64_t *shape, int64_t *strides) {
@@ -71,7 +70,9 @@ static inline int64_t opgen_pad_source(int64_t o, int64_t add_low, int64_t m, in
 }
 
 /* ONNX Pad's modes (its NumPy kernel onnx_slice_pad._pad_sources). */
-typedef enum { OPGEN_ONNX_PAD_CONSTANT, OPGEN_ONNX_PAD_REFLECT, OPGEN_ONNX_PAD_EDGE, OPGEN_ONNX_PAD_WRAP } opgen_onnx_pad_mode;
+typedef enum {
+    OPGEN_ONNX_PAD_CONSTANT, OPGEN_ONNX_PAD_REFLECT, OPGEN_ONNX_PAD_EDGE, OPGEN_ONNX_PAD_WRAP
+} opgen_onnx_pad_mode;
 
 /* The input index ONNX Pad reads at output index o of a dimension, -1 where constant mode writes the fill: as
  * opgen_pad_source, but reflect continues periodically past the rest's width (period 2 (m - 1), numpy.pad's
@@ -286,12 +287,9 @@ static inline void opgen_strided_copy(size_t size, size_t rank, const int64_t *s
     const int64_t na = shape[across], nb = shape[last];
     const int64_t oa = out_stride[across], ob = out_stride[last], ia = in_stride[across], ib = in_stride[last];
     /* In each tile, rows along the last dimension: written one after another where the output is dense,
-     * read OPGEN_COPY_TILE apart, the tile's input lines staying in cache. A whole tile whose output rows are
-     * dense (ob == 1) goes through a buffer instead: read in the input's order (along `across`, where the input
-     * steps by one element: ia == 1), its rows then written with one fixed-size copy each, so that both sides
-     * move through memory in runs. Elements as bytes of their size (copied bits, through memcpy: no aliasing
-     * question; a memcpy of a constant size compiles to moves). */
-#define OPGEN_TILES(bytes, buffered) \
+     * read OPGEN_COPY_TILE apart, the tile's input lines staying in cache. Elements as unsigned integers of
+     * their size (copied bits, through memcpy: no aliasing question). */
+#define OPGEN_TILES(bytes) \
     for (int64_t k = 0; k < rest_total; ++k) { \
         char *o_base = out + wo.offset * (bytes); \
         const char *i_base = in + wi.offset * (bytes); \
@@ -299,20 +297,6 @@ static inline void opgen_strided_copy(size_t size, size_t rank, const int64_t *s
             const int64_t a1 = a0 + OPGEN_COPY_TILE < na ? a0 + OPGEN_COPY_TILE : na; \
             for (int64_t b0 = 0; b0 < nb; b0 += OPGEN_COPY_TILE) { \
                 const int64_t b1 = b0 + OPGEN_COPY_TILE < nb ? b0 + OPGEN_COPY_TILE : nb; \
-                if ((buffered) && ob == 1 && a1 - a0 == OPGEN_COPY_TILE && b1 - b0 == OPGEN_COPY_TILE) { \
-                    char buf[OPGEN_COPY_TILE * OPGEN_COPY_TILE * ((buffered) ? (buffered) : 1)]; \
-                    for (int64_t b = 0; b < OPGEN_COPY_TILE; ++b) { \
-                        const char *from = i_base + (a0 + (b0 + b) * ib) * (bytes); \
-                        for (int64_t a = 0; a < OPGEN_COPY_TILE; ++a) { \
-                            memcpy(buf + (a * OPGEN_COPY_TILE + b) * (bytes), from + a * (bytes), (bytes)); \
-                        } \
-                    } \
-                    for (int64_t a = 0; a < OPGEN_COPY_TILE; ++a) { \
-                        memcpy(o_base + ((a0 + a) * oa + b0) * (bytes), buf + a * OPGEN_COPY_TILE * (bytes), \
-                               OPGEN_COPY_TILE * (bytes)); \
-                    } \
-                    continue; \
-                } \
                 for (int64_t a = a0; a < a1; ++a) { \
                     for (int64_t b = b0; b < b1; ++b) { \
                         memcpy(o_base + (a * oa + b * ob) * (bytes), i_base + (a * ia + b * ib) * (bytes), (bytes)); \
@@ -324,11 +308,11 @@ static inline void opgen_strided_copy(size_t size, size_t rank, const int64_t *s
         opgen_walk_next(&wo); \
     }
     switch (size) {
-    case 1: OPGEN_TILES(1, 1) break;
-    case 2: OPGEN_TILES(2, 2) break;
-    case 4: OPGEN_TILES(4, 4) break;
-    case 8: OPGEN_TILES(8, 8) break;
-    default: OPGEN_TILES((int64_t)size, 0) break;
+    case 1: OPGEN_TILES(1) break;
+    case 2: OPGEN_TILES(2) break;
+    case 4: OPGEN_TILES(4) break;
+    case 8: OPGEN_TILES(8) break;
+    default: OPGEN_TILES((int64_t)size) break;
     }
 #undef OPGEN_TILES
 }
