@@ -61,9 +61,9 @@ def test_structured_kernels_cover_the_first_families():
 
 REDUCE_ELEMS = ["float", "double", "float16", "int8", "int32", "uint64"]
 # Fixed cases beside the random ones: nothing reduced, everything, an empty reduced dimension, an empty output,
-# a scalar, and outputs over more than one block (OPGEN_REDUCE_BLOCK, 256) both dense and strided.
+# a scalar, and outputs over more than one block (OPGEN_REDUCE_BLOCK, 1024) both dense and strided.
 REDUCE_CASES = [((3, 4, 5), []), ((3, 4, 5), [0, 1, 2]), ((2, 0, 3), [1]), ((0, 3), [1]), ((), []),
-                ((700, 3), [0]), ((3, 600), [1]), ((300, 2, 3), [1])]
+                ((700, 3), [0]), ((3, 600), [1]), ((2, 1100), [0]), ((550, 2, 2), [1])]
 
 
 @pytest.mark.parametrize("elem", REDUCE_ELEMS)
@@ -145,7 +145,7 @@ def test_argmax_argmin_match_numpy(c_library, op, elem):
     v = version("hlir", op)
     kernel = numpy_kernel(v)
     rng = np.random.default_rng(5)
-    cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1)]
+    cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1), ((3, 1030), 0)]
     cases += [(random_shape(rng, r, 9), int(rng.integers(0, r))) for r in rng.integers(1, 4, size=8)]
     cases.append(((6, 301), 1))  # rows longer than the position search's chunks, NaNs placed below
     for shape, axis in cases:
@@ -180,7 +180,7 @@ def test_softmax_matches_numpy(c_library, elem):
     kernel = numpy_kernel(v)
     rng = np.random.default_rng(3)
     rtol, atol = TOLERANCES[elem]
-    cases = [((4, 37), -1), ((5, 6, 7), 1), ((3, 2), 0), ((1000,), 0), ((2, 0, 3), 2)]
+    cases = [((4, 37), -1), ((5, 6, 7), 1), ((3, 2), 0), ((1000,), 0), ((2, 0, 3), 2), ((3, 1030), 0)]
     cases += [(random_shape(rng, r, 12), int(rng.integers(-r, r))) for r in rng.integers(1, 4, size=4)]
     flags = [{"accurate": True}, {"accurate": True, "logarithmic": True}, {"accurate": False},
              {"accurate": True, "epsilon": 0.5}, {"accurate": False, "logarithmic": True, "epsilon": 1e-3}]
