@@ -7,10 +7,13 @@
 
 #include "opgen/runtime.h"
 
-/* Output elements a reduction computes at a time: one accumulator each, on the stack (with their offsets, at
- * most 16 KiB). 1024 covers the rows of a 1000-wide matrix in one pass over the input (C / NumPy 1.2x -> 0.85x
- * for Reduce ADD/MUL and ArgMin over the rows of 1000 x 1000 floats, paired runs; 256 read it in four). */
+/* Output elements a reduction computes at a time where they lie next to each other: one accumulator each, on
+ * the stack (with their offsets, at most 16 KiB). 1024 covers the rows of a 1000-wide matrix in one pass over
+ * the input (C / NumPy 1.2x -> 0.85x for Reduce ADD/MUL and ArgMin over the rows of 1000 x 1000 floats, paired
+ * runs; 256 read it in four). */
 #define OPGEN_REDUCE_BLOCK 1024
+/* Outputs a Reduce computes at a time where they are not next to each other in the input (256 cache lines). */
+#define OPGEN_REDUCE_STRIDED_BLOCK 256
 /* Elements of a row a MAX/MIN reduction tests for NaN before it takes their maximum (minimum): 4 KiB of
  * float, read twice while in the first-level cache. */
 #define OPGEN_REDUCE_NAN_BLOCK 1024

@@ -77,13 +77,17 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -262,13 +266,17 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -447,13 +455,17 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -632,13 +644,17 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -817,13 +833,17 @@ opgen_status opgen_hlir_Reduce_v1_int8(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1002,13 +1022,17 @@ opgen_status opgen_hlir_Reduce_v1_int16(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1187,13 +1211,17 @@ opgen_status opgen_hlir_Reduce_v1_int32(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1372,13 +1400,17 @@ opgen_status opgen_hlir_Reduce_v1_int64(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1603,13 +1635,17 @@ opgen_status opgen_hlir_Reduce_v1_float16(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1856,13 +1892,17 @@ opgen_status opgen_hlir_Reduce_v1_float(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -2109,13 +2149,17 @@ opgen_status opgen_hlir_Reduce_v1_double(
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
