@@ -1,5 +1,5 @@
-"""The structured C kernels (reductions, ArgMax/ArgMin, Softmax, data movement, DotGeneral) agree with the NumPy
-kernels on random shapes and dimension numbers, called through ctypes from the shared test library.
+"""The structured C kernels (reductions, ArgMax/ArgMin, Softmax, data movement, ONNX Pad, DotGeneral, Gemm) agree
+with the NumPy kernels on random shapes and dimension numbers, called through ctypes from the shared test library.
 
 Exact where the C kernel computes what the NumPy kernel computes in the same order: Reduce (a left fold in the
 input's row-major order, as the NumPy kernel folds; so ADD and MUL agree bit for bit too), ArgMax/ArgMin and the
