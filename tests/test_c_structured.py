@@ -1,5 +1,5 @@
-"""The structured C kernels (reductions, ArgMax/ArgMin, Softmax, data movement, DotGeneral) agree with the NumPy
-kernels on random shapes and dimension numbers, called through ctypes from the shared test library.
+"""The structured C kernels (reductions, ArgMax/ArgMin, Softmax, data movement, ONNX Pad, DotGeneral, Gemm) agree
+with the NumPy kernels on random shapes and dimension numbers, called through ctypes from the shared test library.
 
 Exact where the C kernel computes what the NumPy kernel computes in the same order: Reduce (a left fold in the
 input's row-major order, as the NumPy kernel folds; so ADD and MUL agree bit for bit too), ArgMax/ArgMin and the
@@ -61,9 +61,9 @@ def test_structured_kernels_cover_the_first_families():
 
 REDUCE_ELEMS = ["float", "double", "float16", "int8", "int32", "uint64"]
 # Fixed cases beside the random ones: nothing reduced, everything, an empty reduced dimension, an empty output,
-# a scalar, and outputs over more than one block (OPGEN_REDUCE_BLOCK, 256) both dense and strided.
+# a scalar, and outputs over more than one block (OPGEN_REDUCE_BLOCK, 1024) both dense and strided.
 REDUCE_CASES = [((3, 4, 5), []), ((3, 4, 5), [0, 1, 2]), ((2, 0, 3), [1]), ((0, 3), [1]), ((), []),
-                ((700, 3), [0]), ((3, 600), [1]), ((300, 2, 3), [1])]
+                ((700, 3), [0]), ((3, 600), [1]), ((2, 1100), [0]), ((550, 2, 2), [1])]
 
 
 @pytest.mark.parametrize("elem", REDUCE_ELEMS)
@@ -105,6 +105,19 @@ def test_reduce_max_min_nan_and_signed_zeros(c_library, elem):
                 status, got = call_c(c_library, v, elem, [rows, np.array(init, dtype)], attrs, want.shape)
                 assert status == OPGEN_OK
                 assert_same(got, want, f"{elem} init {init} {computation} {dims}")
+    # Rows longer than the NaN-test blocks (1024 elements) and the vector lanes: a NaN past the first block, one
+    # in the tail after the last full lane group, none (the zero signs of a row of zeros), and a NaN first.
+    long_rows = np.zeros((4, 2051), dtype)
+    long_rows[0, 1500] = long_rows[1, 2050] = long_rows[3, 0] = np.nan
+    long_rows[2, ::3] = -0.0
+    long_rows[3, 7] = 5.0
+    for init in (np.array(-np.inf, dtype), np.array(-0.0, dtype), np.array(0.0, dtype)):
+        for computation in ("MAX", "MIN"):
+            attrs = {"computation": computation, "dimensions": [1]}
+            (want,) = kernel(long_rows, init, **attrs)
+            status, got = call_c(c_library, v, elem, [long_rows, init], attrs, want.shape)
+            assert status == OPGEN_OK
+            assert_same(got, want, f"{elem} long rows init {init} {computation}")
 
 
 def test_reduce_reports_what_it_does_not_compute(c_library):
@@ -132,12 +145,17 @@ def test_argmax_argmin_match_numpy(c_library, op, elem):
     v = version("hlir", op)
     kernel = numpy_kernel(v)
     rng = np.random.default_rng(5)
-    cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1)]
+    cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1), ((3, 1030), 0)]
     cases += [(random_shape(rng, r, 9), int(rng.integers(0, r))) for r in rng.integers(1, 4, size=8)]
+    cases.append(((6, 301), 1))  # rows longer than the position search's chunks, NaNs placed below
     for shape, axis in cases:
         x = np.asarray(rng.integers(-3, 4, size=shape)).astype(ELEM_TYPES[elem].numpy) if elem != "uint8" \
             else rng.integers(0, 4, size=shape).astype(np.uint8)
-        if ELEM_TYPES[elem].kind == "float":
+        if ELEM_TYPES[elem].kind == "float" and shape == (6, 301):
+            x[1, 5] = x[2, 250] = x[3, 0] = x[5, 100] = x[5, 200] = np.nan  # before or after the extremes
+            x[4] = np.nan
+            x[0, ::5] = -0.0
+        elif ELEM_TYPES[elem].kind == "float":
             x.flat[rng.integers(0, x.size, size=x.size // 7)] = np.nan
             x.flat[rng.integers(0, x.size, size=x.size // 7)] = -0.0
         for keepdims in (False, True):
@@ -162,7 +180,7 @@ def test_softmax_matches_numpy(c_library, elem):
     kernel = numpy_kernel(v)
     rng = np.random.default_rng(3)
     rtol, atol = TOLERANCES[elem]
-    cases = [((4, 37), -1), ((5, 6, 7), 1), ((3, 2), 0), ((1000,), 0), ((2, 0, 3), 2)]
+    cases = [((4, 37), -1), ((5, 6, 7), 1), ((3, 2), 0), ((1000,), 0), ((2, 0, 3), 2), ((3, 1030), 0)]
     cases += [(random_shape(rng, r, 12), int(rng.integers(-r, r))) for r in rng.integers(1, 4, size=4)]
     flags = [{"accurate": True}, {"accurate": True, "logarithmic": True}, {"accurate": False},
              {"accurate": True, "epsilon": 0.5}, {"accurate": False, "logarithmic": True, "epsilon": 1e-3}]
@@ -221,13 +239,16 @@ def check_movement(lib, v, elem, inputs, attrs, **call) -> None:
 @pytest.mark.parametrize("elem", MOVEMENT_ELEMS)
 def test_transpose_slice_broadcast_concatenate_match_numpy(c_library, elem):
     """Bit for bit, on random shapes, permutations, boxes, broadcast dimensions and concatenations; the 2-D
-    transposes are larger than one copy tile (64)."""
+    transposes are larger than one copy tile (64), a slice takes every second element of rows (the stride-2 row
+    copy)."""
     rng = np.random.default_rng(9)
     transpose, slice_ = version("hlir", "Transpose"), version("hlir", "Slice")
     broadcast, concatenate = version("hlir", "BroadcastInDim"), version("hlir", "Concatenate")
     for shape, perm in (((140, 75), [1, 0]), ((3, 40, 33), [0, 2, 1]), ((2, 3, 4), [2, 0, 1]), ((), []),
                         ((0, 3), [1, 0])):
         check_movement(c_library, transpose, elem, [movement_input(rng, shape, elem)], {"permutation": perm})
+    check_movement(c_library, slice_, elem, [movement_input(rng, (5, 41), elem)],
+                   {"start_indices": [1, 1], "limit_indices": [5, 40], "strides": [1, 2]})
     for _ in range(10):
         shape = random_shape(rng, int(rng.integers(1, 5)), 6)
         x = movement_input(rng, shape, elem)
@@ -437,3 +458,82 @@ def test_gemm_matches_numpy(c_library, domain, since, elem):
     if legacy:
         status, _ = call_c(c_library, v, elem, [a, b, random_input(rng, (4,), elem)], dict(attrs, broadcast=0), (2, 4))
         assert status == OPGEN_ERR_SHAPE  # Gemm-6 without broadcast needs C of shape (M, N)
+
+
+@pytest.mark.parametrize("domain,since,elem", [("hlir", 1, "int32"), ("onnx", 13, "uint64"), ("onnx", 9, "int64"),
+                                               ("onnx", 11, "uint32")])
+def test_integer_gemm_matches_numpy(c_library, domain, since, elem):
+    """Integer Gemm bit for bit against the NumPy kernel: products that wrap around in the element type (values
+    over the whole range), alpha and beta scaling in double, results beyond the type saturated, a NaN alpha
+    giving 0 (Convert's rules)."""
+    v = version(domain, "Gemm", since)
+    kernel = numpy_kernel(v)
+    rng = np.random.default_rng(19)
+    info = np.iinfo(ELEM_TYPES[elem].numpy)
+    cases = gemm_cases(rng) + [((4, 5, 3), {"alpha": float("nan"), "beta": 1.0, "transA": 0, "transB": 1}, (3,)),
+                               ((2, 3, 4), {"alpha": 1e30, "beta": -1e30, "transA": 1, "transB": 1}, (2, 4))]
+    for (m, k, n), attrs, c_shape in cases:
+        if c_shape is None and v.inputs[2].option != "optional":  # Gemm before 11 takes C
+            c_shape = (1,)
+        draw = lambda shape: rng.integers(info.min, info.max, size=shape, dtype=ELEM_TYPES[elem].numpy,  # noqa: E731
+                                          endpoint=True)
+        a, b = draw((k, m) if attrs["transA"] else (m, k)), draw((n, k) if attrs["transB"] else (k, n))
+        c = None if c_shape is None else draw(c_shape)
+        (want,) = kernel(a, b, c, **attrs)
+        status, got = call_c(c_library, v, elem, [a, b, c], attrs, want.shape)
+        assert status == OPGEN_OK, (m, k, n, attrs, c_shape)
+        np.testing.assert_array_equal(got, want, err_msg=f"{elem} {(m, k, n)} {attrs} {c_shape}")
+
+
+# ---- ONNX Pad -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("since,elem", [(1, "float"), (2, "double"), (11, "int32"), (13, "bool"), (18, "float16"),
+                                        (19, "float"), (25, "uint8")])
+def test_onnx_pad_matches_numpy(c_library, since, elem):
+    """ONNX Pad bit for bit against the NumPy kernel (itself tested against onnx.reference): every mode of the
+    version, amounts that remove and add (reflect and wrap wider than the rest), axes (negative, a subset) from
+    Pad-18, constant_value given, absent or empty; Pad-1/2's float attribute value (0.1, rounded through float)."""
+    v = version("onnx", "Pad", since)
+    kernel = numpy_kernel(v)
+    modes = next(a.values for a in v.attributes if a.name == "mode")
+    rng = np.random.default_rng(20 + since)
+    for trial in range(14):
+        shape = random_shape(rng, int(rng.integers(1, 4)), 5)
+        mode = modes[trial % len(modes)]
+        named = list(range(len(shape)))
+        axes = None
+        if since >= 18 and trial % 3:
+            named = [int(a) for a in rng.permutation(len(shape))[: int(rng.integers(1, len(shape) + 1))]]
+            axes = np.array([a - len(shape) if rng.random() < 0.5 else a for a in named], np.int64)
+        begins, ends = [], []
+        for a in named:
+            b, e = (int(t) for t in rng.integers(-2, 7, 2))
+            left = shape[a] + min(b, 0) + min(e, 0)
+            if left < 0 or (mode != "constant" and left == 0):
+                b, e = abs(b), abs(e)  # remove no more than there is; other modes need elements to read
+            begins.append(b)
+            ends.append(e)
+        x = movement_input(rng, shape, elem)
+        if since <= 2:
+            inputs = [x]
+            attrs = {"mode": mode, "paddings" if since == 1 else "pads": begins + ends, "value": 0.1}
+        else:
+            value = [None, movement_input(rng, (), elem), np.zeros((0,), x.dtype)][trial % 3]
+            inputs = [x, np.array(begins + ends, np.int64), value] + ([axes] if since >= 18 else [])
+            attrs = {"mode": mode}
+        (want,) = kernel(*inputs, **attrs)
+        status, got = call_c(c_library, v, elem, inputs, attrs, want.shape)
+        assert status == OPGEN_OK, (shape, attrs, axes)
+        assert got.tobytes() == want.tobytes(), f"Pad-{since} {elem} {shape} {attrs} {begins + ends} axes {axes}"
+    x = movement_input(rng, (2, 3), elem)
+    pads = [0, 1, 0, 0]
+    inputs = [x] if since <= 2 else [x, np.array(pads, np.int64), None] + ([None] if since >= 18 else [])
+    attrs = {"paddings" if since == 1 else "pads": pads} if since <= 2 else {}
+    status, _ = call_c(c_library, v, elem, inputs, dict(attrs, mode="wrap" if since < 19 else "mirror"), (2, 4))
+    assert status == OPGEN_ERR_ARGUMENT  # a mode the version lacks
+    pads = [0, -3, 0, 1]
+    inputs = [x] if since <= 2 else [x, np.array(pads, np.int64), None] + ([None] if since >= 18 else [])
+    attrs = {"paddings" if since == 1 else "pads": pads} if since <= 2 else {}
+    status, _ = call_c(c_library, v, elem, inputs, dict(attrs, mode="edge"), (2, 1))
+    assert status == OPGEN_ERR_SHAPE  # edge padding of an axis left empty

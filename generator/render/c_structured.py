@@ -36,7 +36,8 @@ SOFTMAX_TEXT = ("e = exp(x - max(x)) along the axis (max taken as 0 unless accur
 GEMM_TEXT = ("Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally "
              "to (M, N); absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in "
              "order in the compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. "
-             "Floating types only: integer Gemm (computed in double, then converted) keeps its stub.")
+             "Integers: the product wraps around in the element type, alpha * it + beta * C is computed in double "
+             "and converted toward zero, saturated (NaN: 0), as Convert converts.")
 FAMILIES: dict[str, Family] = {
     "reduction.reduce": Family(
         "reduce", _NUMERIC,
@@ -70,12 +71,20 @@ FAMILIES: dict[str, Family] = {
     "data_movement.broadcast_in_dim": Family(
         "broadcast_in_dim", _ANY, "output[i] = input[j] with j_k = i_{broadcast_dimensions[k]} (0 where the input's "
         "size is 1); the output's shape is given.", output_shape_parameter=True),
+    "onnx_slice_pad.onnx_pad": Family(
+        "onnx_pad", _ANY, "ONNX Pad: the amounts (pads, or Pad-1's paddings) list the elements added before each "
+        "padded axis, then after each (axes, from Pad-18: which axes, all when absent, given as int64); a negative "
+        "amount first removes elements. mode constant writes the fill (constant_value's first element, Pad-1/2's "
+        "value, else 0), edge repeats the end element, reflect mirrors about it without repeating it and wrap reads "
+        "the rest periodically, reflect and wrap for any width (unlike hlir Pad's PAD_REFLECT, which stops at what "
+        "the rest holds); adding elements to an axis left empty is OPGEN_ERR_SHAPE, a mode the version lacks "
+        "OPGEN_ERR_ARGUMENT."),
     "linalg.dot_general": Family(
         "dot_general", _NUMERIC, "XLA DotGeneral: products summed over the contracting dimension pairs for each "
         "batch index; the output is batch dims, lhs free dims, rhs free dims. Blocked loops, no BLAS; the sum runs "
         "over the contracting elements in row-major order (float16 in float, rounded once; integers wrap)."),
-    "linalg.gemm": Family("gemm", ("float",), GEMM_TEXT),
-    "onnx_linalg.onnx_gemm_legacy": Family("gemm", ("float",), GEMM_TEXT + " Gemm-1/6: without broadcast, C must "
+    "linalg.gemm": Family("gemm", _NUMERIC, GEMM_TEXT),
+    "onnx_linalg.onnx_gemm_legacy": Family("gemm", _NUMERIC, GEMM_TEXT + " Gemm-1/6: without broadcast, C must "
                                            "have Y's shape (M, N) (OPGEN_ERR_SHAPE otherwise)."),
 }
 # Kernel functions whose computation the template is told by a flag (ONNX Softmax-13 and LogSoftmax-13 are
@@ -105,12 +114,20 @@ def _elem_types(v: OpVersion, family: Family) -> list[ElemType]:
     return out
 
 
-def _input_groups(p: Parameter, elem: ElemType, family: Family) -> list[str]:
+def _input_groups(v: OpVersion, p: Parameter, elem: ElemType, family: Family) -> list[str] | None:
+    """An input's parameters: data, shape, rank. An input of another type than the first one (ONNX Pad's pads and
+    axes) is taken as int64_t where its types include int64 (a caller converts an int32 axes tensor); None for
+    any other (the version then has no structured kernel)."""
     n = c_name(p.name)
     if p.option == "variadic" and family.template == "concatenate":  # as a fold takes it
         return [f"const {elem.c_type} *const *{n}", f"const int64_t *const *{n}_shape", f"const size_t *{n}_rank",
                 f"size_t {n}_count"]
-    return [f"const {elem.c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
+    c_type = elem.c_type
+    if p.type != v.inputs[0].type:
+        if "tensor(int64)" not in v.allowed_types(p):
+            return None
+        c_type = "int64_t"
+    return [f"const {c_type} *OPGEN_RESTRICT {n}", f"const int64_t *{n}_shape", f"size_t {n}_rank"]
 
 
 def structured_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
@@ -124,7 +141,10 @@ def structured_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]
     views = []
     for elem in _elem_types(v, family):
         out_elem = ELEM_TYPES[family.output_elem] if family.output_elem else elem
-        groups = [_input_groups(p, elem, family) for p in v.inputs]
+        inputs = [_input_groups(v, p, elem, family) for p in v.inputs]
+        if any(group is None for group in inputs):
+            return []
+        groups = [group for group in inputs if group is not None]
         groups += [[f.format(n=c_name(a.name)) for f in _ATTR_PARAMS[a.type]] for a in v.attributes]
         out = c_name(v.outputs[0].name)
         if family.output_shape_parameter:
@@ -135,6 +155,7 @@ def structured_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]
         names = {p.name: c_name(p.name) for p in [*v.inputs, *v.outputs]}
         names.update({a.name: c_name(a.name) for a in v.attributes})
         computations = next((list(a.values) for a in v.attributes if a.name == "computation" and a.values), [])
+        modes = next((list(a.values) for a in v.attributes if a.name == "mode" and a.values), [])
         views.append(dict(
             key=v.key, elem=elem.name, out_elem=out_elem.name, function=function, template=family.template,
             declaration=prototype("opgen_status", function, groups, ";"),
@@ -143,7 +164,8 @@ def structured_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]
             output=out, names=names, attributes=[c_name(a.name) for a in v.attributes],
             c_type=elem.c_type, compute=compute, kind=elem.kind, bits=elem.bits,
             load=_LOAD.get(elem.name, "({x})"), store=_STORE.get(elem.name, f"({elem.c_type})({{x}})"),
-            suffix="f32" if compute == "float" else "f64", computations=computations,
+            suffix="f32" if compute == "float" else "f64", computations=computations, modes=modes,
+            optional={c_name(p.name) for p in v.inputs if p.option == "optional"},
             inputs=[c_name(p.name) for p in v.inputs],
             largest=(v.kernel or "").endswith("argmax"),
             onnx_softmax=_SOFTMAX_FORMS.get(v.kernel or ""), float32_attributes=float32,

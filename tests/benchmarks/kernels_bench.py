@@ -110,13 +110,68 @@ def structured_rows(lib, specs, rng: np.random.Generator) -> list[tuple[str, flo
     return rows
 
 
-def print_structured(rows: list[tuple[str, float, float]]) -> None:
+# Structured C kernels of other element types and domains (1M-element outputs): label -> (domain, op, version,
+# element type, input shapes and kinds ("x" data, "pads" an int64 amount list, None an absent optional input),
+# attributes).
+STRUCTURED_MORE = {
+    "ONNX Pad-19 reflect": ("onnx", "Pad", 19, "float", [SHAPE, "pads", None, None], {"mode": "reflect"}),
+    "ONNX Pad-19 wrap": ("onnx", "Pad", 19, "float", [SHAPE, "pads", None, None], {"mode": "wrap"}),
+    "ONNX Pad-19 constant": ("onnx", "Pad", 19, "float", [SHAPE, "pads", None, None], {"mode": "constant"}),
+    "Gemm 256 int32": ("hlir", "Gemm", 1, "int32", [(256, 256), (256, 256), (256,)],
+                       {"alpha": 0.5, "beta": 2.0, "transA": 0, "transB": 0}),
+}
+PADS = np.array([2, -1, 3, 4], np.int64)  # (begin, begin, end, end) of the Pad rows
+
+
+def more_rows(lib, all_specs, rng: np.random.Generator) -> list[tuple[str, float, float]]:
+    """(label, NumPy seconds, C seconds) of each STRUCTURED_MORE case, timed in alternation."""
+    rows = []
+    for label, (domain, op, since, elem, shapes, attrs) in STRUCTURED_MORE.items():
+        v = all_specs.find(domain, op).resolve(since)
+        kernel = opgen_ops.get_kernel(domain, op, since)
+        dtype = np.dtype(np.int32) if elem == "int32" else np.dtype(np.float32)
+        draw = (lambda s: rng.integers(-100, 100, s)) if dtype.kind == "i" else (lambda s: rng.uniform(-3, 3, s))
+        xs = [None if s is None else PADS if s == "pads" else draw(s).astype(dtype) for s in shapes]
+        (want,) = kernel(*xs, **attrs)
+        fn, args, got, keep = prepare_c(lib, v, elem, xs, attrs, want.shape)
+        assert fn(*args) == OPGEN_OK, label
+        t_c, t_np = paired_times(lambda: fn(*args), lambda: kernel(*xs, **attrs))
+        rows.append((label, t_np, t_c))
+    return rows
+
+
+def c_order_transposes(lib, specs, rng: np.random.Generator) -> list[tuple[str, float, float]]:
+    """(label, NumPy seconds, C seconds) of the Transpose cases against a row-major NumPy transpose. The NumPy
+    kernel's copy of the transposed view keeps the input's memory order (np.array of a view, order K: the output
+    is column-major, a flat copy at memcpy speed); the C kernel writes the row-major output its callers get, the
+    copy np.ascontiguousarray makes."""
+    rows = []
+    for label, (op, shapes, attrs, _) in STRUCTURED.items():
+        if op != "Transpose":
+            continue
+        x = rng.uniform(-3, 3, shapes[0]).astype(np.float32)
+        fn, args, got, keep = prepare_c(lib, specs.op(op).versions[0], "float", [x], attrs,
+                                        tuple(shapes[0][p] for p in attrs["permutation"]))
+        t_c, t_np = paired_times(lambda: fn(*args), lambda: np.ascontiguousarray(np.transpose(x, attrs["permutation"])))
+        rows.append((label, t_np, t_c))
+    return rows
+
+
+def print_structured(rows: list[tuple[str, float, float]], c_order: list[tuple[str, float, float]],
+                     more: list[tuple[str, float, float]]) -> None:
     print("structured C kernels against the NumPy kernels (float32, about 1M elements; best of 15, microseconds)")
-    print(f"{'case':<18}{'numpy':>9}{'C':>9}{'C/np':>7}")
+    print(f"{'case':<21}{'numpy':>9}{'C':>9}{'C/np':>7}")
     for label, t_np, t_c in rows:
-        print(f"{label:<18}{t_np * 1e6:>9.0f}{t_c * 1e6:>9.0f}{t_c / t_np:>7.2f}")
-    geomean = math.exp(sum(math.log(t_c / t_np) for _, t_np, t_c in rows) / len(rows))
-    print(f"structured C / NumPy geomean over {len(rows)} cases: {geomean:.2f}")
+        print(f"{label:<21}{t_np * 1e6:>9.0f}{t_c * 1e6:>9.0f}{t_c / t_np:>7.2f}")
+    if rows:
+        geomean = math.exp(sum(math.log(t_c / t_np) for _, t_np, t_c in rows) / len(rows))
+        print(f"structured C / NumPy geomean over {len(rows)} cases: {geomean:.2f}")
+    if more:
+        print("other element types and domains (not in the geomean):")
+    for label, t_np, t_c in more:
+        print(f"{label:<21}{t_np * 1e6:>9.0f}{t_c * 1e6:>9.0f}{t_c / t_np:>7.2f}")
+    for label, t_np, t_c in c_order:
+        print(f"{label}: C / NumPy row-major transpose (np.ascontiguousarray, {t_np * 1e6:.0f} us) {t_c / t_np:.2f}")
 
 
 def inputs(kind: str, rng: np.random.Generator) -> list[np.ndarray]:
@@ -166,6 +221,8 @@ def main() -> None:
                     t_c = best_time(lambda: fn(*args))
             rows.append((op, t_np, t_ref, t_ort, t_c))
         structured = structured_rows(lib, specs, rng)
+        more = more_rows(lib, load_or_raise(ROOT / "specs"), rng)
+        c_order = c_order_transposes(lib, specs, rng)
     print(f"kernels on {N:,} float32 elements (best of 15 runs, microseconds; ratio = opgen / peer, < 1 is faster)")
     print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}")
     for op, t_np, t_ref, t_ort, t_c in rows:
@@ -182,7 +239,7 @@ def main() -> None:
         over = [f"{op} {x:.2f}" for op, x in c_ratios.items() if x > 1.5]
         print(f"C / NumPy geomean over {len(c_ratios)} ops: {geomean:.2f}; over 1.5x: {', '.join(over) or 'none'}")
     print()
-    print_structured(structured)
+    print_structured(structured, c_order, more)
 
 
 if __name__ == "__main__":

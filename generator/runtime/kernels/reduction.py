@@ -156,6 +156,25 @@ def _columns(x: np.ndarray, init: np.ndarray, dims: list[int]) -> np.ndarray:
     return np.concatenate([first, moved], axis=0)
 
 
+def _leading_fold(op: np.ufunc, x: np.ndarray, init: np.ndarray, dims: list[int]) -> np.ndarray | None:
+    """The left fold init op x1 op x2 ... of every output's reduced elements (row-major order) in one NumPy call:
+    the reduced elements moved onto a leading axis of a C-contiguous array in the compute type (no copy when
+    they lead already), the outputs side by side along the rest, then op.reduce over axis 0 from `initial`.
+    NumPy reduces the leading axis of a C-contiguous array row by row (out = initial, then out = out op row for
+    each row in order): a left fold for every output. It folds pairwise only along the innermost axis, which a
+    single output would make the reduced one: None then, and the caller folds as before. Instead of a Python
+    loop over rows that were strided (the concatenated columns keep the transposed order)."""
+    kept = [k for k in range(x.ndim) if k not in dims]
+    kept_total = math.prod(x.shape[k] for k in kept)
+    n = math.prod(x.shape[d] for d in dims)
+    if kept_total < 2 or n == 0:
+        return None
+    compute = compute_dtype(x.dtype)
+    moved = np.ascontiguousarray(np.transpose(x, dims + kept), dtype=compute).reshape(n, kept_total)
+    start = np.asarray(init, dtype=x.dtype).astype(compute)
+    return op.reduce(moved, axis=0, initial=start[()]).reshape(tuple(x.shape[k] for k in kept))
+
+
 def _extreme_of_rows(rows: np.ndarray, largest: bool) -> np.ndarray:
     """XLA max/min over the last axis; the signed-zero rule only matters where the extreme is zero."""
     m = np.max(rows, axis=-1) if largest else np.min(rows, axis=-1)
@@ -256,6 +275,10 @@ def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, d
             return (extreme,)
         position = _position_of(rows[0], extreme)[..., None]
         return tuple(np.take_along_axis(r, position, axis=-1)[..., 0] for r in rows)
+    if computation in ("ADD", "MUL") and xs[0].dtype.kind == "f":
+        folded = _leading_fold(_ACCUMULATING[computation], xs[0], inits[0], dims)
+        if folded is not None:
+            return (folded.astype(xs[0].dtype),)
     return (np.asarray(_fold(computation, _columns(xs[0], inits[0], dims))).astype(xs[0].dtype),)
 
 

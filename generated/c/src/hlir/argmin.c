@@ -25,13 +25,15 @@ opgen_status opgen_hlir_ArgMin_v1_uint8(
     for (int64_t o = 0; o < outer; ++o) {
         const uint8_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
-            uint8_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 32 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 128 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
+            uint8_t lanes[32];
+            for (int j = 0; j < 32; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 32 <= n; i += 32) {
+                for (int j = 0; j < 32; ++j) {
                     const uint8_t v = (block[i + j]);
                     lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
@@ -41,18 +43,13 @@ opgen_status opgen_hlir_ArgMin_v1_uint8(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             uint8_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const uint8_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 32; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 128 <= n; c += 128) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 128; ++j) {
                         const uint8_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -67,10 +64,10 @@ opgen_status opgen_hlir_ArgMin_v1_uint8(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 128; c -= 128) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const uint8_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 128; ++j) {
+                        const uint8_t v = (block[c - 128 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -127,13 +124,15 @@ opgen_status opgen_hlir_ArgMin_v1_uint16(
     for (int64_t o = 0; o < outer; ++o) {
         const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
-            uint16_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 16 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 64 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
+            uint16_t lanes[16];
+            for (int j = 0; j < 16; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 16 <= n; i += 16) {
+                for (int j = 0; j < 16; ++j) {
                     const uint16_t v = (block[i + j]);
                     lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
@@ -143,18 +142,13 @@ opgen_status opgen_hlir_ArgMin_v1_uint16(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             uint16_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const uint16_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 16; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 64 <= n; c += 64) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 64; ++j) {
                         const uint16_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -169,10 +163,10 @@ opgen_status opgen_hlir_ArgMin_v1_uint16(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 64; c -= 64) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const uint16_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 64; ++j) {
+                        const uint16_t v = (block[c - 64 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -229,8 +223,10 @@ opgen_status opgen_hlir_ArgMin_v1_uint32(
     for (int64_t o = 0; o < outer; ++o) {
         const uint32_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
+            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 32 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
             uint32_t lanes[8];
             for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
@@ -245,18 +241,13 @@ opgen_status opgen_hlir_ArgMin_v1_uint32(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             uint32_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const uint32_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 32 <= n; c += 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 32; ++j) {
                         const uint32_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -271,10 +262,10 @@ opgen_status opgen_hlir_ArgMin_v1_uint32(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 32; c -= 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const uint32_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 32; ++j) {
+                        const uint32_t v = (block[c - 32 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -331,13 +322,15 @@ opgen_status opgen_hlir_ArgMin_v1_uint64(
     for (int64_t o = 0; o < outer; ++o) {
         const uint64_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
-            uint64_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 4 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 16 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
+            uint64_t lanes[4];
+            for (int j = 0; j < 4; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 4 <= n; i += 4) {
+                for (int j = 0; j < 4; ++j) {
                     const uint64_t v = (block[i + j]);
                     lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
@@ -347,18 +340,13 @@ opgen_status opgen_hlir_ArgMin_v1_uint64(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             uint64_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const uint64_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 4; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 16 <= n; c += 16) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 16; ++j) {
                         const uint64_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -373,10 +361,10 @@ opgen_status opgen_hlir_ArgMin_v1_uint64(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 16; c -= 16) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const uint64_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 16; ++j) {
+                        const uint64_t v = (block[c - 16 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -433,13 +421,15 @@ opgen_status opgen_hlir_ArgMin_v1_int8(
     for (int64_t o = 0; o < outer; ++o) {
         const int8_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
-            int8_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 32 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 128 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
+            int8_t lanes[32];
+            for (int j = 0; j < 32; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 32 <= n; i += 32) {
+                for (int j = 0; j < 32; ++j) {
                     const int8_t v = (block[i + j]);
                     lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
@@ -449,18 +439,13 @@ opgen_status opgen_hlir_ArgMin_v1_int8(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             int8_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const int8_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 32; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 128 <= n; c += 128) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 128; ++j) {
                         const int8_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -475,10 +460,10 @@ opgen_status opgen_hlir_ArgMin_v1_int8(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 128; c -= 128) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const int8_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 128; ++j) {
+                        const int8_t v = (block[c - 128 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -535,13 +520,15 @@ opgen_status opgen_hlir_ArgMin_v1_int16(
     for (int64_t o = 0; o < outer; ++o) {
         const int16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
-            int16_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 16 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 64 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
+            int16_t lanes[16];
+            for (int j = 0; j < 16; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 16 <= n; i += 16) {
+                for (int j = 0; j < 16; ++j) {
                     const int16_t v = (block[i + j]);
                     lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
@@ -551,18 +538,13 @@ opgen_status opgen_hlir_ArgMin_v1_int16(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             int16_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const int16_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 16; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 64 <= n; c += 64) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 64; ++j) {
                         const int16_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -577,10 +559,10 @@ opgen_status opgen_hlir_ArgMin_v1_int16(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 64; c -= 64) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const int16_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 64; ++j) {
+                        const int16_t v = (block[c - 64 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -637,8 +619,10 @@ opgen_status opgen_hlir_ArgMin_v1_int32(
     for (int64_t o = 0; o < outer; ++o) {
         const int32_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
+            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 32 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
             int32_t lanes[8];
             for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
@@ -653,18 +637,13 @@ opgen_status opgen_hlir_ArgMin_v1_int32(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             int32_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const int32_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 32 <= n; c += 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 32; ++j) {
                         const int32_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -679,10 +658,10 @@ opgen_status opgen_hlir_ArgMin_v1_int32(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 32; c -= 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const int32_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 32; ++j) {
+                        const int32_t v = (block[c - 32 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -739,13 +718,15 @@ opgen_status opgen_hlir_ArgMin_v1_int64(
     for (int64_t o = 0; o < outer; ++o) {
         const int64_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (vectorises),
-             * then the first (or last) position holding it. */
-            int64_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 4 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction), then the first (last) position
+             * holding it: chunks of 16 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. */
+            int64_t lanes[4];
+            for (int j = 0; j < 4; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 4 <= n; i += 4) {
+                for (int j = 0; j < 4; ++j) {
                     const int64_t v = (block[i + j]);
                     lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
@@ -755,18 +736,13 @@ opgen_status opgen_hlir_ArgMin_v1_int64(
                 lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             int64_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const int64_t v = lanes[j];
-                best = v < best ? v : best;
-            }
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 4; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 16 <= n; c += 16) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 16; ++j) {
                         const int64_t v = (block[c + j]);
                         hit |= (v == best);
                     }
@@ -781,10 +757,10 @@ opgen_status opgen_hlir_ArgMin_v1_int64(
                 }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 16; c -= 16) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const int64_t v = (block[c - 8 + j]);
+                    for (int j = 0; j < 16; ++j) {
+                        const int64_t v = (block[c - 16 + j]);
                         hit |= (v == best);
                     }
                     if (hit) break;
@@ -841,62 +817,84 @@ opgen_status opgen_hlir_ArgMin_v1_float16(
     for (int64_t o = 0; o < outer; ++o) {
         const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (a NaN once met staying, vectorises),
-             * then the first (or last) position holding it. */
+            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction, NaNs passed over), then the first (last) position
+             * holding it or a NaN: chunks of 32 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. A NaN counts as the
+             * extreme: the first (last) NaN, if one lies after (before) the position found, is the answer.
+             * (best is NaN only if block[0] is: no lane takes a NaN, and one starting as NaN keeps it.) */
             float lanes[8];
             for (int j = 0; j < 8; ++j) lanes[j] = opgen_f16_to_f32(block[0]);
             int64_t i = 0;
             for (; i + 8 <= n; i += 8) {
                 for (int j = 0; j < 8; ++j) {
                     const float v = opgen_f16_to_f32(block[i + j]);
-                    lanes[j] = v < lanes[j] || v != v ? v : lanes[j];
+                    lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
                 const float v = opgen_f16_to_f32(block[i]);
-                lanes[0] = v < lanes[0] || v != v ? v : lanes[0];
+                lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             float best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const float v = lanes[j];
-                best = v < best || v != v ? v : best;
-            }
-            const int nan_target = best != best; /* the extreme is a NaN: look for the first (last) NaN */
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 32 <= n; c += 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 32; ++j) {
                         const float v = opgen_f16_to_f32(block[c + j]);
-                        hit |= ((v == best) | (nan_target & (v != v)));
+                        hit |= !(v > best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c; at < n; ++at) {
                     const float v = opgen_f16_to_f32(block[at]);
-                    if (((v == best) | (nan_target & (v != v)))) {
+                    if (!(v > best)) {
                         index = at;
                         break;
                     }
                 }
+                const float found = opgen_f16_to_f32(block[index]);
+                if (found == found) {
+                    int nan_after = 0;
+                    for (int64_t at = index + 1; at < n; ++at) {
+                        const float v = opgen_f16_to_f32(block[at]);
+                        nan_after |= v != v;
+                    }
+                    if (nan_after) {
+                        do ++index;
+                        while (opgen_f16_to_f32(block[index]) == opgen_f16_to_f32(block[index]));
+                    }
+                }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 32; c -= 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const float v = opgen_f16_to_f32(block[c - 8 + j]);
-                        hit |= ((v == best) | (nan_target & (v != v)));
+                    for (int j = 0; j < 32; ++j) {
+                        const float v = opgen_f16_to_f32(block[c - 32 + j]);
+                        hit |= !(v > best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c - 1; at >= 0; --at) {
                     const float v = opgen_f16_to_f32(block[at]);
-                    if (((v == best) | (nan_target & (v != v)))) {
+                    if (!(v > best)) {
                         index = at;
                         break;
+                    }
+                }
+                const float found = opgen_f16_to_f32(block[index]);
+                if (found == found) {
+                    int nan_before = 0;
+                    for (int64_t at = 0; at < index; ++at) {
+                        const float v = opgen_f16_to_f32(block[at]);
+                        nan_before |= v != v;
+                    }
+                    if (nan_before) {
+                        do --index;
+                        while (opgen_f16_to_f32(block[index]) == opgen_f16_to_f32(block[index]));
                     }
                 }
             }
@@ -944,62 +942,84 @@ opgen_status opgen_hlir_ArgMin_v1_float(
     for (int64_t o = 0; o < outer; ++o) {
         const float *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (a NaN once met staying, vectorises),
-             * then the first (or last) position holding it. */
+            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction, NaNs passed over), then the first (last) position
+             * holding it or a NaN: chunks of 32 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. A NaN counts as the
+             * extreme: the first (last) NaN, if one lies after (before) the position found, is the answer.
+             * (best is NaN only if block[0] is: no lane takes a NaN, and one starting as NaN keeps it.) */
             float lanes[8];
             for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
             for (; i + 8 <= n; i += 8) {
                 for (int j = 0; j < 8; ++j) {
                     const float v = (block[i + j]);
-                    lanes[j] = v < lanes[j] || v != v ? v : lanes[j];
+                    lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
                 const float v = (block[i]);
-                lanes[0] = v < lanes[0] || v != v ? v : lanes[0];
+                lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             float best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const float v = lanes[j];
-                best = v < best || v != v ? v : best;
-            }
-            const int nan_target = best != best; /* the extreme is a NaN: look for the first (last) NaN */
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 32 <= n; c += 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 32; ++j) {
                         const float v = (block[c + j]);
-                        hit |= ((v == best) | (nan_target & (v != v)));
+                        hit |= !(v > best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c; at < n; ++at) {
                     const float v = (block[at]);
-                    if (((v == best) | (nan_target & (v != v)))) {
+                    if (!(v > best)) {
                         index = at;
                         break;
                     }
                 }
+                const float found = (block[index]);
+                if (found == found) {
+                    int nan_after = 0;
+                    for (int64_t at = index + 1; at < n; ++at) {
+                        const float v = (block[at]);
+                        nan_after |= v != v;
+                    }
+                    if (nan_after) {
+                        do ++index;
+                        while ((block[index]) == (block[index]));
+                    }
+                }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 32; c -= 32) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const float v = (block[c - 8 + j]);
-                        hit |= ((v == best) | (nan_target & (v != v)));
+                    for (int j = 0; j < 32; ++j) {
+                        const float v = (block[c - 32 + j]);
+                        hit |= !(v > best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c - 1; at >= 0; --at) {
                     const float v = (block[at]);
-                    if (((v == best) | (nan_target & (v != v)))) {
+                    if (!(v > best)) {
                         index = at;
                         break;
+                    }
+                }
+                const float found = (block[index]);
+                if (found == found) {
+                    int nan_before = 0;
+                    for (int64_t at = 0; at < index; ++at) {
+                        const float v = (block[at]);
+                        nan_before |= v != v;
+                    }
+                    if (nan_before) {
+                        do --index;
+                        while ((block[index]) == (block[index]));
                     }
                 }
             }
@@ -1047,62 +1067,84 @@ opgen_status opgen_hlir_ArgMin_v1_double(
     for (int64_t o = 0; o < outer; ++o) {
         const double *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over eight lanes side by side (a NaN once met staying, vectorises),
-             * then the first (or last) position holding it. */
-            double lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over 4 lanes side by side (an ordered comparison and a select, which
+             * compile to a vector max/min instruction, NaNs passed over), then the first (last) position
+             * holding it or a NaN: chunks of 16 elements tested together (no early exit inside a
+             * chunk, so it vectorises), then the chunk holding it element by element. A NaN counts as the
+             * extreme: the first (last) NaN, if one lies after (before) the position found, is the answer.
+             * (best is NaN only if block[0] is: no lane takes a NaN, and one starting as NaN keeps it.) */
+            double lanes[4];
+            for (int j = 0; j < 4; ++j) lanes[j] = (block[0]);
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
-                for (int j = 0; j < 8; ++j) {
+            for (; i + 4 <= n; i += 4) {
+                for (int j = 0; j < 4; ++j) {
                     const double v = (block[i + j]);
-                    lanes[j] = v < lanes[j] || v != v ? v : lanes[j];
+                    lanes[j] = v < lanes[j] ? v : lanes[j];
                 }
             }
             for (; i < n; ++i) {
                 const double v = (block[i]);
-                lanes[0] = v < lanes[0] || v != v ? v : lanes[0];
+                lanes[0] = v < lanes[0] ? v : lanes[0];
             }
             double best = lanes[0];
-            for (int j = 1; j < 8; ++j) {
-                const double v = lanes[j];
-                best = v < best || v != v ? v : best;
-            }
-            const int nan_target = best != best; /* the extreme is a NaN: look for the first (last) NaN */
-            /* The position: chunks of eight tested together (no early exit inside a chunk, so it vectorises),
-             * then the chunk holding it element by element. */
+            for (int j = 1; j < 4; ++j) best = lanes[j] < best ? lanes[j] : best;
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
-                for (; c + 8 <= n; c += 8) {
+                for (; c + 16 <= n; c += 16) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
+                    for (int j = 0; j < 16; ++j) {
                         const double v = (block[c + j]);
-                        hit |= ((v == best) | (nan_target & (v != v)));
+                        hit |= !(v > best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c; at < n; ++at) {
                     const double v = (block[at]);
-                    if (((v == best) | (nan_target & (v != v)))) {
+                    if (!(v > best)) {
                         index = at;
                         break;
                     }
                 }
+                const double found = (block[index]);
+                if (found == found) {
+                    int nan_after = 0;
+                    for (int64_t at = index + 1; at < n; ++at) {
+                        const double v = (block[at]);
+                        nan_after |= v != v;
+                    }
+                    if (nan_after) {
+                        do ++index;
+                        while ((block[index]) == (block[index]));
+                    }
+                }
             } else {
                 int64_t c = n;
-                for (; c >= 8; c -= 8) {
+                for (; c >= 16; c -= 16) {
                     int hit = 0;
-                    for (int j = 0; j < 8; ++j) {
-                        const double v = (block[c - 8 + j]);
-                        hit |= ((v == best) | (nan_target & (v != v)));
+                    for (int j = 0; j < 16; ++j) {
+                        const double v = (block[c - 16 + j]);
+                        hit |= !(v > best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c - 1; at >= 0; --at) {
                     const double v = (block[at]);
-                    if (((v == best) | (nan_target & (v != v)))) {
+                    if (!(v > best)) {
                         index = at;
                         break;
+                    }
+                }
+                const double found = (block[index]);
+                if (found == found) {
+                    int nan_before = 0;
+                    for (int64_t at = 0; at < index; ++at) {
+                        const double v = (block[at]);
+                        nan_before |= v != v;
+                    }
+                    if (nan_before) {
+                        do --index;
+                        while ((block[index]) == (block[index]));
                     }
                 }
             }

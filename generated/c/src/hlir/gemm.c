@@ -392,3 +392,399 @@ opgen_status opgen_hlir_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const 
     }
     return OPGEN_OK;
 }
+
+opgen_status opgen_hlir_Gemm_v1_int32(const int32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                      const int32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                      const int32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                      double alpha, double beta, int64_t transA, int64_t transB,
+                                      int32_t *OPGEN_RESTRICT Y) {
+    if (A_rank != 2 || B_rank != 2) return OPGEN_ERR_SHAPE;
+    const bool trans_a = transA != 0, trans_b = transB != 0;
+    const int64_t nm = A_shape[trans_a ? 1 : 0], nk = A_shape[trans_a ? 0 : 1];
+    const int64_t nn = B_shape[trans_b ? 0 : 1];
+    if (B_shape[trans_b ? 1 : 0] != nk) return OPGEN_ERR_SHAPE;
+    /* The float attributes in the double the integer result is computed in. */
+    const double alpha_c = (double)alpha, beta_c = (double)beta;
+    /* C (absent: NULL) broadcast unidirectionally to (M, N): stride 0 along a dimension it lacks or has as 1. With
+     * beta == 0 it is not read, so that its inf or NaN does not become NaN (as onnx.reference and BLAS). */
+    const bool use_c = C != NULL && beta_c != 0;
+    int64_t c_sm = 0, c_sn = 0;
+    if (C != NULL) {
+        if (C_rank > 2) return OPGEN_ERR_SHAPE;
+        const int64_t c_m = C_rank == 2 ? C_shape[0] : 1, c_n = C_rank >= 1 ? C_shape[C_rank - 1] : 1;
+        if ((c_m != 1 && c_m != nm) || (c_n != 1 && c_n != nn)) return OPGEN_ERR_SHAPE;
+        c_sm = c_m == 1 ? 0 : c_n;
+        c_sn = c_n == 1 ? 0 : 1;
+    }
+    /* Gemm as a DotGeneral of one lhs free, one rhs free and one contracting dimension, no batch. */
+    const size_t b_rank = 0, k_rank = 1, mr = 1, nr = 1;
+    const int64_t nb = 1, b_shape[1] = {1}, b_l[1] = {0}, b_r[1] = {0};
+    const int64_t m_shape[1] = {nm}, m_l[1] = {trans_a ? 1 : nk};
+    const int64_t n_shape[1] = {nn}, n_r[1] = {trans_b ? nk : 1};
+    const int64_t k_shape[1] = {nk}, k_l[1] = {trans_a ? nm : 1}, k_r[1] = {trans_b ? 1 : nn};
+    /* Integers (as the NumPy kernel): A' B' summed with two's-complement wrap-around in the element type (in
+     * uint64_t, then truncated to it), alpha * that + beta * C in double, converted toward zero and saturated to
+     * the type, NaN to 0 (Convert's rules; opgen_mul_trunc with x = 1 is that conversion alone). */
+    if (nb * nm * nn == 0) return OPGEN_OK;
+    /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
+     * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
+     * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
+    enum { DOT_M = 8, DOT_N = 256 };
+    opgen_walk wb_l, wb_r;
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
+    for (int64_t bi = 0; bi < nb; ++bi) {
+        const int32_t *OPGEN_RESTRICT lhs_b = A + wb_l.offset;
+        const int32_t *OPGEN_RESTRICT rhs_b = B + wb_r.offset;
+        opgen_walk wm;
+        opgen_walk_init(&wm, mr, m_shape, m_l);
+        for (int64_t m0 = 0; m0 < nm; m0 += DOT_M) {
+            const int64_t mlen = nm - m0 < DOT_M ? nm - m0 : DOT_M;
+            int64_t m_off[DOT_M];
+            for (int64_t i = 0; i < mlen; ++i) {
+                m_off[i] = wm.offset;
+                opgen_walk_next(&wm);
+            }
+            opgen_walk wn;
+            opgen_walk_init(&wn, nr, n_shape, n_r);
+            for (int64_t n0 = 0; n0 < nn; n0 += DOT_N) {
+                const int64_t nlen = nn - n0 < DOT_N ? nn - n0 : DOT_N;
+                int64_t n_off[DOT_N];
+                for (int64_t j = 0; j < nlen; ++j) {
+                    n_off[j] = wn.offset;
+                    opgen_walk_next(&wn);
+                }
+                const bool dense = n_off[nlen - 1] - n_off[0] == nlen - 1;
+                uint64_t tile[DOT_M][DOT_N];
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
+                }
+                opgen_walk wk_l, wk_r;
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int32_t packed[DOT_N];
+                for (int64_t kk = 0; kk < nk; ++kk) {
+                    const int32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int32_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
+                    for (int64_t i = 0; i < mlen; ++i) {
+                        const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
+                        uint64_t *OPGEN_RESTRICT t = tile[i];
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
+                    }
+                    opgen_walk_next(&wk_l);
+                    opgen_walk_next(&wk_r);
+                }
+                int32_t *OPGEN_RESTRICT dst = Y + (bi * nm + m0) * nn + n0;
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) dst[i * nn + j] = (int32_t)opgen_mul_trunc_i64(use_c ? alpha_c * (double)(int32_t)tile[i][j] + beta_c * (double)C[(m0 + i) * c_sm + (n0 + j) * c_sn] : alpha_c * (double)(int32_t)tile[i][j], 1, sizeof(int32_t));
+                }
+            }
+        }
+        opgen_walk_next(&wb_l);
+        opgen_walk_next(&wb_r);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_Gemm_v1_int64(const int64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                      const int64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                      const int64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                      double alpha, double beta, int64_t transA, int64_t transB,
+                                      int64_t *OPGEN_RESTRICT Y) {
+    if (A_rank != 2 || B_rank != 2) return OPGEN_ERR_SHAPE;
+    const bool trans_a = transA != 0, trans_b = transB != 0;
+    const int64_t nm = A_shape[trans_a ? 1 : 0], nk = A_shape[trans_a ? 0 : 1];
+    const int64_t nn = B_shape[trans_b ? 0 : 1];
+    if (B_shape[trans_b ? 1 : 0] != nk) return OPGEN_ERR_SHAPE;
+    /* The float attributes in the double the integer result is computed in. */
+    const double alpha_c = (double)alpha, beta_c = (double)beta;
+    /* C (absent: NULL) broadcast unidirectionally to (M, N): stride 0 along a dimension it lacks or has as 1. With
+     * beta == 0 it is not read, so that its inf or NaN does not become NaN (as onnx.reference and BLAS). */
+    const bool use_c = C != NULL && beta_c != 0;
+    int64_t c_sm = 0, c_sn = 0;
+    if (C != NULL) {
+        if (C_rank > 2) return OPGEN_ERR_SHAPE;
+        const int64_t c_m = C_rank == 2 ? C_shape[0] : 1, c_n = C_rank >= 1 ? C_shape[C_rank - 1] : 1;
+        if ((c_m != 1 && c_m != nm) || (c_n != 1 && c_n != nn)) return OPGEN_ERR_SHAPE;
+        c_sm = c_m == 1 ? 0 : c_n;
+        c_sn = c_n == 1 ? 0 : 1;
+    }
+    /* Gemm as a DotGeneral of one lhs free, one rhs free and one contracting dimension, no batch. */
+    const size_t b_rank = 0, k_rank = 1, mr = 1, nr = 1;
+    const int64_t nb = 1, b_shape[1] = {1}, b_l[1] = {0}, b_r[1] = {0};
+    const int64_t m_shape[1] = {nm}, m_l[1] = {trans_a ? 1 : nk};
+    const int64_t n_shape[1] = {nn}, n_r[1] = {trans_b ? nk : 1};
+    const int64_t k_shape[1] = {nk}, k_l[1] = {trans_a ? nm : 1}, k_r[1] = {trans_b ? 1 : nn};
+    /* Integers (as the NumPy kernel): A' B' summed with two's-complement wrap-around in the element type (in
+     * uint64_t, then truncated to it), alpha * that + beta * C in double, converted toward zero and saturated to
+     * the type, NaN to 0 (Convert's rules; opgen_mul_trunc with x = 1 is that conversion alone). */
+    if (nb * nm * nn == 0) return OPGEN_OK;
+    /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
+     * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
+     * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
+    enum { DOT_M = 8, DOT_N = 256 };
+    opgen_walk wb_l, wb_r;
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
+    for (int64_t bi = 0; bi < nb; ++bi) {
+        const int64_t *OPGEN_RESTRICT lhs_b = A + wb_l.offset;
+        const int64_t *OPGEN_RESTRICT rhs_b = B + wb_r.offset;
+        opgen_walk wm;
+        opgen_walk_init(&wm, mr, m_shape, m_l);
+        for (int64_t m0 = 0; m0 < nm; m0 += DOT_M) {
+            const int64_t mlen = nm - m0 < DOT_M ? nm - m0 : DOT_M;
+            int64_t m_off[DOT_M];
+            for (int64_t i = 0; i < mlen; ++i) {
+                m_off[i] = wm.offset;
+                opgen_walk_next(&wm);
+            }
+            opgen_walk wn;
+            opgen_walk_init(&wn, nr, n_shape, n_r);
+            for (int64_t n0 = 0; n0 < nn; n0 += DOT_N) {
+                const int64_t nlen = nn - n0 < DOT_N ? nn - n0 : DOT_N;
+                int64_t n_off[DOT_N];
+                for (int64_t j = 0; j < nlen; ++j) {
+                    n_off[j] = wn.offset;
+                    opgen_walk_next(&wn);
+                }
+                const bool dense = n_off[nlen - 1] - n_off[0] == nlen - 1;
+                uint64_t tile[DOT_M][DOT_N];
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
+                }
+                opgen_walk wk_l, wk_r;
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                int64_t packed[DOT_N];
+                for (int64_t kk = 0; kk < nk; ++kk) {
+                    const int64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const int64_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
+                    for (int64_t i = 0; i < mlen; ++i) {
+                        const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
+                        uint64_t *OPGEN_RESTRICT t = tile[i];
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
+                    }
+                    opgen_walk_next(&wk_l);
+                    opgen_walk_next(&wk_r);
+                }
+                int64_t *OPGEN_RESTRICT dst = Y + (bi * nm + m0) * nn + n0;
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) dst[i * nn + j] = (int64_t)opgen_mul_trunc_i64(use_c ? alpha_c * (double)(int64_t)tile[i][j] + beta_c * (double)C[(m0 + i) * c_sm + (n0 + j) * c_sn] : alpha_c * (double)(int64_t)tile[i][j], 1, sizeof(int64_t));
+                }
+            }
+        }
+        opgen_walk_next(&wb_l);
+        opgen_walk_next(&wb_r);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_Gemm_v1_uint32(const uint32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const uint32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const uint32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       uint32_t *OPGEN_RESTRICT Y) {
+    if (A_rank != 2 || B_rank != 2) return OPGEN_ERR_SHAPE;
+    const bool trans_a = transA != 0, trans_b = transB != 0;
+    const int64_t nm = A_shape[trans_a ? 1 : 0], nk = A_shape[trans_a ? 0 : 1];
+    const int64_t nn = B_shape[trans_b ? 0 : 1];
+    if (B_shape[trans_b ? 1 : 0] != nk) return OPGEN_ERR_SHAPE;
+    /* The float attributes in the double the integer result is computed in. */
+    const double alpha_c = (double)alpha, beta_c = (double)beta;
+    /* C (absent: NULL) broadcast unidirectionally to (M, N): stride 0 along a dimension it lacks or has as 1. With
+     * beta == 0 it is not read, so that its inf or NaN does not become NaN (as onnx.reference and BLAS). */
+    const bool use_c = C != NULL && beta_c != 0;
+    int64_t c_sm = 0, c_sn = 0;
+    if (C != NULL) {
+        if (C_rank > 2) return OPGEN_ERR_SHAPE;
+        const int64_t c_m = C_rank == 2 ? C_shape[0] : 1, c_n = C_rank >= 1 ? C_shape[C_rank - 1] : 1;
+        if ((c_m != 1 && c_m != nm) || (c_n != 1 && c_n != nn)) return OPGEN_ERR_SHAPE;
+        c_sm = c_m == 1 ? 0 : c_n;
+        c_sn = c_n == 1 ? 0 : 1;
+    }
+    /* Gemm as a DotGeneral of one lhs free, one rhs free and one contracting dimension, no batch. */
+    const size_t b_rank = 0, k_rank = 1, mr = 1, nr = 1;
+    const int64_t nb = 1, b_shape[1] = {1}, b_l[1] = {0}, b_r[1] = {0};
+    const int64_t m_shape[1] = {nm}, m_l[1] = {trans_a ? 1 : nk};
+    const int64_t n_shape[1] = {nn}, n_r[1] = {trans_b ? nk : 1};
+    const int64_t k_shape[1] = {nk}, k_l[1] = {trans_a ? nm : 1}, k_r[1] = {trans_b ? 1 : nn};
+    /* Integers (as the NumPy kernel): A' B' summed with two's-complement wrap-around in the element type (in
+     * uint64_t, then truncated to it), alpha * that + beta * C in double, converted toward zero and saturated to
+     * the type, NaN to 0 (Convert's rules; opgen_mul_trunc with x = 1 is that conversion alone). */
+    if (nb * nm * nn == 0) return OPGEN_OK;
+    /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
+     * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
+     * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
+    enum { DOT_M = 8, DOT_N = 256 };
+    opgen_walk wb_l, wb_r;
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
+    for (int64_t bi = 0; bi < nb; ++bi) {
+        const uint32_t *OPGEN_RESTRICT lhs_b = A + wb_l.offset;
+        const uint32_t *OPGEN_RESTRICT rhs_b = B + wb_r.offset;
+        opgen_walk wm;
+        opgen_walk_init(&wm, mr, m_shape, m_l);
+        for (int64_t m0 = 0; m0 < nm; m0 += DOT_M) {
+            const int64_t mlen = nm - m0 < DOT_M ? nm - m0 : DOT_M;
+            int64_t m_off[DOT_M];
+            for (int64_t i = 0; i < mlen; ++i) {
+                m_off[i] = wm.offset;
+                opgen_walk_next(&wm);
+            }
+            opgen_walk wn;
+            opgen_walk_init(&wn, nr, n_shape, n_r);
+            for (int64_t n0 = 0; n0 < nn; n0 += DOT_N) {
+                const int64_t nlen = nn - n0 < DOT_N ? nn - n0 : DOT_N;
+                int64_t n_off[DOT_N];
+                for (int64_t j = 0; j < nlen; ++j) {
+                    n_off[j] = wn.offset;
+                    opgen_walk_next(&wn);
+                }
+                const bool dense = n_off[nlen - 1] - n_off[0] == nlen - 1;
+                uint64_t tile[DOT_M][DOT_N];
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
+                }
+                opgen_walk wk_l, wk_r;
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint32_t packed[DOT_N];
+                for (int64_t kk = 0; kk < nk; ++kk) {
+                    const uint32_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint32_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
+                    for (int64_t i = 0; i < mlen; ++i) {
+                        const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
+                        uint64_t *OPGEN_RESTRICT t = tile[i];
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
+                    }
+                    opgen_walk_next(&wk_l);
+                    opgen_walk_next(&wk_r);
+                }
+                uint32_t *OPGEN_RESTRICT dst = Y + (bi * nm + m0) * nn + n0;
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) dst[i * nn + j] = (uint32_t)opgen_mul_trunc_u64(use_c ? alpha_c * (double)(uint32_t)tile[i][j] + beta_c * (double)C[(m0 + i) * c_sm + (n0 + j) * c_sn] : alpha_c * (double)(uint32_t)tile[i][j], 1, sizeof(uint32_t));
+                }
+            }
+        }
+        opgen_walk_next(&wb_l);
+        opgen_walk_next(&wb_r);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_hlir_Gemm_v1_uint64(const uint64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const uint64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const uint64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       uint64_t *OPGEN_RESTRICT Y) {
+    if (A_rank != 2 || B_rank != 2) return OPGEN_ERR_SHAPE;
+    const bool trans_a = transA != 0, trans_b = transB != 0;
+    const int64_t nm = A_shape[trans_a ? 1 : 0], nk = A_shape[trans_a ? 0 : 1];
+    const int64_t nn = B_shape[trans_b ? 0 : 1];
+    if (B_shape[trans_b ? 1 : 0] != nk) return OPGEN_ERR_SHAPE;
+    /* The float attributes in the double the integer result is computed in. */
+    const double alpha_c = (double)alpha, beta_c = (double)beta;
+    /* C (absent: NULL) broadcast unidirectionally to (M, N): stride 0 along a dimension it lacks or has as 1. With
+     * beta == 0 it is not read, so that its inf or NaN does not become NaN (as onnx.reference and BLAS). */
+    const bool use_c = C != NULL && beta_c != 0;
+    int64_t c_sm = 0, c_sn = 0;
+    if (C != NULL) {
+        if (C_rank > 2) return OPGEN_ERR_SHAPE;
+        const int64_t c_m = C_rank == 2 ? C_shape[0] : 1, c_n = C_rank >= 1 ? C_shape[C_rank - 1] : 1;
+        if ((c_m != 1 && c_m != nm) || (c_n != 1 && c_n != nn)) return OPGEN_ERR_SHAPE;
+        c_sm = c_m == 1 ? 0 : c_n;
+        c_sn = c_n == 1 ? 0 : 1;
+    }
+    /* Gemm as a DotGeneral of one lhs free, one rhs free and one contracting dimension, no batch. */
+    const size_t b_rank = 0, k_rank = 1, mr = 1, nr = 1;
+    const int64_t nb = 1, b_shape[1] = {1}, b_l[1] = {0}, b_r[1] = {0};
+    const int64_t m_shape[1] = {nm}, m_l[1] = {trans_a ? 1 : nk};
+    const int64_t n_shape[1] = {nn}, n_r[1] = {trans_b ? nk : 1};
+    const int64_t k_shape[1] = {nk}, k_l[1] = {trans_a ? nm : 1}, k_r[1] = {trans_b ? 1 : nn};
+    /* Integers (as the NumPy kernel): A' B' summed with two's-complement wrap-around in the element type (in
+     * uint64_t, then truncated to it), alpha * that + beta * C in double, converted toward zero and saturated to
+     * the type, NaN to 0 (Convert's rules; opgen_mul_trunc with x = 1 is that conversion alone). */
+    if (nb * nm * nn == 0) return OPGEN_OK;
+    /* Tiles of DOT_M x DOT_N outputs, each summed over the contracting elements in row-major order of the
+     * contracting dimensions (lhs's list order); the inner loop runs along the tile's rhs free elements,
+     * contiguous (and vectorised) where rhs's free dimensions are its trailing ones. */
+    enum { DOT_M = 8, DOT_N = 256 };
+    opgen_walk wb_l, wb_r;
+    opgen_walk_init(&wb_l, b_rank, b_shape, b_l);
+    opgen_walk_init(&wb_r, b_rank, b_shape, b_r);
+    for (int64_t bi = 0; bi < nb; ++bi) {
+        const uint64_t *OPGEN_RESTRICT lhs_b = A + wb_l.offset;
+        const uint64_t *OPGEN_RESTRICT rhs_b = B + wb_r.offset;
+        opgen_walk wm;
+        opgen_walk_init(&wm, mr, m_shape, m_l);
+        for (int64_t m0 = 0; m0 < nm; m0 += DOT_M) {
+            const int64_t mlen = nm - m0 < DOT_M ? nm - m0 : DOT_M;
+            int64_t m_off[DOT_M];
+            for (int64_t i = 0; i < mlen; ++i) {
+                m_off[i] = wm.offset;
+                opgen_walk_next(&wm);
+            }
+            opgen_walk wn;
+            opgen_walk_init(&wn, nr, n_shape, n_r);
+            for (int64_t n0 = 0; n0 < nn; n0 += DOT_N) {
+                const int64_t nlen = nn - n0 < DOT_N ? nn - n0 : DOT_N;
+                int64_t n_off[DOT_N];
+                for (int64_t j = 0; j < nlen; ++j) {
+                    n_off[j] = wn.offset;
+                    opgen_walk_next(&wn);
+                }
+                const bool dense = n_off[nlen - 1] - n_off[0] == nlen - 1;
+                uint64_t tile[DOT_M][DOT_N];
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) tile[i][j] = 0;
+                }
+                opgen_walk wk_l, wk_r;
+                opgen_walk_init(&wk_l, k_rank, k_shape, k_l);
+                opgen_walk_init(&wk_r, k_rank, k_shape, k_r);
+                /* rhs's free elements of the tile at one contracting index: read in place where they are contiguous,
+                 * else gathered once into `packed`, so that the tile's rows all run over a contiguous array. */
+                uint64_t packed[DOT_N];
+                for (int64_t kk = 0; kk < nk; ++kk) {
+                    const uint64_t *OPGEN_RESTRICT row = rhs_b + wk_r.offset;
+                    const uint64_t *OPGEN_RESTRICT r = row + n_off[0];
+                    if (!dense) {
+                        for (int64_t j = 0; j < nlen; ++j) packed[j] = row[n_off[j]];
+                        r = packed;
+                    }
+                    for (int64_t i = 0; i < mlen; ++i) {
+                        const uint64_t x = (uint64_t)(lhs_b[m_off[i] + wk_l.offset]);
+                        uint64_t *OPGEN_RESTRICT t = tile[i];
+                        for (int64_t j = 0; j < nlen; ++j) t[j] += x * (uint64_t)(r[j]);
+                    }
+                    opgen_walk_next(&wk_l);
+                    opgen_walk_next(&wk_r);
+                }
+                uint64_t *OPGEN_RESTRICT dst = Y + (bi * nm + m0) * nn + n0;
+                for (int64_t i = 0; i < mlen; ++i) {
+                    for (int64_t j = 0; j < nlen; ++j) dst[i * nn + j] = (uint64_t)opgen_mul_trunc_u64(use_c ? alpha_c * (double)(uint64_t)tile[i][j] + beta_c * (double)C[(m0 + i) * c_sm + (n0 + j) * c_sn] : alpha_c * (double)(uint64_t)tile[i][j], 1, sizeof(uint64_t));
+                }
+            }
+        }
+        opgen_walk_next(&wb_l);
+        opgen_walk_next(&wb_r);
+    }
+    return OPGEN_OK;
+}

@@ -25,69 +25,69 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 32 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const uint8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint8_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint8_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                uint8_t acc[32];
+                for (int i = 0; i < 32; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 32 <= n; r += 32) {
+                    for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint8_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint8_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint8_t)(acc[0]);
+                uint8_t best = acc[0];
+                for (int i = 1; i < 32; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (uint8_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const uint8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint8_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint8_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                uint8_t acc[32];
+                for (int i = 0; i < 32; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 32 <= n; r += 32) {
+                    for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint8_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint8_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint8_t)(acc[0]);
+                uint8_t best = acc[0];
+                for (int i = 1; i < 32; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (uint8_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -214,69 +214,69 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 16 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const uint16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint16_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                uint16_t acc[16];
+                for (int i = 0; i < 16; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 16 <= n; r += 16) {
+                    for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint16_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint16_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint16_t)(acc[0]);
+                uint16_t best = acc[0];
+                for (int i = 1; i < 16; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (uint16_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const uint16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint16_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                uint16_t acc[16];
+                for (int i = 0; i < 16; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 16 <= n; r += 16) {
+                    for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint16_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint16_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint16_t)(acc[0]);
+                uint16_t best = acc[0];
+                for (int i = 1; i < 16; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (uint16_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -403,69 +403,69 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 8 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const uint32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint32_t *OPGEN_RESTRICT row = inputs + o * n;
                 uint32_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
                 int64_t r = 0;
                 for (; r + 8 <= n; r += 8) {
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint32_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint32_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint32_t)(acc[0]);
+                uint32_t best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (uint32_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const uint32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint32_t *OPGEN_RESTRICT row = inputs + o * n;
                 uint32_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
                 int64_t r = 0;
                 for (; r + 8 <= n; r += 8) {
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint32_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint32_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint32_t)(acc[0]);
+                uint32_t best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (uint32_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -592,69 +592,69 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 4 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const uint64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint64_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint64_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                uint64_t acc[4];
+                for (int i = 0; i < 4; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 4 <= n; r += 4) {
+                    for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint64_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint64_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint64_t)(acc[0]);
+                uint64_t best = acc[0];
+                for (int i = 1; i < 4; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (uint64_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const uint64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint64_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint64_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                uint64_t acc[4];
+                for (int i = 0; i < 4; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 4 <= n; r += 4) {
+                    for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const uint64_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const uint64_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (uint64_t)(acc[0]);
+                uint64_t best = acc[0];
+                for (int i = 1; i < 4; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (uint64_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -781,69 +781,69 @@ opgen_status opgen_hlir_Reduce_v1_int8(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 32 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const int8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int8_t *OPGEN_RESTRICT row = inputs + o * n;
-                int8_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int8_t acc[32];
+                for (int i = 0; i < 32; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 32 <= n; r += 32) {
+                    for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int8_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int8_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int8_t)(acc[0]);
+                int8_t best = acc[0];
+                for (int i = 1; i < 32; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (int8_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const int8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int8_t *OPGEN_RESTRICT row = inputs + o * n;
-                int8_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int8_t acc[32];
+                for (int i = 0; i < 32; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 32 <= n; r += 32) {
+                    for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int8_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int8_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int8_t)(acc[0]);
+                int8_t best = acc[0];
+                for (int i = 1; i < 32; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (int8_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -970,69 +970,69 @@ opgen_status opgen_hlir_Reduce_v1_int16(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 16 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const int16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int16_t *OPGEN_RESTRICT row = inputs + o * n;
-                int16_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int16_t acc[16];
+                for (int i = 0; i < 16; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 16 <= n; r += 16) {
+                    for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int16_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int16_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int16_t)(acc[0]);
+                int16_t best = acc[0];
+                for (int i = 1; i < 16; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (int16_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const int16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int16_t *OPGEN_RESTRICT row = inputs + o * n;
-                int16_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int16_t acc[16];
+                for (int i = 0; i < 16; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 16 <= n; r += 16) {
+                    for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int16_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int16_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int16_t)(acc[0]);
+                int16_t best = acc[0];
+                for (int i = 1; i < 16; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (int16_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1159,69 +1159,69 @@ opgen_status opgen_hlir_Reduce_v1_int32(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 8 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const int32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int32_t *OPGEN_RESTRICT row = inputs + o * n;
                 int32_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
                 int64_t r = 0;
                 for (; r + 8 <= n; r += 8) {
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int32_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int32_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int32_t)(acc[0]);
+                int32_t best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (int32_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const int32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int32_t *OPGEN_RESTRICT row = inputs + o * n;
                 int32_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
                 int64_t r = 0;
                 for (; r + 8 <= n; r += 8) {
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int32_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int32_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int32_t)(acc[0]);
+                int32_t best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (int32_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1348,69 +1348,69 @@ opgen_status opgen_hlir_Reduce_v1_int64(
     status = opgen_reduce_plan_init(&plan, inputs_shape, inputs_rank, dimensions, dimensions_len);
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 4 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const int64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int64_t *OPGEN_RESTRICT row = inputs + o * n;
-                int64_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t acc[4];
+                for (int i = 0; i < 4; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 4 <= n; r += 4) {
+                    for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + i]);
-                        acc[i] = (v > acc[i] ? v : acc[i]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int64_t v = (row[r]);
-                    acc[i] = (v > acc[i] ? v : acc[i]);
+                    acc[0] = v > acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int64_t v = acc[j];
-                    acc[i] = (v > acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int64_t)(acc[0]);
+                int64_t best = acc[0];
+                for (int i = 1; i < 4; ++i) best = acc[i] > best ? acc[i] : best;
+                outputs[o] = (int64_t)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const int64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int64_t *OPGEN_RESTRICT row = inputs + o * n;
-                int64_t acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                int64_t acc[4];
+                for (int i = 0; i < 4; ++i) acc[i] = first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
+                for (; r + 4 <= n; r += 4) {
+                    for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + i]);
-                        acc[i] = (v < acc[i] ? v : acc[i]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
                 for (; r < n; ++r) {
-                    const int i = 0;
                     const int64_t v = (row[r]);
-                    acc[i] = (v < acc[i] ? v : acc[i]);
+                    acc[0] = v < acc[0] ? v : acc[0];
                 }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const int64_t v = acc[j];
-                    acc[i] = (v < acc[i] ? v : acc[i]);
-                }
-                outputs[o] = (int64_t)(acc[0]);
+                int64_t best = acc[0];
+                for (int i = 1; i < 4; ++i) best = acc[i] < best ? acc[i] : best;
+                outputs[o] = (int64_t)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1541,85 +1541,111 @@ opgen_status opgen_hlir_Reduce_v1_float16(
      * blend, which vectorise. A zero result is given its sign afterwards from the elements it came from:
      * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 8 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. An ordered comparison passes NaNs over: each block of
+         * OPGEN_REDUCE_NAN_BLOCK elements is first tested for one (an OR of v != v, vectorised, on data then in
+         * cache), and a row holding a NaN gives its first NaN. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const float first = opgen_f16_to_f32(init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
                 float acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = opgen_f16_to_f32(init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
+                int nan_seen = first != first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
-                        const float v = opgen_f16_to_f32(row[r + i]);
-                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                while (!nan_seen && r < n) {
+                    const int64_t end = n - r > OPGEN_REDUCE_NAN_BLOCK ? r + OPGEN_REDUCE_NAN_BLOCK : n;
+                    for (int64_t j = r; j < end; ++j) {
+                        const float v = opgen_f16_to_f32(row[j]);
+                        nan_seen |= v != v;
+                    }
+                    for (; r + 8 <= end; r += 8) {
+                        for (int i = 0; i < 8; ++i) {
+                            const float v = opgen_f16_to_f32(row[r + i]);
+                            acc[i] = v > acc[i] ? v : acc[i];
+                        }
+                    }
+                    for (int i = 0; r < end; ++r) {
+                        const float v = opgen_f16_to_f32(row[r]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
-                for (; r < n; ++r) {
-                    const int i = 0;
-                    const float v = opgen_f16_to_f32(row[r]);
-                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
-                }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const float v = acc[j];
-                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
-                }
-                if (acc[0] == 0) {
-                    bool positive = !signbit(opgen_f16_to_f32(init_values[0])) && opgen_f16_to_f32(init_values[0]) == 0;
+                float best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] > best ? acc[i] : best;
+                if (nan_seen) {
+                    best = first; /* a NaN initial value, else the row's first NaN */
+                    for (int64_t j = 0; j < n && best == best; ++j) best = opgen_f16_to_f32(row[j]);
+                } else if (best == 0) {
+                    /* the zero's sign: +0.0 if the initial value or any element is +0.0 */
+                    bool positive = !signbit(first) && first == 0;
                     for (int64_t j = 0; j < n; ++j) {
                         const float v = opgen_f16_to_f32(row[j]);
                         positive |= v == 0 && !signbit(v);
                     }
-                    acc[0] = positive ? 0.0f : -0.0f;
+                    best = positive ? 0.0f : -0.0f;
                 }
-                outputs[o] = opgen_f32_to_f16(acc[0]);
+                outputs[o] = opgen_f32_to_f16(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const float first = opgen_f16_to_f32(init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
                 float acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = opgen_f16_to_f32(init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
+                int nan_seen = first != first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
-                        const float v = opgen_f16_to_f32(row[r + i]);
-                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                while (!nan_seen && r < n) {
+                    const int64_t end = n - r > OPGEN_REDUCE_NAN_BLOCK ? r + OPGEN_REDUCE_NAN_BLOCK : n;
+                    for (int64_t j = r; j < end; ++j) {
+                        const float v = opgen_f16_to_f32(row[j]);
+                        nan_seen |= v != v;
+                    }
+                    for (; r + 8 <= end; r += 8) {
+                        for (int i = 0; i < 8; ++i) {
+                            const float v = opgen_f16_to_f32(row[r + i]);
+                            acc[i] = v < acc[i] ? v : acc[i];
+                        }
+                    }
+                    for (int i = 0; r < end; ++r) {
+                        const float v = opgen_f16_to_f32(row[r]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
-                for (; r < n; ++r) {
-                    const int i = 0;
-                    const float v = opgen_f16_to_f32(row[r]);
-                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
-                }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const float v = acc[j];
-                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
-                }
-                if (acc[0] == 0) {
-                    bool negative = signbit(opgen_f16_to_f32(init_values[0])) && opgen_f16_to_f32(init_values[0]) == 0;
+                float best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] < best ? acc[i] : best;
+                if (nan_seen) {
+                    best = first; /* a NaN initial value, else the row's first NaN */
+                    for (int64_t j = 0; j < n && best == best; ++j) best = opgen_f16_to_f32(row[j]);
+                } else if (best == 0) {
+                    /* the zero's sign: -0.0 if the initial value or any element is -0.0 */
+                    bool negative = signbit(first) && first == 0;
                     for (int64_t j = 0; j < n; ++j) {
                         const float v = opgen_f16_to_f32(row[j]);
                         negative |= v == 0 && signbit(v);
                     }
-                    acc[0] = negative ? -0.0f : 0.0f;
+                    best = negative ? -0.0f : 0.0f;
                 }
-                outputs[o] = opgen_f32_to_f16(acc[0]);
+                outputs[o] = opgen_f32_to_f16(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -1772,85 +1798,111 @@ opgen_status opgen_hlir_Reduce_v1_float(
      * blend, which vectorise. A zero result is given its sign afterwards from the elements it came from:
      * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 8 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. An ordered comparison passes NaNs over: each block of
+         * OPGEN_REDUCE_NAN_BLOCK elements is first tested for one (an OR of v != v, vectorised, on data then in
+         * cache), and a row holding a NaN gives its first NaN. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const float first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const float *OPGEN_RESTRICT row = inputs + o * n;
                 float acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
+                int nan_seen = first != first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
-                        const float v = (row[r + i]);
-                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                while (!nan_seen && r < n) {
+                    const int64_t end = n - r > OPGEN_REDUCE_NAN_BLOCK ? r + OPGEN_REDUCE_NAN_BLOCK : n;
+                    for (int64_t j = r; j < end; ++j) {
+                        const float v = (row[j]);
+                        nan_seen |= v != v;
+                    }
+                    for (; r + 8 <= end; r += 8) {
+                        for (int i = 0; i < 8; ++i) {
+                            const float v = (row[r + i]);
+                            acc[i] = v > acc[i] ? v : acc[i];
+                        }
+                    }
+                    for (int i = 0; r < end; ++r) {
+                        const float v = (row[r]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
-                for (; r < n; ++r) {
-                    const int i = 0;
-                    const float v = (row[r]);
-                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
-                }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const float v = acc[j];
-                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
-                }
-                if (acc[0] == 0) {
-                    bool positive = !signbit((init_values[0])) && (init_values[0]) == 0;
+                float best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] > best ? acc[i] : best;
+                if (nan_seen) {
+                    best = first; /* a NaN initial value, else the row's first NaN */
+                    for (int64_t j = 0; j < n && best == best; ++j) best = (row[j]);
+                } else if (best == 0) {
+                    /* the zero's sign: +0.0 if the initial value or any element is +0.0 */
+                    bool positive = !signbit(first) && first == 0;
                     for (int64_t j = 0; j < n; ++j) {
                         const float v = (row[j]);
                         positive |= v == 0 && !signbit(v);
                     }
-                    acc[0] = positive ? 0.0f : -0.0f;
+                    best = positive ? 0.0f : -0.0f;
                 }
-                outputs[o] = (float)(acc[0]);
+                outputs[o] = (float)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const float first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const float *OPGEN_RESTRICT row = inputs + o * n;
                 float acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                for (int i = 0; i < 8; ++i) acc[i] = first;
+                int nan_seen = first != first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
-                        const float v = (row[r + i]);
-                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                while (!nan_seen && r < n) {
+                    const int64_t end = n - r > OPGEN_REDUCE_NAN_BLOCK ? r + OPGEN_REDUCE_NAN_BLOCK : n;
+                    for (int64_t j = r; j < end; ++j) {
+                        const float v = (row[j]);
+                        nan_seen |= v != v;
+                    }
+                    for (; r + 8 <= end; r += 8) {
+                        for (int i = 0; i < 8; ++i) {
+                            const float v = (row[r + i]);
+                            acc[i] = v < acc[i] ? v : acc[i];
+                        }
+                    }
+                    for (int i = 0; r < end; ++r) {
+                        const float v = (row[r]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
-                for (; r < n; ++r) {
-                    const int i = 0;
-                    const float v = (row[r]);
-                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
-                }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const float v = acc[j];
-                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
-                }
-                if (acc[0] == 0) {
-                    bool negative = signbit((init_values[0])) && (init_values[0]) == 0;
+                float best = acc[0];
+                for (int i = 1; i < 8; ++i) best = acc[i] < best ? acc[i] : best;
+                if (nan_seen) {
+                    best = first; /* a NaN initial value, else the row's first NaN */
+                    for (int64_t j = 0; j < n && best == best; ++j) best = (row[j]);
+                } else if (best == 0) {
+                    /* the zero's sign: -0.0 if the initial value or any element is -0.0 */
+                    bool negative = signbit(first) && first == 0;
                     for (int64_t j = 0; j < n; ++j) {
                         const float v = (row[j]);
                         negative |= v == 0 && signbit(v);
                     }
-                    acc[0] = negative ? -0.0f : 0.0f;
+                    best = negative ? -0.0f : 0.0f;
                 }
-                outputs[o] = (float)(acc[0]);
+                outputs[o] = (float)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;
@@ -2003,85 +2055,111 @@ opgen_status opgen_hlir_Reduce_v1_double(
      * blend, which vectorise. A zero result is given its sign afterwards from the elements it came from:
      * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
-        /* each output reduces a dense row (its elements in any order: max and min are associative): eight
-         * lanes side by side */
+        /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
+         * associative and commutative): 4 lanes side by side (two vectors of 16 bytes, kept in registers),
+         * each keeping the larger (smaller) value by one ordered comparison and a select, which compile to a
+         * vector max (min) instruction. An ordered comparison passes NaNs over: each block of
+         * OPGEN_REDUCE_NAN_BLOCK elements is first tested for one (an OR of v != v, vectorised, on data then in
+         * cache), and a row holding a NaN gives its first NaN. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
+            const double first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const double *OPGEN_RESTRICT row = inputs + o * n;
-                double acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                double acc[4];
+                for (int i = 0; i < 4; ++i) acc[i] = first;
+                int nan_seen = first != first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
-                        const double v = (row[r + i]);
-                        acc[i] = (v > acc[i] || v != v ? v : acc[i]);
+                while (!nan_seen && r < n) {
+                    const int64_t end = n - r > OPGEN_REDUCE_NAN_BLOCK ? r + OPGEN_REDUCE_NAN_BLOCK : n;
+                    for (int64_t j = r; j < end; ++j) {
+                        const double v = (row[j]);
+                        nan_seen |= v != v;
+                    }
+                    for (; r + 4 <= end; r += 4) {
+                        for (int i = 0; i < 4; ++i) {
+                            const double v = (row[r + i]);
+                            acc[i] = v > acc[i] ? v : acc[i];
+                        }
+                    }
+                    for (int i = 0; r < end; ++r) {
+                        const double v = (row[r]);
+                        acc[i] = v > acc[i] ? v : acc[i];
                     }
                 }
-                for (; r < n; ++r) {
-                    const int i = 0;
-                    const double v = (row[r]);
-                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
-                }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const double v = acc[j];
-                    acc[i] = (v > acc[i] || v != v ? v : acc[i]);
-                }
-                if (acc[0] == 0) {
-                    bool positive = !signbit((init_values[0])) && (init_values[0]) == 0;
+                double best = acc[0];
+                for (int i = 1; i < 4; ++i) best = acc[i] > best ? acc[i] : best;
+                if (nan_seen) {
+                    best = first; /* a NaN initial value, else the row's first NaN */
+                    for (int64_t j = 0; j < n && best == best; ++j) best = (row[j]);
+                } else if (best == 0) {
+                    /* the zero's sign: +0.0 if the initial value or any element is +0.0 */
+                    bool positive = !signbit(first) && first == 0;
                     for (int64_t j = 0; j < n; ++j) {
                         const double v = (row[j]);
                         positive |= v == 0 && !signbit(v);
                     }
-                    acc[0] = positive ? 0.0 : -0.0;
+                    best = positive ? 0.0 : -0.0;
                 }
-                outputs[o] = (double)(acc[0]);
+                outputs[o] = (double)(best);
             }
             return OPGEN_OK;
         }
         if (kind == OPGEN_REDUCE_MIN) {
+            const double first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const double *OPGEN_RESTRICT row = inputs + o * n;
-                double acc[8];
-                for (int i = 0; i < 8; ++i) acc[i] = (init_values[0]);
+                double acc[4];
+                for (int i = 0; i < 4; ++i) acc[i] = first;
+                int nan_seen = first != first;
                 int64_t r = 0;
-                for (; r + 8 <= n; r += 8) {
-                    for (int i = 0; i < 8; ++i) {
-                        const double v = (row[r + i]);
-                        acc[i] = (v < acc[i] || v != v ? v : acc[i]);
+                while (!nan_seen && r < n) {
+                    const int64_t end = n - r > OPGEN_REDUCE_NAN_BLOCK ? r + OPGEN_REDUCE_NAN_BLOCK : n;
+                    for (int64_t j = r; j < end; ++j) {
+                        const double v = (row[j]);
+                        nan_seen |= v != v;
+                    }
+                    for (; r + 4 <= end; r += 4) {
+                        for (int i = 0; i < 4; ++i) {
+                            const double v = (row[r + i]);
+                            acc[i] = v < acc[i] ? v : acc[i];
+                        }
+                    }
+                    for (int i = 0; r < end; ++r) {
+                        const double v = (row[r]);
+                        acc[i] = v < acc[i] ? v : acc[i];
                     }
                 }
-                for (; r < n; ++r) {
-                    const int i = 0;
-                    const double v = (row[r]);
-                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
-                }
-                for (int j = 1; j < 8; ++j) {
-                    const int i = 0;
-                    const double v = acc[j];
-                    acc[i] = (v < acc[i] || v != v ? v : acc[i]);
-                }
-                if (acc[0] == 0) {
-                    bool negative = signbit((init_values[0])) && (init_values[0]) == 0;
+                double best = acc[0];
+                for (int i = 1; i < 4; ++i) best = acc[i] < best ? acc[i] : best;
+                if (nan_seen) {
+                    best = first; /* a NaN initial value, else the row's first NaN */
+                    for (int64_t j = 0; j < n && best == best; ++j) best = (row[j]);
+                } else if (best == 0) {
+                    /* the zero's sign: -0.0 if the initial value or any element is -0.0 */
+                    bool negative = signbit(first) && first == 0;
                     for (int64_t j = 0; j < n; ++j) {
                         const double v = (row[j]);
                         negative |= v == 0 && signbit(v);
                     }
-                    acc[0] = negative ? -0.0 : 0.0;
+                    best = negative ? -0.0 : 0.0;
                 }
-                outputs[o] = (double)(acc[0]);
+                outputs[o] = (double)(best);
             }
             return OPGEN_OK;
         }
     }
-    /* Blocks of OPGEN_REDUCE_BLOCK outputs, each with its accumulators: the reduced elements are visited in
-     * the input's row-major order (one left fold per output), the block's outputs side by side, which
-     * vectorises where the outputs lie next to each other in the input. */
+    /* Blocks of outputs, each with its accumulators: the reduced elements are visited in the input's row-major
+     * order (one left fold per output), the block's outputs side by side, which vectorises where the outputs lie
+     * next to each other in the input (the last dimension kept): OPGEN_REDUCE_BLOCK of them then, a row of a
+     * matrix read in one pass. Elsewhere each output reads its own cache line at every reduced index, and
+     * OPGEN_REDUCE_STRIDED_BLOCK keeps the block's lines in the first-level cache from one index to the next. */
+    const int64_t block = plan.kept_rank > 0 && plan.kept_stride[plan.kept_rank - 1] == 1 ? OPGEN_REDUCE_BLOCK
+                                                                                           : OPGEN_REDUCE_STRIDED_BLOCK;
     opgen_walk kept;
     opgen_walk_init(&kept, plan.kept_rank, plan.kept_shape, plan.kept_stride);
-    for (int64_t start = 0; start < plan.kept_total; start += OPGEN_REDUCE_BLOCK) {
-        const int64_t len = plan.kept_total - start < OPGEN_REDUCE_BLOCK ? plan.kept_total - start : OPGEN_REDUCE_BLOCK;
+    for (int64_t start = 0; start < plan.kept_total; start += block) {
+        const int64_t len = plan.kept_total - start < block ? plan.kept_total - start : block;
         int64_t offsets[OPGEN_REDUCE_BLOCK];
         for (int64_t i = 0; i < len; ++i) {
             offsets[i] = kept.offset;

@@ -20,8 +20,9 @@ extern "C" {
 /* hlir.Gemm@1, bfloat16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_hlir_Gemm_v1_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -32,8 +33,9 @@ opgen_status opgen_hlir_Gemm_v1_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
 /* hlir.Gemm@1, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_hlir_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -44,8 +46,9 @@ opgen_status opgen_hlir_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int
 /* hlir.Gemm@1, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_hlir_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -56,14 +59,67 @@ opgen_status opgen_hlir_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64
 /* hlir.Gemm@1, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_hlir_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
                                         double alpha, double beta, int64_t transA, int64_t transB,
                                         uint16_t *OPGEN_RESTRICT Y);
+
+/* hlir.Gemm@1, int32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_hlir_Gemm_v1_int32(const int32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                      const int32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                      const int32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                      double alpha, double beta, int64_t transA, int64_t transB,
+                                      int32_t *OPGEN_RESTRICT Y);
+
+/* hlir.Gemm@1, int64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_hlir_Gemm_v1_int64(const int64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                      const int64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                      const int64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                      double alpha, double beta, int64_t transA, int64_t transB,
+                                      int64_t *OPGEN_RESTRICT Y);
+
+/* hlir.Gemm@1, uint32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_hlir_Gemm_v1_uint32(const uint32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const uint32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const uint32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       uint32_t *OPGEN_RESTRICT Y);
+
+/* hlir.Gemm@1, uint64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_hlir_Gemm_v1_uint64(const uint64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const uint64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const uint64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       uint64_t *OPGEN_RESTRICT Y);
 
 #ifdef __cplusplus
 }

@@ -20,8 +20,9 @@ extern "C" {
 /* onnx.Gemm@13, bfloat16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -32,8 +33,9 @@ opgen_status opgen_onnx_Gemm_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, cons
 /* onnx.Gemm@13, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v13_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -44,8 +46,9 @@ opgen_status opgen_onnx_Gemm_v13_double(const double *OPGEN_RESTRICT A, const in
 /* onnx.Gemm@13, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v13_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -56,8 +59,9 @@ opgen_status opgen_onnx_Gemm_v13_float(const float *OPGEN_RESTRICT A, const int6
 /* onnx.Gemm@13, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -65,11 +69,64 @@ opgen_status opgen_onnx_Gemm_v13_float16(const uint16_t *OPGEN_RESTRICT A, const
                                          double alpha, double beta, int64_t transA, int64_t transB,
                                          uint16_t *OPGEN_RESTRICT Y);
 
+/* onnx.Gemm@13, int32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v13_int32(const int32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const int32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const int32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       int32_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@13, int64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v13_int64(const int64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const int64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const int64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       int64_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@13, uint32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v13_uint32(const uint32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                        const uint32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                        const uint32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                        double alpha, double beta, int64_t transA, int64_t transB,
+                                        uint32_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@13, uint64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                        const uint64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                        const uint64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                        double alpha, double beta, int64_t transA, int64_t transB,
+                                        uint64_t *OPGEN_RESTRICT Y);
+
 /* onnx.Gemm@11, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v11_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -80,8 +137,9 @@ opgen_status opgen_onnx_Gemm_v11_double(const double *OPGEN_RESTRICT A, const in
 /* onnx.Gemm@11, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v11_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -92,8 +150,9 @@ opgen_status opgen_onnx_Gemm_v11_float(const float *OPGEN_RESTRICT A, const int6
 /* onnx.Gemm@11, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v11_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -101,11 +160,64 @@ opgen_status opgen_onnx_Gemm_v11_float16(const uint16_t *OPGEN_RESTRICT A, const
                                          double alpha, double beta, int64_t transA, int64_t transB,
                                          uint16_t *OPGEN_RESTRICT Y);
 
+/* onnx.Gemm@11, int32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v11_int32(const int32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const int32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const int32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       int32_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@11, int64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v11_int64(const int64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const int64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const int64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       int64_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@11, uint32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v11_uint32(const uint32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                        const uint32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                        const uint32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                        double alpha, double beta, int64_t transA, int64_t transB,
+                                        uint32_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@11, uint64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v11_uint64(const uint64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                        const uint64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                        const uint64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                        double alpha, double beta, int64_t transA, int64_t transB,
+                                        uint64_t *OPGEN_RESTRICT Y);
+
 /* onnx.Gemm@9, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v9_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -116,8 +228,9 @@ opgen_status opgen_onnx_Gemm_v9_double(const double *OPGEN_RESTRICT A, const int
 /* onnx.Gemm@9, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v9_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -128,8 +241,9 @@ opgen_status opgen_onnx_Gemm_v9_float(const float *OPGEN_RESTRICT A, const int64
 /* onnx.Gemm@9, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v9_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -137,11 +251,64 @@ opgen_status opgen_onnx_Gemm_v9_float16(const uint16_t *OPGEN_RESTRICT A, const 
                                         double alpha, double beta, int64_t transA, int64_t transB,
                                         uint16_t *OPGEN_RESTRICT Y);
 
+/* onnx.Gemm@9, int32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v9_int32(const int32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                      const int32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                      const int32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                      double alpha, double beta, int64_t transA, int64_t transB,
+                                      int32_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@9, int64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v9_int64(const int64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                      const int64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                      const int64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                      double alpha, double beta, int64_t transA, int64_t transB,
+                                      int64_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@9, uint32:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v9_uint32(const uint32_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const uint32_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const uint32_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       uint32_t *OPGEN_RESTRICT Y);
+
+/* onnx.Gemm@9, uint64:
+ * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
+ * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
+ * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
+opgen_status opgen_onnx_Gemm_v9_uint64(const uint64_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
+                                       const uint64_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
+                                       const uint64_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
+                                       double alpha, double beta, int64_t transA, int64_t transB,
+                                       uint64_t *OPGEN_RESTRICT Y);
+
 /* onnx.Gemm@7, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v7_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -152,8 +319,9 @@ opgen_status opgen_onnx_Gemm_v7_double(const double *OPGEN_RESTRICT A, const int
 /* onnx.Gemm@7, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v7_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -164,8 +332,9 @@ opgen_status opgen_onnx_Gemm_v7_float(const float *OPGEN_RESTRICT A, const int64
 /* onnx.Gemm@7, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub.
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts.
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -176,9 +345,10 @@ opgen_status opgen_onnx_Gemm_v7_float16(const uint16_t *OPGEN_RESTRICT A, const 
 /* onnx.Gemm@6, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub. Gemm-1/6: without broadcast, C must have Y's
- * shape (M, N) (OPGEN_ERR_SHAPE otherwise).
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts. Gemm-1/6: without broadcast, C must have Y's shape (M, N) (OPGEN_ERR_SHAPE
+ * otherwise).
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v6_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -189,9 +359,10 @@ opgen_status opgen_onnx_Gemm_v6_double(const double *OPGEN_RESTRICT A, const int
 /* onnx.Gemm@6, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub. Gemm-1/6: without broadcast, C must have Y's
- * shape (M, N) (OPGEN_ERR_SHAPE otherwise).
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts. Gemm-1/6: without broadcast, C must have Y's shape (M, N) (OPGEN_ERR_SHAPE
+ * otherwise).
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v6_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -202,9 +373,10 @@ opgen_status opgen_onnx_Gemm_v6_float(const float *OPGEN_RESTRICT A, const int64
 /* onnx.Gemm@6, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub. Gemm-1/6: without broadcast, C must have Y's
- * shape (M, N) (OPGEN_ERR_SHAPE otherwise).
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts. Gemm-1/6: without broadcast, C must have Y's shape (M, N) (OPGEN_ERR_SHAPE
+ * otherwise).
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v6_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -215,9 +387,10 @@ opgen_status opgen_onnx_Gemm_v6_float16(const uint16_t *OPGEN_RESTRICT A, const 
 /* onnx.Gemm@1, double:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub. Gemm-1/6: without broadcast, C must have Y's
- * shape (M, N) (OPGEN_ERR_SHAPE otherwise).
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts. Gemm-1/6: without broadcast, C must have Y's shape (M, N) (OPGEN_ERR_SHAPE
+ * otherwise).
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -228,9 +401,10 @@ opgen_status opgen_onnx_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int
 /* onnx.Gemm@1, float:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub. Gemm-1/6: without broadcast, C must have Y's
- * shape (M, N) (OPGEN_ERR_SHAPE otherwise).
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts. Gemm-1/6: without broadcast, C must have Y's shape (M, N) (OPGEN_ERR_SHAPE
+ * otherwise).
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
@@ -241,9 +415,10 @@ opgen_status opgen_onnx_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64
 /* onnx.Gemm@1, float16:
  * Y = alpha * A' B' + beta * C (A' = A transposed if transA, B' likewise; C broadcast unidirectionally to (M, N);
  * absent, or beta == 0, C is not read). DotGeneral's blocked loops: the product sums over K in order in the
- * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Floating types only:
- * integer Gemm (computed in double, then converted) keeps its stub. Gemm-1/6: without broadcast, C must have Y's
- * shape (M, N) (OPGEN_ERR_SHAPE otherwise).
+ * compute type (float16 and bfloat16 in float), then is scaled, C added, rounded once. Integers: the product wraps
+ * around in the element type, alpha * it + beta * C is computed in double and converted toward zero, saturated
+ * (NaN: 0), as Convert converts. Gemm-1/6: without broadcast, C must have Y's shape (M, N) (OPGEN_ERR_SHAPE
+ * otherwise).
  * Operands are dense row-major arrays with their shapes; Y has the shape the spec gives it. */
 opgen_status opgen_onnx_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
