@@ -73,7 +73,8 @@ def test_tensor_attributes_are_memoised_by_their_values():
     # a reader's TensorInfo compares by dtype and shape only; the memo key holds its value too
     import numpy as np
 
-    from opgen.runtime.validation import TensorInfo, _freeze
+    from opgen.runtime.validation import TensorInfo
+    from opgen.runtime.validation_memo import _freeze
 
     one, two = (TensorInfo("int64", (1,), np.array([k], np.int64)) for k in (1, 2))
     assert one == two and _freeze(one) != _freeze(two)
