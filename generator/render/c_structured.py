@@ -59,10 +59,10 @@ FAMILIES: dict[str, Family] = {
     "data_movement.concatenate": Family(
         "concatenate", _ANY, "The tensors of the variadic input one after another along dimension; all have one "
         "rank and the same sizes elsewhere."),
-    "data_movement.slice_": Family(
+    "slice_pad.slice_": Family(
         "slice", _ANY, "Elements start, start + stride, ... below limit in every dimension (0 <= start <= limit <= "
         "size, stride >= 1; OPGEN_ERR_ARGUMENT otherwise)."),
-    "data_movement.pad": Family(
+    "slice_pad.pad": Family(
         "pad", _NUMERIC, "XLA Pad (mode PAD_VALUE): interior padding between neighbours, then low/high padding at "
         "the ends, a negative amount removing elements. PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC: no interior padding "
         "(OPGEN_ERR_ARGUMENT), negative amounts remove elements first, positive ones add elements read from the "

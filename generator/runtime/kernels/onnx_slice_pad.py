@@ -1,12 +1,12 @@
 """ONNX Slice, Pad and CenterCropPad: the ONNX window operators whose meaning differs from XLA's, so
-they are written here instead of reusing data_movement.slice_/pad.
+they are written here instead of reusing slice_pad.slice_/pad.
 
-ONNX Slice vs XLA Slice (data_movement.slice_, real_dynamic_slice): ONNX counts a negative start or
+ONNX Slice vs XLA Slice (slice_pad.slice_, real_dynamic_slice): ONNX counts a negative start or
 end from the back, clamps out-of-range ones to the dimension (INT64_MAX means "to the end"), allows
 negative steps (walking backwards) and slices only the listed axes. XLA requires
 0 <= start <= limit <= size and positive strides, and refuses anything else.
 
-ONNX Pad vs XLA Pad (data_movement.pad, dynamic_pad):
+ONNX Pad vs XLA Pad (slice_pad.pad, dynamic_pad):
 - amounts: ONNX lists [begin of each padded axis..., end of each padded axis...], optionally for a
   subset of the axes (input axes, version 18); XLA gives low/high per dimension plus interior padding,
   which ONNX does not have;

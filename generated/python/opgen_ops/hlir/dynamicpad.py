@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import dynamic_pad
+from opgen.runtime.kernels.slice_pad import dynamic_pad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -86,7 +86,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, pads, padding_value=None, *, mode=None):
     """Reference kernel of hlir.DynamicPad@1.
 
-    Calls opgen.runtime.kernels.data_movement.dynamic_pad.
+    Calls opgen.runtime.kernels.slice_pad.dynamic_pad.
 
     Inputs (positional): input (T), pads (tensor(int64)), padding_value (T, optional)
     Attributes (keyword): mode: enum (optional)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import dynamic_slice
+from opgen.runtime.kernels.slice_pad import dynamic_slice
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -74,7 +74,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, start_indices, *, slice_sizes):
     """Reference kernel of hlir.DynamicSlice@1.
 
-    Calls opgen.runtime.kernels.data_movement.dynamic_slice.
+    Calls opgen.runtime.kernels.slice_pad.dynamic_slice.
 
     Inputs (positional): input (T), start_indices (Tind)
     Attributes (keyword): slice_sizes: ints (required)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import dynamic_update_slice
+from opgen.runtime.kernels.slice_pad import dynamic_update_slice
 from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -81,7 +81,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, update, start_indices):
     """Reference kernel of hlir.DynamicUpdateSlice@1.
 
-    Calls opgen.runtime.kernels.data_movement.dynamic_update_slice.
+    Calls opgen.runtime.kernels.slice_pad.dynamic_update_slice.
 
     Inputs (positional): input (T), update (T), start_indices (Tind)
     Returns a tuple of the outputs: output (T)

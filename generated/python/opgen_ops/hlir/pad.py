@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import pad
+from opgen.runtime.kernels.slice_pad import pad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -149,7 +149,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, padding_value, *, mode, edge_padding_low, edge_padding_high, interior_padding):
     """Reference kernel of hlir.Pad@1.
 
-    Calls opgen.runtime.kernels.data_movement.pad.
+    Calls opgen.runtime.kernels.slice_pad.pad.
 
     Inputs (positional): input (T), padding_value (T)
     Attributes (keyword): mode: enum (required), edge_padding_low: ints (required), edge_padding_high: ints

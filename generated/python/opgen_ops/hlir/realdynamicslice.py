@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import real_dynamic_slice
+from opgen.runtime.kernels.slice_pad import real_dynamic_slice
 from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -119,7 +119,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, start_indices, limit_indices, strides, axes=None):
     """Reference kernel of hlir.RealDynamicSlice@1.
 
-    Calls opgen.runtime.kernels.data_movement.real_dynamic_slice.
+    Calls opgen.runtime.kernels.slice_pad.real_dynamic_slice.
 
     Inputs (positional): input (T), start_indices (Tind), limit_indices (Tind), strides (Tind), axes (Tind,
         optional)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import slice_
+from opgen.runtime.kernels.slice_pad import slice_
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -88,7 +88,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, start_indices, limit_indices, strides):
     """Reference kernel of hlir.Slice@1.
 
-    Calls opgen.runtime.kernels.data_movement.slice_.
+    Calls opgen.runtime.kernels.slice_pad.slice_.
 
     Inputs (positional): input (T)
     Attributes (keyword): start_indices: ints (required), limit_indices: ints (required), strides: ints (required)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.data_movement import slice_in_dim
+from opgen.runtime.kernels.slice_pad import slice_in_dim
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -82,7 +82,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, *, start_index, limit_index, stride, dimno):
     """Reference kernel of hlir.SliceInDim@1.
 
-    Calls opgen.runtime.kernels.data_movement.slice_in_dim.
+    Calls opgen.runtime.kernels.slice_pad.slice_in_dim.
 
     Inputs (positional): input (T)
     Attributes (keyword): start_index: int (required), limit_index: int (required), stride: int (required), dimno:
