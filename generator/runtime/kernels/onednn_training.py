@@ -18,7 +18,7 @@ import numpy as np
 from ..elementwise import compute_dtype, finish
 from .normalization import batch_norm_grad
 from .onednn_ops import dequantize, quantize, reduce_sum
-from .onnx_normalization import _batch_norm
+from .onnx_normalization import batch_norm_core
 
 LIBRARY_MOMENTUM = 0.5  # what the library's batch-norm executable takes when momentum is not given
 
@@ -43,7 +43,7 @@ def batch_norm_forward_training(src: np.ndarray, mean: np.ndarray, variance: np.
     scale = np.ones(x.shape[1], stats.dtype) if gamma is None else np.asarray(gamma)
     shift = np.zeros(x.shape[1], stats.dtype) if beta is None else np.asarray(beta)
     keep = LIBRARY_MOMENTUM if momentum is None else momentum
-    y, *rest = _batch_norm(x, scale, shift, stats, variance, epsilon, keep, True, False, 5)
+    y, *rest = batch_norm_core(x, scale, shift, stats, variance, epsilon, keep, True, False, 5)
     return (_back(y, data_format), *rest)
 
 

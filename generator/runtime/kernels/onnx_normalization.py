@@ -74,11 +74,15 @@ def _train(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, mean: np.ndarray,
             finish(batch_var, stats))
 
 
-def _batch_norm(X: np.ndarray, scale: np.ndarray, B: np.ndarray, mean: np.ndarray, var: np.ndarray, epsilon: float,
-                momentum: float, training: bool, per_activation: bool, n_outputs: int) -> tuple[np.ndarray, ...]:
+def batch_norm_core(X: np.ndarray, scale: np.ndarray, B: np.ndarray, mean: np.ndarray, var: np.ndarray, epsilon: float,
+                    momentum: float, training: bool, per_activation: bool, n_outputs: int) -> tuple[np.ndarray, ...]:
+    """Batch normalisation as every BatchNormalization version and oneDNN's BatchNormForwardTraining
+    compute it: inference with the given statistics, or training (the first `n_outputs` of y, running
+    mean and variance, batch mean and variance); per_activation normalises each element apart."""
     x = np.asarray(X)
     if x.ndim == 1:  # (N,) is N samples of one channel
-        results = _batch_norm(x[:, None], scale, B, mean, var, epsilon, momentum, training, per_activation, n_outputs)
+        results = batch_norm_core(x[:, None], scale, B, mean, var, epsilon, momentum, training, per_activation,
+                                  n_outputs)
         return (results[0].reshape(x.shape),) + results[1:]
     if not training:
         return (_normalise(x, scale, B, mean, var, epsilon, per_activation),)
@@ -91,7 +95,7 @@ def onnx_batch_norm(X: np.ndarray, scale: np.ndarray, B: np.ndarray, input_mean:
     """BatchNormalization-14/15. training_mode = 0: Y from input_mean/input_var (the only output: ONNX
     refuses more in inference). training_mode = 1: Y from the batch statistics, and the running
     statistics updated with momentum (in input_mean's type)."""
-    return _batch_norm(X, scale, B, input_mean, input_var, epsilon, momentum, bool(training_mode), False, 3)
+    return batch_norm_core(X, scale, B, input_mean, input_var, epsilon, momentum, bool(training_mode), False, 3)
 
 
 @ieee_results
@@ -105,7 +109,7 @@ def onnx_batch_norm_inference(X: np.ndarray, scale: np.ndarray, B: np.ndarray, m
     saved_mean and saved_var. Called without requested_outputs: test mode, Y alone.
     spatial = 0 (version 7): statistics and parameters per activation, shape (C, D1, ..., Dn)."""
     training = requested_outputs is not None and any(name != "Y" for name in requested_outputs)
-    return _batch_norm(X, scale, B, mean, var, epsilon, momentum, training, not spatial, 5 if training else 1)
+    return batch_norm_core(X, scale, B, mean, var, epsilon, momentum, training, not spatial, 5 if training else 1)
 
 
 @ieee_results
@@ -115,7 +119,7 @@ def onnx_batch_norm_is_test(X: np.ndarray, scale: np.ndarray, B: np.ndarray, mea
     """BatchNormalization-1/6. is_test != 0: Y from mean and var (one output). is_test = 0 (the default):
     training, five outputs: Y from the batch statistics, the updated running mean and variance, and the
     batch mean and (population) variance as saved_mean and saved_var."""
-    return _batch_norm(X, scale, B, mean, var, epsilon, momentum, not is_test, not spatial, 5)
+    return batch_norm_core(X, scale, B, mean, var, epsilon, momentum, not is_test, not spatial, 5)
 
 
 # ---- instance, layer, group and RMS normalisation ----------------------------------------------
