@@ -5,6 +5,7 @@ import functools
 import shutil
 import zlib
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -21,6 +22,22 @@ def project_specs() -> SpecSet:
     """The project's specs, loaded once per test process (loading them takes seconds; the model is
     frozen, so every module can share it)."""
     return load_or_raise(SPECS)
+
+
+def get_kernel(domain: str, op: str, version: int = 1) -> Callable[..., Any]:
+    """A generated kernel: the one lookup the test modules share (hlir: kernel_refs.kernel)."""
+    import opgen_ops
+
+    return opgen_ops.get_kernel(domain, op, version)
+
+
+def onnx_kernel(op: str, version: int) -> Callable[..., Any]:
+    return get_kernel("onnx", op, version)
+
+
+def onednn_kernel(op: str) -> Callable[..., Any]:
+    """oneDNN Graph ops have one version each."""
+    return get_kernel("onednn", op, 1)
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,8 @@ import numpy as np
 from opgen.dtypes import ELEM_TYPES
 from opgen.testing import TOLERANCES
 
+from conftest import get_kernel
+
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax  # noqa: E402
 
@@ -24,10 +26,8 @@ SHAPES = [(), (0,), (7,), (2, 3), (2, 3, 4)]
 
 
 def kernel(op: str, version: int = 1):
-    """The generated hlir kernel of an op (the one place the kernel tests look it up)."""
-    import opgen_ops
-
-    return opgen_ops.get_kernel("hlir", op, version)
+    """The generated hlir kernel of an op (the one place the hlir kernel tests look it up)."""
+    return get_kernel("hlir", op, version)
 
 
 def np_dtype(elem: str) -> np.dtype:

@@ -14,16 +14,13 @@ import torch
 import torch.nn.functional as tf
 
 import opgen_ops
+from conftest import onednn_kernel as kernel
 
 RNG = np.random.default_rng(20261126)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 ATEN: Any = torch.ops.aten
 
 Forward = Callable[[torch.Tensor], torch.Tensor]
-
-
-def kernel(op: str) -> Callable[..., tuple[np.ndarray, ...]]:
-    return opgen_ops.get_kernel("onednn", op, 1)
 
 
 def t(x: np.ndarray) -> torch.Tensor:

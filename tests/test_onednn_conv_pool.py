@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,14 +14,10 @@ import torch
 import torch.nn.functional as tf
 
 import opgen
-import opgen_ops
 from opgen.validate import validate_model
+from conftest import onednn_kernel as kernel
 
 RNG = np.random.default_rng(20261127)
-
-
-def kernel(op: str) -> Callable[..., tuple[np.ndarray, ...]]:
-    return opgen_ops.get_kernel("onednn", op, 1)
 
 
 def rand(*shape: int) -> np.ndarray:

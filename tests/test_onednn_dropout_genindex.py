@@ -4,7 +4,6 @@ counter layout; the contract's properties), and both run in a graph through `opg
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 import ml_dtypes
 import numpy as np
@@ -14,14 +13,11 @@ from click.testing import CliRunner
 import opgen_ops
 from opgen.cli import main
 from opgen.runtime.kernels.onednn_dropout import dropout_bits, philox4x32_10
+from conftest import onednn_kernel as kernel
 
 GRAPH = Path(__file__).resolve().parent / "data" / "onednn" / "run_genindex_dropout.json"
 RNG = np.random.default_rng(20261126)
 MASK32 = 0xFFFFFFFF
-
-
-def kernel(op: str) -> Callable[..., tuple[np.ndarray, ...]]:
-    return opgen_ops.get_kernel("onednn", op, 1)
 
 
 # --- GenIndex ------------------------------------------------------------------------------------------

@@ -14,16 +14,12 @@ import pytest
 import torch
 import torch.nn.functional as tf
 
-import opgen_ops
 from opgen.testing import TOLERANCES
+from conftest import onednn_kernel as kernel
 
 RNG = np.random.default_rng(20261126)
 X = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32) * 3
 X[0, 0, 0, :3] = [0.5, -2.5, 1.5]  # halves for Round
-
-
-def kernel(op: str) -> Callable[..., tuple[np.ndarray, ...]]:
-    return opgen_ops.get_kernel("onednn", op, 1)
 
 
 def close(got: np.ndarray, want: torch.Tensor, elem: str = "float") -> None:

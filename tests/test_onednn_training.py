@@ -2,21 +2,15 @@
 (generator/runtime/kernels/onednn_training.py) against torch on CPU."""
 from __future__ import annotations
 
-from typing import Callable
-
 import ml_dtypes
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as tf
 
-import opgen_ops
+from conftest import onednn_kernel as kernel
 
 RNG = np.random.default_rng(20261129)
-
-
-def kernel(op: str) -> Callable[..., tuple[np.ndarray, ...]]:
-    return opgen_ops.get_kernel("onednn", op, 1)
 
 
 def t(x: np.ndarray) -> torch.Tensor:

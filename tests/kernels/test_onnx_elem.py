@@ -21,6 +21,7 @@ from onnx_refs import ort_session
 
 import opgen_ops
 from opgen.dtypes import ELEM_TYPES
+from conftest import onnx_kernel as kernel
 
 STANDARD = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16",
             "float", "double"]
@@ -35,10 +36,6 @@ def dt(elem: str) -> np.dtype:
 
 def code(elem: str) -> int:
     return getattr(TensorProto, elem.upper())
-
-
-def kernel(op: str, version: int):
-    return opgen_ops.get_kernel("onnx", op, version)
 
 
 def model(op: str, opset: int, inputs: list[tuple[str, str]], outputs: list[tuple[str, str]], attrs: dict,

@@ -22,14 +22,10 @@ from onnx.reference import ReferenceEvaluator
 from onnx_refs import ort_session
 
 import opgen
-import opgen_ops
+from conftest import onnx_kernel as kernel
 
 RNG = np.random.default_rng(20261126)
 F8 = [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2, ml_dtypes.float8_e5m2fnuz]
-
-
-def kernel(op: str, version: int):
-    return opgen_ops.get_kernel("onnx", op, version)
 
 
 def one_node(op: str, opset: int, inputs: dict, outputs: dict, **attrs) -> onnx.ModelProto:
