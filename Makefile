@@ -52,7 +52,7 @@ lint: $(STAMP)
 
 test: $(TESTSTAMP) system-deps docs
 	$(BIN)/opgen build --check
-	$(BIN)/python -m pytest -n auto --dist worksteal --durations=15
+	$(BIN)/python -m pytest -n auto --dist worksteal --durations=30
 
 bench: $(TESTSTAMP)
 	$(BIN)/python tests/benchmarks/run.py
