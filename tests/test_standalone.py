@@ -42,7 +42,9 @@ def test_a_clone_with_nothing_beside_it_passes_the_fidelity_tests(tmp_path):
     shim.mkdir()
     (shim / "opgen").symlink_to(clone / "generator", target_is_directory=True)
     (shim / "opgen_ops").symlink_to(clone / "generated" / "python" / "opgen_ops", target_is_directory=True)
-    env = {**os.environ, "PYTHONPATH": str(shim), "OPGEN_CACHE_DIR": ""}
+    # the caller's pytest options (PYTEST_ADDOPTS: plugins from its own path) do not reach the clone's run
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}, "PYTHONPATH": str(shim),
+           "OPGEN_CACHE_DIR": ""}
     probe = subprocess.run([sys.executable, "-c", "import opgen, opgen_ops; print(opgen.__file__)"], env=env,
                            capture_output=True, text=True, check=True)
     assert probe.stdout.strip().startswith(str(shim))
