@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from opgen.render.pyformat import wrap_module
-from opgen.render.python_ops import kernel_function
+from opgen.render.python_imports import kernel_function
 
 from conftest import ROOT
 
