@@ -173,17 +173,25 @@ def show(specs_dir: Path | None, ref: str, lang: str, fmt: str) -> None:
     attributes, inputs and outputs with their shapes, type constraints, numbered constraints, kernel,
     notes, examples and sources."""
     from .errors import suggest
+    from .parse import load_single_op
     from .show import describe, parse_ref, version_view
 
-    specs = _load(reading_specs(specs_dir))
     try:
         domain, name, version = parse_ref(ref)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="REF") from None
-    _domain_or_exit(specs, domain)
-    op = specs.find(domain, name)
+    # Only the domain's file and the op's are read (the whole set takes seconds); a problem in another
+    # spec does not keep this one from being shown, one in these files does.
+    domains, names, op, errors = load_single_op(reading_specs(specs_dir), domain, name)
+    real = [e for e in errors if e.severity == "error"]
+    if real:
+        count = _report(real)
+        click.echo(f"{count} error(s) in the specs; nothing was shown.", err=True)
+        sys.exit(1)
+    if domain not in domains:
+        raise click.BadParameter(f"no domain {domain!r}{suggest(domain, domains)}; the domains: {', '.join(domains)}",
+                                 param_hint="REF")
     if op is None:
-        names = [o.name for o in specs.ops() if o.domain == domain]
         by_case = [n for n in names if n.lower() == name.lower()]
         hint = f" (did you mean {by_case[0]!r}?)" if by_case else suggest(name, names)
         raise click.ClickException(f"no op {domain}.{name}{hint}; `opgen list --domain {domain}` lists them")

@@ -331,6 +331,30 @@ def load_specs(specs_root: Path | str, op_loader: OpLoader = load_op) -> tuple[S
     return specs, errors
 
 
+def load_single_op(specs_root: Path | str, domain_name: str,
+                   op_name: str) -> tuple[list[str], list[str], OpSpec | None, list[SpecError]]:
+    """One op of one domain, read alone (what `opgen show` needs: the whole set takes seconds to load).
+    Returns the domain names, the op names of that domain (file stems: a spec's name is its file's),
+    the op (None when it has no file, or its file does not load) and the problems of the files read."""
+    root = Path(specs_root)
+    if not root.is_dir():
+        return [], [], None, [SpecError(Location(str(root)), "specs folder not found")]
+    folders, errors = spec_folders(root)
+    domains = [f.name for f in folders]
+    if domain_name not in domains:
+        return domains, [], None, errors
+    folder = root / domain_name
+    files = op_files(folder)
+    names = [p.stem for p in files]
+    path = next((p for p in files if p.stem == op_name), None)
+    domain, errs = load_domain(folder / "domain.yaml", root)
+    errors = errs
+    if domain is None or path is None:
+        return domains, names, None, errors
+    op, errs = load_op(path, root, domain)
+    return domains, names, op, errors + errs
+
+
 def _load_file(path: Path, root: Path, schema: str, op: str) -> tuple[LocDict | None, list[SpecError]]:
     shown = _display(path, root)
     try:

@@ -107,6 +107,21 @@ def test_show_suggests_the_op_meant(ref, hint):
     assert result.exit_code == 1 and hint in result.output
 
 
+def test_show_reads_only_the_op_shown(tmp_path):
+    """A broken spec elsewhere does not keep an op from being shown; the op's own problems are reported
+    located, and an unknown domain is named with a suggestion."""
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    elu = specs / "onnx" / "Elu.yaml"
+    elu.write_text(elu.read_text(encoding="utf-8").replace("category:", "categori:", 1), encoding="utf-8")
+    assert run("show", "--specs", str(specs), "onnx.PRelu").output.startswith("onnx.PRelu@16")
+    broken = run("show", "--specs", str(specs), "onnx.Elu")
+    assert broken.exit_code == 1 and "Elu.yaml:" in broken.output and "categori" in broken.output
+    assert "Traceback" not in broken.output
+    unknown = run("show", "--specs", str(specs), "onnxx.Relu")
+    assert unknown.exit_code == 2 and "no domain 'onnxx' (did you mean 'onnx'?)" in unknown.output
+
+
 def test_lint_as_json():
     result = run("lint", "--specs", str(SPECS), "--format", "json")
     assert result.exit_code == 0
