@@ -173,56 +173,85 @@ def parameter_calls(text: str) -> set[tuple[str, str]]:
 RESERVED_LOCALS = frozenset({"c"}) | SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS
 
 
-# The functions below are memoised on their (hashable) arguments: specs repeat expressions across
-# versions and ops, and parsing is most of what a build spends on them.
+# What a check's text holds, in the order ast.walk meets it: ("call", function, argument names or None
+# where an argument is not a plain name), ("problem", text) for what is wrong whatever the op, and
+# ("name", id) for a free name (neither called nor a shape function's argument). Read once per text:
+# specs repeat expressions across versions and ops, and walking the tree is most of what checking costs.
+_Event = tuple[str, str, "tuple[str | None, ...] | None"]
+
+
+@lru_cache(maxsize=8192)
+def _check_events(text: str) -> tuple[frozenset[str], tuple[_Event, ...]]:
+    tree = _tree(text)
+    nodes = list(ast.walk(tree))
+    local: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.comprehension):
+            local |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    not_free: set[int] = set()
+    events: list[_Event] = []
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            fname = _name(node.func)
+            not_free.add(id(node.func))
+            if fname in SHAPE_FUNCTIONS and node.args:
+                not_free.add(id(node.args[0]))
+            elif fname in MULTI_SHAPE_FUNCTIONS:
+                not_free |= {id(a) for a in node.args}
+            events.append(("call", fname, tuple(a.id if isinstance(a, ast.Name) else None for a in node.args)))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            events.append(("problem", "** is not allowed in checks (a check must stay cheap to evaluate)", None))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                isinstance(side, (ast.List, ast.Tuple, ast.ListComp)) or
+                (isinstance(side, ast.Constant) and isinstance(side.value, str)) for side in (node.left, node.right)):
+            events.append(("problem", "repeating a list or string with * is not allowed in checks", None))
+    events += [("name", node.id, None) for node in nodes if isinstance(node, ast.Name) and id(node) not in not_free]
+    return frozenset(local), tuple(events)
+
+
 @lru_cache(maxsize=8192)
 def _check_names(text: str, attributes: frozenset[str], parameters: frozenset[str],
                  tensor_attributes: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    tree = _tree(text)
-    local = _bound_names(tree)
+    local, events = _check_events(text)
     # The generated check is `lambda c: ...` and calls the functions below by name: a comprehension
     # variable with one of these names would shadow them (`[c for c in ...]` broke the context).
     problems = [f"comprehension variable {name!r} is reserved (the check's context or a function it calls); "
                 "use another name" for name in sorted(local & RESERVED_LOCALS)]
     problems += [f"comprehension variable {name!r} is easily misread (l, O, I: the generated code is linted, "
                  "ruff E741); use another name" for name in sorted(local & {"l", "O", "I"})]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            fname = _name(node.func)
-            if fname in SHAPE_FUNCTIONS:
-                if len(node.args) != 1 or not isinstance(node.args[0], ast.Name):
-                    problems.append(f"{fname}() takes one parameter name")
-                elif _name(node.args[0]) not in parameters and not (
-                        (fname == "has" and _name(node.args[0]) in attributes) or
-                        (fname in ATTRIBUTE_SHAPE_FUNCTIONS and _name(node.args[0]) in tensor_attributes)):
-                    problems.append(f"{fname}({_name(node.args[0])}): no input or output named {_name(node.args[0])!r}")
-            elif fname in MULTI_SHAPE_FUNCTIONS:
-                if not node.args or not all(isinstance(a, ast.Name) for a in node.args):
-                    problems.append(f"{fname}() takes parameter names")
-                else:
-                    problems += [f"{fname}({_name(a)}): no input or output named {_name(a)!r}" for a in node.args
-                                 if _name(a) not in parameters]
-            elif fname not in CHECK_BUILTINS:
-                allowed = ", ".join(sorted(SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS))
-                problems.append(f"unknown function {fname}(){suggest(fname, SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS)}"
-                                f"; allowed: {allowed}")
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            problems.append("** is not allowed in checks (a check must stay cheap to evaluate)")
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
-                isinstance(side, (ast.List, ast.Tuple, ast.ListComp)) or
-                (isinstance(side, ast.Constant) and isinstance(side.value, str)) for side in (node.left, node.right)):
-            problems.append("repeating a list or string with * is not allowed in checks")
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    shape_args = {id(n.args[0]) for n in ast.walk(tree)
-                  if isinstance(n, ast.Call) and _name(n.func) in SHAPE_FUNCTIONS and n.args}
-    shape_args |= {id(a) for n in ast.walk(tree)
-                   if isinstance(n, ast.Call) and _name(n.func) in MULTI_SHAPE_FUNCTIONS for a in n.args}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and id(node) not in called and id(node) not in shape_args:
-            if node.id not in attributes and node.id not in local and node.id not in ("True", "False", "None"):
-                problems.append(f"unknown name {node.id!r}; expected an attribute of the op"
+    for kind, value, args in events:
+        if kind == "problem":
+            problems.append(value)
+        elif kind == "name":
+            if value not in attributes and value not in local and value not in ("True", "False", "None"):
+                problems.append(f"unknown name {value!r}; expected an attribute of the op"
                                 f" ({', '.join(sorted(attributes)) or 'none'}) or a comprehension variable")
+        else:
+            problems += _call_problems(value, args or (), attributes, parameters, tensor_attributes)
     return tuple(problems)
+
+
+def _call_problems(fname: str, args: tuple[str | None, ...], attributes: frozenset[str],
+                   parameters: frozenset[str], tensor_attributes: frozenset[str]) -> list[str]:
+    """What is wrong with one call of a check: a shape function's argument must name a parameter (or, for
+    has() and the attribute shape functions, an attribute); any other function must be a check builtin."""
+    if fname in SHAPE_FUNCTIONS:
+        if len(args) != 1 or args[0] is None:
+            return [f"{fname}() takes one parameter name"]
+        name = args[0]
+        if name not in parameters and not ((fname == "has" and name in attributes) or
+                                           (fname in ATTRIBUTE_SHAPE_FUNCTIONS and name in tensor_attributes)):
+            return [f"{fname}({name}): no input or output named {name!r}"]
+        return []
+    if fname in MULTI_SHAPE_FUNCTIONS:
+        if not args or any(a is None for a in args):
+            return [f"{fname}() takes parameter names"]
+        return [f"{fname}({a}): no input or output named {a!r}" for a in args if a not in parameters]
+    if fname not in CHECK_BUILTINS:
+        allowed = ", ".join(sorted(SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS))
+        return [f"unknown function {fname}(){suggest(fname, SHAPE_FUNCTIONS | MULTI_SHAPE_FUNCTIONS | CHECK_BUILTINS)}"
+                f"; allowed: {allowed}"]
+    return []
 
 
 class _CheckToPython(ast.NodeTransformer):
