@@ -59,13 +59,13 @@ def parse(text: str) -> ast.Expression:
     return ast.parse(text.strip(), mode="eval")
 
 
-@lru_cache(maxsize=8192)
 def _name(node: ast.AST) -> str:
     """The name a vetted tree holds here (a called function, a shape function's argument): `_vet` and
     the checks only let names through at these places."""
     return cast(ast.Name, node).id
 
 
+@lru_cache(maxsize=8192)
 def _tree(text: str) -> ast.Expression:
     """The vetted tree, shared: only for readers that never change it (the emitters, the checks);
     a transformer (check_to_python) takes its own copy from parse()."""
