@@ -15,12 +15,16 @@ __all__ = ["validate_model", "run_model", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
+    # Kept as module attributes once imported: `opgen.run_model(...)` in a loop would otherwise import
+    # through this function on every call.
     if name == "validate_model":
         from .validate import validate_model
 
+        globals()[name] = validate_model
         return validate_model
     if name == "run_model":
         from .run import run_model
 
+        globals()[name] = run_model
         return run_model
     raise AttributeError(f"module 'opgen' has no attribute {name!r}")

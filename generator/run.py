@@ -42,13 +42,13 @@ def _describe(graph: Any, name: str) -> str:
 def _onnx_model(model: Any) -> Any:
     """The ModelProto of an ONNX model given as a path, bytes or a ModelProto (None for other kinds),
     its model-local functions inlined (their nodes then run like any other)."""
+    if isinstance(model, (str, Path)) and Path(model).suffix.lower() != ".onnx":
+        return None
     import onnx
 
     from .validate.limits import DEFAULT_LIMITS
     from .validate.onnx_reader import load_model
 
-    if isinstance(model, (str, Path)) and Path(model).suffix.lower() != ".onnx":
-        return None
     if isinstance(model, (bytes, bytearray)):
         from .validate.stablehlo_reader import is_stablehlo
 
@@ -147,7 +147,7 @@ def _named_inputs(inputs: Mapping[str, Any] | Sequence[Any] | None, names: list[
     """Inputs by name; a list or tuple is taken in the order of the graph's inputs."""
     if inputs is None:
         return {}
-    if isinstance(inputs, Mapping):
+    if type(inputs) is dict or isinstance(inputs, Mapping):  # a dict first: typing's isinstance costs more
         # a oneDNN graph's inputs are logical tensors, named by their integer id: 3 and "3" both name one
         return {str(k) if isinstance(k, int) and not isinstance(k, bool) else k: v for k, v in inputs.items()}
     if isinstance(inputs, (list, tuple)):

@@ -27,19 +27,17 @@ Semantics of a run:
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import types
-from typing import Any, Callable, Mapping, NamedTuple, Protocol, cast
+from typing import Any, Callable, Mapping, cast
 
 import numpy as np
 
-from ..dtypes import ELEM_TYPES, elem_of_numpy
+from ..dtypes import elem_of_numpy
 from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
-from ..names import ATTRIBUTE_CLASH_SUFFIX
 from . import graph_constants as constants
 from .context import TensorInfo
+from .run_plan import KernelResolver, _Step, check_result, node_label, op_plan, plan_step
 from .values import as_input, is_value
 
 GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')"
@@ -47,69 +45,6 @@ GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')
 
 class GraphError(OpgenError, ValueError):
     """A graph that cannot run: an undefined value, an argument of the wrong type, a failing node."""
-
-
-class KernelResolver(Protocol):
-    """Where a graph's nodes find their kernels and signatures: the generated package `opgen_ops` is one.
-    Injected, not imported here: the generated package imports this runtime, not the other way round."""
-
-    def get_kernel(self, domain: str, op: str, opset: int | None = None) -> Callable[..., Any]: ...
-
-    def get_signature(self, domain: str, op: str, opset: int | None = None) -> Any: ...
-
-
-@functools.lru_cache(maxsize=4096)
-def _keywords(kernel: Callable[..., Any]) -> frozenset[str]:
-    try:
-        return frozenset(inspect.signature(kernel).parameters)
-    except (TypeError, ValueError):
-        return frozenset()
-
-
-class _OpPlan(NamedTuple):
-    """What every node of one op version shares, worked out once per process (see _op_plan)."""
-    kernel: Callable[..., Any]
-    signature: Any
-    input_names: frozenset[str]  # an attribute of one of these names is the keyword <name>_attr
-    # per output parameter: its <output>_dtype and <output>_shape keywords (None where the kernel takes none)
-    output_keywords: tuple[tuple[str | None, str | None], ...]
-    variadic_count: tuple[int, str] | None  # (position, <output>_count keyword) of a variadic last output
-    requested_outputs: bool  # the kernel takes requested_outputs (spec kernel.requested_outputs)
-
-
-_OP_PLANS: dict[tuple[Any, ...], tuple[_OpPlan, KernelResolver]] = {}
-
-
-def _op_plan(resolver: KernelResolver, domain: str, op: str, opset: int | None) -> _OpPlan:
-    """The kernel, signature and keyword plan of an op version: the same for every node of that op. A
-    package of kernels (the generated `opgen_ops`) is asked once per process: resolving a kernel imports
-    its module, which cost as much as running a small node. Another resolver may answer differently
-    over time, so it is asked every time."""
-    key = (id(resolver), domain, op, opset)
-    found = _OP_PLANS.get(key)
-    if found is not None and found[1] is resolver:
-        return found[0]
-    kernel = resolver.get_kernel(domain, op, opset)
-    signature = resolver.get_signature(domain, op, opset)
-    input_names = frozenset(p.name for p in signature.inputs)
-    # not an input of that name: MaxUnpool's output_shape is an input
-    accepted = _keywords(kernel) - input_names
-    variadic = [(k, f"{p.name}_count") for k, p in enumerate(signature.outputs)
-                if p.option == "variadic" and f"{p.name}_count" in accepted]
-    plan = _OpPlan(kernel, signature, input_names, _output_keywords(signature, accepted),
-                   variadic[0] if variadic else None, "requested_outputs" in accepted)
-    if isinstance(resolver, types.ModuleType):
-        if len(_OP_PLANS) >= 4096:
-            _OP_PLANS.clear()
-        _OP_PLANS[key] = (plan, resolver)  # the resolver kept alive: its id stays its own
-    return plan
-
-
-def _output_keywords(signature: Any, accepted: frozenset[str]) -> tuple[tuple[str | None, str | None], ...]:
-    """For each output parameter, the <output>_dtype and <output>_shape keywords the kernel takes
-    (None where it takes none): the same for every node of an op."""
-    return tuple((f"{p.name}_dtype" if f"{p.name}_dtype" in accepted else None,
-                  f"{p.name}_shape" if f"{p.name}_shape" in accepted else None) for p in signature.outputs)
 
 
 def _as_graph(graph: Graph | Mapping[str, Any], domain: str | None, opset: int | None) -> Graph:
@@ -215,43 +150,16 @@ class GraphFunction:
         step = self._plans.get(id(node))
         if step is not None:
             return step
-        label = f"node {node.name or '#' + str(node.index)} ({node.domain}.{node.op})"
         try:
-            plan = _op_plan(self.resolver, node.domain, node.op, node.opset)
+            plan = op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
-            raise GraphError(f"{label}: {exc}") from None
-        # a tensor attribute is the reader's TensorInfo: the kernel takes its value (an array); an
-        # attribute with an input's name is the keyword <name>_attr (Split-1's split)
-        input_names = plan.input_names
-        kwargs: dict[str, Any] = {(name + ATTRIBUTE_CLASH_SUFFIX if name in input_names else name):
-                                  _attribute_value(value) for name, value in node.attributes.items()}
-        values = self.graph.values
-        for (dtype_keyword, shape_keyword), value_name in zip(plan.output_keywords, node.outputs):
-            if dtype_keyword is None and shape_keyword is None:
-                continue
-            decl = values.get(value_name, UNKNOWN)
-            if dtype_keyword is not None and decl.dtype is not None:
-                kwargs.setdefault(dtype_keyword, decl.dtype)
-            if shape_keyword is not None and decl.shape is not None and None not in decl.shape:
-                kwargs.setdefault(shape_keyword, tuple(decl.shape))
-        if plan.variadic_count is not None:  # a variadic output (the last): as many as the node names
-            position, keyword = plan.variadic_count
-            kwargs.setdefault(keyword, len(node.outputs) - position)
-        if plan.requested_outputs:  # the outputs the node gives a name
-            kwargs.setdefault("requested_outputs",
-                              tuple(p.name for p, v in zip(plan.signature.outputs, node.outputs) if v))
-        inferred = self.graph.inferred
-        declared = tuple(_declared(k, name, decl.dtype, None if decl.shape is None else tuple(decl.shape))
-                         for k, name in enumerate(node.outputs)
-                         if name and name not in inferred
-                         and ((decl := values.get(name, UNKNOWN)).dtype is not None or decl.shape is not None))
-        # positional: a NamedTuple built with keywords costs a microsecond more, for every node of every graph
-        step = _Step(label, plan.kernel, kwargs, sum(map(bool, node.outputs)), None, declared)
-        if node.op == "Constant" and node.domain == "onnx" and self._keeps_constants(node):
+            raise GraphError(f"{node_label(node)}: {exc}") from None
+        step = plan_step(node, plan, self.graph)
+        if step.onnx_constant and self._keeps_constants(node):
             known = constants.lookup(step.kernel, step.kwargs)
             if known is not None:  # the same keywords gave this value before: checked as a result would be
                 for declaration in step.declared:
-                    _check_result(label, declaration.name, known, declaration.dtype, declaration.shape)
+                    check_result(step.label, declaration.name, known, declaration.dtype, declaration.shape)
                 step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
@@ -269,15 +177,13 @@ class GraphFunction:
             for name, value in zip(node.outputs, step.constant):
                 env[name] = value.copy()
             return
-        args: list[Any] = []
-        for name in node.inputs:
-            if name == "":
-                args.append(None)
-            elif name in env:
-                args.append(env[name])
-            else:
-                raise GraphError(f"{step.label}: input {name!r} is not defined before the node")
-        while args and args[-1] is None:  # absent trailing optionals: leave them to their defaults
+        try:
+            args: list[Any] = [env[name] for name in step.inputs] if not step.absent_inputs else \
+                [env[name] if name else None for name in step.inputs]
+        except KeyError:
+            missing = next(name for name in step.inputs if name and name not in env)
+            raise GraphError(f"{step.label}: input {missing!r} is not defined before the node") from None
+        while args and args[-1] is None:  # a value that is None at the end: left to the kernel's default
             args.pop()
         kwargs = step.kwargs
         if node.graphs:  # nested graphs see this graph's values as they are now
@@ -308,8 +214,8 @@ class GraphFunction:
                     or value.shape != declaration.shape and declaration.shape is not None:
                 # not the exact declaration (an unknown dimension, an undeclared type, another type):
                 # the full check says whether it fits, and names what does not
-                _check_result(step.label, declaration.name, value, declaration.dtype, declaration.shape)
-        if node.op == "Constant" and node.domain == "onnx":
+                check_result(step.label, declaration.name, value, declaration.dtype, declaration.shape)
+        if step.onnx_constant:
             self._keep_constant(node, step, results)
 
     def _keep_constant(self, node: Node, step: _Step, results: Any) -> None:
@@ -323,69 +229,6 @@ class GraphFunction:
             self._plans[id(node)] = step._replace(constant=(kept,))
             if self._keeps_constants(node):
                 constants.remember(step.kernel, step.kwargs, kept)
-
-
-def _check_result(label: str, name: str, value: Any, dtype: str | None, shape: tuple[int | None, ...] | None) -> None:
-    """A kernel's result must be what the graph declares for it: its element type, and every known
-    dimension (a declaration the validator accepted, so a difference is a kernel's fault, named here)."""
-    if type(value) is not np.ndarray:
-        return  # sequences, optionals and maps are checked by their own kernels
-    if dtype is not None and value.dtype.kind not in "OUS":  # strings: object or NumPy str/bytes arrays
-        got = elem_of_numpy(value.dtype)
-        if got != dtype:
-            raise GraphError(f"{label}: output {name!r} has dtype {got}, the graph declares {dtype}")
-    if shape is not None and (len(shape) != value.ndim or any(d is not None and d != n for d, n in zip(shape, value.shape))):
-        shown = "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
-        raise GraphError(f"{label}: output {name!r} has shape {list(value.shape)}, the graph declares {shown}")
-
-
-@functools.lru_cache(maxsize=None)
-def _numpy_dtype_of(dtype: str | None) -> np.dtype[Any] | None:
-    """The NumPy dtype whose results match a declared element type at a glance: one that maps back to it
-    (strings map to no single dtype)."""
-    elem = ELEM_TYPES.get(dtype) if dtype is not None else None
-    if elem is None:
-        return None
-    try:
-        numpy_dtype = np.dtype(elem.numpy)
-        return numpy_dtype if numpy_dtype.kind not in "OUS" and elem_of_numpy(numpy_dtype) == dtype else None
-    except (KeyError, TypeError, ValueError):  # an element type NumPy has no dtype for
-        return None
-
-
-def _attribute_value(value: Any) -> Any:
-    """An attribute as a kernel takes it: a tensor (TensorInfo, as the readers keep it) as its array."""
-    if isinstance(value, TensorInfo):
-        return value if value.value is None else np.asarray(value.value)
-    if isinstance(value, list) and value and all(isinstance(v, TensorInfo) for v in value):
-        return [_attribute_value(v) for v in value]
-    return value
-
-
-class _Step(NamedTuple):
-    label: str  # the node as errors name it
-    kernel: Callable[..., Any]
-    kwargs: dict[str, Any]  # attributes, and the <output>_dtype/_shape keywords the declarations give
-    n_outputs: int  # outputs the node names
-    constant: tuple[np.ndarray, ...] | None = None  # the outputs of a Constant node, once it has run
-    # each output the file declares (not one a reader's shape inference filled in): the results are
-    # checked against them
-    declared: tuple[_Declared, ...] = ()
-
-
-class _Declared(NamedTuple):
-    """What the graph declares about one output of a node, as the result check compares it."""
-    position: int
-    name: str
-    dtype: str | None  # element type, None when not declared
-    shape: tuple[int | None, ...] | None  # None: not declared
-    # the declared element type as the NumPy dtype a result of exactly that type has (None when there is
-    # no such one dtype: then every result takes the full check)
-    numpy_dtype: np.dtype[Any] | None
-
-
-def _declared(position: int, name: str, dtype: str | None, shape: tuple[int | None, ...] | None) -> _Declared:
-    return _Declared(position, name, dtype, shape, _numpy_dtype_of(dtype))
 
 
 def as_callable(value: Any, what: str = "graph attribute", elementwise: bool = False,
