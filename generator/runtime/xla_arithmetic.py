@@ -80,12 +80,29 @@ def _zero_tie_possible(a: np.ndarray, b: np.ndarray) -> bool:
     return not ((a.ndim == 0 and a != 0) or (b.ndim == 0 and b != 0))
 
 
+_SIGNED_OF_SIZE: dict[int, np.dtype[Any]] = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+
+
+def _may_need_zero_fix(out: np.ndarray, take_negative: bool) -> bool:
+    """Whether np.maximum (np.minimum) may have picked the zero of the wrong sign somewhere: each returns
+    one of its operands, so a wrong maximum is a -0.0 where +0.0 was due, a wrong minimum a +0.0 where
+    -0.0 was due. Asked of the bits in one integer min-reduction, no temporary array: as a signed
+    integer -0.0 is the lowest value of its width (sign bit alone), as an unsigned one +0.0 is 0; half
+    the cost of the `out == 0` test and its boolean array. Widths without an integer twin: that test."""
+    signed = _SIGNED_OF_SIZE.get(out.dtype.itemsize)
+    if signed is None or out.size == 0 or out.dtype.kind != "f":
+        return bool(np.any(out == 0))
+    if take_negative:  # minimum: a +0.0 in the result
+        return bool(out.view(_UNSIGNED_OF_SIZE[out.dtype.itemsize]).min() == 0)
+    return bool(out.view(signed).min() == np.iinfo(signed).min)  # maximum: a -0.0 in the result
+
+
 def _signed_zero_fix(a: np.ndarray, b: np.ndarray, out: np.ndarray, take_negative: bool) -> np.ndarray:
     """Where out is zero, the zero of the right sign: -0.0 when take_negative and either operand is
     -0.0 (minimum), else +0.0 unless both are -0.0 (maximum). Only the zero results are looked at."""
-    zero = out == 0
-    if not zero.any():
+    if not _may_need_zero_fix(np.asarray(out), take_negative):
         return out
+    zero = out == 0
     a, b = np.broadcast_to(a, out.shape)[zero], np.broadcast_to(b, out.shape)[zero]
     negative = (np.signbit(a) | np.signbit(b)) if take_negative else (np.signbit(a) & np.signbit(b))
     out = np.array(out)
