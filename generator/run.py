@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import OpgenError
 from .runtime.graph_runner import GraphError, GraphFunction
-from .runtime.values import OptionalValue, SequenceValue
+from .runtime.values import OptionalValue, SequenceValue, writable
 
 
 class ModelError(OpgenError, ValueError):
@@ -140,7 +140,8 @@ def run_model(model: Any, inputs: Mapping[str, Any] | Sequence[Any] | None = Non
     function = GraphFunction(graph, opgen_ops)
     total = len(graph.nodes)
     env = function.run(feeds, None if progress is None else (lambda done: progress(done, total)))
-    return {name: env[name] for name in graph.outputs}
+    # a split part is a read-only view (data_movement's rule): the user gets a writable array of its own
+    return {name: writable(env[name]) for name in graph.outputs}
 
 
 def _named_inputs(inputs: Mapping[str, Any] | Sequence[Any] | None, names: list[str]) -> dict[str, Any]:

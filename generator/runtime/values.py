@@ -79,6 +79,22 @@ def as_input(x: Any) -> Any:
     return x if isinstance(x, (SequenceValue, OptionalValue)) else np.asarray(x)
 
 
+def writable(x: Any) -> Any:
+    """x with every read-only array it holds replaced by a writable copy (the others kept as they are).
+    A kernel may return a read-only view of its input (a split part: data_movement's rule); what
+    run_model hands to the user is an array the user may write into, sharing nothing with the inputs."""
+    if isinstance(x, np.ndarray):
+        return x if x.flags.writeable else x.copy()
+    if isinstance(x, SequenceValue):
+        if all(a.flags.writeable for a in x):
+            return x
+        return SequenceValue([writable(a) for a in x], x.elem_type)
+    if isinstance(x, OptionalValue) and x.value is not None:
+        held = writable(x.value)
+        return x if held is x.value else OptionalValue(held, x.elem_type)
+    return x
+
+
 def value_type(x: Any) -> str | None:
     """The spec spelling of a value's type: tensor(float), seq(tensor(int64)), optional(...)."""
     if isinstance(x, (SequenceValue, OptionalValue)):

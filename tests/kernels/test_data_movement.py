@@ -81,6 +81,13 @@ def assert_fresh(result: np.ndarray, *inputs) -> None:
         assert not np.shares_memory(result, x), "the kernel returned (a view of) its input"
 
 
+def assert_read_only(result: np.ndarray) -> None:
+    """A result that may be a view of the input (a split part) cannot be written through."""
+    assert not result.flags.writeable, "a view of the input that can be written through"
+    with pytest.raises(ValueError, match="read-only"):
+        result[...] = 0
+
+
 def random_shape(rng, rank: int, low: int = 0, high: int = 4) -> tuple[int, ...]:
     return tuple(int(d) for d in rng.integers(low, high + 1, size=rank))
 
@@ -1226,7 +1233,7 @@ def test_general_split_matches_onnx_references(dtype):
         assert len(wheres) == len(got)
         for g, where in zip(got, wheres):
             assert_exact(g, moved(x, where), f"{x.shape} {attrs}")
-            assert_fresh(g, x)
+            assert_read_only(g)
         if dtype == "float" and all(g.size for g in got):
             for g, want in zip(got, ort("Split", [x] + inputs[1:], attrs, n_out=len(got), opset=18)):
                 assert_exact(g, want, f"onnxruntime {x.shape} {attrs}")
@@ -1273,3 +1280,26 @@ def test_nonzero_matches_torch(dtype):
         assert_exact(got, want, f"{dtype} {shape}")
     for scalar, rows in [(np.float32(np.nan), 1), (np.float32(-0.0), 0), (np.complex64(1j), 1), (np.bool_(False), 0)]:
         assert one(kernel("NonZero")(np.array(scalar))).shape == (rows, 0)
+
+
+def test_split_parts_are_read_only_views_of_the_input():
+    """The parts of GeneralSplit, ONNX Split (every version) and SplitToSequence are basic slices of
+    the input handed out as read-only views (data_movement's rule): no data moves, and writing into a
+    part raises instead of changing the input. Expected values: onnx.reference."""
+    from opgen.runtime.kernels.onnx_shape import onnx_split, onnx_split_v1
+    from opgen.runtime.kernels.sequence import split_to_sequence
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    before = x.copy()
+    sizes = np.array([1, 2, 3], np.int64)
+    wants = onnx_reference("Split", [x, sizes], {"axis": 1}, n_out=3, opset=18)
+    for got in (general_split(x, sizes, axis=1, num_outputs=None), onnx_split(x, sizes, axis=1),
+                onnx_split_v1(x, axis=1, split_attr=[1, 2, 3]),
+                tuple(split_to_sequence(x, sizes, axis=1))):
+        assert len(got) == len(wants)
+        for g, want in zip(got, wants):
+            assert_exact(g, want)
+            assert np.shares_memory(g, x) and not g.flags.writeable
+            with pytest.raises(ValueError, match="read-only"):
+                g[...] = -1
+    np.testing.assert_array_equal(x, before)

@@ -354,6 +354,25 @@ def test_reduce_fold_left_from_init():
         assert run(np.zeros((0, 3), np.int32), np.int32(-5), comp).tolist() == [-5, -5, -5], comp
 
 
+@pytest.mark.parametrize("shape, dims, dtype", [((257, 40), [1], np.float32), ((129, 6), [1], np.float16),
+                                               ((2, 130, 5), [2], np.float64), ((300, 3, 4), [1, 2], np.float32)])
+def test_reduce_add_mul_along_rows_fold_left_bit_for_bit(shape, dims, dtype):
+    """Note fold_left along the contiguous last dimensions of more than one block of outputs (the kernel
+    folds blocks of transposed rows; a last block of one row joins the one before): every output is
+    init + x1 + x2 + ... in that order, bit for bit. Reference: NumPy's sequential scan (ufunc.accumulate)
+    over [init, x1, ..., xn] in the compute type (float32 for float16), its last element rounded once."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(dtype)
+    x.reshape(-1)[[3, 50, 77]] = [np.inf, -0.0, np.nan]
+    compute = np.float32 if dtype == np.float16 else dtype
+    for comp, ufunc, init, data in (("ADD", np.add, 0.25, x), ("MUL", np.multiply, 1.5, (1 + x / 8).astype(dtype))):
+        rows = data.reshape(-1, math.prod(shape[d] for d in dims)).astype(compute)
+        start = np.full((rows.shape[0], 1), init, compute)
+        want = ufunc.accumulate(np.concatenate([start, rows], axis=1), axis=1)[:, -1].astype(dtype)
+        got = reduce_kernel([data], [dtype(init)], dimensions=dims, computation=comp)[0]
+        assert got.dtype == dtype and got.reshape(-1).tobytes() == want.tobytes(), comp
+
+
 def test_reduce_l2_and_count():
     """Note l2_and_count: L2 folds hypot (sqrt(init^2 + sum x^2)); integers exactly, truncated and
     saturated; COUNT adds one per reduced element."""

@@ -406,7 +406,7 @@ def test_reduce_window_several_inputs_need_an_arg_computation(computation):
     with pytest.raises(ValidationError, match="C3"):
         reduce_window(x, x, np.float64(0), np.float64(0), computation=computation, window_dimensions=[1, 2])
     with pytest.raises(ValueError, match="ARGMAX or ARGMIN"):
-        runtime_kernels.call("window.reduce_window", ((x, x), (np.float64(0), np.float64(0))),
+        runtime_kernels.call("reduce_window.reduce_window", ((x, x), (np.float64(0), np.float64(0))),
                              dict(computation=computation, window_dimensions=[1, 2]))
 
 

@@ -4,7 +4,11 @@ without computing with them (Broadcast, Reshape, Slice, Pad, Transpose, Iota, Sh
 Conventions of this module (each decision the text leaves open is recorded in the op's spec notes):
 - No arithmetic happens on element values, so every element type (bool, integers, float16, bfloat16,
   complex) is moved bit for bit: NaN payloads and signed zeros survive.
-- Every kernel returns fresh arrays, never its input or a view of it.
+- Every kernel returns fresh arrays, never its input or a view of it, with one exception: a result
+  that is exactly a basic slice of the input (GeneralSplit's parts, hence ONNX Split of every version
+  and SplitToSequence's parts) is a read-only view of it (`flags.writeable` False), so that cutting a
+  tensor moves no data and no caller can write through a part into the input. A kernel never writes
+  into an array it is given; run_model copies a read-only graph output before handing it to the user.
 - Where the result depends on the contents of an index, shape or size tensor that the validator
   cannot see in advance, the kernel checks those values and raises ValueError naming them.
 - Shapes are row-major (XLA's and NumPy's default): Reshape and the block rearrangements read and
@@ -364,8 +368,14 @@ def general_split(input: np.ndarray, split: np.ndarray | None = None, *, axis: i
         if sizes[-1] < 0:
             raise ValueError(f"axis {a} of size {total} cannot be split into {num_outputs} parts of "
                              f"{chunk} elements with a smaller last part")
-    bounds = np.cumsum([0] + sizes).tolist()
-    # a basic slice is a view: copying it is the one pass each part needs (np.take of an index range
-    # gathered element by element, and the copy after it was a second pass)
+    # each part is a basic slice of the input, given as a read-only view (the module's one exception to
+    # fresh results): no data moves, as in onnx.reference and the runtimes, which hand out views too
     before = (slice(None),) * a
-    return tuple(_fresh(x[before + (slice(lo, hi),)]) for lo, hi in zip(bounds[:-1], bounds[1:]))
+    parts = []
+    lo = 0
+    for size in sizes:  # a Python loop: np.cumsum of a short list costs more than the slicing
+        part = x[before + (slice(lo, lo + size),)]
+        part.flags.writeable = False  # a basic slice is a new view object: its flag is its own
+        parts.append(part)
+        lo += size
+    return tuple(parts)

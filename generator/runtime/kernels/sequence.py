@@ -3,7 +3,8 @@ SequenceLength, SplitToSequence, ConcatFromSequence and SequenceMap.
 
 A sequence is an `opgen.runtime.values.SequenceValue`: a list of arrays that knows the element type
 of its tensors ("tensor(float)"), so that an empty sequence still has a type. Conventions:
-- every kernel returns a new sequence and new arrays; an input sequence is never changed (an ONNX
+- every kernel returns a new sequence and new arrays (SplitToSequence's parts are read-only views of
+  its input, as data_movement.general_split gives them); an input sequence is never changed (an ONNX
   value is immutable, and the graph runner may hand the same sequence to several nodes);
 - a position (SequenceAt, SequenceInsert, SequenceErase) counts from the back when negative, and one
   outside the accepted range is an error (ValueError naming the range), as ONNX says it is;

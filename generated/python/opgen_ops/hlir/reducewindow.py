@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs, split_variadic
-from opgen.runtime.kernels.window import reduce_window
+from opgen.runtime.kernels.reduce_window import reduce_window
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -180,7 +180,7 @@ def kernel_v1(
 ):
     """Reference kernel of hlir.ReduceWindow@1.
 
-    Calls opgen.runtime.kernels.window.reduce_window.
+    Calls opgen.runtime.kernels.reduce_window.reduce_window.
 
     Inputs (positional): inputs (T, variadic), init_values (T, variadic)
     Attributes (keyword): computation: enum (required), window_dimensions: ints (required), window_strides: ints

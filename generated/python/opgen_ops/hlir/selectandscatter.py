@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.runtime.kernels import as_outputs
-from opgen.runtime.kernels.window import select_and_scatter
+from opgen.runtime.kernels.reduce_window import select_and_scatter
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
@@ -122,7 +122,7 @@ def validate_v1(inputs=(), attributes=None, outputs=None):
 def kernel_v1(input, source, init_value, *, select_type, computation, window_dimensions, window_strides, padding):
     """Reference kernel of hlir.SelectAndScatter@1.
 
-    Calls opgen.runtime.kernels.window.select_and_scatter.
+    Calls opgen.runtime.kernels.reduce_window.select_and_scatter.
 
     Inputs (positional): input (T), source (T), init_value (T)
     Attributes (keyword): select_type: string (required), computation: enum (required), window_dimensions: ints
