@@ -10,9 +10,9 @@ order (specs/hlir/Reduce.yaml, note fold_left), a contract the kernel keeps bit 
 which onnx.reference's ReduceSum calls, adds a contiguous axis pairwise (other bits, and vectorised). A
 left fold along a contiguous axis cannot be vectorised in NumPy: the kernel folds blocks of transposed
 rows, about 4x np.sum's time. The "Reduce ADD fold" row is that contract, timed against jax only;
-"ReduceSum d1" is ONNX ReduceSum against onnx.reference's, the same op: opgen's ONNX kernel is the
-same left fold (from 0), so it stays above 1.0 for the same reason; along the leading axis ("Reduce
-ADD d0") the fold is vectorised over the outputs and as fast as np.sum.
+"ReduceSum d1" is ONNX ReduceSum against onnx.reference's, the same op: ONNX leaves the order open and
+opgen's ONNX sums add as NumPy's add.reduce does (spec note summation_order: onnx.reference's bits);
+along the leading axis ("Reduce ADD d0") hlir's fold is vectorised over the outputs and as fast as np.sum.
 """
 from __future__ import annotations
 

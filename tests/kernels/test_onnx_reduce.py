@@ -766,3 +766,25 @@ def test_lrn(version: int) -> None:
                 (got,) = run_kernel("LRN", version, [x3], attrs)
                 (want,) = check("LRN", version, [x3[..., None]], attrs, ort=size % 2 == 1)
                 close(got, want[..., 0], f"LRN-{version} rank 3")
+
+
+@pytest.mark.parametrize("op,version", [("ReduceSum", 13), ("ReduceMean", 18), ("ReduceL1", 18),
+                                        ("ReduceSumSquare", 18), ("ReduceLogSum", 18), ("ReduceLogSumExp", 18)])
+def test_floating_sums_add_in_onnx_reference_order(op, version):
+    """Spec note summation_order: a float32 sum has onnx.reference's bits exactly, along a long contiguous
+    axis (where a left fold differs in the last bits of most rows), an outer axis and two axes at once."""
+    spec_note(op, "summation_order")
+    rng = np.random.default_rng(7)
+    kernel = opgen_ops.get_kernel("onnx", op, version)
+    for shape, axes in [((64, 4096), [1]), ((300, 40), [0]), ((6, 200, 5), [1, 2])]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        x = np.abs(x) if op == "ReduceLogSum" else x
+        node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, None),
+                                                helper.make_tensor_value_info("axes", onnx.TensorProto.INT64, None)],
+                                  [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)])
+        axes_value = np.array(axes, np.int64)
+        (want,) = ReferenceEvaluator(model).run(None, {"x": x, "axes": axes_value})
+        (got,) = kernel(x, axes_value, keepdims=0)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (op, shape, axes)
