@@ -23,7 +23,7 @@ import onnx
 from conftest import project_specs
 from onnx import helper, numpy_helper
 from onnx_refs import node_test_cases
-from ort_dtypes import Signature, elem_name, inferred_outputs
+from ort_dtypes import Signature, elem_name, inferred_outputs, is_tensor
 
 from opgen.dtypes import ELEM_TYPES
 from opgen.validate import validate_model
@@ -170,6 +170,8 @@ def input_params(version: Any, count: int) -> list[Any]:
 def signatures(op: str, version: Any, type_var: str, dtype: str, cases: list[Any]) -> list[Signature]:
     """The node signatures of the applicable cases retyped to dtype for type_var, each with its runs."""
     found: dict[bytes, Signature] = {}
+    if not is_tensor(dtype):
+        return []  # the node tests on sequences and optionals are not single-node tensor cases
     for case in cases:
         graph = case.model.graph
         node = graph.node[0]

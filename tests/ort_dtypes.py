@@ -282,10 +282,29 @@ def type_variables(version: Any) -> list[str]:
     return list(dict.fromkeys(p.type for p in version.inputs if p.type and not p.type.startswith("tensor(")))
 
 
+# The ops of sequences and optionals: their type variables' sequence and optional types are pairs too
+# (SequenceAt S=seq(float), OptionalHasElement O=optional(seq(int8))). Elsewhere (Identity, Loop: V
+# also allows them) only the tensor types are: those ops move a sequence or an optional as a whole,
+# which the ops here already compare element type by element type.
+VALUE_OPS = {"ConcatFromSequence", "SequenceAt", "SequenceErase", "SequenceInsert", "SequenceLength",
+             "SequenceMap", "OptionalHasElement", "OptionalGetElement", "Optional"}
+
+
+def spelt(spec_type: str) -> str | None:
+    """tensor(float) -> float, seq(tensor(float)) -> seq(float), optional(...) likewise (None: a type
+    this onnx cannot spell)."""
+    for wrapper in ("seq(", "optional("):
+        if spec_type.startswith(wrapper):
+            inner = spelt(spec_type[len(wrapper):-1])
+            return None if inner is None else f"{wrapper}{inner})"
+    elem = spec_type[7:-1] if spec_type.startswith("tensor(") else ""
+    return elem if elem in ELEM_TYPES and onnx_code(elem) is not None else None
+
+
 def dtypes_of(version: Any, type_var: str) -> list[str]:
     param = next(p for p in version.inputs if p.type == type_var)
-    return [t[7:-1] for t in version.allowed_types(param)
-            if t.startswith("tensor(") and t[7:-1] in ELEM_TYPES and onnx_code(t[7:-1]) is not None]
+    names = [spelt(t) for t in version.allowed_types(param)]
+    return [n for n in names if n is not None and (is_tensor(n) or version.op in VALUE_OPS)]
 
 
 def ai_onnx_versions() -> list[Any]:

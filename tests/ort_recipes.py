@@ -1,6 +1,7 @@
 """Inputs of the differential runs against onnxruntime (tests/ort_dtypes.py) for the op versions the
 onnx package's node tests leave without a case: older layouts (attributes where newer versions take
-inputs), sequences and optionals, control flow with small generated bodies, and random ops.
+inputs), sequences and optionals (every sequence and optional type of the ops of ort_dtypes.VALUE_OPS),
+and random ops; If, Loop, Scan and Dropout are in tests/ort_control_flow.py.
 
 A recipe gives, for an op version, a type variable and an element type, the signatures (node, input
 and output types, runs) to run; values come from small arrays brought into the element type
@@ -15,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 from onnx import TensorProto, helper
 from ort_cases import into
-from ort_dtypes import Signature, cast_for_ort, inferred_outputs, onnx_code, type_proto
+from ort_dtypes import Signature, cast_for_ort, elem_of, inferred_outputs, type_proto
 
 Value = tuple[str, Any]  # (type, value) of one node input
 Recipe = Callable[[Any, str, str], list[Signature]]
@@ -198,7 +199,7 @@ def _seq_pieces(dtype: str) -> list[np.ndarray]:
 
 def sequence_ops(version: Any, type_var: str, dtype: str) -> list[Signature]:
     """SequenceAt, SequenceErase, SequenceInsert: positions of each index type (negative ones too)."""
-    elem = dtype if type_var == "T" else "float"
+    elem = elem_of(dtype) if type_var in ("T", "S") else "float"
     index = dtype if type_var == "I" else "int64"
     seq = (f"seq({elem})", _seq_pieces(elem))
     positions = [_values(p, index).reshape(()) for p in (0, -1, 1)]
@@ -226,20 +227,40 @@ def split_to_sequence(version: Any, type_var: str, dtype: str) -> list[Signature
 
 
 def sequence_map(version: Any, type_var: str, dtype: str) -> list[Signature]:
-    """SequenceMap whose body gives the additional input (of the type under test) and the element."""
+    """SequenceMap whose body gives the additional input (V, a tensor) and the element (S) back."""
+    elem, extra = (elem_of(dtype), "float") if type_var == "S" else ("float", dtype)
+    extra_in_body = elem_of(extra)  # a sequence given as an additional input: the body sees its elements
     body = helper.make_graph(
         [helper.make_node("Identity", ["b_extra"], ["b_out"]), helper.make_node("Identity", ["b_elem"], ["b_same"])],
-        "body", [helper.make_value_info(name, type_proto(t)) for name, t in (("b_elem", "float"), ("b_extra", dtype))],
-        [helper.make_value_info(name, type_proto(t)) for name, t in (("b_out", dtype), ("b_same", "float"))])
-    seq = ("seq(float)", _seq_pieces("float")[:2])
-    return _sig(version, [seq, (dtype, _values(_grid((3,)), dtype))], {"body": body}, outputs=2)
+        "body", [helper.make_value_info(n, type_proto(t)) for n, t in (("b_elem", elem), ("b_extra", extra_in_body))],
+        [helper.make_value_info(n, type_proto(t)) for n, t in (("b_out", extra_in_body), ("b_same", elem))])
+    seq = (f"seq({elem})", _seq_pieces(elem)[:2])
+    extra_value = _seq_pieces(extra_in_body)[1:] if extra.startswith("seq(") else _values(_grid((3,)), extra)
+    return _sig(version, [seq, (extra, extra_value)], {"body": body}, outputs=2)
+
+
+def sequence_length_concat(version: Any, type_var: str, dtype: str) -> list[Signature]:
+    """SequenceLength; ConcatFromSequence along an axis and along a new one."""
+    seq = (dtype, _seq_pieces(elem_of(dtype)))
+    if version.op == "SequenceLength":
+        return _sig(version, [seq]) + _sig(version, [(dtype, seq[1][:1])])
+    return _sig(version, [seq], {"axis": 1}) + _sig(version, [seq], {"axis": -1, "new_axis": 1})
+
+
+def optional_elements(version: Any, type_var: str, dtype: str) -> list[Signature]:
+    """OptionalHasElement (a value and, for an optional, None) and OptionalGetElement (a value)."""
+    inner = dtype[9:-1] if dtype.startswith("optional(") else dtype
+    value = _seq_pieces(elem_of(inner)) if inner.startswith("seq(") else _values(_grid((2, 3)), inner)
+    runs = [[value]] + ([[None]] if version.op == "OptionalHasElement" and inner != dtype else [])
+    return _sig(version, [(dtype, value)], runs=runs)
 
 
 def optional_op(version: Any, type_var: str, dtype: str) -> list[Signature]:
-    """Optional of a tensor, and an empty optional of the type under test (its `type` attribute)."""
-    empty = helper.make_node("Optional", [], ["out0"], type=helper.make_tensor_type_proto(onnx_code(dtype), None))
+    """Optional of a tensor or a sequence, and an empty optional of that type (its `type` attribute)."""
+    empty = helper.make_node("Optional", [], ["out0"], type=type_proto(dtype))
     out = [Signature(version.op, version.since_version, empty, [], [f"optional({dtype})"], [[]])]
-    return _sig(version, [(dtype, _values(_grid((2, 2)), dtype))]) + out
+    value = _seq_pieces(elem_of(dtype)) if dtype.startswith("seq(") else _values(_grid((2, 2)), dtype)
+    return _sig(version, [(dtype, value)]) + out
 
 
 # ---- random ops: properties both runtimes must share ----
@@ -321,13 +342,9 @@ RECIPES: dict[str, Recipe] = {
     "RoiAlign": roi_align_10, "Scatter": scatter_11, "Tile": tile_1, "TopK": top_k_1,
     "SequenceAt": sequence_ops, "SequenceErase": sequence_ops, "SequenceInsert": sequence_ops,
     "SequenceConstruct": sequence_construct, "SplitToSequence": split_to_sequence, "SequenceMap": sequence_map,
-    "Optional": optional_op, "Bernoulli": bernoulli, "Multinomial": multinomial,
+    "Optional": optional_op, "SequenceLength": sequence_length_concat, "ConcatFromSequence": sequence_length_concat,
+    "OptionalHasElement": optional_elements, "OptionalGetElement": optional_elements,
+    "Bernoulli": bernoulli, "Multinomial": multinomial,
     "RandomUniformLike": random_like, "RandomNormalLike": random_like,
 }
 RANDOM = {"Bernoulli", "Multinomial", "RandomUniformLike", "RandomNormalLike"}
-
-
-def recipe_signatures(version: Any, type_var: str, dtype: str) -> list[Signature]:
-    recipe = RECIPES.get(version.op)
-    return [] if recipe is None else recipe(version, type_var, dtype)
-

@@ -1,18 +1,20 @@
 """opgen's ONNX kernels against onnxruntime (CPU) for every ai.onnx op version with a kernel and every
-element type of its inputs' type constraints (tests/ort_dtypes.py builds and runs the models).
+element type of its inputs' type constraints (tests/ort_dtypes.py builds and runs the models); for the
+sequence and optional ops, every sequence and optional type too (ort_dtypes.VALUE_OPS).
 
 The element-wise ops are compared for every element type by tests/test_onnx_formulas.py and are left
 out here, as are the ops of NOT_COMPARED. Inputs are the onnx package's node tests, retyped (see
 tests/ort_cases.py), or where none applies small per-op recipes (tests/ort_recipes.py: older layouts,
 sequences, optionals, random ops compared on properties; tests/ort_control_flow.py: If, Loop and Scan
-with generated bodies, Dropout). Whether onnxruntime implements an (op version, type variable, element type) is
-measured: the pairs for which it creates no session, with the reason (ort_dtypes.REFUSALS: no kernel,
-no complex type, an opset it does not load, ...), are the lines of tests/data/ort_not_implemented.txt;
-a pair that appears there or leaves it fails the test (rewrite the file with
-`.venv/bin/python tests/kernels/test_onnx_ort_dtypes.py --record` after checking why; the script also
-prints the coverage). A disagreement, or any other onnxruntime error, fails unless it is an
-`ort-dtype` line of tests/known_failures.txt with its reason and evidence; a listed pair that agrees
-fails too (the list can only shrink).
+with generated bodies, Dropout). Whether onnxruntime implements an (op version, type variable, element
+type) is measured: the pairs for which it creates no session, with the reason (ort_dtypes.REFUSALS: no
+kernel, no complex type, an opset it does not load, ...), are the lines of
+tests/data/ort_not_implemented.txt; a pair that appears there or leaves it fails the test (rewrite the
+file with `.venv/bin/python tests/kernels/test_onnx_ort_dtypes.py --record` after checking why; the
+script also prints the coverage and the pairs without a case, `--only=Op,Op` for a few ops). A
+disagreement, or any other onnxruntime error, fails unless it is an `ort-dtype` line of
+tests/known_failures.txt with its reason and evidence; a listed pair that agrees fails too (the list
+can only shrink).
 """
 from __future__ import annotations
 
