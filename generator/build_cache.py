@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .model import Domain, OpSpec
     from .render import manifest as mf
 
-MODEL_FORMAT = 4  # the layout of the model cache files below
+MODEL_FORMAT = 5  # the layout of the model cache files below
 
 
 def combine(*parts: Any) -> str:
