@@ -202,7 +202,7 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
 
     cache = ModelCache(specs_dir, inputs.environment, inputs.specs, remember=not check)
     cache.prefetch(specs_dir)
-    specs, errors = load_specs(specs_dir, op_loader=cache.load_op)
+    specs, errors = load_specs(specs_dir, op_loader=cache.load_op, domain_loader=cache.load_domain)
     real = [e for e in errors if e.severity == "error"]
     if real:
         return BuildResult(errors=real)
@@ -217,6 +217,10 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
     record = {p: (d.digest if isinstance(d, Kept) else mf.digest(d), owners[p]) for p, d in files.items()}
     files[mf.MANIFEST] = mf.render(inputs.total, op_keys, record)
     result.outcome = sync(out_dir, files, check=check, previous=previous)
+    if not check and mf.MANIFEST in result.outcome.written:
+        from .build_stamp import forget
+
+        forget(str(out_dir))  # the no-op stamp records the old manifest's status: it can never match again
     if memo is not None:
         from functools import partial
 
@@ -274,7 +278,7 @@ def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Pa
     for domain in specs.domains:
         domain_rel = f"{domain.name}/domain.yaml"
         for op in domain.ops:
-            op_rel = f"{domain.name}/{Path(op.location.file).name}"
+            op_rel = f"{domain.name}/{os.path.basename(op.location.file)}"
             key = _combine(inputs.environment, inputs.specs.get(op_rel), inputs.specs.get(domain_rel))
             op_keys[op.key] = key
             owned = by_owner.get(op.key, [])

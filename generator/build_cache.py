@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .model import Domain, OpSpec
     from .render import manifest as mf
 
-MODEL_FORMAT = 3  # the layout of the model cache files below
+MODEL_FORMAT = 5  # the layout of the model cache files below
 
 
 def combine(*parts: Any) -> str:
@@ -41,11 +41,13 @@ class ModelCache:
         self.environment = environment
         self.spec_digests = spec_digests
         self.prefix = f"ops-{_path_key(specs_dir)}"
-        # domain folder -> op file -> (key, pickle of (op, errors), summary: LazyOp.summary_of)
+        # domain folder -> op file -> (key, pickle of (op, errors), summary: LazyOp.summary_of); and
+        # domain folder -> its domain.yaml -> (the file's digest, pickle of (domain, errors), ())
         self.entries: dict[str, dict[str, tuple[str, bytes, Summary]]] = {}
         self.fresh: dict[str, dict[str, tuple[str, bytes, Summary]]] = {}
         self.missed: set[str] = set()
         self.parsed: dict[str, tuple[str, bytes]] = {}  # op file -> (key, pickle), parsed by prefetch
+        self.keys: dict[str, str] = {}  # op file -> its key (_key)
 
     def _domain(self, folder: str) -> dict[str, tuple[str, bytes, Summary]]:
         if folder not in self.entries:
@@ -62,13 +64,17 @@ class ModelCache:
         return self.entries[folder]
 
     def _key(self, rel: str) -> str:
-        return combine(self.spec_digests.get(rel), self.spec_digests.get(f"{rel.split('/', 1)[0]}/domain.yaml"))
+        key = self.keys.get(rel)  # asked by prefetch and again by load_op
+        if key is None:
+            key = self.keys[rel] = combine(self.spec_digests.get(rel),
+                                           self.spec_digests.get(f"{rel.split('/', 1)[0]}/domain.yaml"))
+        return key
 
     def prefetch(self, root: Path) -> None:
         """Parse and check, over the machine's cores (opgen.build_parallel), every op file the cache
         does not answer, so that load_op then only unpickles."""
         from .build_parallel import MIN_ITEMS, ordered_map
-        from .parse import load_domain, op_files, spec_folders
+        from .parse import op_files, spec_folders
 
         missing: dict[Path, list[Path]] = {}  # domain folder -> op files the cache does not answer
         for folder in spec_folders(root)[0]:
@@ -81,12 +87,33 @@ class ModelCache:
             return  # an edit's build: load_op parses the few in this process
         tasks = []
         for folder, paths in missing.items():
-            domain, _ = load_domain(folder / "domain.yaml", root)
+            domain, _ = self.load_domain(folder / "domain.yaml", root)
             if domain is not None:  # else load_specs reports it
                 tasks += [(path, root, domain) for path in paths]
         for (path, _, _), blob in zip(tasks, ordered_map(_parse_to_pickle, tasks)):
             rel = f"{path.parent.name}/{path.name}"
             self.parsed[rel] = (self._key(rel), blob)
+
+    def load_domain(self, path: Path, root: Path) -> tuple[Domain | None, list[SpecError]]:
+        """A domain.yaml (its ops not yet attached), answered from the cache while the file and the
+        environment are what it was parsed from."""
+        from .parse import load_domain
+
+        folder = path.parent.name
+        rel = f"{folder}/{path.name}"
+        digest = self.spec_digests.get(rel)
+        fresh = self.fresh.setdefault(folder, {})
+        hit = (fresh.get(rel) or self._domain(folder).get(rel)) if digest is not None else None
+        if hit is not None and hit[0] == digest:
+            loaded = _unpickle(hit[1])
+            if loaded is not None:
+                fresh[rel] = hit
+                return cast("tuple[Domain | None, list[SpecError]]", loaded)
+        self.missed.add(folder)
+        domain, errors = load_domain(path, root)
+        if digest is not None and domain is not None and not any(e.severity == "error" for e in errors):
+            fresh[rel] = (digest, pickle.dumps((domain, errors), protocol=pickle.HIGHEST_PROTOCOL), ())
+        return domain, errors
 
     def load_op(self, path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[SpecError]]:
         folder = path.parent.name
@@ -125,12 +152,13 @@ Summary = tuple[Any, ...]
 
 
 class LazyOp:
-    """An op answered from the cache: its name, location and what the checks across ops and the
-    fingerprints of shared files read (opgen.check.check_specs, opgen.render.*.shared_units) come from a
-    small summary; anything else unpickles the op once and is read from it. An edit's build thereby
-    unpickles only the ops whose files it renders (its op's domain pages), not the whole model."""
+    """An op answered from the cache: its name, location, what the checks across ops and the
+    fingerprints of shared files read (opgen.check.check_specs, opgen.render.*.shared_units) and its
+    rows on the domain pages (opgen.render.docs.op_listing) come from a small summary; anything else
+    unpickles the op once and is read from it. An edit's build thereby unpickles only the op whose
+    files it renders, not the whole model."""
 
-    SUMMARY = ("domain", "name", "location", "stablehlo", "onnx_domain", "version_kernels")
+    SUMMARY = ("domain", "name", "location", "stablehlo", "onnx_domain", "version_kernels", "listing")
     __slots__ = (*SUMMARY, "_blob", "_op")
 
     def __init__(self, summary: Summary, blob: bytes):
@@ -141,8 +169,10 @@ class LazyOp:
 
     @staticmethod
     def summary_of(op: OpSpec, errors: list[SpecError]) -> Summary:
+        from .render.docs import op_listing  # the domain pages' rows (index, errata, extensions)
+
         return (op.domain, op.name, op.location, op.stablehlo, op.onnx_domain,
-                tuple((v.since_version, v.has_kernel) for v in op.versions), tuple(errors))
+                tuple((v.since_version, v.has_kernel) for v in op.versions), op_listing(op), tuple(errors))
 
     @property
     def key(self) -> str:

@@ -111,6 +111,17 @@ class Recorder:
         store(stamp_name(out), marshal.dumps(data))
 
 
+def forget(out_dir: str) -> None:
+    """Remove the stamp of `out_dir` (a build rewrote its manifest: the stamp cannot match any more,
+    and the next build need not load it to find out)."""
+    folder = _cache_folder()
+    if folder is not None:
+        try:
+            os.unlink(os.path.join(folder, stamp_name(os.path.realpath(out_dir))))
+        except OSError:
+            pass
+
+
 def noop_line(out_dir: str) -> str | None:
     """The line a no-op build prints, if the stamp says nothing changed since the last verified
     no-op into `out_dir`; None when the full path must decide."""

@@ -31,6 +31,12 @@ def main() -> None:
 
 
 def _build() -> None:
+    import gc
+
+    # The build's imports and model allocate hundreds of thousands of objects that live to the end
+    # of this short process: the cycle collector would scan them again and again for nothing
+    # (opgen.build.run turns it off for the build itself; here the imports are spared it too).
+    gc.disable()
     from .build import BuildResult, build_summary, run
     from .errors import OpgenError
     from .paths import project_specs

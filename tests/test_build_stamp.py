@@ -140,3 +140,17 @@ def test_the_project_is_found_as_the_command_line_finds_it(tmp_path, monkeypatch
     for where in (tmp_path, nested):
         monkeypatch.chdir(where)
         assert build_stamp.project_specs(os.getcwd()) == str(project_specs())
+
+
+def test_a_build_that_rewrites_the_manifest_removes_the_stamp(project, tmp_path):
+    """The stamp records the manifest's status: once a build rewrites the manifest it can never match,
+    so the build removes it (the next build does not load it to find that out); a no-op keeps it."""
+    specs, out, _, _ = project
+    verified_noop(specs, out)
+    stamp = tmp_path / "cache" / build_stamp.stamp_name(os.path.realpath(out))
+    assert stamp.is_file()
+    assert run(specs, out).noop and stamp.is_file()
+    write(specs / "demo" / "Twice.yaml", GOOD_OP.replace("name: Scale", "name: Twice").replace("Scales X.", "Doubles X."))
+    assert run(specs, out).outcome.written
+    assert not stamp.exists()
+    assert build_stamp.noop_line(str(out)) is None

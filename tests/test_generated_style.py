@@ -61,6 +61,39 @@ def test_lines_that_fit_are_left_as_written():
     assert wrap_module(source) == source
 
 
+def _tokenizer_depths(text: str) -> dict[int, int]:
+    """The reference: bracket depth at each line start as Python's own tokenizer sees it."""
+    import io
+    import tokenize
+
+    depths: dict[int, int] = {}
+    depth = 0
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for row in range(1, tok.start[0]):
+            depths.setdefault(row, depth)
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+    return {row: d for row, d in depths.items() if d}
+
+
+@pytest.mark.parametrize("source", [
+    "x = f(a,\n      b)\ny = [1,\n     {2: (3,\n          4)}]\n",
+    "s = ')' + \"(\" + '''[\n]]]\n''' + \"\"\"{\n\"\"\"\nt = (1,\n     2)\n",  # brackets in strings
+    "x = (1,  # ) a bracket in a comment\n     2)\n# (\ny = 3\n",
+    "s = 'it\\'s (' + \"say \\\"[\\\"\" + r'\\\\' + ('a',\n   'b')\n",  # escaped quotes, a raw string
+    "f(f'{x[0]}(', rb'(', '''a\\\\''' + (\n  1))\nz = f(\n  '''\n(\n''',\n)\n",  # prefixes, a string over lines
+    "x = 1 + \\\n    (2 +\n     3)\n",  # a backslash continuation
+])
+def test_bracket_depths_are_the_tokenizers(source):
+    from opgen.render.pyformat import _bracket_depths
+
+    ast.parse(source)  # the case is Python
+    found = {row: d for row, d in _bracket_depths(source).items() if d}
+    assert found == _tokenizer_depths(source)
+
+
 def test_every_generated_module_keeps_its_tree_when_wrapped(specs, monkeypatch):
     """The build wraps without re-parsing (a second of every build): here every module of the real
     specs is rendered unwrapped and compared, tree for tree, with what the build wrote."""

@@ -33,13 +33,6 @@ def full_op(op: OpSpec) -> OpSpec:
     return full() if full is not None else op
 
 
-def with_full_ops(domain: Domain) -> Domain:
-    """The domain with every op a plain OpSpec (full_op), for the pages that list its ops."""
-    import dataclasses
-
-    return dataclasses.replace(domain, ops=tuple(full_op(o) for o in domain.ops))
-
-
 def render_op(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     """Every file of one op, from every renderer."""
     op = full_op(op)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import expr
 from ..dtypes import type_key
 from ..model import FOLD_ACCUMULATOR, NONFINITE, Attribute, Domain, Example, Note, OpSpec, OpVersion, Pairs, Parameter, SpecSet
-from . import SharedUnit, with_full_ops
+from . import SharedUnit
 from .changelog import changelog
+from .common import md_cell, md_code
 from .common import render as render_template
 
 LANGS = ("en", "zh")
@@ -223,39 +224,71 @@ def op_page(op: OpSpec, domain: Domain, lang: str) -> bytes:
         other_link=f"../../{other}/{domain.name}/{op.name}.md")
 
 
-def index_page(domain: Domain, lang: str) -> bytes:
+class OpListing(NamedTuple):
+    """What the pages listing a domain's ops (index, errata, extensions) show of one op: its table
+    rows, in each language, as finished Markdown lines. `opgen build` keeps it in the summary of each
+    op it caches (opgen.build_cache.LazyOp), so an edit re-renders these pages without unpickling
+    an op or laying out any other op's rows."""
+
+    category: str
+    index_row: dict[str, str]  # lang -> the op's row in the index
+    errata_rows: dict[str, tuple[str, ...]]  # lang -> a row per erratum note (none: not on the errata page)
+    extension_row: dict[str, str] | None  # lang -> its row on the extensions page; None: not an extension
+
+
+def op_listing(op: OpSpec) -> OpListing:
+    """The op's OpListing: the one an op from the build cache carries, else computed from the op.
+    The rows are the table lines the templates (docs/index.md.j2, errata.md.j2, extensions.md.j2)
+    once wrote cell by cell, with the same filters."""
+    carried: OpListing | None = getattr(op, "listing", None)  # a LazyOp's summary field; an OpSpec has none
+    if carried is not None:
+        return carried
+    errata = [n for n in op.all_notes() if n.kind == "erratum"]
+    versions = ", ".join(str(v.since_version) for v in op.versions)
+    index_row, errata_rows, extension_row = {}, {}, {}
+    for lang in LANGS:
+        L = LABELS[lang]
+        summary = md_cell(_first_sentence(op.versions[0].summary.get(lang)))
+        marks = ("" if op.provenance.documented else f" ({L['undocumented']})") + \
+            (f" ({L['extension']})" if op.extension else "")
+        index_row[lang] = f"| [{op.name}]({op.name}.md){marks} | {versions} | {summary} |"
+        errata_rows[lang] = tuple(
+            f"| [{op.name}]({op.name}.md) | {_version_of(op, n)} | {md_cell(n.field)} | {md_cell(n.document_says)} "
+            f"| {md_cell(n.text.get(lang))} |" for n in errata)
+        sections = ", ".join(s.section or s.url or "" for s in op.sources)
+        extension_row[lang] = f"| [{op.name}]({op.name}.md) | {md_code(op.extension)} | {md_cell(sections)} | {summary} |"
+    return OpListing(op.category, index_row, errata_rows, extension_row if op.extension else None)
+
+
+def index_page(domain: Domain, lang: str, listings: list[OpListing] | None = None) -> bytes:
+    listings = [op_listing(o) for o in domain.ops] if listings is None else listings
     groups = []
     for cat in CATEGORIES:
-        ops = [dict(name=o.name, versions=", ".join(str(v.since_version) for v in o.versions),
-                    documented=o.provenance.documented, extension=o.extension,
-                    summary=_first_sentence(o.versions[0].summary.get(lang)))
-               for o in domain.ops if o.category == cat]
-        if ops:
-            groups.append(dict(title=category_title(cat, lang), ops=ops))
-    errata = sum(1 for o in domain.ops for n in o.all_notes() if n.kind == "erratum")
+        rows = [entry.index_row[lang] for entry in listings if entry.category == cat]
+        if rows:
+            groups.append(dict(title=category_title(cat, lang), rows=rows))
+    errata = sum(len(entry.errata_rows[lang]) for entry in listings)
     return render_template("docs/index.md.j2", domain=domain, L=LABELS[lang], lang=lang, groups=groups,
                            description=domain.description.get(lang),
                            versioning=domain.versioning.get(lang) if domain.versioning else "",
-                           n_errata=errata, n_extensions=sum(1 for o in domain.ops if o.extension))
+                           n_errata=errata, n_extensions=sum(1 for entry in listings if entry.extension_row))
 
 
-def extensions_page(domain: Domain, lang: str) -> bytes:
+def extensions_page(domain: Domain, lang: str, listings: list[OpListing] | None = None) -> bytes:
     """The ops a domain adds beyond its source document (`extension`), with the sections of the
     specification each one follows."""
-    rows = [dict(op=o.name, extension=o.extension, summary=_first_sentence(o.versions[0].summary.get(lang)),
-                 sections=", ".join(s.section or s.url or "" for s in o.sources))
-            for o in domain.ops if o.extension]
+    listings = [op_listing(o) for o in domain.ops] if listings is None else listings
+    rows = [entry.extension_row[lang] for entry in listings if entry.extension_row]
     return render_template("docs/extensions.md.j2", domain=domain, L=LABELS[lang], rows=rows)
 
 
-def errata_page(domain: Domain, lang: str) -> bytes:
+def errata_page(domain: Domain, lang: str, listings: list[OpListing] | None = None) -> bytes:
     # The page lists the notes of kind erratum, by one rule (the schema's description of `kind`): an
     # erratum is text that is wrong or garbled as written (a typo, a wrong type spelling, a missing or
     # duplicated word, text run onto the wrong heading); a decision is correct text that is silent or
     # ambiguous, where the spec chooses. Decisions are not slips and stay on the op pages only.
-    rows = [dict(op=o.name, version=_version_of(o, n), field=n.field, document_says=n.document_says,
-                 text=n.text.get(lang))
-            for o in domain.ops for n in o.all_notes() if n.kind == "erratum"]
+    listings = [op_listing(o) for o in domain.ops] if listings is None else listings
+    rows = [row for entry in listings for row in entry.errata_rows[lang]]
     return render_template("docs/errata.md.j2", domain=domain, L=LABELS[lang], rows=rows)
 
 
@@ -307,11 +340,11 @@ def _root_files(specs: SpecSet) -> dict[str, bytes]:
 
 
 def _domain_files(domain: Domain) -> dict[str, bytes]:
-    domain = with_full_ops(domain)
+    listings = [op_listing(o) for o in domain.ops]  # from the ops' cached summaries: no op is unpickled
     files: dict[str, bytes] = {}
     for lang in LANGS:
-        files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang)
-        files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang)
-        if any(o.extension for o in domain.ops):
-            files[f"docs/{lang}/{domain.name}/extensions.md"] = extensions_page(domain, lang)
+        files[f"docs/{lang}/{domain.name}/index.md"] = index_page(domain, lang, listings)
+        files[f"docs/{lang}/{domain.name}/errata.md"] = errata_page(domain, lang, listings)
+        if any(entry.extension_row for entry in listings):
+            files[f"docs/{lang}/{domain.name}/extensions.md"] = extensions_page(domain, lang, listings)
     return files

@@ -69,17 +69,27 @@ def read(out_dir: Path) -> Manifest:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return manifest
+    is_digest, is_plain_path = _DIGEST.fullmatch, _SAFE_PATH.fullmatch  # safe_relpath, inlined: ~3 000 lines
+    files, owners = manifest.files, manifest.owners
     for line in text.splitlines():
         if line.startswith("#"):
             manifest.journal |= line.startswith("# journal")
             continue
         fields = line.split("  ")
-        if fields[0] == "inputs" and len(fields) == 2 and _DIGEST.fullmatch(fields[1]):
+        n = len(fields)
+        if fields[0] == "inputs" and n == 2 and is_digest(fields[1]):
             manifest.inputs = fields[1]
-        elif fields[0] == "op" and len(fields) == 3 and _DIGEST.fullmatch(fields[1]):
+        elif fields[0] == "op" and n == 3 and is_digest(fields[1]):
             manifest.ops[fields[2]] = fields[1]
-        elif len(fields) in (2, 3) and _DIGEST.fullmatch(fields[0]) and safe_relpath(fields[1]):
-            manifest.add(fields[1], fields[0], fields[2] if len(fields) == 3 else "")
+        elif (n == 3 or n == 2) and is_digest(fields[0]):
+            rel = fields[1]
+            if len(rel) <= 1024 and rel != MANIFEST and is_plain_path(rel) is not None:
+                shas = files.get(rel)
+                if shas is None:
+                    files[rel] = {fields[0]}
+                else:
+                    shas.add(fields[0])
+                owners[rel] = fields[2] if n == 3 else ""
     return manifest
 
 

@@ -17,6 +17,23 @@ INDENT = 4
 _HOLE = "_opgen_hole_"
 _KEYWORD_ITEM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
 
+# The text of each node of the line being laid out: the layout asks for the text of a node and of its
+# parents again and again (each level measures its children), and ast.unparse walks the whole subtree
+# every time; it was most of a full build's line wrapping. Keyed by id, with the node itself kept so an
+# id reused by a new object is never mistaken for it; emptied after each line.
+_TEXTS: dict[int, tuple[ast.AST, str]] = {}
+
+
+def _unparse(node: ast.AST) -> str:
+    """ast.unparse(node), remembered for the line being laid out (never for a tree being changed: _split
+    unparses its temporarily holed parent with ast.unparse itself)."""
+    known = _TEXTS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    text = ast.unparse(node)
+    _TEXTS[id(node)] = (node, text)
+    return text
+
 
 def wrap_module(text: str, width: int = WIDTH, verify: bool = False) -> str:
     """The module with each over-long line re-laid. Only layout changes; `verify` parses both texts
@@ -39,23 +56,53 @@ def wrap_module(text: str, width: int = WIDTH, verify: bool = False) -> str:
     return result
 
 
+# What moves the bracket depth of Python source: the brackets themselves, and the strings and comments
+# that hide brackets from it (a string's prefix letters do not matter; a backslash keeps an escaped quote,
+# raw strings' included, from ending it, and carries a backslash-newline).
+_BRACKETS_AND_HIDERS = re.compile("|".join([
+    r"#[^\n]*",  # a comment
+    r"'''(?:\\.|[^\\])*?'''", r'"""(?:\\.|[^\\])*?"""',  # triple-quoted strings
+    r"'(?:\\.|[^'\\\n])*'", r'"(?:\\.|[^"\\\n])*"',  # one-line strings
+    r"[()\[\]{}]",
+]), re.DOTALL)
+_OPENING = frozenset("([{")
+
+
 def _bracket_depths(text: str) -> dict[int, int]:
-    """Bracket nesting at the start of each (0-based) line."""
+    """Bracket nesting at the start of each (0-based) line: the brackets (outside strings and comments)
+    that come before the line, as the tokenizer counts them (tokenize, which this replaces, took half
+    of the line wrapping's time)."""
+    starts = [0]
+    position = text.find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = text.find("\n", position + 1)
     depths: dict[int, int] = {}
     depth, row = 0, 0
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        while row < tok.start[0] - 1:
+    for match in _BRACKETS_AND_HIDERS.finditer(text):
+        found = match.group()
+        if len(found) != 1 or found not in "()[]{}":
+            continue
+        offset = match.start()
+        while row + 1 < len(starts) and starts[row + 1] <= offset:
             row += 1
-            depths.setdefault(row, depth)
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
+            depths[row] = depth
+        depth += 1 if found in _OPENING else -1
+    while row + 1 < len(starts):
+        row += 1
+        depths[row] = depth
     return depths
 
 
 @lru_cache(maxsize=4096)  # versions of one op, and ops alike, repeat their long lines: half are repeats
 def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
+    try:
+        return _lay_out_line(line, in_brackets, width)
+    finally:
+        _TEXTS.clear()
+
+
+def _lay_out_line(line: str, in_brackets: bool, width: int) -> str | None:
     body = line.lstrip()
     indent = len(line) - len(body)
     if in_brackets:  # one item of a bracketed display: `expr,` or `name=expr,`
@@ -143,11 +190,11 @@ def _split(parent: ast.AST, child: ast.AST) -> tuple[str, str, bool]:
     else:
         raise ValueError("not a child")
     pre, post = holed.split(_HOLE, 1)
-    full = ast.unparse(parent)
+    full = _unparse(parent)
     middle = full[len(pre):len(full) - len(post)]
-    if middle == ast.unparse(child):
+    if middle == _unparse(child):
         return pre, post, False
-    if middle == "(" + ast.unparse(child) + ")":
+    if middle == "(" + _unparse(child) + ")":
         return pre, post, True
     raise ValueError("cannot locate the child's text")
 
@@ -164,7 +211,7 @@ def _atomic(node: ast.expr) -> bool:
     """A number, string, constant or name (negative numbers included)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
-    return isinstance(node, (ast.Constant, ast.Name)) and len(ast.unparse(node)) <= 40
+    return isinstance(node, (ast.Constant, ast.Name)) and len(_unparse(node)) <= 40
 
 
 class Layout:
@@ -183,7 +230,7 @@ class Layout:
         return "\n" not in text and col + len(text) + tail <= self.width
 
     def expr(self, node: ast.expr, col: int, indent: int, tail: int) -> str:
-        flat = ast.unparse(node)
+        flat = _unparse(node)
         if self.fits(flat, col, tail):
             return flat
         if isinstance(node, ast.Call):
@@ -234,7 +281,7 @@ class Layout:
         inner = indent + INDENT
         lines = [" " * inner + self.expr(node.elt, inner, inner, 0) + "\n"]
         for gen in node.generators:
-            head = ("async for " if gen.is_async else "for ") + ast.unparse(gen.target) + " in "
+            head = ("async for " if gen.is_async else "for ") + _unparse(gen.target) + " in "
             lines.append(" " * inner + head + self.expr(gen.iter, inner + len(head), inner, 0) + "\n")
             for cond in gen.ifs:
                 lines.append(" " * inner + "if " + self.expr(cond, inner + 3, inner, 0) + "\n")
@@ -242,7 +289,7 @@ class Layout:
 
     def _items(self, items: list[tuple[str, ast.expr | None]], indent: int) -> str:
         inner = indent + INDENT
-        flat = ", ".join(prefix + ("" if node is None else ast.unparse(node)) for prefix, node in items)
+        flat = ", ".join(prefix + ("" if node is None else _unparse(node)) for prefix, node in items)
         if len(items) > 1 and self.fits(flat, inner, 0):  # all on one line of their own
             return " " * inner + flat + "\n" + " " * indent
         lines = []
@@ -253,7 +300,7 @@ class Layout:
 
     def call(self, node: ast.Call, indent: int) -> str:
         if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
-            return ast.unparse(node.func) + self.comprehension(node.args[0], indent)  # all(x for x in y)
+            return _unparse(node.func) + self.comprehension(node.args[0], indent)  # all(x for x in y)
         items: list[tuple[str, ast.expr | None]] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -262,14 +309,14 @@ class Layout:
                 items.append(("", arg))
         for kw in node.keywords:
             items.append(((kw.arg + "=") if kw.arg else "**", kw.value))
-        return f"{ast.unparse(node.func)}(\n" + self._items(items, indent) + ")"
+        return f"{_unparse(node.func)}(\n" + self._items(items, indent) + ")"
 
     def display(self, node: ast.Tuple | ast.List | ast.Set, indent: int) -> str:
         opening, closing = {ast.Tuple: ("(", ")"), ast.List: ("[", "]"), ast.Set: ("{", "}")}[type(node)]
         if node.elts and all(_atomic(e) for e in node.elts):  # plain values: as many to a line as fit
             inner, lines, current = indent + INDENT, [], ""
             for e in node.elts:
-                word = ast.unparse(e) + ","
+                word = _unparse(e) + ","
                 if current and inner + len(current) + 1 + len(word) > self.width:
                     lines.append(current)
                     current = ""
@@ -283,7 +330,7 @@ class Layout:
     def dict(self, node: ast.Dict, indent: int) -> str:
         items: list[tuple[str, ast.expr | None]] = []
         for key, value in zip(node.keys, node.values):
-            items.append(("**", value) if key is None else (ast.unparse(key) + ": ", value))
+            items.append(("**", value) if key is None else (_unparse(key) + ": ", value))
         return "{\n" + self._items(items, indent) + "}"
 
     def string(self, value: str, indent: int) -> str:
@@ -326,7 +373,7 @@ class Layout:
 
     def parenthesized(self, node: ast.expr, col: int, indent: int, tail: int) -> str:
         """node in parentheses (the block forms of `and`/`or` and of strings bring their own)."""
-        flat = "(" + ast.unparse(node) + ")"
+        flat = "(" + _unparse(node) + ")"
         if self.fits(flat, col, tail):
             return flat
         text = self.expr(node, col, indent, tail)
@@ -338,7 +385,7 @@ class Layout:
         children = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         if not children:
             return flat
-        child = max(children, key=lambda c: len(ast.unparse(c)))
+        child = max(children, key=lambda c: len(_unparse(c)))
         try:
             pre, post, paren = _split(node, child)
         except ValueError:
