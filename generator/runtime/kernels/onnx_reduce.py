@@ -55,7 +55,7 @@ def _sum(x: np.ndarray, dims: list[int], keepdims: int) -> np.ndarray:
     returns x itself: only -0.0 differs)."""
     if x.dtype.kind != "f" or not dims:
         return _fold("ADD", x, 0, dims, keepdims)
-    return np.add.reduce(x, axis=tuple(dims), dtype=x.dtype, keepdims=bool(keepdims))
+    return np.asarray(np.sum(x, axis=tuple(dims), dtype=x.dtype, keepdims=bool(keepdims)))  # np.add.reduce
 
 
 def _prepared(data: np.ndarray, axes: Any, noop_with_empty_axes: int) -> tuple[np.ndarray, np.ndarray, list[int]]:
