@@ -31,9 +31,16 @@ _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spe
 _MISSING = TensorInfo()  # stands for an input that no earlier node, input or initializer defines
 
 
+class IncompleteOutput(Exception):
+    """A node output whose dtype or shape neither the file nor the specs tell (raised only by a checker
+    told to stop there: its caller then checks the model completed by a reader's shape inference)."""
+
+
 class Checker:
-    def __init__(self, registry: Registry, allow_unknown_ops: bool = False, limits: Limits = DEFAULT_LIMITS):
+    def __init__(self, registry: Registry, allow_unknown_ops: bool = False, limits: Limits = DEFAULT_LIMITS,
+                 stop_if_incomplete: bool = False):
         self.registry = registry
+        self.stop_if_incomplete = stop_if_incomplete
         self.allow_unknown_ops = allow_unknown_ops
         self.limits = limits
         self.records: list[Record] = []
@@ -85,6 +92,7 @@ class Checker:
                 local[name] = declared.get(name, UNKNOWN)
 
         forward: list[tuple[Node, str]] = []
+        stop = self.stop_if_incomplete
         cache = self._cache
         declared_get = declared.get
         none_id, missing_id = id(None), id(_MISSING)
@@ -118,6 +126,8 @@ class Checker:
                 if name:
                     if inferred and name in inferred and (info is None or info.dtype is None or info.shape is None):
                         info = fallback.get(name, info)  # the specs tell nothing here: take the inferred type
+                    if stop and (info is None or info.dtype is None or info.shape is None):
+                        raise IncompleteOutput(name)
                     if name in local:
                         records.append(Record("error", f"{node.domain}.{node.op}", f"output {name!r}",
                                               f"value {name!r} is produced twice (a graph is in single static "

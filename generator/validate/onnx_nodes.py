@@ -15,6 +15,7 @@ from onnx import AttributeProto, TypeProto
 
 from ..graph import Node
 from ..runtime.validation import TensorInfo
+from .onnx_model import Incomplete
 from .report import to_str
 
 
@@ -69,9 +70,7 @@ def _new_info(conv: "_Converter", tp: TypeProto, key: bytes, name: str, path: st
 def read_nodes(conv: "_Converter", protos: Any, values: dict[str, TensorInfo], depth: int,
                path: str) -> list[Node]:
     """The Nodes of a graph's NodeProtos, in order. A converter told to stop at the first node output
-    the model does not describe raises _Incomplete there."""
-    from .onnx_reader import _Incomplete
-
+    the model does not describe raises Incomplete there."""
     nodes: list[Node] = []
     default = conv.opsets.get("")
     functions = conv.functions
@@ -98,7 +97,7 @@ def read_nodes(conv: "_Converter", protos: Any, values: dict[str, TensorInfo], d
             for o in outs:
                 info = get(o)
                 if o and (info is None or info.dtype is None or info.shape is None):
-                    raise _Incomplete
+                    raise Incomplete
         node = Node(k, name, domain, op, opset, ins, outs)
         if attrs:
             attributes(node, attrs, depth, path)
