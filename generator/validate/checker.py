@@ -11,24 +11,51 @@ output's `shape` expression, or an element-wise formula's broadcasting) or a `sa
 it to an input of known shape. Nothing else is inferred (ONNX models are completed with
 onnx.shape_inference by the reader as well).
 
-Speed: a validator's answer depends only on the op version, the TensorInfos of the inputs and
-outputs (constant values included), and the attributes. Readers hand out one TensorInfo object per
-distinct description, so (op, opset, attribute key, ids of the infos) identifies a use, and repeated
-uses are answered from a cache (which keeps the infos alive, so their ids stay unique).
+Speed: a node's answer (its problems, its outputs' descriptions) depends only on the op version, the
+attributes, and the dtype, shape and value of each input and output. Repeated uses are answered from
+a cache keyed by (op, opset, attribute key, (dtype, shape, value known?) of every value); only when an
+answer depended on values (a check read one: opgen.runtime.validation_memo tells) are the values'
+bytes added to the key. So the nodes of a CNN that differ only in their weights share one answer.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from ..dtypes import type_key
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
+from ..runtime.validation_memo import VALUES_MATTERED
 from ..graph import UNKNOWN, Graph, Node
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
 from .registry import Entry, Registry, UnknownOp
 from .report import Record
 
 _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spec) pairs that are fine
-_MISSING = TensorInfo()  # stands for an input that no earlier node, input or initializer defines
+_ABSENT = ("absent",)  # the key of an absent optional input (named "")
+_VALUES_MATTER = ("the answer depends on the values",)  # a first-level cache entry: see _walk
+_SMALL_VALUE = 4096  # elements: larger values (never kept by the readers' defaults) are not keyed
+
+
+def info_key(info: TensorInfo) -> tuple[Any, ...]:
+    """What a cache key holds of a value's description: dtype, shape and whether a value is known
+    (the value itself is keyed only when an answer depended on it: values_key)."""
+    return (info.dtype, info.shape, info.value is None)
+
+
+def values_key(infos: list[Any], outs: list[Any]) -> tuple[Any, ...] | None:
+    """The values of a node's inputs and outputs as a cache key holds them: the dtype and bytes of each
+    small numeric array, None where no value is known; None (no key) for any other value."""
+    parts: list[Any] = []
+    for info in (*infos, *outs):
+        value = None if info is None else info.value
+        if value is None:
+            parts.append(None)
+        elif type(value) is np.ndarray and value.dtype != object and value.size <= _SMALL_VALUE:
+            parts.append((value.dtype.str, value.shape, value.tobytes()))
+        else:
+            return None
+    return tuple(parts)
 
 
 class IncompleteOutput(Exception):
@@ -58,28 +85,35 @@ class Checker:
 
     # ---- one graph -----------------------------------------------------------------------------------
 
-    def _walk(self, graph: Graph, outer: Callable[[str], TensorInfo | None] | None, path: str, depth: int) -> None:
+    def _walk(self, graph: Graph, outer: tuple[Callable[..., Any], Callable[..., Any]] | None, path: str,
+              depth: int) -> None:
         if depth > self.limits.max_graph_depth:
             raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
         self.nodes += len(graph.nodes)
         if self.nodes > self.limits.max_nodes:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         local: dict[str, TensorInfo] = {}
+        keys: dict[str, Any] = {}  # value name -> info_key of its entry in local
         declared = fallback = graph.values
         inferred = graph.inferred
         if inferred:  # filled in by onnx.shape_inference: not the file's word, so not checked against it
             declared = {k: v for k, v in declared.items() if k not in inferred}
         if outer is None:
-            get = local.get
+            get, key_of = local.get, keys.get
         else:
-            local_get = local.get
+            local_get, keys_get = local.get, keys.get
+            outer_get, outer_key = outer
 
             def get(name: str, default: Any = None) -> Any:
                 info = local_get(name)
                 if info is not None:
                     return info
-                info = outer(name)
+                info = outer_get(name)
                 return info if info is not None else default
+
+            def key_of(name: str) -> Any:
+                found = keys_get(name)
+                return found if found is not None else outer_key(name)
 
         records = self.records
         for kind, names in (("input", graph.inputs), ("initializer", graph.initializers)):
@@ -89,44 +123,69 @@ class Checker:
                     records.append(Record("error", "", f"{kind} {name!r}", "is declared more than once",
                                           graph=path, found=name))
                 seen_here.add(name)
-                local[name] = declared.get(name, UNKNOWN)
+                info = local[name] = declared.get(name, UNKNOWN)
+                keys[name] = info_key(info)
+        keys[""] = _ABSENT  # "" names an absent optional input, whatever a graph declares under it
 
         forward: list[tuple[Node, str]] = []
         stop = self.stop_if_incomplete
         cache = self._cache
         declared_get = declared.get
-        none_id, missing_id = id(None), id(_MISSING)
+        mattered = VALUES_MATTERED
         for node in graph.nodes:
-            # The hot path: a use seen before is answered from the cache by the ids of its infos.
-            in_ids = tuple([id(get(name, _MISSING)) if name else none_id for name in node.inputs])
-            out_ids = tuple([id(declared_get(name, UNKNOWN)) if name else none_id for name in node.outputs])
-            if missing_id in in_ids:
+            # The hot path: a use seen before (the same op, attributes and descriptions of its values) is
+            # answered from the cache; the key holds the descriptions themselves (info_key), and the
+            # values' bytes only when the answer depended on them.
+            in_keys = tuple(map(key_of, node.inputs))
+            if None in in_keys:  # an input that no earlier node, input or initializer defines
                 for name in node.inputs:
                     if name and get(name) is None:
                         forward.append((node, name))
-            answer = None
+            outs = [declared_get(name, UNKNOWN) if name else None for name in node.outputs]
+            out_keys = tuple([None if o is None else (o.dtype, o.shape, o.value is None) for o in outs])
+            answer = infos = None
             if node.graphs:
                 for attr, sub in node.graphs.items():
-                    self._walk(sub, get, (f"{path} > " if path else "") + f"{node.label}.{attr}", depth + 1)
+                    self._walk(sub, (get, key_of), (f"{path} > " if path else "") + f"{node.label}.{attr}",
+                               depth + 1)
                 cache_key = None
             elif node.attr_key is not None:
-                cache_key = (node.domain, node.op, node.opset, node.attr_key, in_ids, out_ids)
+                cache_key = (node.domain, node.op, node.opset, node.attr_key, in_keys, out_keys)
                 answer = cache.get(cache_key)
+                if answer is _VALUES_MATTER:
+                    infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
+                    cache_key = (cache_key, values_key(infos, outs))
+                    answer = cache.get(cache_key)
             else:
                 cache_key = None
             if answer is None:
-                infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
-                outs = [declared_get(name, UNKNOWN) if name else None for name in node.outputs]
-                answer = self._check_node(node, infos, outs)
+                if infos is None:
+                    infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
+                mattered[0] = False
+                problems, given = self._check_node(node, infos, outs)
+                # outputs as the file describes them (None), or as the specs complete them (info, key)
+                answer = (problems, tuple([None if info is out else (info, info_key(info))
+                                           for info, out in zip(given, outs)]))
                 if cache_key is not None:
-                    cache[cache_key] = answer + (infos, outs)  # infos/outs kept alive: their ids are in the key
+                    if not mattered[0]:
+                        cache[cache_key] = answer
+                    elif len(cache_key) == 6:  # first time: the answer is keyed by the values too
+                        values = values_key(infos, outs)
+                        if values is not None:
+                            cache[cache_key] = _VALUES_MATTER
+                            cache[(cache_key, values)] = answer
+                    elif cache_key[1] is not None:
+                        cache[cache_key] = answer
             if answer[0]:
                 self._report(node, answer[0], path)
-            for name, info in zip(node.outputs, answer[1]):
+            for name, made, info, okey in zip(node.outputs, answer[1], outs, out_keys):
                 if name:
-                    if inferred and name in inferred and (info is None or info.dtype is None or info.shape is None):
+                    if made is not None:
+                        info, okey = made
+                    if inferred and name in inferred and (okey[0] is None or okey[1] is None):
                         info = fallback.get(name, info)  # the specs tell nothing here: take the inferred type
-                    if stop and (info is None or info.dtype is None or info.shape is None):
+                        okey = info_key(info)
+                    if stop and (okey[0] is None or okey[1] is None):
                         raise IncompleteOutput(name)
                     if name in local:
                         records.append(Record("error", f"{node.domain}.{node.op}", f"output {name!r}",
@@ -134,6 +193,7 @@ class Checker:
                                               "assignment form)", node.name, node.index, path, name))
                     else:
                         local[name] = info
+                        keys[name] = okey
 
         for name in graph.outputs:
             if get(name) is None:
@@ -195,6 +255,7 @@ class Checker:
         try:
             found = entry.validator(infos, attributes, outs)
         except Exception as exc:  # a rule that cannot cope with what the file holds: report, do not crash
+            VALUES_MATTERED[0] = True  # (the fault may lie in a value: no verdict for other values)
             found = [Problem(sig.key, "validator", f"could not be checked: {type(exc).__name__}: {exc}")]
         if bad:
             found = [p for p in found if not (p.where.startswith("attribute ") and p.where[11:-1] in bad)]
@@ -210,6 +271,7 @@ class Checker:
             try:
                 inferred = output_shapes_of(sig, infos, node.attributes)
             except Exception:  # a file's values a shape function cannot take: the validator reports them
+                VALUES_MATTERED[0] = True
                 inferred = {}
         # What follows depends on the signature, the dtypes and shapes, and the shapes inferred only:
         # memoised by those (a model's next reading, or another node of the same use, asks again).
