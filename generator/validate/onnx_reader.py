@@ -25,7 +25,7 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from ..runtime.validation import TensorInfo
 from ..graph import UNKNOWN, Graph, Node
-from .onnx_nodes import _where, cached_attributes, list_elements, read_nodes, read_value_info
+from .onnx_nodes import _where, list_elements, read_nodes, read_value_info
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .onnx_model import (ELEM, Incomplete, drop_large_data, first_node_undescribed, load_model, raw_array,
                          shape_inference, type_string)
@@ -313,9 +313,8 @@ class _Converter:
     def attributes(self, node: Node, attrs: Any, depth: int, path: str) -> None:
         # One pass: each list is taken from the budget by its length (protobuf knows it without
         # converting anything) before it is serialized for the cache key or becomes a Python list; an
-        # attribute holding a graph makes the node uncacheable (its graphs are read per node).
-        if cached_attributes(self, node, attrs, path):
-            return
+        # attribute holding a graph makes the node uncacheable (its graphs are read per node). (read_nodes
+        # answers attributes serialized as an earlier node's from the cache before it calls this.)
         take = self.budget.take
         parts: list[bytes] | None = []
         for a in attrs[:]:
