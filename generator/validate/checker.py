@@ -32,8 +32,11 @@ from .registry import Entry, Registry, UnknownOp
 from .report import Record
 
 _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spec) pairs that are fine
-_ABSENT = ("absent",)  # the key of an absent optional input (named "")
-_VALUES_MATTER = ("the answer depends on the values",)  # a first-level cache entry: see _walk
+_ABSENT = -1  # the key of an absent optional input (named ""); descriptions are numbered from 0
+_UNKNOWN_KEY = (None, None, True)  # info_key(UNKNOWN)
+# a first-level cache entry when the answer depends on the values (see _walk); shaped like an answer
+# (problems, outputs made, plain) whose fast path does not apply
+_VALUES_MATTER = ("the answer depends on the values", (), False)
 _SMALL_VALUE = 4096  # elements: larger values (never kept by the readers' defaults) are not keyed
 
 
@@ -75,6 +78,10 @@ class Checker:
         self.unchecked: dict[str, int] = {}  # nodes whose op has no spec, by op (they are not checked)
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
         self._cache: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        # Each distinct value description (info_key) gets a number, the cache keys hold the numbers (small
+        # ints hash at once, tuples of tuples do not); complete[n]: description n tells dtype and shape.
+        self._serials: dict[tuple[Any, ...], int] = {}
+        self._complete: list[bool] = []
         self._shapes: dict[tuple[Any, ...], TensorInfo] = {}
 
     # ---- entry points ------------------------------------------------------------------------------
@@ -93,7 +100,8 @@ class Checker:
         if self.nodes > self.limits.max_nodes:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         local: dict[str, TensorInfo] = {}
-        keys: dict[str, Any] = {}  # value name -> info_key of its entry in local
+        keys: dict[str, int] = {}  # value name -> the number of the info_key of its entry in local
+        serial, complete = self._serial, self._complete
         declared = fallback = graph.values
         inferred = graph.inferred
         if inferred:  # filled in by onnx.shape_inference: not the file's word, so not checked against it
@@ -124,26 +132,33 @@ class Checker:
                                           graph=path, found=name))
                 seen_here.add(name)
                 info = local[name] = declared.get(name, UNKNOWN)
-                keys[name] = info_key(info)
+                keys[name] = serial(info_key(info))
         keys[""] = _ABSENT  # "" names an absent optional input, whatever a graph declares under it
 
         forward: list[tuple[Node, str]] = []
         stop = self.stop_if_incomplete
         cache = self._cache
         declared_get = declared.get
+        # the key of each declared value, once per value (a node's outputs are looked up, not described)
+        declared_keys = {name: serial((info.dtype, info.shape, info.value is None)) for name, info in declared.items()}
+        unknown_key = serial(_UNKNOWN_KEY)
+        declared_keys[""] = _ABSENT
+        declared_key = declared_keys.get
+        local_names = local.keys()
         mattered = VALUES_MATTERED
         for node in graph.nodes:
             # The hot path: a use seen before (the same op, attributes and descriptions of its values) is
-            # answered from the cache; the key holds the descriptions themselves (info_key), and the
-            # values' bytes only when the answer depended on them.
+            # answered from the cache; the key numbers the descriptions themselves (info_key; None for an
+            # output the graph does not describe), and the values' bytes only when the answer depended
+            # on them.
+            names = node.outputs
             in_keys = tuple(map(key_of, node.inputs))
+            out_keys = tuple(map(declared_key, names))
             if None in in_keys:  # an input that no earlier node, input or initializer defines
                 for name in node.inputs:
                     if name and get(name) is None:
                         forward.append((node, name))
-            outs = [declared_get(name, UNKNOWN) if name else None for name in node.outputs]
-            out_keys = tuple([None if o is None else (o.dtype, o.shape, o.value is None) for o in outs])
-            answer = infos = None
+            answer = infos = outs = None
             if node.graphs:
                 for attr, sub in node.graphs.items():
                     self._walk(sub, (get, key_of), (f"{path} > " if path else "") + f"{node.label}.{attr}",
@@ -152,20 +167,37 @@ class Checker:
             elif node.attr_key is not None:
                 cache_key = (node.domain, node.op, node.opset, node.attr_key, in_keys, out_keys)
                 answer = cache.get(cache_key)
+                if answer is not None and answer[2]:
+                    # no problem, and the outputs are as the file describes them, completely
+                    if len(names) == 1:
+                        name = names[0]
+                        if name not in local:
+                            local[name] = declared_get(name)
+                            keys[name] = out_keys[0]
+                            continue
+                    elif local_names.isdisjoint(names):
+                        local.update(zip(names, map(declared_get, names)))
+                        keys.update(zip(names, out_keys))
+                        continue
                 if answer is _VALUES_MATTER:
                     infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
+                    outs = [declared_get(name, UNKNOWN) if name else None for name in names]
                     cache_key = (cache_key, values_key(infos, outs))
                     answer = cache.get(cache_key)
             else:
                 cache_key = None
+            if outs is None:
+                outs = [declared_get(name, UNKNOWN) if name else None for name in names]
             if answer is None:
                 if infos is None:
                     infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
                 mattered[0] = False
                 problems, given = self._check_node(node, infos, outs)
                 # outputs as the file describes them (None), or as the specs complete them (info, key)
-                answer = (problems, tuple([None if info is out else (info, info_key(info))
-                                           for info, out in zip(given, outs)]))
+                made = tuple([None if info is out else (info, serial(info_key(info))) for info, out in zip(given, outs)])
+                plain = not problems and made.count(None) == len(made) and all(
+                    out is not None and out.dtype is not None and out.shape is not None for out in outs)
+                answer = (problems, made, plain)
                 if cache_key is not None:
                     if not mattered[0]:
                         cache[cache_key] = answer
@@ -178,14 +210,16 @@ class Checker:
                         cache[cache_key] = answer
             if answer[0]:
                 self._report(node, answer[0], path)
-            for name, made, info, okey in zip(node.outputs, answer[1], outs, out_keys):
+            for name, made_here, info, okey in zip(names, answer[1], outs, out_keys):
                 if name:
-                    if made is not None:
-                        info, okey = made
-                    if inferred and name in inferred and (okey[0] is None or okey[1] is None):
+                    if made_here is not None:
+                        info, okey = made_here
+                    elif okey is None:  # not described: UNKNOWN
+                        okey = unknown_key
+                    if inferred and name in inferred and not complete[okey]:
                         info = fallback.get(name, info)  # the specs tell nothing here: take the inferred type
-                        okey = info_key(info)
-                    if stop and (okey[0] is None or okey[1] is None):
+                        okey = serial(info_key(info))
+                    if stop and not complete[okey]:
                         raise IncompleteOutput(name)
                     if name in local:
                         records.append(Record("error", f"{node.domain}.{node.op}", f"output {name!r}",
@@ -201,6 +235,13 @@ class Checker:
                                       "any input, initializer or node", graph=path, found=name))
         if forward:
             self._forward_references(graph, forward, path)
+
+    def _serial(self, key: tuple[Any, ...]) -> int:
+        found = self._serials.get(key)
+        if found is None:
+            found = self._serials[key] = len(self._complete)
+            self._complete.append(key[0] is not None and key[1] is not None)
+        return found
 
     # ---- one node ------------------------------------------------------------------------------------
 
