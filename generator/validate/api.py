@@ -161,7 +161,7 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     elif text_suffix:
         doc = load_yaml(data, limits)
     else:  # no telling extension: a StableHLO program, an ONNX protobuf, else a YAML document
-        from .onnx_reader import load_model
+        from .onnx_model import load_model
         from .stablehlo_reader import is_stablehlo
 
         if kind is None and is_stablehlo(data):

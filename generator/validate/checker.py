@@ -106,27 +106,31 @@ class Checker:
         inferred = graph.inferred
         if inferred:  # filled in by onnx.shape_inference: not the file's word, so not checked against it
             declared = {k: v for k, v in declared.items() if k not in inferred}
+        get: Callable[..., Any]
+        key_of: Callable[[str], Any]
         if outer is None:
             get, key_of = local.get, keys.get
         else:
             local_get, keys_get = local.get, keys.get
             outer_get, outer_key = outer
 
-            def get(name: str, default: Any = None) -> Any:
+            def get_nested(name: str, default: Any = None) -> Any:
                 info = local_get(name)
                 if info is not None:
                     return info
                 info = outer_get(name)
                 return info if info is not None else default
 
-            def key_of(name: str) -> Any:
+            def key_nested(name: str) -> Any:
                 found = keys_get(name)
                 return found if found is not None else outer_key(name)
 
+            get, key_of = get_nested, key_nested
+
         records = self.records
-        for kind, names in (("input", graph.inputs), ("initializer", graph.initializers)):
+        for kind, given_names in (("input", graph.inputs), ("initializer", graph.initializers)):
             seen_here: set[str] = set()
-            for name in names:
+            for name in given_names:
                 if name in seen_here:
                     records.append(Record("error", "", f"{kind} {name!r}", "is declared more than once",
                                           graph=path, found=name))
@@ -138,12 +142,12 @@ class Checker:
         forward: list[tuple[Node, str]] = []
         stop = self.stop_if_incomplete
         cache = self._cache
-        declared_get = declared.get
         # the key of each declared value, once per value (a node's outputs are looked up, not described)
         declared_keys = {name: serial((info.dtype, info.shape, info.value is None)) for name, info in declared.items()}
         unknown_key = serial(_UNKNOWN_KEY)
         declared_keys[""] = _ABSENT
-        declared_key = declared_keys.get
+        declared_key: Callable[[str], Any] = declared_keys.get
+        declared_get: Callable[..., Any] = declared.get
         local_names = local.keys()
         mattered = VALUES_MATTERED
         for node in graph.nodes:
@@ -158,7 +162,10 @@ class Checker:
                 for name in node.inputs:
                     if name and get(name) is None:
                         forward.append((node, name))
-            answer = infos = outs = None
+            answer: Any = None
+            infos: Any = None
+            outs: Any = None
+            cache_key: Any
             if node.graphs:
                 for attr, sub in node.graphs.items():
                     self._walk(sub, (get, key_of), (f"{path} > " if path else "") + f"{node.label}.{attr}",

@@ -27,8 +27,9 @@ from ..runtime.validation import TensorInfo
 from ..graph import UNKNOWN, Graph, Node
 from .onnx_nodes import _where, list_elements, read_nodes, read_value_info
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape
-from .onnx_model import (ELEM, Incomplete, drop_large_data, first_node_undescribed, load_model, raw_array,
-                         shape_inference, type_string)
+from .onnx_model import (ELEM, Incomplete, drop_large_data, first_node_undescribed, raw_array, shape_inference,
+                         type_string)
+from .onnx_model import load_model as load_model  # opgen.run reads ONNX models with it
 from .registry import Registry
 from .report import Record, to_str
 
