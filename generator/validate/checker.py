@@ -23,11 +23,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dtypes import type_key
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
 from ..runtime.validation_memo import VALUES_MATTERED
 from ..graph import UNKNOWN, Graph, Node
+from .cycles import find_cycles
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
+from .propagation import RECIPES, recipe_for
 from .registry import Entry, Registry, UnknownOp
 from .report import Record
 
@@ -325,14 +326,14 @@ class Checker:
         # memoised by those (a model's next reading, or another node of the same use, asks again).
         key = (id(sig), tuple([None if i is None else (i.dtype, i.shape) for i in infos]),
                tuple([None if o is None else (o.dtype, o.shape) for o in outs]), tuple(sorted(inferred.items())))
-        found = _RECIPES.get(key)
+        found = RECIPES.get(key)
         if found is not None and found[0] is sig:
             recipe = found[1]
         else:
-            recipe = _recipe(sig, infos, outs, inferred)
-            if len(_RECIPES) >= 4096:
-                _RECIPES.clear()
-            _RECIPES[key] = (sig, recipe)  # sig kept alive: its id names it only
+            recipe = recipe_for(sig, infos, outs, inferred)
+            if len(RECIPES) >= 4096:
+                RECIPES.clear()
+            RECIPES[key] = (sig, recipe)  # sig kept alive: its id names it only
         return tuple([out if made is None else self._intern(*made) for out, made in zip(outs, recipe)])
 
     def _intern(self, dtype: str | None, shape: tuple[Any, ...] | None) -> TensorInfo:
@@ -363,129 +364,3 @@ class Checker:
             shown = ", ".join(n.label for n in cycle[:8]) + (f" and {len(cycle) - 8} more" if len(cycle) > 8 else "")
             self.records.append(Record("error", "", "nodes", f"form a cycle: {shown}", graph=path,
                                        found=[n.index for n in cycle]))
-
-
-_RECIPES: dict[tuple[Any, ...], tuple[Any, tuple[tuple[str | None, Any] | None, ...]]] = {}
-
-
-def _recipe(sig: Any, infos: list[Any], outs: list[Any],
-            inferred: dict[str, tuple[Any, ...]]) -> tuple[tuple[str | None, Any] | None, ...]:
-    """For each output of a node, None to keep what the file says of it, or the (dtype, shape) the spec
-    gives it: a type variable bound by an input or allowing one type, a fixed type; the inferred shape,
-    or that of an input a same_shape rule ties it to."""
-    in_params = positions(sig.inputs, len(infos))
-    out_params = positions(sig.outputs, len(outs))
-    bound: dict[str, str] = {}
-    for p, info in zip(in_params, infos):
-        if p is None or info is None or info.dtype is None or p.type not in sig.type_constraints:
-            continue
-        if p.option == "variadic" and not p.homogeneous:
-            continue
-        if info.dtype in sig.type_constraints.get(p.type, ()):
-            bound.setdefault(p.type, info.dtype)
-    for var, allowed in sig.type_constraints.items():
-        if len(allowed) == 1:
-            bound.setdefault(var, allowed[0])
-    results: list[tuple[str | None, Any] | None] = []
-    element: dict[str, int] = {}  # next element of each variadic output
-    for p, out in zip(out_params, outs):
-        k = 0
-        if p is not None:
-            k = element[p.name] = element.get(p.name, -1) + 1
-        if out is None or p is None or (out.dtype is not None and out.shape is not None):
-            results.append(None)
-            continue
-        dtype = out.dtype
-        if dtype is None:
-            dtype = bound.get(p.type) if p.type in sig.type_constraints else type_key(p.type)
-        given = inferred.get(p.name)
-        if given is not None and p.option == "variadic":  # one shape per element
-            given = given[k] if k < len(given) else None
-        shape = out.shape if out.shape is not None else given or _same_shape(sig, p.name, in_params, infos)
-        results.append(None if dtype == out.dtype and shape == out.shape else (dtype, shape))
-    return tuple(results)
-
-
-def positions(params: tuple[Any, ...], count: int) -> list[Any]:
-    """The parameter each of `count` values binds to, as `validation.bind` binds them (None: surplus)."""
-    key = (id(params), count)
-    found = _POSITIONS.get(key)
-    if found is not None and found[0] is params:
-        return found[1]
-    out = _positions(params, count)
-    if len(_POSITIONS) >= 4096:
-        _POSITIONS.clear()
-    _POSITIONS[key] = (params, out)  # params kept alive: its id names it only
-    return out
-
-
-_POSITIONS: dict[tuple[int, int], tuple[tuple[Any, ...], list[Any]]] = {}
-
-
-def _positions(params: tuple[Any, ...], count: int) -> list[Any]:
-    n_fixed = sum(1 for p in params if p.option != "variadic")
-    variadics = sum(1 for p in params if p.option == "variadic")
-    share = max(count - n_fixed, 0) // variadics if variadics else 0
-    out: list[Any] = []
-    for p in params:
-        out.extend([p] * share if p.option == "variadic" else [p])
-    return out[:count] + [None] * (count - len(out))
-
-
-def _same_shape(sig: Any, name: str, in_params: list[Any], infos: list[Any]) -> tuple[Any, ...] | None:
-    """The shape a same_shape rule gives output `name`: that of an input in the same rule, when known."""
-    for call in sig.rules:
-        if call.rule != "same_shape" or name not in call.args.get("params", ()):
-            continue
-        group = set(call.args["params"])
-        for p, info in zip(in_params, infos):
-            if p is not None and p.name in group and info is not None and info.shape is not None \
-                    and None not in info.shape:
-                shape: tuple[Any, ...] = info.shape
-                return shape
-    return None
-
-
-def find_cycles(nodes: list[Node], producer: dict[str, Node]) -> list[list[Node]]:
-    """Strongly connected components with a cycle (iterative Tarjan; node -> producers of its inputs)."""
-    index_of = {id(n): k for k, n in enumerate(nodes)}
-    deps = [[index_of[id(producer[x])] for x in n.inputs if x in producer] for n in nodes]
-    order = [-1] * len(nodes)
-    low = [0] * len(nodes)
-    on_stack = [False] * len(nodes)
-    stack: list[int] = []
-    cycles: list[list[Node]] = []
-    counter = 0
-    for root in range(len(nodes)):
-        if order[root] != -1:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                order[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack[v] = True
-            if i < len(deps[v]):
-                work.append((v, i + 1))
-                w = deps[v][i]
-                if order[w] == -1:
-                    work.append((w, 0))
-                elif on_stack[w]:
-                    low[v] = min(low[v], order[w])
-                continue
-            if work and work[-1][1] > 0:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-            if low[v] == order[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1 or v in deps[v]:
-                    cycles.append([nodes[k] for k in sorted(component)])
-    return cycles
