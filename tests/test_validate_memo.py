@@ -220,3 +220,35 @@ def test_nodes_differing_only_in_their_weights_share_one_verdict_and_it_is_the_f
         [helper.make_tensor_value_info("y3", F, [1, 2, 4, 4])], initializer=[inits[3]]),
         opset_imports=[helper.make_opsetid("", 16)]))
     assert _shown([r for r in report.problems if r.node == "conv3"]) == _shown(alone.problems)
+
+
+def test_a_model_checked_as_declared_reports_what_the_inferred_model_reports(monkeypatch):
+    """A CNN without value_info (as exporters write them): the specs complete every node output, so
+    `opgen validate` checks it without onnx.shape_inference; its report is the one of the model completed
+    by inference (read_onnx, the runner's reading), a faulty node included (whose output the file declares:
+    a node with problems passes on only what the file says)."""
+    from opgen.validate import api
+    from opgen.validate.registry import make_registry
+
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(np.zeros(4, np.float32), "b")
+    fc = numpy_helper.from_array(rng.standard_normal((10, 16)).astype(np.float32), "fc")
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Add", ["p", "p"], ["s"]),
+             helper.make_node("GlobalAveragePool", ["s"], ["g"]),
+             helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]  # fc is [10, 16] for 4 features: a fault
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", F, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", F, [1, 10])], initializer=[w, b, fc])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    inferred = api._check(model, None, Limits(), make_registry(), False)[0]  # inference first, as before
+    calls = []
+    real = onnx.shape_inference.infer_shapes
+    monkeypatch.setattr(onnx.shape_inference, "infer_shapes", lambda *a, **k: calls.append(1) or real(*a, **k))
+    declared = validate_model(model)
+    assert calls == []
+    assert [str(r) for r in declared.records] == [str(r) for r in inferred.records]
+    assert [r.node for r in declared.problems] == [""] and "Gemm" in declared.problems[0].op
