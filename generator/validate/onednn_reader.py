@@ -24,7 +24,6 @@ does not promise one); ops in a cycle are reported.
 """
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from ..runtime.validation import TensorInfo
@@ -70,28 +69,27 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
     nodes: list[Node] = []
     pending: set[str] = set()  # inputs no earlier op produced: the file may not be in dependency order
     produced: set[str] = set()
-    read = tensor.read
     for k, op in enumerate(ops):
-        try:  # the common case in one C call: every field present
-            kind, name, ins, outs, raw = _OP_FIELDS(op)
-        except (KeyError, TypeError):
-            if type(op) is not dict:
-                raise ModelReadError(f"graph[{k}]: expected an op object") from None
-            kind, name = op.get("kind"), op.get("name", "")
-            ins, outs, raw = op.get("inputs", []), op.get("outputs", []), op.get("attrs", {})
+        if type(op) is not dict:
+            raise ModelReadError(f"graph[{k}]: expected an op object")
+        kind, name = op.get("kind"), op.get("name", "")
         if type(kind) is not str or type(name) is not str:
             kind, name = _checked_names(kind, name, k)
+        ins, outs = op.get("inputs", []), op.get("outputs", [])
         if type(ins) is not list:
             raise ModelReadError(f"graph[{k}].inputs: expected a list of logical tensors")
         if type(outs) is not list:
             raise ModelReadError(f"graph[{k}].outputs: expected a list of logical tensors")
-        out_ids, out_infos = read(outs, k, "outputs")
-        in_ids, in_infos = read(ins, k, "inputs")
+        out_ids, out_infos = tensor.read(outs, k, "outputs")
+        in_ids, in_infos = tensor.read(ins, k, "inputs")
         # outputs first: the producer's description is the declared one
         for tid, info in zip(out_ids + in_ids, out_infos + in_infos):
-            first = described.setdefault(tid, (info, k))
-            if first[0] is not info and _conflict(info, first[0]):
+            first = described.get(tid)
+            if first is None:
+                described[tid] = (info, k)
+            elif info is not first[0] and _conflict(info, first[0]):
                 records.append(_mismatch(tid, info, _label(ops, k), first[0], _label(ops, first[1])))
+        raw = op.get("attrs", {})
         key = repr(raw)
         hit = attr_cache.get(key)
         if hit is None:
@@ -183,31 +181,21 @@ class _TensorReader:
     def read(self, lts: list[Any], k: int, side: str) -> tuple[tuple[str, ...], tuple[TensorInfo, ...]]:
         """The ids (as strings) and infos of one op's logical tensors; the hot path of the reader: a
         description seen before (dtype, and shape: a list of int, checked by type) is found by its key."""
-        known = self.infos
-        try:  # the common case: every tensor an object with an id, a dtype and a shape
-            fields = list(map(_LT_FIELDS, lts))
-        except (KeyError, TypeError):
-            fields = None
-        if fields is not None:
-            infos = []
-            for tid, dtype, shape in fields:
-                # the types themselves: 1.0 == 1 and True == 1 would otherwise pass as dimensions or ids
-                if type(tid) is not int or type(shape) is not list or type(dtype) is not str \
-                        or not _INTS.issuperset(map(type, shape)):
-                    break
-                info = known.get((dtype, tuple(shape)))
-                if info is None:
-                    break
-                infos.append(info)
-            else:
-                return tuple([str(f[0]) for f in fields]), tuple(infos)
         ids, infos = [], []
+        known, names = self.infos, self.names
         for j, lt in enumerate(lts):
             if type(lt) is not dict:
                 raise ModelReadError(f"graph[{k}].{side}[{j}]: expected a logical tensor object with an integer \"id\"")
             tid, dtype, shape = lt.get("id"), lt.get("dtype"), lt.get("shape")
             if type(tid) is not int:  # bool is not an id
                 raise ModelReadError(f"graph[{k}].{side}[{j}]: expected a logical tensor object with an integer \"id\"")
+            if type(shape) is list and type(dtype) is str and dtype in names and _INTS.issuperset(map(type, shape)):
+                # the types themselves: 1.0 == 1 and True == 1 would otherwise pass as dimensions
+                info = known.get((dtype, tuple(shape)))
+                if info is not None:
+                    ids.append(str(tid))
+                    infos.append(info)
+                    continue
             infos.append(self.slow(lt, tid, dtype, shape, k, side, j))
             ids.append(str(tid))
         return tuple(ids), tuple(infos)
@@ -244,8 +232,6 @@ class _TensorReader:
 
 
 _INTS = frozenset((int,))
-_LT_FIELDS = itemgetter("id", "dtype", "shape")
-_OP_FIELDS = itemgetter("kind", "name", "inputs", "outputs", "attrs")
 
 
 def _attributes(raw: Any, where: str, budget: AttributeBudget) -> tuple[dict[str, Any], dict[str, Any], int]:
