@@ -144,7 +144,9 @@ class Checker:
         stop = self.stop_if_incomplete
         cache = self._cache
         # the key of each declared value, once per value (a node's outputs are looked up, not described)
-        declared_keys = {name: serial((info.dtype, info.shape, info.value is None)) for name, info in declared.items()}
+        descriptions = {name: (info.dtype, info.shape, info.value is None) for name, info in declared.items()}
+        numbers = {d: serial(d) for d in set(descriptions.values())}  # a few distinct ones
+        declared_keys = dict(zip(descriptions, map(numbers.__getitem__, descriptions.values())))
         unknown_key = serial(_UNKNOWN_KEY)
         declared_keys[""] = _ABSENT
         declared_key: Callable[[str], Any] = declared_keys.get
