@@ -36,7 +36,7 @@ _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spe
 _ABSENT = -1  # the key of an absent optional input (named ""); descriptions are numbered from 0
 _UNKNOWN_KEY = (None, None, True)  # info_key(UNKNOWN)
 # a first-level cache entry when the answer depends on the values (see _walk); shaped like an answer
-# (problems, outputs made, plain) whose fast path does not apply
+# (problems, outputs made, fast: no problem and every output complete) whose fast path does not apply
 _VALUES_MATTER = ("the answer depends on the values", (), False)
 _SMALL_VALUE = 4096  # elements: larger values (never kept by the readers' defaults) are not keyed
 
@@ -178,14 +178,19 @@ class Checker:
                 cache_key = (node.domain, node.op, node.opset, node.attr_key, in_keys, out_keys)
                 answer = cache.get(cache_key)
                 if answer is not None and answer[2]:
-                    # no problem, and the outputs are as the file describes them, completely
+                    # no problem, and every output described in full: as the file declares it, or as the
+                    # specs complete it
                     if len(names) == 1:
                         name = names[0]
                         if name not in local:
-                            local[name] = declared_get(name)
-                            keys[name] = out_keys[0]
+                            made = answer[1][0]
+                            if made is None:
+                                local[name] = declared_get(name)
+                                keys[name] = out_keys[0]
+                            else:
+                                local[name], keys[name] = made
                             continue
-                    elif local_names.isdisjoint(names):
+                    elif answer[1].count(None) == len(names) and local_names.isdisjoint(names):
                         local.update(zip(names, map(declared_get, names)))
                         keys.update(zip(names, out_keys))
                         continue
@@ -205,8 +210,9 @@ class Checker:
                 problems, given = self._check_node(node, infos, outs)
                 # outputs as the file describes them (None), or as the specs complete them (info, key)
                 made = tuple([None if info is out else (info, serial(info_key(info))) for info, out in zip(given, outs)])
-                plain = not problems and made.count(None) == len(made) and all(
-                    out is not None and out.dtype is not None and out.shape is not None for out in outs)
+                plain = not problems and all(out is not None and complete[keys_made[1]] if keys_made is not None else
+                                             out is not None and out.dtype is not None and out.shape is not None
+                                             for out, keys_made in zip(outs, made))
                 answer = (problems, made, plain)
                 if cache_key is not None:
                     if not mattered[0]:
