@@ -144,9 +144,13 @@ class Checker:
         stop = self.stop_if_incomplete
         cache = self._cache
         # the key of each declared value, once per value (a node's outputs are looked up, not described)
-        descriptions = {name: (info.dtype, info.shape, info.value is None) for name, info in declared.items()}
-        numbers = {d: serial(d) for d in set(descriptions.values())}  # a few distinct ones
-        declared_keys = dict(zip(descriptions, map(numbers.__getitem__, descriptions.values())))
+        # Readers share one TensorInfo among the values of one description: the few distinct objects are
+        # described once each. (Their ids only pair each object with its description during this call,
+        # while `declared` holds every one of them; no key of the cache holds an id.)
+        infos_of_values = declared.values()
+        distinct = dict(zip(map(id, infos_of_values), infos_of_values))
+        numbers = {k: serial((info.dtype, info.shape, info.value is None)) for k, info in distinct.items()}
+        declared_keys = dict(zip(declared, map(numbers.__getitem__, map(id, infos_of_values))))
         unknown_key = serial(_UNKNOWN_KEY)
         declared_keys[""] = _ABSENT
         declared_key: Callable[[str], Any] = declared_keys.get
