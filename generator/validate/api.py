@@ -68,6 +68,7 @@ def _check(model: Any, kind: str | None, limits: Limits, registry: Registry,
             graph, context, records, completed = read_onnx_as_declared(source, registry, limits)
         else:
             graph, context, records = _read_identified(name, kind, source, limits, registry)
+        del source  # a parsed JSON/YAML document is freed before the check, as the reading left it
         checker = Checker(registry, allow_unknown_ops, limits, stop_if_incomplete=completed is not None)
         try:
             checker.check(graph)
