@@ -145,3 +145,110 @@ def test_onednn_dimensions_are_checked_by_type_after_a_known_description(bad):
             "outputs": [lt(k + 1, bad if k == 1 else [2, 8])]} for k in range(2)]
     with pytest.raises(ModelReadError, match=r"graph\[1\]\.outputs\[0\]\.shape: expected a list of integers"):
         validate_model(json.loads(json.dumps({"version": "3.5.0", "graph": ops})))
+
+
+def _reshape_model(shape_sources):
+    """Reshape nodes of x [2, 3], node k's target shape from shape_sources[k]: a list (an int64
+    initializer, its value known) or None (a graph input of the same type and shape, value unknown)."""
+    nodes, inits, extra_inputs, outputs = [], [], [], []
+    for k, target in enumerate(shape_sources):
+        if target is None:
+            extra_inputs.append(helper.make_tensor_value_info(f"s{k}", TensorProto.INT64, [2]))
+        else:
+            inits.append(numpy_helper.from_array(np.array(target, np.int64), f"s{k}"))
+        nodes.append(helper.make_node("Reshape", ["x", f"s{k}"], [f"y{k}"], name=f"reshape{k}"))
+        outputs.append(helper.make_tensor_value_info(f"y{k}", F, None))
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3]), *extra_inputs], outputs,
+                              initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+@pytest.mark.parametrize("sources", [[[3, 2], [4, 2], [3, 2], [6, 1]], [None, [4, 2], None, [5, 1], [1, 6]]])
+def test_a_verdict_that_read_a_constant_is_not_reused_for_other_values(sources):
+    """The checker's cache key holds each value's dtype and shape and whether its value is known; values
+    themselves only when a check read them (Reshape's shape): nodes differing in the values of their
+    constants, or in whether one is known, get the verdict of a fresh validation of each alone (and the
+    element counts onnx.reference cannot reshape to are the ones reported)."""
+    from onnx.reference import ReferenceEvaluator
+
+    report = validate_model(_reshape_model(sources))
+    for k, target in enumerate(sources):
+        mine = [r for r in report.problems if r.node == f"reshape{k}"]
+        alone = validate_model(_reshape_model([target])).problems
+        assert _shown(mine) == _shown(alone), (k, target)
+        if target is not None:  # onnx.reference refuses to run the same targets
+            try:
+                ReferenceEvaluator(_reshape_model([target])).run(None, {"x": np.zeros((2, 3), np.float32)})
+                rejected = False
+            except Exception:  # noqa: BLE001  (NumPy's reshape error)
+                rejected = True
+            assert rejected == bool(alone), (target, alone)
+
+
+def test_nodes_differing_only_in_their_weights_share_one_verdict_and_it_is_the_fresh_one():
+    """Conv nodes with weights of equal shape but different values: the checks read no weight, so one
+    verdict answers all (the validator runs once); a bad stride is reported on each node all the same."""
+    from opgen.validate import checker as checker_module
+
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+    for k in range(4):
+        inits.append(numpy_helper.from_array(rng.standard_normal((2, 3, 1, 1)).astype(np.float32), f"w{k}"))
+        strides = [1, 1] if k < 2 else [0, 1]  # a zero stride is refused (the last two nodes)
+        nodes.append(helper.make_node("Conv", ["x", f"w{k}"], [f"y{k}"], name=f"conv{k}", strides=strides))
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [1, 3, 4, 4])],
+                              [helper.make_tensor_value_info(f"y{k}", F, [1, 2, 4, 4]) for k in range(4)],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    calls = []
+    original = checker_module.Checker._check_node
+
+    def counting(self, node, infos, outs):
+        calls.append(node.name)
+        return original(self, node, infos, outs)
+
+    checker_module.Checker._check_node = counting
+    try:
+        report = validate_model(model)
+    finally:
+        checker_module.Checker._check_node = original
+    assert calls == ["conv0", "conv2"]  # one check per distinct use, whatever the weights hold
+    reported = sorted({r.node for r in report.problems})
+    assert reported == ["conv2", "conv3"]
+    alone = validate_model(helper.make_model(helper.make_graph(
+        [nodes[3]], "g", [helper.make_tensor_value_info("x", F, [1, 3, 4, 4])],
+        [helper.make_tensor_value_info("y3", F, [1, 2, 4, 4])], initializer=[inits[3]]),
+        opset_imports=[helper.make_opsetid("", 16)]))
+    assert _shown([r for r in report.problems if r.node == "conv3"]) == _shown(alone.problems)
+
+
+def test_a_model_checked_as_declared_reports_what_the_inferred_model_reports(monkeypatch):
+    """A CNN without value_info (as exporters write them): the specs complete every node output, so
+    `opgen validate` checks it without onnx.shape_inference; its report is the one of the model completed
+    by inference (read_onnx, the runner's reading), a faulty node included (whose output the file declares:
+    a node with problems passes on only what the file says)."""
+    from opgen.validate import api
+    from opgen.validate.registry import make_registry
+
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(np.zeros(4, np.float32), "b")
+    fc = numpy_helper.from_array(rng.standard_normal((10, 16)).astype(np.float32), "fc")
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Add", ["p", "p"], ["s"]),
+             helper.make_node("GlobalAveragePool", ["s"], ["g"]),
+             helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]  # fc is [10, 16] for 4 features: a fault
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", F, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", F, [1, 10])], initializer=[w, b, fc])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    inferred = api._check(model, None, Limits(), make_registry(), False)[0]  # inference first, as before
+    calls = []
+    real = onnx.shape_inference.infer_shapes
+    monkeypatch.setattr(onnx.shape_inference, "infer_shapes", lambda *a, **k: calls.append(1) or real(*a, **k))
+    declared = validate_model(model)
+    assert calls == []
+    assert [str(r) for r in declared.records] == [str(r) for r in inferred.records]
+    assert [r.node for r in declared.problems] == [""] and "Gemm" in declared.problems[0].op

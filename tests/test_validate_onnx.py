@@ -288,7 +288,8 @@ def test_shape_inference_does_not_run_when_everything_is_declared(monkeypatch):
 
 
 def test_dtypes_propagate_through_nodes_without_declared_types(monkeypatch):
-    # No shape inference (it is made to fail): t gets float from Elu's type variable T.
+    # t gets float from Elu's type variable T and its shape from Elu's spec: the specs complete every
+    # output, so shape inference does not run (it is made to fail: no warning either).
     def fail(*args, **kwargs):
         raise RuntimeError("no inference today")
 
@@ -296,8 +297,22 @@ def test_dtypes_propagate_through_nodes_without_declared_types(monkeypatch):
     model = make([helper.make_node("Elu", ["X"], ["t"]), helper.make_node("PRelu", ["t", "s"], ["Y"])],
                  [vi("X", F, [2]), vi("s", TensorProto.DOUBLE, [1])], [vi("Y", F, [2])], 16)
     report = validate_model(model)
-    assert [r.where for r in report.warnings] == ["shape inference"]
+    assert report.warnings == []
     assert any("input 'slope': dtype double differs from float of input 'X'" in str(r) for r in report.problems)
+
+
+def test_a_failed_shape_inference_is_a_warning_and_declared_types_are_used(monkeypatch):
+    # The custom op's output t is described by nothing (no spec, no value_info): inference is needed, fails.
+    def fail(*args, **kwargs):
+        raise RuntimeError("no inference today")
+
+    monkeypatch.setattr(onnx.shape_inference, "infer_shapes", fail)
+    model = make([helper.make_node("Mystery", ["X"], ["t"], domain="custom"), helper.make_node("Elu", ["t"], ["Y"])],
+                 [vi("X", F, [2])], [vi("Y", F, [2])], 16)
+    model.opset_import.append(helper.make_opsetid("custom", 1))
+    report = validate_model(model, allow_unknown_ops=True)
+    assert [r.where for r in report.warnings] == ["shape inference", "op"]
+    assert "no inference today" in report.warnings[0].message and report.valid
 
 
 def test_small_initializers_are_values_large_ones_are_not():

@@ -16,6 +16,10 @@ _CACHE_SIZE = 4096
 _SMALL_VALUE = 256  # elements: values up to this size are keyed by their bytes (shape and index tensors)
 _READS_VALUES = ("the answer depends on values read",)  # the marker of such a key's first-level entry
 _SIMPLE = frozenset({int, float, str, bool, type(None), np.float32, np.float64, np.int64, np.int32})
+# Set when an answer given (memoised or computed) may depend on the values of tensors (a check read one,
+# or the answer had no key): opgen.validate.checker clears it before a node and reads it after, to know
+# whether the node's verdict may be reused for nodes whose values differ.
+VALUES_MATTERED = [False]
 
 
 def _freeze(value: Any) -> Any:
@@ -94,6 +98,7 @@ def memo_get(sig: Signature, key: tuple[Any, ...] | None, inputs: Sequence[Any],
     if cached is None or cached[0] is not sig:
         return None
     if cached[1] is _READS_VALUES:
+        VALUES_MATTERED[0] = True
         cached = _CACHE.get((key, _value_key(inputs, outputs)))
         if cached is None:
             return None
@@ -104,6 +109,8 @@ def memo_put(sig: Signature, key: tuple[Any, ...] | None, answer: Any, largest_r
              inputs: Sequence[Any], outputs: Sequence[Any] | None) -> None:
     """Memoise an answer computed with `largest_read` (CheckContext.largest_value_read); see
     opgen.runtime.validation.validate."""
+    if key is None or largest_read >= 0:
+        VALUES_MATTERED[0] = True
     if key is None or largest_read > _SMALL_VALUE:
         return
     if len(_CACHE) >= _CACHE_SIZE:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..graph import Graph
-from .checker import Checker
+from .checker import Checker, IncompleteOutput
 from .limits import DEFAULT_LIMITS, RUN_LIMITS, Limits, ModelReadError, read_model_file
 from .registry import Registry, make_registry
 from .report import Record, Report
@@ -39,7 +39,7 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
     """
     if registry is None:
         registry = make_registry(specs)
-    return _check(model, kind, limits, registry, allow_unknown_ops)[0]
+    return _check(model, kind, limits, registry, allow_unknown_ops, as_declared=True)[0]
 
 
 def check_and_read(model: Any, *, kind: str | None = None, specs: str | os.PathLike[str] | None = None,
@@ -50,15 +50,34 @@ def check_and_read(model: Any, *, kind: str | None = None, specs: str | os.PathL
 
 
 def _check(model: Any, kind: str | None, limits: Limits, registry: Registry,
-           allow_unknown_ops: bool) -> tuple[Report, Graph]:
+           allow_unknown_ops: bool, as_declared: bool = False) -> tuple[Report, Graph]:
+    """as_declared: an ONNX model is checked as the file describes it, and completed by shape inference
+    (read and checked again) only when the specs leave a node output incomplete; the graph returned then
+    lacks the types inference would have filled in where the specs gave them (the runner takes the
+    graph of read_onnx: as_declared False)."""
     collecting = gc.isenabled()
     # Parsing and reading allocate 10^6+ objects and free none: cyclic collections would only cost time
     # (with them, json.loads of a 100 000-op oneDNN graph took twice as long).
     gc.disable()
     try:
-        name, kind, graph, context, records = _read(model, kind, limits, registry)
-        checker = Checker(registry, allow_unknown_ops, limits)
-        checker.check(graph)
+        completed = None
+        name, kind, source = _identify(model, _known(kind), limits)
+        if as_declared and kind == "onnx":
+            from .onnx_reader import read_onnx_as_declared
+
+            graph, context, records, completed = read_onnx_as_declared(source, registry, limits)
+        else:
+            graph, context, records = _read_identified(name, kind, source, limits, registry)
+        del source  # a parsed JSON/YAML document is freed before the check, as the reading left it
+        checker = Checker(registry, allow_unknown_ops, limits, stop_if_incomplete=completed is not None)
+        try:
+            checker.check(graph)
+        except IncompleteOutput:
+            assert completed is not None
+            del graph  # the model completed by inference is read in its place
+            graph, context, records = completed()
+            checker = Checker(registry, allow_unknown_ops, limits)
+            checker.check(graph)
     except RecursionError:
         raise ModelReadError("the model nests too deeply to be read") from None
     except MemoryError:
@@ -81,9 +100,18 @@ def read_model(model: Any, *, kind: str | None = None, limits: Limits = RUN_LIMI
 
 
 def _read(model: Any, kind: str | None, limits: Limits, registry: Registry) -> tuple[str, str, Graph, str, list[Record]]:
+    name, kind, source = _identify(model, _known(kind), limits)
+    return (name, kind, *_read_identified(name, kind, source, limits, registry))
+
+
+def _known(kind: str | None) -> str | None:
     if kind is not None and kind not in KINDS:
         raise ModelReadError(f"unknown model kind {kind!r}; expected one of {', '.join(KINDS)}")
-    name, kind, source = _identify(model, kind, limits)
+    return kind
+
+
+def _read_identified(name: str, kind: str, source: Any, limits: Limits,
+                     registry: Registry) -> tuple[Graph, str, list[Record]]:
     if kind == "onnx":
         from .onnx_reader import read_onnx
 
@@ -101,7 +129,7 @@ def _read(model: Any, kind: str | None, limits: Limits, registry: Registry) -> t
         from .resources import hlir_graph_schema
 
         graph, context, records = read_hlir(source, limits, hlir_graph_schema(registry.specs_dir))
-    return name, kind, graph, context, records
+    return graph, context, records
 
 
 def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, Any]:
@@ -134,7 +162,7 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     elif text_suffix:
         doc = load_yaml(data, limits)
     else:  # no telling extension: a StableHLO program, an ONNX protobuf, else a YAML document
-        from .onnx_reader import load_model
+        from .onnx_model import load_model
         from .stablehlo_reader import is_stablehlo
 
         if kind is None and is_stablehlo(data):

@@ -11,29 +11,67 @@ output's `shape` expression, or an element-wise formula's broadcasting) or a `sa
 it to an input of known shape. Nothing else is inferred (ONNX models are completed with
 onnx.shape_inference by the reader as well).
 
-Speed: a validator's answer depends only on the op version, the TensorInfos of the inputs and
-outputs (constant values included), and the attributes. Readers hand out one TensorInfo object per
-distinct description, so (op, opset, attribute key, ids of the infos) identifies a use, and repeated
-uses are answered from a cache (which keeps the infos alive, so their ids stay unique).
+Speed: a node's answer (its problems, its outputs' descriptions) depends only on the op version, the
+attributes, and the dtype, shape and value of each input and output. Repeated uses are answered from
+a cache keyed by (op, opset, attribute key, (dtype, shape, value known?) of every value); only when an
+answer depended on values (a check read one: opgen.runtime.validation_memo tells) are the values'
+bytes added to the key. So the nodes of a CNN that differ only in their weights share one answer.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..dtypes import type_key
+import numpy as np
+
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
+from ..runtime.validation_memo import VALUES_MATTERED
 from ..graph import UNKNOWN, Graph, Node
+from .cycles import find_cycles
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
+from .propagation import RECIPES, recipe_for
 from .registry import Entry, Registry, UnknownOp
 from .report import Record
 
 _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spec) pairs that are fine
-_MISSING = TensorInfo()  # stands for an input that no earlier node, input or initializer defines
+_ABSENT = -1  # the key of an absent optional input (named ""); descriptions are numbered from 0
+_UNKNOWN_KEY = (None, None, True)  # info_key(UNKNOWN)
+# a first-level cache entry when the answer depends on the values (see _walk); shaped like an answer
+# (problems, outputs made, fast: no problem and every output complete) whose fast path does not apply
+_VALUES_MATTER = ("the answer depends on the values", (), False)
+_SMALL_VALUE = 4096  # elements: larger values (never kept by the readers' defaults) are not keyed
+
+
+def info_key(info: TensorInfo) -> tuple[Any, ...]:
+    """What a cache key holds of a value's description: dtype, shape and whether a value is known
+    (the value itself is keyed only when an answer depended on it: values_key)."""
+    return (info.dtype, info.shape, info.value is None)
+
+
+def values_key(infos: list[Any], outs: list[Any]) -> tuple[Any, ...] | None:
+    """The values of a node's inputs and outputs as a cache key holds them: the dtype and bytes of each
+    small numeric array, None where no value is known; None (no key) for any other value."""
+    parts: list[Any] = []
+    for info in (*infos, *outs):
+        value = None if info is None else info.value
+        if value is None:
+            parts.append(None)
+        elif type(value) is np.ndarray and value.dtype != object and value.size <= _SMALL_VALUE:
+            parts.append((value.dtype.str, value.shape, value.tobytes()))
+        else:
+            return None
+    return tuple(parts)
+
+
+class IncompleteOutput(Exception):
+    """A node output whose dtype or shape neither the file nor the specs tell (raised only by a checker
+    told to stop there: its caller then checks the model completed by a reader's shape inference)."""
 
 
 class Checker:
-    def __init__(self, registry: Registry, allow_unknown_ops: bool = False, limits: Limits = DEFAULT_LIMITS):
+    def __init__(self, registry: Registry, allow_unknown_ops: bool = False, limits: Limits = DEFAULT_LIMITS,
+                 stop_if_incomplete: bool = False):
         self.registry = registry
+        self.stop_if_incomplete = stop_if_incomplete
         self.allow_unknown_ops = allow_unknown_ops
         self.limits = limits
         self.records: list[Record] = []
@@ -41,6 +79,10 @@ class Checker:
         self.unchecked: dict[str, int] = {}  # nodes whose op has no spec, by op (they are not checked)
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
         self._cache: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        # Each distinct value description (info_key) gets a number, the cache keys hold the numbers (small
+        # ints hash at once, tuples of tuples do not); complete[n]: description n tells dtype and shape.
+        self._serials: dict[tuple[Any, ...], int] = {}
+        self._complete: list[bool] = []
         self._shapes: dict[tuple[Any, ...], TensorInfo] = {}
 
     # ---- entry points ------------------------------------------------------------------------------
@@ -51,79 +93,161 @@ class Checker:
 
     # ---- one graph -----------------------------------------------------------------------------------
 
-    def _walk(self, graph: Graph, outer: Callable[[str], TensorInfo | None] | None, path: str, depth: int) -> None:
+    def _walk(self, graph: Graph, outer: tuple[Callable[..., Any], Callable[..., Any]] | None, path: str,
+              depth: int) -> None:
         if depth > self.limits.max_graph_depth:
             raise ModelReadError(f"graphs are nested more than {self.limits.max_graph_depth} deep")
         self.nodes += len(graph.nodes)
         if self.nodes > self.limits.max_nodes:
             raise ModelReadError(f"more than {self.limits.max_nodes} nodes")
         local: dict[str, TensorInfo] = {}
+        keys: dict[str, int] = {}  # value name -> the number of the info_key of its entry in local
+        serial, complete = self._serial, self._complete
         declared = fallback = graph.values
         inferred = graph.inferred
         if inferred:  # filled in by onnx.shape_inference: not the file's word, so not checked against it
             declared = {k: v for k, v in declared.items() if k not in inferred}
+        get: Callable[..., Any]
+        key_of: Callable[[str], Any]
         if outer is None:
-            get = local.get
+            get, key_of = local.get, keys.get
         else:
-            local_get = local.get
+            local_get, keys_get = local.get, keys.get
+            outer_get, outer_key = outer
 
-            def get(name: str, default: Any = None) -> Any:
+            def get_nested(name: str, default: Any = None) -> Any:
                 info = local_get(name)
                 if info is not None:
                     return info
-                info = outer(name)
+                info = outer_get(name)
                 return info if info is not None else default
 
+            def key_nested(name: str) -> Any:
+                found = keys_get(name)
+                return found if found is not None else outer_key(name)
+
+            get, key_of = get_nested, key_nested
+
         records = self.records
-        for kind, names in (("input", graph.inputs), ("initializer", graph.initializers)):
+        for kind, given_names in (("input", graph.inputs), ("initializer", graph.initializers)):
             seen_here: set[str] = set()
-            for name in names:
+            for name in given_names:
                 if name in seen_here:
                     records.append(Record("error", "", f"{kind} {name!r}", "is declared more than once",
                                           graph=path, found=name))
                 seen_here.add(name)
-                local[name] = declared.get(name, UNKNOWN)
+                info = local[name] = declared.get(name, UNKNOWN)
+                keys[name] = serial(info_key(info))
+        keys[""] = _ABSENT  # "" names an absent optional input, whatever a graph declares under it
 
         forward: list[tuple[Node, str]] = []
+        stop = self.stop_if_incomplete
         cache = self._cache
-        declared_get = declared.get
-        none_id, missing_id = id(None), id(_MISSING)
+        # the key of each declared value, once per value (a node's outputs are looked up, not described)
+        # Readers share one TensorInfo among the values of one description: the few distinct objects are
+        # described once each. (Their ids only pair each object with its description during this call,
+        # while `declared` holds every one of them; no key of the cache holds an id.)
+        infos_of_values = declared.values()
+        distinct = dict(zip(map(id, infos_of_values), infos_of_values))
+        numbers = {k: serial((info.dtype, info.shape, info.value is None)) for k, info in distinct.items()}
+        declared_keys = dict(zip(declared, map(numbers.__getitem__, map(id, infos_of_values))))
+        unknown_key = serial(_UNKNOWN_KEY)
+        declared_keys[""] = _ABSENT
+        declared_key: Callable[[str], Any] = declared_keys.get
+        declared_get: Callable[..., Any] = declared.get
+        local_names = local.keys()
+        mattered = VALUES_MATTERED
         for node in graph.nodes:
-            # The hot path: a use seen before is answered from the cache by the ids of its infos.
-            in_ids = tuple([id(get(name, _MISSING)) if name else none_id for name in node.inputs])
-            out_ids = tuple([id(declared_get(name, UNKNOWN)) if name else none_id for name in node.outputs])
-            if missing_id in in_ids:
+            # The hot path: a use seen before (the same op, attributes and descriptions of its values) is
+            # answered from the cache; the key numbers the descriptions themselves (info_key; None for an
+            # output the graph does not describe), and the values' bytes only when the answer depended
+            # on them.
+            names = node.outputs
+            in_keys = tuple(map(key_of, node.inputs))
+            out_keys = tuple(map(declared_key, names))
+            if None in in_keys:  # an input that no earlier node, input or initializer defines
                 for name in node.inputs:
                     if name and get(name) is None:
                         forward.append((node, name))
-            answer = None
+            answer: Any = None
+            infos: Any = None
+            outs: Any = None
+            cache_key: Any
             if node.graphs:
                 for attr, sub in node.graphs.items():
-                    self._walk(sub, get, (f"{path} > " if path else "") + f"{node.label}.{attr}", depth + 1)
+                    self._walk(sub, (get, key_of), (f"{path} > " if path else "") + f"{node.label}.{attr}",
+                               depth + 1)
                 cache_key = None
             elif node.attr_key is not None:
-                cache_key = (node.domain, node.op, node.opset, node.attr_key, in_ids, out_ids)
+                cache_key = (node.domain, node.op, node.opset, node.attr_key, in_keys, out_keys)
                 answer = cache.get(cache_key)
+                if answer is not None and answer[2]:
+                    # no problem, and every output described in full: as the file declares it, or as the
+                    # specs complete it
+                    if len(names) == 1:
+                        name = names[0]
+                        if name not in local:
+                            made = answer[1][0]
+                            if made is None:
+                                local[name] = declared_get(name)
+                                keys[name] = out_keys[0]
+                            else:
+                                local[name], keys[name] = made
+                            continue
+                    elif answer[1].count(None) == len(names) and local_names.isdisjoint(names):
+                        local.update(zip(names, map(declared_get, names)))
+                        keys.update(zip(names, out_keys))
+                        continue
+                if answer is _VALUES_MATTER:
+                    infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
+                    outs = [declared_get(name, UNKNOWN) if name else None for name in names]
+                    cache_key = (cache_key, values_key(infos, outs))
+                    answer = cache.get(cache_key)
             else:
                 cache_key = None
+            if outs is None:
+                outs = [declared_get(name, UNKNOWN) if name else None for name in names]
             if answer is None:
-                infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
-                outs = [declared_get(name, UNKNOWN) if name else None for name in node.outputs]
-                answer = self._check_node(node, infos, outs)
+                if infos is None:
+                    infos = [get(name, UNKNOWN) if name else None for name in node.inputs]
+                mattered[0] = False
+                problems, given = self._check_node(node, infos, outs)
+                # outputs as the file describes them (None), or as the specs complete them (info, key)
+                made = tuple([None if info is out else (info, serial(info_key(info))) for info, out in zip(given, outs)])
+                plain = not problems and all(out is not None and complete[keys_made[1]] if keys_made is not None else
+                                             out is not None and out.dtype is not None and out.shape is not None
+                                             for out, keys_made in zip(outs, made))
+                answer = (problems, made, plain)
                 if cache_key is not None:
-                    cache[cache_key] = answer + (infos, outs)  # infos/outs kept alive: their ids are in the key
+                    if not mattered[0]:
+                        cache[cache_key] = answer
+                    elif len(cache_key) == 6:  # first time: the answer is keyed by the values too
+                        values = values_key(infos, outs)
+                        if values is not None:
+                            cache[cache_key] = _VALUES_MATTER
+                            cache[(cache_key, values)] = answer
+                    elif cache_key[1] is not None:
+                        cache[cache_key] = answer
             if answer[0]:
                 self._report(node, answer[0], path)
-            for name, info in zip(node.outputs, answer[1]):
+            for name, made_here, info, okey in zip(names, answer[1], outs, out_keys):
                 if name:
-                    if inferred and name in inferred and (info is None or info.dtype is None or info.shape is None):
+                    if made_here is not None:
+                        info, okey = made_here
+                    elif okey is None:  # not described: UNKNOWN
+                        okey = unknown_key
+                    if inferred and name in inferred and not complete[okey]:
                         info = fallback.get(name, info)  # the specs tell nothing here: take the inferred type
+                        okey = serial(info_key(info))
+                    if stop and not complete[okey]:
+                        raise IncompleteOutput(name)
                     if name in local:
                         records.append(Record("error", f"{node.domain}.{node.op}", f"output {name!r}",
                                               f"value {name!r} is produced twice (a graph is in single static "
                                               "assignment form)", node.name, node.index, path, name))
                     else:
                         local[name] = info
+                        keys[name] = okey
 
         for name in graph.outputs:
             if get(name) is None:
@@ -131,6 +255,13 @@ class Checker:
                                       "any input, initializer or node", graph=path, found=name))
         if forward:
             self._forward_references(graph, forward, path)
+
+    def _serial(self, key: tuple[Any, ...]) -> int:
+        found = self._serials.get(key)
+        if found is None:
+            found = self._serials[key] = len(self._complete)
+            self._complete.append(key[0] is not None and key[1] is not None)
+        return found
 
     # ---- one node ------------------------------------------------------------------------------------
 
@@ -185,6 +316,7 @@ class Checker:
         try:
             found = entry.validator(infos, attributes, outs)
         except Exception as exc:  # a rule that cannot cope with what the file holds: report, do not crash
+            VALUES_MATTERED[0] = True  # (the fault may lie in a value: no verdict for other values)
             found = [Problem(sig.key, "validator", f"could not be checked: {type(exc).__name__}: {exc}")]
         if bad:
             found = [p for p in found if not (p.where.startswith("attribute ") and p.where[11:-1] in bad)]
@@ -200,19 +332,20 @@ class Checker:
             try:
                 inferred = output_shapes_of(sig, infos, node.attributes)
             except Exception:  # a file's values a shape function cannot take: the validator reports them
+                VALUES_MATTERED[0] = True
                 inferred = {}
         # What follows depends on the signature, the dtypes and shapes, and the shapes inferred only:
         # memoised by those (a model's next reading, or another node of the same use, asks again).
         key = (id(sig), tuple([None if i is None else (i.dtype, i.shape) for i in infos]),
                tuple([None if o is None else (o.dtype, o.shape) for o in outs]), tuple(sorted(inferred.items())))
-        found = _RECIPES.get(key)
+        found = RECIPES.get(key)
         if found is not None and found[0] is sig:
             recipe = found[1]
         else:
-            recipe = _recipe(sig, infos, outs, inferred)
-            if len(_RECIPES) >= 4096:
-                _RECIPES.clear()
-            _RECIPES[key] = (sig, recipe)  # sig kept alive: its id names it only
+            recipe = recipe_for(sig, infos, outs, inferred)
+            if len(RECIPES) >= 4096:
+                RECIPES.clear()
+            RECIPES[key] = (sig, recipe)  # sig kept alive: its id names it only
         return tuple([out if made is None else self._intern(*made) for out, made in zip(outs, recipe)])
 
     def _intern(self, dtype: str | None, shape: tuple[Any, ...] | None) -> TensorInfo:
@@ -243,129 +376,3 @@ class Checker:
             shown = ", ".join(n.label for n in cycle[:8]) + (f" and {len(cycle) - 8} more" if len(cycle) > 8 else "")
             self.records.append(Record("error", "", "nodes", f"form a cycle: {shown}", graph=path,
                                        found=[n.index for n in cycle]))
-
-
-_RECIPES: dict[tuple[Any, ...], tuple[Any, tuple[tuple[str | None, Any] | None, ...]]] = {}
-
-
-def _recipe(sig: Any, infos: list[Any], outs: list[Any],
-            inferred: dict[str, tuple[Any, ...]]) -> tuple[tuple[str | None, Any] | None, ...]:
-    """For each output of a node, None to keep what the file says of it, or the (dtype, shape) the spec
-    gives it: a type variable bound by an input or allowing one type, a fixed type; the inferred shape,
-    or that of an input a same_shape rule ties it to."""
-    in_params = positions(sig.inputs, len(infos))
-    out_params = positions(sig.outputs, len(outs))
-    bound: dict[str, str] = {}
-    for p, info in zip(in_params, infos):
-        if p is None or info is None or info.dtype is None or p.type not in sig.type_constraints:
-            continue
-        if p.option == "variadic" and not p.homogeneous:
-            continue
-        if info.dtype in sig.type_constraints.get(p.type, ()):
-            bound.setdefault(p.type, info.dtype)
-    for var, allowed in sig.type_constraints.items():
-        if len(allowed) == 1:
-            bound.setdefault(var, allowed[0])
-    results: list[tuple[str | None, Any] | None] = []
-    element: dict[str, int] = {}  # next element of each variadic output
-    for p, out in zip(out_params, outs):
-        k = 0
-        if p is not None:
-            k = element[p.name] = element.get(p.name, -1) + 1
-        if out is None or p is None or (out.dtype is not None and out.shape is not None):
-            results.append(None)
-            continue
-        dtype = out.dtype
-        if dtype is None:
-            dtype = bound.get(p.type) if p.type in sig.type_constraints else type_key(p.type)
-        given = inferred.get(p.name)
-        if given is not None and p.option == "variadic":  # one shape per element
-            given = given[k] if k < len(given) else None
-        shape = out.shape if out.shape is not None else given or _same_shape(sig, p.name, in_params, infos)
-        results.append(None if dtype == out.dtype and shape == out.shape else (dtype, shape))
-    return tuple(results)
-
-
-def positions(params: tuple[Any, ...], count: int) -> list[Any]:
-    """The parameter each of `count` values binds to, as `validation.bind` binds them (None: surplus)."""
-    key = (id(params), count)
-    found = _POSITIONS.get(key)
-    if found is not None and found[0] is params:
-        return found[1]
-    out = _positions(params, count)
-    if len(_POSITIONS) >= 4096:
-        _POSITIONS.clear()
-    _POSITIONS[key] = (params, out)  # params kept alive: its id names it only
-    return out
-
-
-_POSITIONS: dict[tuple[int, int], tuple[tuple[Any, ...], list[Any]]] = {}
-
-
-def _positions(params: tuple[Any, ...], count: int) -> list[Any]:
-    n_fixed = sum(1 for p in params if p.option != "variadic")
-    variadics = sum(1 for p in params if p.option == "variadic")
-    share = max(count - n_fixed, 0) // variadics if variadics else 0
-    out: list[Any] = []
-    for p in params:
-        out.extend([p] * share if p.option == "variadic" else [p])
-    return out[:count] + [None] * (count - len(out))
-
-
-def _same_shape(sig: Any, name: str, in_params: list[Any], infos: list[Any]) -> tuple[Any, ...] | None:
-    """The shape a same_shape rule gives output `name`: that of an input in the same rule, when known."""
-    for call in sig.rules:
-        if call.rule != "same_shape" or name not in call.args.get("params", ()):
-            continue
-        group = set(call.args["params"])
-        for p, info in zip(in_params, infos):
-            if p is not None and p.name in group and info is not None and info.shape is not None \
-                    and None not in info.shape:
-                shape: tuple[Any, ...] = info.shape
-                return shape
-    return None
-
-
-def find_cycles(nodes: list[Node], producer: dict[str, Node]) -> list[list[Node]]:
-    """Strongly connected components with a cycle (iterative Tarjan; node -> producers of its inputs)."""
-    index_of = {id(n): k for k, n in enumerate(nodes)}
-    deps = [[index_of[id(producer[x])] for x in n.inputs if x in producer] for n in nodes]
-    order = [-1] * len(nodes)
-    low = [0] * len(nodes)
-    on_stack = [False] * len(nodes)
-    stack: list[int] = []
-    cycles: list[list[Node]] = []
-    counter = 0
-    for root in range(len(nodes)):
-        if order[root] != -1:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                order[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack[v] = True
-            if i < len(deps[v]):
-                work.append((v, i + 1))
-                w = deps[v][i]
-                if order[w] == -1:
-                    work.append((w, 0))
-                elif on_stack[w]:
-                    low[v] = min(low[v], order[w])
-                continue
-            if work and work[-1][1] > 0:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-            if low[v] == order[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1 or v in deps[v]:
-                    cycles.append([nodes[k] for k in sorted(component)])
-    return cycles

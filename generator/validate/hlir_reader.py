@@ -144,11 +144,10 @@ class _Reader:
 
     def info(self, decl: dict[str, Any], what: str) -> TensorInfo:
         shape = decl.get("shape")
-        shape = None if shape is None else tuple(shape)
-        check_shape(shape, self.limits, what)
-        key = (decl.get("dtype"), shape)
+        key = (decl.get("dtype"), None if shape is None else tuple(shape))
         info = self.infos.get(key)
-        if info is None:
+        if info is None:  # a description seen before was checked then (the schema made its sizes ints)
+            check_shape(key[1], self.limits, what)
             info = self.infos[key] = TensorInfo(*key)
         return info
 

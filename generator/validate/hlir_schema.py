@@ -22,6 +22,7 @@ _MAX_DIM = 2**48
 _VALUE_KEYS = frozenset(("name", "dtype", "shape"))
 _NODE_KEYS = frozenset(("name", "op", "inputs", "outputs", "attributes"))
 _STR = frozenset((str,))
+_INT = frozenset((int,))
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 # Containers from the document down to the deepest part of a plain item: the document, its list, the
 # node, its attributes, an attribute's list.
@@ -33,6 +34,13 @@ class PlainItems:
 
     def __init__(self, schema: dict[str, Any]):
         self.dtypes = frozenset(d for d in schema["$defs"]["dtype"]["enum"] if type(d) is str)
+        self.ops: set[str] = set()  # op names seen to match the schema's identifier pattern
+
+    def _identifier(self, op: str) -> bool:
+        if _IDENTIFIER.fullmatch(op) is None:
+            return False
+        self.ops.add(op)
+        return True
 
     def value(self, item: Any) -> bool:
         if type(item) is not dict or not _VALUE_KEYS.issuperset(item):
@@ -45,20 +53,23 @@ class PlainItems:
         shape = item.get("shape")
         if shape is None:
             return True
-        return type(shape) is list and len(shape) <= _MAX_RANK and all(
-            d is None or (type(d) is int and 0 <= d <= _MAX_DIM) for d in shape)
+        if type(shape) is not list or len(shape) > _MAX_RANK:
+            return False
+        if _INT.issuperset(map(type, shape)):  # the common case, in C calls: dimensions that are ints
+            return not shape or (min(shape) >= 0 and max(shape) <= _MAX_DIM)
+        return all(d is None or (type(d) is int and 0 <= d <= _MAX_DIM) for d in shape)
 
     def node(self, item: Any) -> bool:
         if type(item) is not dict or not _NODE_KEYS.issuperset(item):
             return False
         op, ins, outs = item.get("op"), item.get("inputs"), item.get("outputs")
-        if type(op) is not str or _IDENTIFIER.fullmatch(op) is None:
+        if type(op) is not str or (op not in self.ops and not self._identifier(op)):
             return False
         if type(ins) is not list or type(outs) is not list:
             return False
         if not _STR.issuperset(map(type, ins)) or not _STR.issuperset(map(type, outs)):
             return False
-        if any(len(s) > _MAX_NAME for s in ins) or any(len(s) > _MAX_NAME for s in outs):
+        if (ins and max(map(len, ins)) > _MAX_NAME) or (outs and max(map(len, outs)) > _MAX_NAME):
             return False
         if "name" in item and (type(item["name"]) is not str or len(item["name"]) > _MAX_NAME):
             return False

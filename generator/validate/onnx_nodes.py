@@ -8,6 +8,7 @@ the same time: 1.5-2x the time of one loop that drops them as it goes).
 """
 from __future__ import annotations
 
+from functools import partial
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -15,7 +16,13 @@ from onnx import AttributeProto, TypeProto
 
 from ..graph import Node
 from ..runtime.validation import TensorInfo
+from .onnx_model import Incomplete
 from .report import to_str
+
+
+def _list_where(node: Node, name: str, path: str) -> str:
+    """Where a node's list attribute is, for the budget's error."""
+    return _where(f"{node.label} attribute", name, path)
 
 
 def _where(kind: str, name: str, path: str) -> str:
@@ -69,9 +76,7 @@ def _new_info(conv: "_Converter", tp: TypeProto, key: bytes, name: str, path: st
 def read_nodes(conv: "_Converter", protos: Any, values: dict[str, TensorInfo], depth: int,
                path: str) -> list[Node]:
     """The Nodes of a graph's NodeProtos, in order. A converter told to stop at the first node output
-    the model does not describe raises _Incomplete there."""
-    from .onnx_reader import _Incomplete
-
+    the model does not describe raises Incomplete there."""
     nodes: list[Node] = []
     default = conv.opsets.get("")
     functions = conv.functions
@@ -80,6 +85,8 @@ def read_nodes(conv: "_Converter", protos: Any, values: dict[str, TensorInfo], d
     get = values.get
     join = "".join
     attributes = conv.attributes
+    attr_cache = conv.attr_cache
+    add = conv.budget.add
     for k, (dom, name, op, ins, outs, attrs) in enumerate(map(_NODE_FIELDS, protos)):
         # [:] rather than iteration: upb's repeated fields iterate by index until IndexError, and
         # raising it cost ~10% of the reading (three times per node).
@@ -98,33 +105,29 @@ def read_nodes(conv: "_Converter", protos: Any, values: dict[str, TensorInfo], d
             for o in outs:
                 info = get(o)
                 if o and (info is None or info.dtype is None or info.shape is None):
-                    raise _Incomplete
+                    raise Incomplete
         node = Node(k, name, domain, op, opset, ins, outs)
         if attrs:
-            attributes(node, attrs, depth, path)
+            # Attributes that serialize as an earlier node's did (and hold no graph) are answered from the
+            # cache: equal bytes, equal attributes, kinds and list lengths; the lists they hold are taken
+            # from the file's budget again (the per-list limit was checked at their first use).
+            listed = attrs[:]
+            hit = None
+            if _GRAPH_TYPES.isdisjoint(map(_ATTR_TYPE, listed)):
+                key = tuple(map(_SERIALIZE_ATTRIBUTE, listed))
+                hit = attr_cache.get(key)
+            if hit is None:
+                attributes(node, attrs, depth, path)
+            else:
+                node.attributes, node.attr_kinds, elements, first_list = hit
+                node.attr_key = key
+                if elements:
+                    add(elements, partial(_list_where, node, first_list, path))
         if functions and (dom, op) in functions:
             node.note = (f"calls the model-local function {dom + '.' if dom else ''}{op}; "
                          "its body is not checked")
         append(node)
     return nodes
-
-
-def cached_attributes(conv: "_Converter", node: Node, attrs: Any, path: str) -> bool:
-    """Give a node the attributes of an earlier node whose attributes serialize to the same bytes (and
-    hold no graph): True when it did. The lists they hold are taken from the file's budget again (the
-    per-list limit was checked at their first use)."""
-    listed: list[AttributeProto] = attrs[:]
-    if not _GRAPH_TYPES.isdisjoint(map(_ATTR_TYPE, listed)):
-        return False
-    key = tuple(map(_SERIALIZE_ATTRIBUTE, listed))
-    hit = conv.attr_cache.get(key)
-    if hit is None:
-        return False
-    node.attributes, node.attr_kinds, elements, first_list = hit
-    node.attr_key = key
-    if elements:
-        conv.budget.add(elements, lambda: _where(f"{node.label} attribute", first_list, path))
-    return True
 
 
 def list_elements(attrs: Any) -> tuple[int, str]:

@@ -4,7 +4,8 @@
   domains map to a spec domain of the same name, if any (otherwise their ops have no spec).
 - Dtypes and shapes come from graph inputs, initializers, value_info and graph outputs; when a node
   output is not fully described there, the model is completed with onnx.shape_inference first
-  (declared information wins).
+  (declared information wins). `opgen validate` first checks the model as declared
+  (read_onnx_as_declared): inference runs only when the specs cannot complete a node output either.
 - Attributes keep the type the file declares (FLOAT, INT, ...), which the checker compares with the
   spec's attribute type. Small constant initializers carry their values.
 - Subgraphs (If branches, Loop/Scan bodies: any GRAPH or GRAPHS attribute) become nested graphs.
@@ -16,50 +17,22 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import onnx
-from google.protobuf.message import DecodeError
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from ..runtime.validation import TensorInfo
 from ..graph import UNKNOWN, Graph, Node
-from .onnx_nodes import _where, cached_attributes, list_elements, read_nodes, read_value_info
-from .limits import AttributeBudget, Limits, ModelReadError, check_shape, read_model_file
+from .onnx_nodes import _where, list_elements, read_nodes, read_value_info
+from .limits import AttributeBudget, Limits, ModelReadError, check_shape
+from .onnx_model import (ELEM, Incomplete, drop_large_data, first_node_undescribed, raw_array, shape_inference,
+                         type_string)
+from .onnx_model import load_model as load_model  # opgen.run reads ONNX models with it
 from .registry import Registry
 from .report import Record, to_str
 
-
-def _elem_names() -> dict[int, str]:
-    """Element type names by TensorProto code: ONNX spells its types as the enum names in lower case
-    (tensor(float8e4m3fn) is FLOAT8E4M3FN), and so do opgen's specs. A code opgen has no element type
-    for keeps its ONNX name, which no spec allows, so the validator reports it."""
-    return {code: name.lower() for name, code in TensorProto.DataType.items() if code != TensorProto.UNDEFINED}
-
-
-ELEM = _elem_names()
-
-
-def type_string(tp: onnx.TypeProto) -> str | None:
-    """ONNX's spelling of a value type (tensor(float), seq(tensor(int64)), optional(...), map(...));
-    None when the type is not given."""
-    which: str | None = tp.WhichOneof("value")
-    if which in ("tensor_type", "sparse_tensor_type"):
-        tt = getattr(tp, which)
-        return f"tensor({ELEM.get(tt.elem_type, tt.elem_type)})" if tt.elem_type else None
-    if which == "sequence_type":
-        inner = type_string(tp.sequence_type.elem_type)
-        return None if inner is None else f"seq({inner})"
-    if which == "optional_type":
-        inner = type_string(tp.optional_type.elem_type)
-        return None if inner is None else f"optional({inner})"
-    if which == "map_type":
-        inner = type_string(tp.map_type.value_type)
-        key = ELEM.get(tp.map_type.key_type, tp.map_type.key_type)
-        return None if inner is None else f"map({key}, {inner})"
-    return which
 _ATTR_KIND = {AttributeProto.FLOAT: "float", AttributeProto.INT: "int", AttributeProto.STRING: "string",
               AttributeProto.TENSOR: "tensor", AttributeProto.GRAPH: "graph", AttributeProto.FLOATS: "floats",
               AttributeProto.INTS: "ints", AttributeProto.STRINGS: "strings",
@@ -74,125 +47,82 @@ _NON_TENSOR = {"sequence_type": "sequence", "map_type": "map", "optional_type": 
                "opaque_type": "opaque"}
 
 
-def load_model(source: Any, limits: Limits) -> onnx.ModelProto:
-    """A ModelProto from a path, bytes or a ModelProto; ModelReadError when it is not one."""
-    if isinstance(source, onnx.ModelProto):
-        return source
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
-        data = read_model_file(Path(source), limits.max_onnx_file_bytes)
-    model = onnx.ModelProto()
-    try:
-        model.ParseFromString(data)
-    except (DecodeError, RuntimeError, ValueError) as exc:
-        raise ModelReadError(f"not an ONNX model (protobuf decoding failed: {exc or 'truncated or corrupted'})") \
-            from None
-    if not model.HasField("graph"):
-        raise ModelReadError("not an ONNX model: it has no graph")
-    return model
-
-
 def read_onnx(source: Any, registry: Registry, limits: Limits) -> tuple[Graph, str, list[Record]]:
+    """The graph of an ONNX model, completed by onnx.shape_inference when a node output is not fully
+    described (the reading stops at the first such output, then the inferred model is read once)."""
     model = load_model(source, limits)
     records: list[Record] = []
+    opsets = _opsets(model)
+    converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
+    try:
+        if first_node_undescribed(model.graph):  # exporters often write no value_info at all
+            raise Incomplete
+        graph = converter.graph(model.graph, 0, "")
+    except Incomplete:
+        records.clear()  # the full reading finds the same problems again
+        graph, converter = _read_inferred(source, model, opsets, registry, limits, records)
+    return graph, _context(converter, opsets, records), records
+
+
+def read_onnx_as_declared(source: Any, registry: Registry,
+                          limits: Limits) -> tuple[Graph, str, list[Record], Callable[[], tuple[Graph, str, list[Record]]]]:
+    """The graph of an ONNX model as the file describes it, whole (no shape inference), and the function
+    that reads it completed by onnx.shape_inference (read_onnx's answer). `opgen validate` checks the
+    first; when the specs leave a node output incomplete (the checker stops there), it takes the second.
+    Models without value_info, as exporters write them, are then checked without inference, which costs
+    more than the check on small models."""
+    model = load_model(source, limits)
+    records: list[Record] = []
+    opsets = _opsets(model)
+    converter = _Converter(model, opsets, registry, limits, records)
+    graph = converter.graph(model.graph, 0, "")
+
+    def completed() -> tuple[Graph, str, list[Record]]:
+        again: list[Record] = []
+        graph, converter = _read_inferred(source, model, opsets, registry, limits, again)
+        return graph, _context(converter, opsets, again), again
+
+    return graph, _context(converter, opsets, records), records, completed
+
+
+def _opsets(model: onnx.ModelProto) -> dict[str, int]:
     opsets: dict[str, int] = {}
     for o in model.opset_import:
         domain = to_str(o.domain)
         domain = "" if domain == "ai.onnx" else domain
         opsets.setdefault(domain, o.version)
-    # The first reading stops at the first node output the model does not describe: the model is then
-    # completed by shape inference and read once (not read in full twice).
-    converter = _Converter(model, opsets, registry, limits, records, stop_if_incomplete=True)
-    try:
-        if _first_node_undescribed(model.graph):  # exporters often write no value_info at all
-            raise _Incomplete
-        graph = converter.graph(model.graph, 0, "")
-    except _Incomplete:
-        records.clear()  # the full reading finds the same problems again
-        if not isinstance(source, onnx.ModelProto) and limits.max_constant_elements < sys.maxsize:
-            _drop_large_data(model.graph, limits.max_constant_elements)  # our own copy, read from a file
-        # The attribute budget before inference, which would copy the model, lists and all. Each list
-        # element takes at least a byte, so a model smaller than the budget cannot exceed it. (ByteSize
-        # serializes the model: measured after the large data is gone.)
-        if model.ByteSize() > limits.max_total_attribute_elements:
-            _Converter(model, opsets, registry, limits, records).budget_scan(model.graph, 0)
-        inferred = _shape_inference(model, records)
-        source = inferred if inferred is not None else model
-        converter = _Converter(source, opsets, registry, limits, records)
-        if inferred is not None:
-            converter.declared = {to_str(vi.name): vi.type.SerializeToString()
-                                  for vi in (*model.graph.value_info, *model.graph.output)}
-        graph = converter.graph(source.graph, 0, "")
+    return opsets
+
+
+def _read_inferred(source: Any, model: onnx.ModelProto, opsets: dict[str, int], registry: Registry,
+                   limits: Limits, records: list[Record]) -> tuple[Graph, "_Converter"]:
+    """The model completed by onnx.shape_inference, read (declared information wins)."""
+    if not isinstance(source, onnx.ModelProto) and limits.max_constant_elements < sys.maxsize:
+        drop_large_data(model.graph, limits.max_constant_elements)  # our own copy, read from a file
+    # The attribute budget before inference, which would copy the model, lists and all. Each list
+    # element takes at least a byte, so a model smaller than the budget cannot exceed it. (ByteSize
+    # serializes the model: measured after the large data is gone.)
+    if model.ByteSize() > limits.max_total_attribute_elements:
+        _Converter(model, opsets, registry, limits, records).budget_scan(model.graph, 0)
+    inferred = shape_inference(model, records)
+    source = inferred if inferred is not None else model
+    converter = _Converter(source, opsets, registry, limits, records)
+    if inferred is not None:
+        converter.declared = {to_str(vi.name): vi.type.SerializeToString()
+                              for vi in (*model.graph.value_info, *model.graph.output)}
+    return converter.graph(source.graph, 0, ""), converter
+
+
+def _context(converter: "_Converter", opsets: dict[str, int], records: list[Record]) -> str:
+    """The opsets shown in the report; a model using the default domain without importing it is an error."""
     if "" not in opsets and converter.uses_default_domain:
         records.append(Record("error", "", "opset_import", "the model imports no opset for the default domain "
                               "'' (ai.onnx); ops are checked against their newest versions", found=None,
                               expected="an opset_import entry for domain ''"))
     shown = [f"onnx opset {opsets['']}"] if "" in opsets else []
     shown += [f"{d} {v}" for d, v in sorted(opsets.items()) if d]
-    return graph, ", ".join(shown) or "no opset_import", records
+    return ", ".join(shown) or "no opset_import"
 
-
-# Element types whose raw_data numpy_helper.to_array reads as np.frombuffer(raw_data, dtype).reshape(dims)
-_RAW_DTYPES: dict[int, np.dtype[Any]] = {
-    TensorProto.FLOAT: np.dtype("float32"), TensorProto.DOUBLE: np.dtype("float64"),
-    TensorProto.INT64: np.dtype("int64"), TensorProto.INT32: np.dtype("int32"),
-    TensorProto.INT16: np.dtype("int16"), TensorProto.INT8: np.dtype("int8"),
-    TensorProto.UINT64: np.dtype("uint64"), TensorProto.UINT32: np.dtype("uint32"),
-    TensorProto.UINT16: np.dtype("uint16"), TensorProto.UINT8: np.dtype("uint8"),
-    TensorProto.BOOL: np.dtype("bool"), TensorProto.FLOAT16: np.dtype("float16")}
-
-
-def _raw_array(t: onnx.TensorProto, dims: tuple[int, ...]) -> np.ndarray | None:
-    """The array of a tensor held in raw_data with a plain NumPy element type, as numpy_helper.to_array
-    gives it (the same read-only view of the bytes) without its per-call type lookups, which cost more
-    than the read itself for the small tensors models are full of; None for any other tensor."""
-    dtype = _RAW_DTYPES.get(t.data_type)
-    if dtype is None or _BIG_ENDIAN or not t.HasField("raw_data") or t.HasField("segment"):
-        return None
-    return np.frombuffer(t.raw_data, dtype=dtype).reshape(dims)
-
-
-_BIG_ENDIAN = sys.byteorder == "big"
-
-
-_DATA_FIELDS = ("raw_data", "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
-
-
-def _drop_large_data(g: onnx.GraphProto, max_elements: int) -> None:
-    """Clear the data of the main graph's initializers larger than max_elements (validation reads only
-    their type and dims) before shape inference copies the model: twice in C++ and once more back, 100 MB
-    of weights cost 400 MB. Inference reads initializer values only for shape-like inputs (a Reshape's
-    shape, a Slice's starts: a few elements each), never one of this size."""
-    for t in g.initializer:
-        if math.prod(t.dims) > max_elements and t.data_location != TensorProto.EXTERNAL:
-            for name in _DATA_FIELDS:
-                t.ClearField(name)
-
-
-def _first_node_undescribed(g: onnx.GraphProto) -> bool:
-    """Whether the main graph declares no value_info and its first node has an output the graph does not
-    declare either: the first reading would stop there, after reading the initializers for nothing.
-    (A cheap look at one node: other undescribed outputs are found by the reading itself.)"""
-    if len(g.value_info) or not len(g.node):
-        return False
-    declared = {vi.name for vi in g.output}
-    declared.update(vi.name for vi in g.input)
-    return any(o and o not in declared for o in g.node[0].output[:])
-
-
-class _Incomplete(Exception):
-    """A node output is not fully described (raised only by a converter told to stop there)."""
-
-
-def _shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.ModelProto | None:
-    try:
-        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=False)
-    except Exception as exc:  # inference is a help, not a requirement: go on with what is declared
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        records.append(Record("warning", "", "shape inference", f"onnx.shape_inference failed ({first}); "
-                              "only declared dtypes and shapes are used"))
-        return None
 
 
 class _Converter:
@@ -279,7 +209,7 @@ class _Converter:
         value = None
         if constant and t.data_location != TensorProto.EXTERNAL and math.prod(dims) <= self.limits.max_constant_elements:
             try:
-                value = _raw_array(t, dims)
+                value = raw_array(t, dims)
                 if value is None:
                     value = numpy_helper.to_array(t)
             except Exception as exc:  # data that does not match dims and type
@@ -384,9 +314,8 @@ class _Converter:
     def attributes(self, node: Node, attrs: Any, depth: int, path: str) -> None:
         # One pass: each list is taken from the budget by its length (protobuf knows it without
         # converting anything) before it is serialized for the cache key or becomes a Python list; an
-        # attribute holding a graph makes the node uncacheable (its graphs are read per node).
-        if cached_attributes(self, node, attrs, path):
-            return
+        # attribute holding a graph makes the node uncacheable (its graphs are read per node). (read_nodes
+        # answers attributes serialized as an earlier node's from the cache before it calls this.)
         take = self.budget.take
         parts: list[bytes] | None = []
         for a in attrs[:]:
