@@ -45,16 +45,19 @@ def validate_model(model: Any, *, allow_unknown_ops: bool = False, specs: str | 
 def check_and_read(model: Any, *, kind: str | None = None, specs: str | os.PathLike[str] | None = None,
                    limits: Limits = RUN_LIMITS) -> tuple[Report, Graph]:
     """Validate a model and keep the graph the validation walked (every constant keeping its value, as
-    the runner needs): `opgen run` reads a model once, checks it, then runs the same graph."""
-    return _check(model, kind, limits, make_registry(specs), False)
+    the runner needs): `opgen run` reads a model once, checks it, then runs the same graph. An ONNX model
+    is checked as declared first, as validate_model does; the values it leaves undescribed take the
+    descriptions the check found (the runner's output keywords read them), and onnx.shape_inference runs
+    only where the specs leave a node output incomplete."""
+    return _check(model, kind, limits, make_registry(specs), False, as_declared=True, complete_graph=True)
 
 
 def _check(model: Any, kind: str | None, limits: Limits, registry: Registry,
-           allow_unknown_ops: bool, as_declared: bool = False) -> tuple[Report, Graph]:
+           allow_unknown_ops: bool, as_declared: bool = False, complete_graph: bool = False) -> tuple[Report, Graph]:
     """as_declared: an ONNX model is checked as the file describes it, and completed by shape inference
-    (read and checked again) only when the specs leave a node output incomplete; the graph returned then
-    lacks the types inference would have filled in where the specs gave them (the runner takes the
-    graph of read_onnx: as_declared False)."""
+    (read and checked again) only when the specs leave a node output incomplete. complete_graph: the
+    values the file leaves undescribed take what the check found (graph.inferred lists them), so the
+    graph returned describes every value the specs or inference could tell, as the runner needs."""
     collecting = gc.isenabled()
     # Parsing and reading allocate 10^6+ objects and free none: cyclic collections would only cost time
     # (with them, json.loads of a 100 000-op oneDNN graph took twice as long).
@@ -69,14 +72,15 @@ def _check(model: Any, kind: str | None, limits: Limits, registry: Registry,
         else:
             graph, context, records = _read_identified(name, kind, source, limits, registry)
         del source  # a parsed JSON/YAML document is freed before the check, as the reading left it
-        checker = Checker(registry, allow_unknown_ops, limits, stop_if_incomplete=completed is not None)
+        checker = Checker(registry, allow_unknown_ops, limits, stop_if_incomplete=completed is not None,
+                          complete_graph=complete_graph)
         try:
             checker.check(graph)
         except IncompleteOutput:
             assert completed is not None
             del graph  # the model completed by inference is read in its place
             graph, context, records = completed()
-            checker = Checker(registry, allow_unknown_ops, limits)
+            checker = Checker(registry, allow_unknown_ops, limits, complete_graph=complete_graph)
             checker.check(graph)
     except RecursionError:
         raise ModelReadError("the model nests too deeply to be read") from None

@@ -28,7 +28,7 @@ from ..runtime.validation_memo import VALUES_MATTERED
 from ..graph import UNKNOWN, Graph, Node
 from .cycles import find_cycles
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
-from .propagation import RECIPES, recipe_for
+from .propagation import RECIPES, constant_output, recipe_for
 from .registry import Entry, Registry, UnknownOp
 from .report import Record
 
@@ -69,9 +69,12 @@ class IncompleteOutput(Exception):
 
 class Checker:
     def __init__(self, registry: Registry, allow_unknown_ops: bool = False, limits: Limits = DEFAULT_LIMITS,
-                 stop_if_incomplete: bool = False):
+                 stop_if_incomplete: bool = False, complete_graph: bool = False):
         self.registry = registry
         self.stop_if_incomplete = stop_if_incomplete
+        # complete_graph: values the file leaves undescribed get the descriptions the check found (as a
+        # reader's inference would fill them in: in graph.inferred), for the runner's output keywords
+        self.complete_graph = complete_graph
         self.allow_unknown_ops = allow_unknown_ops
         self.limits = limits
         self.records: list[Record] = []
@@ -255,6 +258,18 @@ class Checker:
                                       "any input, initializer or node", graph=path, found=name))
         if forward:
             self._forward_references(graph, forward, path)
+        if self.complete_graph:
+            self._fill_in(graph, local)
+
+    @staticmethod
+    def _fill_in(graph: Graph, found: dict[str, TensorInfo]) -> None:
+        """The values the file describes not at all take what the check found (listed in graph.inferred,
+        so the runner does not check results against them as declarations)."""
+        described = graph.values
+        filled = [name for name, info in found.items() if info is not UNKNOWN and (
+            name not in described or (described[name].dtype is None and described[name].shape is None))]
+        described.update((name, found[name]) for name in filled)
+        graph.inferred = graph.inferred | frozenset(filled)
 
     def _serial(self, key: tuple[Any, ...]) -> int:
         found = self._serials.get(key)
@@ -327,6 +342,10 @@ class Checker:
         sig = entry.signature
         if all(out is None or (out.dtype is not None and out.shape is not None) for out in outs):
             return tuple(outs)  # the file describes every output: nothing to infer
+        if node.op == "Constant" and node.domain == "onnx" and len(outs) == 1:
+            made = constant_output(node.attributes)  # its type is its attribute's, which no spec rule reads
+            if made is not None:
+                return (made,)
         inferred: dict[str, tuple[Any, ...]] = {}
         if sig.output_shapes and any(out is not None and out.shape is None for out in outs):
             try:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..dtypes import type_key
+from ..runtime.context import TensorInfo
 
 RECIPES: dict[tuple[Any, ...], tuple[Any, tuple[tuple[str | None, Any] | None, ...]]] = {}
 
@@ -43,7 +46,10 @@ def recipe_for(sig: Any, infos: list[Any], outs: list[Any],
         given = inferred.get(p.name)
         if given is not None and p.option == "variadic":  # one shape per element
             given = given[k] if k < len(given) else None
-        shape = out.shape if out.shape is not None else given or _same_shape(sig, p.name, in_params, infos)
+        if out.shape is not None:
+            shape = out.shape
+        else:  # a scalar's shape () is a shape told (it was once taken for none)
+            shape = given if given is not None else _same_shape(sig, p.name, in_params, infos)
         results.append(None if dtype == out.dtype and shape == out.shape else (dtype, shape))
     return tuple(results)
 
@@ -85,4 +91,26 @@ def _same_shape(sig: Any, name: str, in_params: list[Any], infos: list[Any]) -> 
                     and None not in info.shape:
                 shape: tuple[Any, ...] = info.shape
                 return shape
+    return None
+
+
+# ONNX Constant's output, by the attribute that holds its value (exactly one is set).
+_CONSTANT_LISTS = {"value_floats": np.float32, "value_ints": np.int64, "value_strings": np.object_}
+_CONSTANT_SCALARS = {"value_float": np.float32, "value_int": np.int64, "value_string": np.object_}
+
+
+def constant_output(attributes: dict[str, Any]) -> TensorInfo | None:
+    """An ONNX Constant's output as its attribute describes it: element type, shape and, where the reader
+    kept it (as it keeps an initializer's), the value, which the checks of its consumers read (a
+    Reshape's target). None when the attributes do not tell: then the reader's inference is asked."""
+    for name, value in attributes.items():
+        if name in ("value", "sparse_value"):
+            if isinstance(value, TensorInfo) and value.dtype is not None and value.shape is not None:
+                return value
+            return None
+        numpy_type = _CONSTANT_LISTS.get(name) or _CONSTANT_SCALARS.get(name)
+        if numpy_type is not None:
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            return TensorInfo.of(np.array(value, dtype=numpy_type))
     return None

@@ -1,0 +1,79 @@
+"""What the check completes by itself, so that a model is checked and run as declared, without
+onnx.shape_inference: ONNX Constant outputs (type, shape and value from the attribute) and scalar
+output shapes. Expected descriptions come from onnx.shape_inference, values from onnx.reference."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import opgen
+import opgen.validate.onnx_reader as onnx_reader
+from opgen.validate.api import check_and_read, validate_model
+
+
+def model(nodes, output="y", output_type=TensorProto.FLOAT):
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info(output, output_type, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.fixture
+def inference_calls(monkeypatch):
+    calls = []
+    real = onnx_reader.shape_inference
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(onnx_reader, "shape_inference", counting)
+    return calls
+
+
+CONSTANTS = [
+    helper.make_node("Constant", [], ["t"], value=numpy_helper.from_array(np.ones((2, 1), np.float32))),
+    helper.make_node("Constant", [], ["f"], value_float=2.5),
+    helper.make_node("Constant", [], ["fs"], value_floats=[1.0, 2.0, 3.0]),
+    helper.make_node("Constant", [], ["i"], value_int=1),
+    helper.make_node("Constant", [], ["is"], value_ints=[3, 2]),
+    helper.make_node("Shape", ["x"], ["shape"]),
+    helper.make_node("Gather", ["shape", "i"], ["rows"]),  # a scalar: shape ()
+]
+
+
+def test_constant_outputs_and_scalars_are_described_as_onnx_infers_them(inference_calls):
+    m = model(CONSTANTS + [helper.make_node("Add", ["x", "t"], ["y"])])
+    report, graph = check_and_read(m)
+    assert not report.problems and inference_calls == []
+    spec_name = {TensorProto.FLOAT: "float", TensorProto.INT64: "int64"}
+    inferred = onnx.shape_inference.infer_shapes(m).graph.value_info
+    assert {vi.name for vi in inferred} >= {"t", "f", "fs", "i", "is", "shape", "rows"}
+    for vi in inferred:
+        want = (spec_name[vi.type.tensor_type.elem_type], tuple(d.dim_value for d in vi.type.tensor_type.shape.dim))
+        assert (graph.values[vi.name].dtype, graph.values[vi.name].shape) == want, vi.name
+    assert {"t", "f", "fs", "i", "is", "rows"} <= graph.inferred
+
+
+def test_a_reshape_target_from_a_constant_is_checked(inference_calls):
+    good = model([helper.make_node("Constant", [], ["s"], value_ints=[3, 2]),
+                  helper.make_node("Reshape", ["x", "s"], ["y"])])
+    assert not validate_model(good).problems and inference_calls == []
+    bad = model([helper.make_node("Constant", [], ["s"], value_ints=[4, 2]),
+                 helper.make_node("Reshape", ["x", "s"], ["y"])])
+    problems = [str(p) for p in validate_model(bad).problems]
+    assert len(problems) == 1 and "Reshape" in problems[0] and "C1" in problems[0]
+    with pytest.raises(Exception):  # onnx.reference cannot run it either
+        ReferenceEvaluator(bad).run(None, {"x": np.zeros((2, 3), np.float32)})
+
+
+def test_run_model_runs_a_model_the_specs_describe_without_inference(inference_calls):
+    m = model(CONSTANTS + [helper.make_node("Mul", ["x", "f"], ["xf"]), helper.make_node("Add", ["xf", "t"], ["y0"]),
+                           helper.make_node("Reshape", ["y0", "is"], ["y"])])
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = opgen.run_model(m, {"x": x})
+    (want,) = ReferenceEvaluator(m).run(None, {"x": x})
+    assert inference_calls == [] and got["y"].shape == (3, 2)
+    np.testing.assert_array_equal(got["y"], want)
