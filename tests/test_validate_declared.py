@@ -77,3 +77,48 @@ def test_run_model_runs_a_model_the_specs_describe_without_inference(inference_c
     (want,) = ReferenceEvaluator(m).run(None, {"x": x})
     assert inference_calls == [] and got["y"].shape == (3, 2)
     np.testing.assert_array_equal(got["y"], want)
+
+
+def shape_chain(last: int):
+    """y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [last])): a target computed from x's shape,
+    as exporters write a flatten."""
+    return model([helper.make_node("Shape", ["x"], ["shape"]),
+                  helper.make_node("Constant", [], ["zero"], value_int=0),
+                  helper.make_node("Gather", ["shape", "zero"], ["rows"]),
+                  helper.make_node("Constant", [], ["axes"], value_ints=[0]),
+                  helper.make_node("Unsqueeze", ["rows", "axes"], ["rows1"]),
+                  helper.make_node("Constant", [], ["last"], value_ints=[last]),
+                  helper.make_node("Concat", ["rows1", "last"], ["target"], axis=0),
+                  helper.make_node("Reshape", ["x", "target"], ["y"])])
+
+
+def test_shape_computations_are_folded_so_the_reshape_is_checked_without_inference(inference_calls):
+    good = shape_chain(-1)
+    report, graph = check_and_read(good)
+    assert not report.problems and inference_calls == []
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (target,) = ReferenceEvaluator(good).run(["target"], {"x": x})  # onnx.reference's intermediate value
+    np.testing.assert_array_equal(graph.values["target"].value, target)
+    assert graph.values["target"].shape == (2,) and "target" in graph.inferred
+    np.testing.assert_array_equal(opgen.run_model(good, {"x": x})["y"], ReferenceEvaluator(good).run(None, {"x": x})[0])
+    bad = shape_chain(4)  # 2 x 4 elements from 6
+    problems = [str(p) for p in validate_model(bad).problems]
+    assert len(problems) == 1 and "Reshape" in problems[0] and "C1" in problems[0]
+    with pytest.raises(Exception):
+        ReferenceEvaluator(bad).run(None, {"x": x})
+
+
+def test_folded_values_key_the_verdicts():
+    """Two Gathers of the same shapes that differ only in the index value fold to different targets; the
+    Reshapes using them get their own verdicts in one check (a verdict memo keyed without the values
+    would give the second the first's answer)."""
+    nodes = [helper.make_node("Shape", ["x"], ["shape"])]
+    for k, index in enumerate((0, 1)):  # targets [2, 3] and [3, 3]: the second does not fit 6 elements
+        nodes += [helper.make_node("Constant", [], [f"i{k}"], value_ints=[index]),
+                  helper.make_node("Gather", ["shape", f"i{k}"], [f"n{k}"]),
+                  helper.make_node("Constant", [], [f"three{k}"], value_ints=[3]),
+                  helper.make_node("Concat", [f"n{k}", f"three{k}"], [f"t{k}"], axis=0),
+                  helper.make_node("Reshape", ["x", f"t{k}"], [f"r{k}"])]
+    nodes.append(helper.make_node("Add", ["r0", "r0"], ["y"]))
+    problems = [str(p) for p in validate_model(model(nodes)).problems]
+    assert len(problems) == 1 and "C1" in problems[0] and "3 x 3" not in problems[0] and "[3, 3]" in problems[0]
