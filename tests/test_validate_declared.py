@@ -122,3 +122,18 @@ def test_folded_values_key_the_verdicts():
     nodes.append(helper.make_node("Add", ["r0", "r0"], ["y"]))
     problems = [str(p) for p in validate_model(model(nodes)).problems]
     assert len(problems) == 1 and "C1" in problems[0] and "3 x 3" not in problems[0] and "[3, 3]" in problems[0]
+
+
+@pytest.mark.parametrize("nodes", [
+    [helper.make_node("Constant", [], ["s"], value_ints=[100_000, 100_000]),
+     helper.make_node("ConstantOfShape", ["s"], ["y"])],
+    [helper.make_node("Constant", [], ["s"], value_ints=[100_000, 100_000]),
+     helper.make_node("Constant", [], ["one"], value=numpy_helper.from_array(np.ones((1, 1), np.float32))),
+     helper.make_node("Expand", ["one", "s"], ["y"])],
+], ids=["ConstantOfShape", "Expand"])
+def test_folding_never_computes_a_large_result(nodes):
+    """A file's small constants can describe a huge result (10^10 elements here): the spec's shape rule
+    tells its size first, and nothing that large is folded (the check neither allocates nor runs it)."""
+    report, graph = check_and_read(model(nodes, output_type=TensorProto.UNDEFINED))  # y: described by the check
+    assert graph.values["y"].shape == (100_000, 100_000) and graph.values["y"].value is None
+    assert not report.problems

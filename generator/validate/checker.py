@@ -27,7 +27,7 @@ from ..runtime.validation import Problem, TensorInfo, output_shapes_of
 from ..runtime.validation_memo import VALUES_MATTERED
 from ..graph import UNKNOWN, Graph, Node
 from .cycles import find_cycles
-from .folding import fold, foldable
+from .folding import fold, foldable, small_results
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
 from .propagation import RECIPES, constant_output, recipe_for
 from .registry import Entry, Registry, UnknownOp
@@ -347,12 +347,6 @@ class Checker:
             made = constant_output(node.attributes)  # its type is its attribute's, which no spec rule reads
             if made is not None:
                 return (made,)
-        if foldable(node):
-            folded = fold(node, infos)
-            if folded is not None:
-                if node.op not in ("Shape", "Size"):
-                    VALUES_MATTERED[0] = True  # the answer depends on the input values: keyed by them
-                return tuple(out if out is None else made for out, made in zip(outs, folded))
         inferred: dict[str, tuple[Any, ...]] = {}
         if sig.output_shapes and any(out is not None and out.shape is None for out in outs):
             try:
@@ -372,7 +366,14 @@ class Checker:
             if len(RECIPES) >= 4096:
                 RECIPES.clear()
             RECIPES[key] = (sig, recipe)  # sig kept alive: its id names it only
-        return tuple([out if made is None else self._intern(*made) for out, made in zip(outs, recipe)])
+        given = tuple([out if made is None else self._intern(*made) for out, made in zip(outs, recipe)])
+        if foldable(node) and small_results(given):  # the spec's own shapes bound what folding computes
+            folded = fold(node, infos)
+            if folded is not None:
+                if node.op not in ("Shape", "Size"):
+                    VALUES_MATTERED[0] = True  # the answer depends on the input values: keyed by them
+                return tuple(out if out is None else made for out, made in zip(given, folded))
+        return given
 
     def _intern(self, dtype: str | None, shape: tuple[Any, ...] | None) -> TensorInfo:
         key = (dtype, shape)

@@ -3,8 +3,10 @@ Unsqueeze, Concat, Slice, arithmetic on shape vectors...) run through opgen's ow
 value is known, so the Reshape or Expand whose target they compute is checked and described without
 onnx.shape_inference (which `opgen validate` and `opgen run` then skip).
 
-Only ops without side effects or randomness, on at most MAX_FOLD_ELEMENTS elements in and out; a kernel
-that refuses its arguments folds nothing (the validator reports the fault, or the value stays unknown)."""
+Only ops without side effects or randomness, on at most MAX_FOLD_ELEMENTS elements in and out, the
+outputs' size known from the spec's shape rules before anything runs (a file's Range or Expand cannot
+make the check allocate more); a kernel that refuses its arguments folds nothing (the validator reports
+the fault, or the value stays unknown)."""
 from __future__ import annotations
 
 from typing import Any
@@ -29,6 +31,22 @@ _EMPTY = Graph()
 
 def foldable(node: Node) -> bool:
     return node.domain == "onnx" and node.op in FOLDABLE and not node.graphs
+
+
+def small_results(outputs: tuple[Any, ...]) -> bool:
+    """Whether every output's shape is known, and small enough to fold."""
+    for out in outputs:
+        if out is None:
+            continue
+        shape = out.shape
+        if shape is None or None in shape or "(" in (out.dtype or ""):  # a sequence or optional: not folded
+            return False
+        size = 1
+        for dim in shape:
+            size *= dim
+        if size > MAX_FOLD_ELEMENTS:
+            return False
+    return True
 
 
 def fold(node: Node, infos: list[Any]) -> tuple[TensorInfo, ...] | None:
