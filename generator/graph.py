@@ -18,6 +18,25 @@ from .runtime.context import TensorInfo
 UNKNOWN = TensorInfo()  # a value whose dtype and shape are unknown (one shared object)
 
 
+def small_key(attr_key: Any, budget: int = 1 << 16) -> bool:
+    """Whether a node's attr_key (a reader's: a tuple of serialized attributes, a JSON or repr string)
+    holds at most `budget` bytes, counted without copying: the memos shared across models
+    (validate.verdicts, runtime.run_plan) keep only small keys, not a Constant's large tensor."""
+    stack = [attr_key]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (bytes, str)):
+            budget -= len(item)
+        elif isinstance(item, (tuple, list, frozenset)):
+            budget -= 8 * len(item)
+            stack.extend(item)
+        else:
+            budget -= 8
+        if budget < 0:
+            return False
+    return True
+
+
 class Node:
     """One use of an op. Fields other than the first eight are set only when they differ from the
     class defaults below (shared, never mutated), which keeps building 10^5 nodes cheap."""
@@ -30,7 +49,7 @@ class Node:
     note = ""  # why the node is not checked, when the reader knows (e.g. a call of a model-local function)
 
     def __init__(self, index: int, name: str, domain: str, op: str, opset: int | None,
-                 inputs: tuple[str, ...], outputs: tuple[str, ...], attr_key: Any = ()):
+                 inputs: tuple[str, ...], outputs: tuple[str, ...], attr_key: Any = None):
         self.index = index  # position in its graph (0-based)
         self.name = name
         self.domain = domain  # spec domain (onnx, onednn, hlir) or the file's own domain when no spec has it
@@ -38,7 +57,9 @@ class Node:
         self.opset = opset  # requested version; None: the newest
         self.inputs = inputs  # value names; "" for an absent optional input
         self.outputs = outputs
-        # A hashable stand-in for attributes + attr_kinds (equal keys: equal attributes); None: not cacheable.
+        # A hashable stand-in for attributes + attr_kinds (equal keys: equal attributes), set by the reader
+        # that sets the attributes; None (the default): not cacheable. The checker's verdicts and the
+        # runner's steps are shared by it across models, so only a reader that knows the key sets it.
         self.attr_key = attr_key
 
     @property

@@ -37,7 +37,7 @@ from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
 from . import graph_constants as constants
 from .context import TensorInfo
-from .run_plan import KernelResolver, _Step, check_result, node_label, op_plan, plan_step
+from .run_plan import KernelResolver, _Step, check_result, node_label, op_plan, plan_step, shared_step
 from .values import as_input, is_value
 
 GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')"
@@ -154,12 +154,14 @@ class GraphFunction:
             plan = op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{node_label(node)}: {exc}") from None
-        step = plan_step(node, plan, self.graph)
+        # a generated package's kernels never change within a process: its steps are shared (shared_step)
+        step = shared_step(node, plan, self.graph) if isinstance(self.resolver, types.ModuleType) else \
+            plan_step(node, plan, self.graph)
         if step.onnx_constant and self._keeps_constants(node):
             known = constants.lookup(step.kernel, step.kwargs)
             if known is not None:  # the same keywords gave this value before: checked as a result would be
                 for declaration in step.declared:
-                    check_result(step.label, declaration.name, known, declaration.dtype, declaration.shape)
+                    check_result(step.label, node.outputs[declaration.position], known, declaration.dtype, declaration.shape)
                 step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
@@ -214,7 +216,7 @@ class GraphFunction:
                     or value.shape != declaration.shape and declaration.shape is not None:
                 # not the exact declaration (an unknown dimension, an undeclared type, another type):
                 # the full check says whether it fits, and names what does not
-                check_result(step.label, declaration.name, value, declaration.dtype, declaration.shape)
+                check_result(step.label, node.outputs[declaration.position], value, declaration.dtype, declaration.shape)
         if step.onnx_constant:
             self._keep_constant(node, step, results)
 

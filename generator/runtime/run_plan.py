@@ -6,7 +6,11 @@ for every node of one op version and is kept per process; a step (_Step: the ker
 the node's attributes and its outputs' declarations, the inputs it reads, the declarations its
 results are checked against) belongs to one node and is kept by the graph function that runs it.
 Each `opgen.run_model` call reads the model anew, so every node is planned once per call: planning
-is on the path of every model run, and is kept lean (no string formatting unless a node fails).
+is on the path of every model run, and is kept lean (no string formatting unless a node fails). What a
+step holds besides the node's own names (its keywords, its outputs' declarations) depends only on the
+kernel, the attributes (a reader's attr_key: their exact serialization) and the declarations of its
+outputs: shared_step keeps it per process, so the next reading of a model (or another model of the
+same uses) plans each node by a lookup.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from typing import Any, Callable, NamedTuple, Protocol
 import numpy as np
 
 from ..dtypes import ELEM_TYPES, elem_of_numpy
-from ..graph import UNKNOWN, Graph, Node
+from ..graph import UNKNOWN, Graph, Node, small_key
 from ..names import ATTRIBUTE_CLASH_SUFFIX
 from .context import TensorInfo
 
@@ -95,9 +99,9 @@ def _output_keywords(signature: Any, accepted: frozenset[str]) -> tuple[tuple[st
 
 
 class _Declared(NamedTuple):
-    """What the graph declares about one output of a node, as the result check compares it."""
+    """What the graph declares about one output of a node, as the result check compares it (the
+    output's name is the node's: node.outputs[position])."""
     position: int
-    name: str
     dtype: str | None  # element type, None when not declared
     shape: tuple[int | None, ...] | None  # None: not declared
     # the declared element type as the NumPy dtype a result of exactly that type has (None when there is
@@ -165,13 +169,44 @@ def plan_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
             decl = values.get(name, UNKNOWN)
             if decl.dtype is not None or decl.shape is not None:
                 shape = None if decl.shape is None else tuple(decl.shape)
-                declared += (_Declared(k, name, decl.dtype, shape, _numpy_dtype_of(decl.dtype)),)
+                declared += (_Declared(k, decl.dtype, shape, _numpy_dtype_of(decl.dtype)),)
     inputs = node.inputs
     while inputs and not inputs[-1]:  # absent trailing optionals: left to the kernel's defaults
         inputs = inputs[:-1]
     # positional: a NamedTuple built with keywords costs a microsecond more, for every node of every graph
     return _Step(node, plan.kernel, kwargs, len(outputs) - outputs.count(""), None, declared, inputs,
                  "" in inputs, node.op == "Constant" and node.domain == "onnx")
+
+
+_SHARED_STEPS: dict[tuple[Any, ...], _Step] = {}
+
+
+def shared_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
+    """plan_step for a node of a generated package's kernel, its steps shared per process by (kernel,
+    attributes, declarations of the outputs): a node whose attributes hold a graph (attr_key None) or
+    whose reader gave no key is planned afresh."""
+    attr_key = node.attr_key
+    if attr_key is None or node.graphs:
+        return plan_step(node, plan, graph)
+    values, inferred = graph.values, graph.inferred
+    described = []
+    for name in node.outputs:
+        decl = values.get(name, UNKNOWN) if name else None
+        described.append(None if decl is None else (decl.dtype, decl.shape, name in inferred))
+    key = (plan.kernel, attr_key, tuple(described))
+    found = _SHARED_STEPS.get(key)
+    if found is None:
+        found = plan_step(node, plan, graph)
+        if small_key(attr_key):  # a Constant's large tensor is not kept alive by the process
+            if len(_SHARED_STEPS) >= 8192:
+                _SHARED_STEPS.clear()
+            _SHARED_STEPS[key] = found._replace(constant=None)
+        return found
+    inputs = node.inputs
+    while inputs and not inputs[-1]:
+        inputs = inputs[:-1]
+    return _Step(node, found.kernel, found.kwargs, found.n_outputs, None, found.declared, inputs, "" in inputs,
+                 found.onnx_constant)
 
 
 def check_result(label: str, name: str, value: Any, dtype: str | None, shape: tuple[int | None, ...] | None) -> None:
@@ -214,4 +249,4 @@ def _attribute_value(value: Any) -> Any:
     return value
 
 
-__all__ = ["KernelResolver", "node_label", "op_plan", "plan_step", "check_result"]
+__all__ = ["KernelResolver", "node_label", "op_plan", "plan_step", "shared_step", "check_result"]

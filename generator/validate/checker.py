@@ -16,12 +16,12 @@ attributes, and the dtype, shape and value of each input and output. Repeated us
 a cache keyed by (op, opset, attribute key, (dtype, shape, value known?) of every value); only when an
 answer depended on values (a check read one: opgen.runtime.validation_memo tells) are the values'
 bytes added to the key. So the nodes of a CNN that differ only in their weights share one answer.
+The cache is shared by every check against one registry (verdicts.py): a model checked again, or
+another built of the same uses, finds its verdicts there.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
-
-import numpy as np
 
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
 from ..runtime.validation_memo import VALUES_MATTERED
@@ -32,6 +32,8 @@ from .limits import DEFAULT_LIMITS, Limits, ModelReadError
 from .propagation import RECIPES, constant_output, recipe_for
 from .registry import Entry, Registry, UnknownOp
 from .report import Record
+from ..graph import small_key
+from .verdicts import info_key, memo_for, values_key
 
 _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spec) pairs that are fine
 _ABSENT = -1  # the key of an absent optional input (named ""); descriptions are numbered from 0
@@ -39,30 +41,6 @@ _UNKNOWN_KEY = (None, None, True)  # info_key(UNKNOWN)
 # a first-level cache entry when the answer depends on the values (see _walk); shaped like an answer
 # (problems, outputs made, fast: no problem and every output complete) whose fast path does not apply
 _VALUES_MATTER = ("the answer depends on the values", (), False)
-_SMALL_VALUE = 4096  # elements: larger values (never kept by the readers' defaults) are not keyed
-
-
-def info_key(info: TensorInfo) -> tuple[Any, ...]:
-    """What a cache key holds of a value's description: dtype, shape and whether a value is known
-    (the value itself is keyed only when an answer depended on it: values_key)."""
-    return (info.dtype, info.shape, info.value is None)
-
-
-def values_key(infos: list[Any], outs: list[Any]) -> tuple[Any, ...] | None:
-    """The values of a node's inputs and outputs as a cache key holds them: the dtype and bytes of each
-    small numeric array, None where no value is known; None (no key) for any other value."""
-    parts: list[Any] = []
-    for info in (*infos, *outs):
-        value = None if info is None else info.value
-        if value is None:
-            parts.append(None)
-        elif type(value) is np.ndarray and value.dtype != object and value.size <= _SMALL_VALUE:
-            parts.append((value.dtype.str, value.shape, value.tobytes()))
-        else:
-            return None
-    return tuple(parts)
-
-
 class IncompleteOutput(Exception):
     """A node output whose dtype or shape neither the file nor the specs tell (raised only by a checker
     told to stop there: its caller then checks the model completed by a reader's shape inference)."""
@@ -82,12 +60,10 @@ class Checker:
         self.nodes = 0
         self.unchecked: dict[str, int] = {}  # nodes whose op has no spec, by op (they are not checked)
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
-        self._cache: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        # Each distinct value description (info_key) gets a number, the cache keys hold the numbers (small
-        # ints hash at once, tuples of tuples do not); complete[n]: description n tells dtype and shape.
-        self._serials: dict[tuple[Any, ...], int] = {}
-        self._complete: list[bool] = []
-        self._shapes: dict[tuple[Any, ...], TensorInfo] = {}
+        # verdicts, shared with the other checks against this registry (verdicts.py)
+        memo = memo_for(registry)
+        self._cache = memo.verdicts
+        self._serial, self._complete, self._intern = memo.serial, memo.complete, memo.intern
 
     # ---- entry points ------------------------------------------------------------------------------
 
@@ -222,7 +198,7 @@ class Checker:
                                              out is not None and out.dtype is not None and out.shape is not None
                                              for out, keys_made in zip(outs, made))
                 answer = (problems, made, plain)
-                if cache_key is not None:
+                if cache_key is not None and small_key(node.attr_key):
                     if not mattered[0]:
                         cache[cache_key] = answer
                     elif len(cache_key) == 6:  # first time: the answer is keyed by the values too
@@ -272,12 +248,6 @@ class Checker:
         described.update((name, found[name]) for name in filled)
         graph.inferred = graph.inferred | frozenset(filled)
 
-    def _serial(self, key: tuple[Any, ...]) -> int:
-        found = self._serials.get(key)
-        if found is None:
-            found = self._serials[key] = len(self._complete)
-            self._complete.append(key[0] is not None and key[1] is not None)
-        return found
 
     # ---- one node ------------------------------------------------------------------------------------
 
@@ -375,12 +345,6 @@ class Checker:
                 return tuple(out if out is None else made for out, made in zip(given, folded))
         return given
 
-    def _intern(self, dtype: str | None, shape: tuple[Any, ...] | None) -> TensorInfo:
-        key = (dtype, shape)
-        info = self._shapes.get(key)
-        if info is None:
-            info = self._shapes[key] = TensorInfo(dtype, shape)
-        return info
 
     # ---- graph structure -----------------------------------------------------------------------------
 

@@ -106,7 +106,7 @@ def read_nodes(conv: "_Converter", protos: Any, values: dict[str, TensorInfo], d
                 info = get(o)
                 if o and (info is None or info.dtype is None or info.shape is None):
                     raise Incomplete
-        node = Node(k, name, domain, op, opset, ins, outs)
+        node = Node(k, name, domain, op, opset, ins, outs, ())  # no attributes (set below when it has some)
         if attrs:
             # Attributes that serialize as an earlier node's did (and hold no graph) are answered from the
             # cache: equal bytes, equal attributes, kinds and list lengths; the lists they hold are taken

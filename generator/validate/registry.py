@@ -70,6 +70,8 @@ def uses_values(sig: Signature) -> bool:
 class Registry:
     """Resolves (domain, op, opset) to an Entry, caching every answer (including 'unknown')."""
 
+    verdict_memo: Any = None  # the node verdicts of the checks against this registry (verdicts.py)
+
     def __init__(self, specs_dir: Path | None = None):
         self.specs_dir = specs_dir
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
