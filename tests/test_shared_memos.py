@@ -127,3 +127,21 @@ def test_large_attributes_are_not_kept_by_the_memo():
     assert all(small_key(k[3]) for k in held)
     np.testing.assert_array_equal(opgen.run_model(m)["y"], big)
     assert all(small_key(k[1]) for k in run_plan._SHARED_STEPS)
+
+
+def test_attributes_read_before_still_count_against_each_files_budget():
+    """Attribute readings are shared across models (per Limits): a file whose lists exceed its budget is
+    refused however often its attributes were read before."""
+    from opgen.validate.limits import Limits, ModelReadError
+
+    nodes = [helper.make_node("Transpose", ["x" if k == 0 else f"t{k - 1}"], [f"t{k}"], name=f"tr{k}", perm=[1, 0])
+             for k in range(6)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("t5", TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    roomy, tight = Limits(max_total_attribute_elements=12), Limits(max_total_attribute_elements=11)
+    for _ in range(2):
+        assert validate_model(m, limits=roomy).valid
+    for _ in range(2):
+        with pytest.raises(ModelReadError, match=r"node 'tr5' \(#5\) attribute 'perm'"):
+            validate_model(m, limits=tight)

@@ -24,7 +24,7 @@ import onnx
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from ..runtime.validation import TensorInfo
-from ..graph import UNKNOWN, Graph, Node
+from ..graph import UNKNOWN, Graph, Node, small_key
 from .onnx_nodes import _where, list_elements, read_nodes, read_value_info
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .onnx_model import (ELEM, Incomplete, drop_large_data, first_node_undescribed, raw_array, shape_inference,
@@ -125,6 +125,21 @@ def _context(converter: "_Converter", opsets: dict[str, int], records: list[Reco
 
 
 
+# Within a process, value types and attribute conversions are kept for the models read later (as the
+# checker keeps its verdicts, verdicts.py): `opgen run` reads a model anew on every call. Both are keyed
+# by their exact serialization, per Limits (which shape what a reading keeps); only small keys are kept
+# (opgen.graph.small_key: never a large tensor), and a full table is started afresh.
+_SHARED_READINGS: dict[Limits, tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]]]] = {}
+_MAX_SHARED = 50_000
+
+
+def _shared_readings(limits: Limits) -> tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]]]:
+    found = _SHARED_READINGS.get(limits)
+    if found is None or len(found[0]) > _MAX_SHARED or len(found[1]) > _MAX_SHARED:
+        found = _SHARED_READINGS[limits] = ({}, {})
+    return found
+
+
 class _Converter:
     def __init__(self, model: onnx.ModelProto, opsets: dict[str, int], registry: Registry, limits: Limits,
                  records: list[Record], stop_if_incomplete: bool = False):
@@ -133,9 +148,9 @@ class _Converter:
         self.limits = limits
         self.records = records
         self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
-        self.types: dict[bytes, TensorInfo] = {}
-        # attribute bytes -> (attributes, attr_kinds, list elements, first list's name)
-        self.attr_cache: dict[tuple[bytes, ...], tuple[Any, ...]] = {}
+        # type bytes -> TensorInfo; attribute bytes -> (attributes, attr_kinds, list elements, first list's
+        # name): shared with later readings (_shared_readings)
+        self.types, self.attr_cache = _shared_readings(limits)
         self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
@@ -175,7 +190,8 @@ class _Converter:
             # a sequence of tensors or an optional tensor whose type states the tensors' shape carries it.
             info = TensorInfo(type_string(tp) or _NON_TENSOR.get(which, which),
                               self._element_shape(tp, which, kind, name, path))
-        self.types[key] = info
+        if len(key) <= 1 << 16:
+            self.types[key] = info
         return info
 
     def _inferred_type(self, tp: onnx.TypeProto, key: bytes, name: str, path: str) -> TensorInfo:
@@ -334,7 +350,7 @@ class _Converter:
             if hit is None:
                 before = len(self.records)
                 hit = self._convert(attrs, node, depth, path)[:2]
-                if len(self.records) == before:
+                if len(self.records) == before and small_key(key):
                     self.attr_cache[key] = (*hit, *list_elements(attrs))
                 else:  # problems found in the attributes are this node's: the next node must find them again
                     node.attr_key = None
