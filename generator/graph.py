@@ -22,6 +22,16 @@ def small_key(attr_key: Any, budget: int = 1 << 16) -> bool:
     """Whether a node's attr_key (a reader's: a tuple of serialized attributes, a JSON or repr string)
     holds at most `budget` bytes, counted without copying: the memos shared across models
     (validate.verdicts, runtime.run_plan) keep only small keys, not a Constant's large tensor."""
+    if type(attr_key) is tuple:  # the ONNX reader's: serialized attributes, counted in one pass
+        total = 0
+        for item in attr_key:
+            if type(item) is not bytes:
+                break
+            total += len(item)
+        else:
+            return total <= budget
+    elif type(attr_key) is str:  # the hlir (JSON) and StableHLO readers'
+        return len(attr_key) <= budget
     stack = [attr_key]
     while stack:
         item = stack.pop()

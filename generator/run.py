@@ -144,6 +144,20 @@ def run_model(model: Any, inputs: Mapping[str, Any] | Sequence[Any] | None = Non
     return {name: writable(env[name]) for name in graph.outputs}
 
 
+def forget_models() -> None:
+    """Drop what earlier models left for later ones within this process: the checker's verdicts
+    (opgen.validate.verdicts), the ONNX reader's shared types and attributes and the runner's shared
+    steps. The next model is then read, checked and planned from nothing, as a first model is (what
+    `make bench` times as "first sight"); the kernels' own argument memo is kept."""
+    from .runtime.run_plan import _SHARED_STEPS
+    from .validate import onnx_reader
+    from .validate.registry import make_registry
+
+    make_registry(None).verdict_memo = None
+    onnx_reader._SHARED_READINGS.clear()
+    _SHARED_STEPS.clear()
+
+
 def _named_inputs(inputs: Mapping[str, Any] | Sequence[Any] | None, names: list[str]) -> dict[str, Any]:
     """Inputs by name; a list or tuple is taken in the order of the graph's inputs."""
     if inputs is None:
@@ -179,4 +193,4 @@ def terminal_progress(stream: Any = None) -> Callable[[int, int], None] | None:
     return show
 
 
-__all__ = ["run_model", "ModelError", "GraphError", "SequenceValue", "OptionalValue", "terminal_progress"]
+__all__ = ["run_model", "forget_models", "ModelError", "GraphError", "SequenceValue", "OptionalValue", "terminal_progress"]
