@@ -14,6 +14,7 @@ from onnx.reference import ReferenceEvaluator
 import opgen
 import opgen.validate.verdicts as verdicts
 from opgen.graph import Graph, Node, small_key
+from opgen.run import forget_models
 from opgen.runtime import run_plan
 from opgen.runtime.graph_runner import GraphFunction
 from opgen.runtime.graph_runner import GraphError
@@ -50,7 +51,7 @@ def test_a_model_checked_again_is_answered_from_the_shared_verdicts(node_checks)
     node_checks.clear()
     again = validate_model(m.SerializeToString())  # read anew: new graph, new nodes, new checker
     assert node_checks == [] and again.problems == first.problems == []
-    make_registry(None).verdict_memo = None  # a fresh memo: every node is worked out again
+    forget_models()  # what earlier models left is dropped: every node is worked out again
     validate_model(m)
     assert sorted(node_checks) == ["LeakyRelu", "Transpose"]
 
