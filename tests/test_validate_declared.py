@@ -137,3 +137,26 @@ def test_folding_never_computes_a_large_result(nodes):
     report, graph = check_and_read(model(nodes, output_type=TensorProto.UNDEFINED))  # y: described by the check
     assert graph.values["y"].shape == (100_000, 100_000) and graph.values["y"].value is None
     assert not report.problems
+
+
+def test_nodes_the_check_computed_do_not_run_again():
+    """The shape chain the check folded (Shape, Gather, Unsqueeze, Concat and the Constants) is handed
+    out as computed; only the Reshape runs. Outputs equal onnx.reference's, and a computed value given
+    to the user is a writable copy of its own (changing it changes nothing for the next run)."""
+    import opgen_ops
+    from opgen.runtime.graph_runner import GraphFunction
+
+    m = shape_chain(-1)
+    m.graph.output.append(onnx.ValueInfoProto(name="target"))  # an output the file does not describe
+    _, graph = check_and_read(m)
+    function = GraphFunction(graph, opgen_ops)
+    computed = {node.op for node in graph.nodes if function._plan(node).constant is not None}
+    assert computed == {"Shape", "Constant", "Gather", "Unsqueeze", "Concat"}
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = ReferenceEvaluator(m).run(None, {"x": x})
+    for _ in range(2):
+        got = opgen.run_model(m, {"x": x})
+        for name, expected in zip(("y", "target"), want):
+            np.testing.assert_array_equal(got[name], expected)
+        assert got["target"].flags.writeable
+        got["target"][0] = 99  # the user's own copy

@@ -157,7 +157,11 @@ class GraphFunction:
         # a generated package's kernels never change within a process: its steps are shared (shared_step)
         step = shared_step(node, plan, self.graph) if isinstance(self.resolver, types.ModuleType) else \
             plan_step(node, plan, self.graph)
-        if step.onnx_constant and self._keeps_constants(node):
+        if step.constant is None and self._folded_by_check(node):
+            # computed when the model was checked, by the same kernel (opgen.validate.folding): each run
+            # hands out copies, as for a Constant
+            step = step._replace(constant=tuple(self.graph.values[name].value for name in node.outputs))
+        elif step.onnx_constant and self._keeps_constants(node):
             known = constants.lookup(step.kernel, step.kwargs)
             if known is not None:  # the same keywords gave this value before: checked as a result would be
                 for declaration in step.declared:
@@ -165,6 +169,21 @@ class GraphFunction:
                 step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
+
+    def _folded_by_check(self, node: Node) -> bool:
+        """Whether the check computed every output of the node (values the file does not describe, which
+        the check filled in: graph.inferred) from constants and static shapes alone: a Shape, Gather,
+        Concat... of a shape computation, or a Constant. Such values are the same on every run (an
+        input's static shape is checked against every argument), so the node does not run again."""
+        inferred = self.graph.inferred
+        if not inferred or node.graphs or not node.outputs:
+            return False
+        values = self.graph.values
+        for name in node.outputs:
+            info = values.get(name) if name in inferred else None
+            if info is None or type(info.value) is not np.ndarray:
+                return False
+        return True
 
     def _keeps_constants(self, node: Node) -> bool:
         """Whether what this Constant node gives may be kept across graphs (constants.remember): one

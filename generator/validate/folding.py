@@ -79,4 +79,7 @@ def fold(node: Node, infos: list[Any]) -> tuple[TensorInfo, ...] | None:
     if len(results) < len(node.outputs) or any(
             not isinstance(r, np.ndarray) or r.size > MAX_FOLD_ELEMENTS for r in results[:len(node.outputs)]):
         return None
-    return tuple(TensorInfo(elem_of_numpy(r.dtype), tuple(r.shape), r) for r in results[:len(node.outputs)])
+    results = results[:len(node.outputs)]
+    for r in results:  # shared: by the verdicts of later checks, and by the runs that take them as computed
+        r.flags.writeable = False
+    return tuple(TensorInfo(elem_of_numpy(r.dtype), tuple(r.shape), r) for r in results)
