@@ -36,7 +36,7 @@ from .reduction import max_min, reduce
 def _axes_to_reduce(rank: int, axes: Any, noop_with_empty_axes: int) -> list[int]:
     """The sorted distinct axes to reduce: every axis when axes is absent or empty (none with
     noop_with_empty_axes), negative values counting from the back."""
-    values = [] if axes is None else [int(a) for a in np.asarray(axes, dtype=np.int64).reshape(-1)]
+    values: list[int] = [] if axes is None else np.asarray(axes, dtype=np.int64).reshape(-1).tolist()
     if not values:
         return [] if noop_with_empty_axes else list(range(rank))
     return sorted({a % rank if rank else a for a in values})
