@@ -308,10 +308,11 @@ def _fold(computation: str, columns: np.ndarray) -> np.ndarray:
     raise ValueError(f"unknown computation {computation!r}; known: {', '.join(COMPUTATIONS)}")
 
 
-@ieee_results
 def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, dimensions: Sequence[int],
            type: str | None = None, computation: str) -> tuple[np.ndarray, ...]:
-    """XLA Reduce with the spec's left fold from the initial value; `type` has no effect (note type_ignored)."""
+    """XLA Reduce with the spec's left fold from the initial value; `type` has no effect (note type_ignored).
+    Infinities, NaN and overflow are results, not warnings (np.errstate here rather than the ieee_results
+    decorator, whose extra call is a measurable part of a small reduction's cost)."""
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
     if not xs or len(xs) != len(inits):
@@ -324,12 +325,19 @@ def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, d
     dims = sorted(map(int, dimensions))
     if dims and (dims[0] < 0 or dims[-1] >= xs[0].ndim or len(set(dims)) != len(dims)):
         raise ValueError(f"dimensions {list(dimensions)} must be distinct dimensions of rank {xs[0].ndim}")
+    shape = xs[0].shape
     for k, (x, v) in enumerate(zip(xs, inits)):
-        if x.shape != xs[0].shape or v.ndim != 0:
-            raise ValueError(f"input {k} {x.shape} must have the first input's shape {xs[0].shape} "
+        if x.shape != shape or v.ndim != 0:
+            raise ValueError(f"input {k} {x.shape} must have the first input's shape {shape} "
                              f"and its initial value must be a scalar (rank {v.ndim})")
-    if computation in ("MAX", "MIN") and len(xs) == 1:
-        return (max_min(xs[0], inits[0], dims, computation == "MAX"),)
+    with np.errstate(all="ignore"):
+        if computation in ("MAX", "MIN") and len(xs) == 1:
+            return (max_min(xs[0], inits[0], dims, computation == "MAX"),)
+        return _reduce(xs, inits, dims, computation)
+
+
+def _reduce(xs: list[np.ndarray], inits: list[np.ndarray], dims: list[int], computation: str) -> tuple[np.ndarray, ...]:
+    """reduce() of checked arguments (but one input's MAX/MIN), under its np.errstate."""
     if computation in SELECTING:
         rows = [_rows(x, v, dims) for x, v in zip(xs, inits)]
         extreme = _extreme_of_rows(rows[0], computation in ("MAX", "ARGMAX"))
