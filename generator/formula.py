@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from .errors import suggest
 from .expr import ExprError, _name, _tree
+from .formula_fusions import numpy_fusion
 
 
 @dataclass(frozen=True)
@@ -304,13 +305,10 @@ class _Emitter:
 
 class _NumpyEmitter(_Emitter):
     def emit(self, node: ast.AST) -> str:
-        # ieee_minimum(ieee_maximum(x, low), high) is a clamp: one helper, which takes a single np.clip pass
-        # where that gives the same bits (bounds that are single values), instead of two passes and two checks
-        if isinstance(node, ast.Call) and _name(node.func) == "ieee_minimum" and len(node.args) == 2:
-            inner = node.args[0]
-            if isinstance(inner, ast.Call) and _name(inner.func) == "ieee_maximum" and len(inner.args) == 2:
-                x, low, high = (self.emit(a) for a in (*inner.args, node.args[1]))
-                return f"_ew.ieee_clamp({x}, {low}, {high})"
+        fused = numpy_fusion(node)  # a clamp, LeakyRelu: one runtime helper for the whole subtree
+        if fused is not None:
+            helper, operands = fused
+            return f"{helper}({', '.join(self.emit(a) for a in operands)})"
         return super().emit(node)
 
     def constant(self, value: Any) -> str:

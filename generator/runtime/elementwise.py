@@ -4,11 +4,13 @@ formula functions NumPy lacks (erf, rsqrt, power, ...), and, re-exported, XLA's 
 from __future__ import annotations
 
 import functools
+import math
 
 from typing import Any, Callable, ParamSpec, Sequence, TypeVar
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from . import broadcast
 from ..dtypes import ELEM_TYPES
@@ -224,6 +226,24 @@ def mul_trunc(a: float, x: np.ndarray) -> np.ndarray:
     out[product >= hi] = info.max
     out[product <= lo] = info.min
     return out
+
+
+def leaky_relu(x: npt.ArrayLike, alpha: Any) -> np.ndarray:
+    """where(x < 0, mul_trunc(alpha, x), x) (LeakyRelu's formula), bit for bit. For floating x and one
+    positive finite alpha it is max(x, alpha * x) when alpha <= 1 and min(x, alpha * x) when alpha >= 1: the
+    product has x's sign (zeros keep theirs, so no -0.0/+0.0 tie), lies beyond x exactly when x < 0, and is no
+    NaN unless x is, where max and min return their first operand, x, as the formula does. Two passes over
+    the data instead of the comparison, the product and the select's blend (about six)."""
+    x = np.asarray(x)
+    product = mul_trunc(alpha, x)
+    if x.dtype.kind == "f" and type(alpha) in (float, int) and product.dtype == x.dtype:
+        # a Python number multiplies x in x's type: alpha as rounded there must be positive and finite
+        with np.errstate(over="ignore", under="ignore"):
+            factor = float(np.array(alpha, x.dtype))
+        if 0 < factor < math.inf:
+            pick = np.maximum if factor <= 1 else np.minimum
+            return pick(x, product, out=product) if isinstance(product, np.ndarray) else pick(x, product)
+    return select(x < 0, product, x)
 
 
 def rsqrt(x: np.ndarray) -> np.ndarray:

@@ -92,9 +92,13 @@ def _may_need_zero_fix(out: np.ndarray, take_negative: bool) -> bool:
     signed = _SIGNED_OF_SIZE.get(out.dtype.itemsize)
     if signed is None or out.size == 0 or out.dtype.kind != "f":
         return bool(np.any(out == 0))
+    # np.minimum.reduce itself, not ndarray.min (its Python wrapper) nor np.iinfo: a few us a call
     if take_negative:  # minimum: a +0.0 in the result
-        return bool(out.view(_UNSIGNED_OF_SIZE[out.dtype.itemsize]).min() == 0)
-    return bool(out.view(signed).min() == np.iinfo(signed).min)  # maximum: a -0.0 in the result
+        return bool(np.minimum.reduce(out.view(_UNSIGNED_OF_SIZE[out.dtype.itemsize]), axis=None) == 0)
+    return bool(np.minimum.reduce(out.view(signed), axis=None) == _LOWEST_SIGNED[signed])  # maximum: a -0.0
+
+
+_LOWEST_SIGNED: dict[np.dtype[Any], int] = {t: int(np.iinfo(t).min) for t in _SIGNED_OF_SIZE.values()}
 
 
 def _signed_zero_fix(a: np.ndarray, b: np.ndarray, out: np.ndarray, take_negative: bool) -> np.ndarray:

@@ -239,6 +239,32 @@ def test_relu_rejects_unsigned():
             kernel(op)(np.zeros(3, np.uint8))
 
 
+# ---- LeakyRelu on floats, bit for bit ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOAT3)
+def test_leaky_relu_float_bits_match_torch(dtype):
+    """LeakyRelu's formula where(x < 0, alpha * x, x), which the kernel computes as max(x, alpha * x) (min
+    for alpha > 1) when alpha is positive and finite in the compute type, else as written: every bit of
+    torch's leaky_relu (x > 0 ? x : x * slope, slope in the tensor's type; float16 in float32 like the
+    kernel), zeros' signs included, over edge values (+-0, +-inf, NaN, subnormals, +-max) and random data.
+    For negative slopes the two conventions differ at zero (torch: +0 * slope = -0.0; the formula keeps x),
+    so those compare away from zero; NaN positions compare as NaN."""
+    rng = np.random.default_rng(5)
+    work = np.float32 if dtype == "float16" else NP[dtype]
+    x = np.concatenate([edge_values(dtype), random_array(rng, (3000,), dtype, -8.0, 8.0)])
+    for alpha in (0.01, 0.5, 1.0, 2.5, 1e-30, 1e30, 0.0, -1.5):
+        (y,) = kernel("LeakyRelu")(x, alpha=alpha)
+        with torch.no_grad():
+            want = F.leaky_relu(torch.from_numpy(x.astype(work)), alpha).numpy()
+        with np.errstate(over="ignore"):  # float16: products beyond its range round to inf
+            want = want.astype(NP[dtype])
+        compared = (x != 0) if alpha <= 0 else np.ones(x.shape, bool)
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(y), nan), f"alpha={alpha} {dtype}"
+        keep = compared & ~nan
+        assert y[keep].tobytes() == want[keep].tobytes(), f"alpha={alpha} {dtype}"
+
+
 # ---- LeakyRelu on integers -------------------------------------------------------------------------
 
 INT_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")

@@ -373,6 +373,42 @@ def test_reduce_add_mul_along_rows_fold_left_bit_for_bit(shape, dims, dtype):
         assert got.dtype == dtype and got.reshape(-1).tobytes() == want.tobytes(), comp
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_reduce_mul_fold_left_against_python_fold(dtype):
+    """Note fold_left for MUL, which the kernel computes with np.multiply.reduce: every output is
+    init * x1 * x2 * ... in row-major order of its reduced elements, whichever dimensions are reduced and
+    however the input is laid out (a transposed view too). Reference: functools.reduce over each output's
+    elements listed in row-major order, in Python floats rounded to the compute type after each product
+    (float32 for float16; a product of two float32 numbers is exact in double, so rounding it once gives the
+    float32 product), then rounded once. Data near 1 with NaN, +-inf, -0.0, subnormals and huge values.
+    Results compare bit for bit except where both are NaN: which NaN a product of two NaNs keeps is
+    the processor's business (x86 takes the first operand, and C compilers may swap a product's operands)."""
+    rng = np.random.default_rng(11)
+    compute = np.float32 if dtype == np.float16 else dtype
+    specials = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-41, -1e-42, 3e38, -2.0, 1e-300, 1e300, np.nan]
+    cases = [((6, 300), [1]), ((300, 6), [0]), ((4, 30, 6), [1]), ((4, 30, 6), [0, 2]), ((900,), [0]), ((3, 4), [])]
+    for shape, dims in cases:
+        x = 1 + rng.standard_normal(shape) / 8
+        flat = x.reshape(-1)
+        flat[rng.choice(flat.size, min(flat.size, len(specials)), replace=False)] = specials[:flat.size]
+        with np.errstate(over="ignore"):  # 1e300 becomes inf in the narrower types
+            x = x.astype(dtype)
+        for data, reduced in ((x, dims), (x.T, sorted(x.ndim - 1 - d for d in dims))):
+            init = dtype(1.25)
+            kept = [k for k in range(data.ndim) if k not in reduced]
+            outputs = rows(data, reduced).astype(compute)  # each output's elements in row-major order
+            step = lambda acc, v: float(compute(acc * v))  # noqa: E731
+            with np.errstate(all="ignore"):
+                want = np.array([functools.reduce(step, row.tolist(), float(compute(init)))
+                                 for row in outputs.reshape(-1, outputs.shape[-1])], compute).astype(dtype)
+                got = reduce_kernel([data], [init], dimensions=reduced, computation="MUL")[0]
+            assert got.shape == tuple(data.shape[k] for k in kept) and got.dtype == dtype
+            got, want = got.reshape(-1), want.reshape(-1)
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan), (shape, dims)
+            assert got[~nan].tobytes() == want[~nan].tobytes(), (shape, reduced, data.flags.c_contiguous)
+
+
 def test_reduce_l2_and_count():
     """Note l2_and_count: L2 folds hypot (sqrt(init^2 + sum x^2)); integers exactly, truncated and
     saturated; COUNT adds one per reduced element."""

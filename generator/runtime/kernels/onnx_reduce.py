@@ -30,13 +30,13 @@ import numpy as np
 
 from ..elementwise import compute_dtype, finish, ieee_results
 from .conversion import convert
-from .reduction import reduce
+from .reduction import max_min, reduce
 
 
 def _axes_to_reduce(rank: int, axes: Any, noop_with_empty_axes: int) -> list[int]:
     """The sorted distinct axes to reduce: every axis when axes is absent or empty (none with
     noop_with_empty_axes), negative values counting from the back."""
-    values = [] if axes is None else [int(a) for a in np.asarray(axes, dtype=np.int64).reshape(-1)]
+    values: list[int] = [] if axes is None else np.asarray(axes, dtype=np.int64).reshape(-1).tolist()
     if not values:
         return [] if noop_with_empty_axes else list(range(rank))
     return sorted({a % rank if rank else a for a in values})
@@ -45,6 +45,14 @@ def _axes_to_reduce(rank: int, axes: Any, noop_with_empty_axes: int) -> list[int
 def _fold(computation: str, x: np.ndarray, init: Any, dims: list[int], keepdims: int) -> np.ndarray:
     """hlir Reduce's fold of x over dims from init, in x's dtype; reduced axes kept as 1 when keepdims."""
     (result,) = reduce([x], [np.asarray(init, dtype=x.dtype)], dimensions=dims, computation=computation)
+    return np.expand_dims(result, tuple(dims)) if keepdims else result
+
+
+def _extreme(x: np.ndarray, init: Any, dims: list[int], keepdims: int, largest: bool) -> np.ndarray:
+    """hlir Reduce MAX (MIN) of x over dims from init, as _fold computes it, without Reduce's checks of
+    its arguments (dims are distinct axes of x here): on small inputs those checks cost as much as the
+    reduction."""
+    result = max_min(x, np.asarray(init, dtype=x.dtype), dims, largest)
     return np.expand_dims(result, tuple(dims)) if keepdims else result
 
 
@@ -107,7 +115,7 @@ def onnx_reduce_max(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
     """The largest element (NaN propagates; -0.0 < +0.0, hlir Reduce MAX); no elements: -inf or the
     type's lowest value (false for bool, for which max is a logical OR)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
-    return finish(_fold("MAX", work, _lowest(work.dtype), dims, keepdims), x.dtype)
+    return finish(_extreme(work, _lowest(work.dtype), dims, keepdims, largest=True), x.dtype)
 
 
 @ieee_results
@@ -116,7 +124,7 @@ def onnx_reduce_min(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
     """The smallest element (NaN propagates; -0.0 < +0.0); no elements: +inf or the type's highest
     value (true for bool, for which min is a logical AND)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
-    return finish(_fold("MIN", work, _highest(work.dtype), dims, keepdims), x.dtype)
+    return finish(_extreme(work, _highest(work.dtype), dims, keepdims, largest=False), x.dtype)
 
 
 @ieee_results

@@ -7,6 +7,7 @@ Conventions shared by these kernels (each recorded in the op's spec notes):
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Sequence
 
@@ -83,7 +84,8 @@ def _position_of(values: np.ndarray, m: np.ndarray) -> np.ndarray:
 # over the outputs:
 #
 # - ADD, SUB, MUL, AND, OR, XOR: the ufunc applied row after row (or its accumulate); for integers, whose
-#   wrapping +, *, &, |, ^ are associative and commutative, the ufunc's reduce (the same result);
+#   wrapping +, *, &, |, ^ are associative and commutative, the ufunc's reduce (the same result); floating
+#   MUL also through multiply.reduce, which NumPy folds sequentially along any axis (_sequential_product);
 # - DIV: XLA's division, folded step by step for integers (truncation, x / 0 = -1 or the maximum);
 # - L2: hypot folded for floating types, sqrt(init² + Σx²) exactly (then truncated, saturated) for integers;
 # - UPDATE: the last element; COUNT: init + n;
@@ -202,6 +204,21 @@ def _blocked_rows_fold(op: np.ufunc, rows: np.ndarray, compute: np.dtype, start:
     return out
 
 
+def _sequential_product(x: np.ndarray, init: np.ndarray, dims: list[int]) -> np.ndarray:
+    """The left fold init * x1 * x2 ... of every output's reduced elements in row-major order, as one
+    np.multiply.reduce over a C-contiguous array in the compute type. NumPy multiplies sequentially
+    whichever axis it reduces (only add is summed pairwise, along the innermost axis): along a contiguous
+    axis one accumulator per output, `acc *= x` element after element; along an outer axis the outputs side
+    by side, row after row. The iterator walks a C-contiguous input in row-major order (it only reorders the
+    axes of other layouts, hence the contiguous copy), and `initial` is where every accumulator starts. The
+    same bits as the fold written out (a test compares with functools.reduce), without the transposed
+    copies of a blocked fold, which cost more than the dependent multiplications they let run side by side."""
+    compute = compute_dtype(x.dtype)
+    start = np.asarray(init, dtype=x.dtype).astype(compute)[()]
+    return np.asarray(np.multiply.reduce(np.asarray(x, dtype=compute, order="C"), axis=tuple(dims),
+                                         initial=start))
+
+
 def _extreme_of_rows(rows: np.ndarray, largest: bool) -> np.ndarray:
     """XLA max/min over the last axis; the signed-zero rule only matters where the extreme is zero."""
     m = np.max(rows, axis=-1) if largest else np.min(rows, axis=-1)
@@ -213,33 +230,41 @@ def _extreme_of_rows(rows: np.ndarray, largest: bool) -> np.ndarray:
     return m
 
 
-def _max_min(x: np.ndarray, init: np.ndarray, dims: list[int], largest: bool) -> np.ndarray:
-    """Reduce MAX/MIN of one input: the extreme of the reduced elements (a view of them when the reduced
-    dimensions are the trailing ones), then the initial value where it lies beyond that. A row whose
-    result is a zero or a NaN, where the sign of the zero or the NaN's bits depend on the elements
-    compared, is computed as _extreme_of_rows computes it, from the initial value and the elements.
-    Few NumPy calls on the common path: on a small input their fixed cost is what the kernel costs."""
-    flat = _reduced_last(x, dims)
+def max_min(x: np.ndarray, init: np.ndarray, dims: list[int], largest: bool) -> np.ndarray:
+    """Reduce MAX/MIN of one input: the extreme of the reduced elements (one ufunc reduce over the input's
+    own axes), then the initial value where it lies beyond that. A row whose result is a zero or a NaN,
+    where the sign of the zero or the NaN's bits depend on the elements compared, is computed as
+    _extreme_of_rows computes it, from the initial value and the elements. Few NumPy calls on the common
+    path (a reduce, and one test for a zero or NaN result): on a small input their fixed cost is what the
+    kernel costs, on a large one every extra pass over the input or a copy of it would."""
     floating = _floating(x.dtype)
     init = np.asarray(init, dtype=x.dtype)
-    if flat.shape[-1] == 0 or flat.size == 0 or (floating and init != init):
+    start = init.item()  # a Python number: compared without NumPy's per-call cost
+    if x.size == 0 or start != start:  # no elements, or a NaN initial value
         return _extreme_of_rows(_rows(x, init, dims), largest)
-    m = (np.maximum if largest else np.minimum).reduce(flat, axis=-1)
-    # the identity of max (min) never lies beyond: -inf (+inf) or the integer type's lowest (highest)
-    if floating:
-        beyond_none = init == (-np.inf if largest else np.inf)
-    else:
-        limits = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
-        beyond_none = limits is not None and init == (limits.min if largest else limits.max)
-    out = np.asarray(m) if beyond_none else np.where(init > m if largest else init < m, init, m)  # NaN: m stays
-    if floating:
+    # exact on every other element: a maximum (minimum) is one of the values compared
+    out = np.asarray((np.maximum if largest else np.minimum).reduce(x, axis=tuple(dims)))
+    if start != _no_bound(x.dtype, largest):  # the identity of max (min) never lies beyond
+        out = np.where(init > out if largest else init < out, init, out)  # NaN: out stays
+    if floating and not np.minimum.reduce(np.abs(out), axis=None) > 0:  # a zero or a NaN (NaN compares false)
         redo = out == 0
         redo |= out != out  # NaN
-        if redo.any():
-            out = np.array(out)
-            first = np.broadcast_to(init, (int(np.count_nonzero(redo)), 1))
-            out[redo] = _extreme_of_rows(np.concatenate([first, flat[redo]], axis=-1), largest)
+        out = np.array(out)
+        first = np.broadcast_to(init, (int(np.count_nonzero(redo)), 1))
+        out[redo] = _extreme_of_rows(np.concatenate([first, _reduced_last(x, dims)[redo]], axis=-1), largest)
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _no_bound(dtype: np.dtype, largest: bool) -> Any:
+    """The initial value that never lies beyond the extreme of any element of dtype: -inf (+inf) for floating
+    types, the integer type's lowest (highest) value; None (no such value) for the others."""
+    if _floating(dtype):
+        return -np.inf if largest else np.inf
+    if dtype.kind in "iu":
+        limits = np.iinfo(dtype)
+        return limits.min if largest else limits.max
+    return None
 
 
 def _left_fold(op: np.ufunc, values: np.ndarray) -> np.ndarray:
@@ -283,10 +308,11 @@ def _fold(computation: str, columns: np.ndarray) -> np.ndarray:
     raise ValueError(f"unknown computation {computation!r}; known: {', '.join(COMPUTATIONS)}")
 
 
-@ieee_results
 def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, dimensions: Sequence[int],
            type: str | None = None, computation: str) -> tuple[np.ndarray, ...]:
-    """XLA Reduce with the spec's left fold from the initial value; `type` has no effect (note type_ignored)."""
+    """XLA Reduce with the spec's left fold from the initial value; `type` has no effect (note type_ignored).
+    Infinities, NaN and overflow are results, not warnings (np.errstate here rather than the ieee_results
+    decorator, whose extra call is a measurable part of a small reduction's cost)."""
     xs = [np.asarray(x) for x in inputs]
     inits = [np.asarray(v) for v in init_values]
     if not xs or len(xs) != len(inits):
@@ -296,15 +322,22 @@ def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, d
                          f"not {computation}")
     if computation in ("AND", "OR", "XOR") and xs[0].dtype.kind not in "iu":
         raise ValueError(f"{computation} is bitwise: it needs an integer type, not {xs[0].dtype}")
-    dims = sorted(int(d) for d in dimensions)
-    if len(set(dims)) != len(dims) or any(not 0 <= d < xs[0].ndim for d in dims):
+    dims = sorted(map(int, dimensions))
+    if dims and (dims[0] < 0 or dims[-1] >= xs[0].ndim or len(set(dims)) != len(dims)):
         raise ValueError(f"dimensions {list(dimensions)} must be distinct dimensions of rank {xs[0].ndim}")
+    shape = xs[0].shape
     for k, (x, v) in enumerate(zip(xs, inits)):
-        if x.shape != xs[0].shape or v.ndim != 0:
-            raise ValueError(f"input {k} {x.shape} must have the first input's shape {xs[0].shape} "
+        if x.shape != shape or v.ndim != 0:
+            raise ValueError(f"input {k} {x.shape} must have the first input's shape {shape} "
                              f"and its initial value must be a scalar (rank {v.ndim})")
-    if computation in ("MAX", "MIN") and len(xs) == 1:
-        return (_max_min(xs[0], inits[0], dims, computation == "MAX"),)
+    with np.errstate(all="ignore"):
+        if computation in ("MAX", "MIN") and len(xs) == 1:
+            return (max_min(xs[0], inits[0], dims, computation == "MAX"),)
+        return _reduce(xs, inits, dims, computation)
+
+
+def _reduce(xs: list[np.ndarray], inits: list[np.ndarray], dims: list[int], computation: str) -> tuple[np.ndarray, ...]:
+    """reduce() of checked arguments (but one input's MAX/MIN), under its np.errstate."""
     if computation in SELECTING:
         rows = [_rows(x, v, dims) for x, v in zip(xs, inits)]
         extreme = _extreme_of_rows(rows[0], computation in ("MAX", "ARGMAX"))
@@ -312,8 +345,10 @@ def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, d
             return (extreme,)
         position = _position_of(rows[0], extreme)[..., None]
         return tuple(np.take_along_axis(r, position, axis=-1)[..., 0] for r in rows)
-    if computation in ("ADD", "MUL") and xs[0].dtype.kind == "f":
-        folded = _leading_fold(_ACCUMULATING[computation], xs[0], inits[0], dims)
+    if computation == "MUL" and _floating(xs[0].dtype):
+        return (_sequential_product(xs[0], inits[0], dims).astype(xs[0].dtype, copy=False),)
+    if computation == "ADD" and xs[0].dtype.kind == "f":
+        folded = _leading_fold(np.add, xs[0], inits[0], dims)
         if folded is not None:
             return (folded.astype(xs[0].dtype),)
     return (np.asarray(_fold(computation, _columns(xs[0], inits[0], dims))).astype(xs[0].dtype),)
@@ -346,4 +381,7 @@ def global_max_pool(input: np.ndarray, *, dims: Sequence[int]) -> np.ndarray:
     rows, out_shape = _pooled_last(x, dims)
     if rows.shape[-1] == 0:
         return np.full(out_shape, -np.inf, x.dtype)
+    m = np.maximum.reduce(rows, axis=-1)
+    if rows.size and (not _floating(x.dtype) or m.all()):  # no zero maximum, whose sign _extreme settles
+        return m.reshape(out_shape)
     return _extreme(rows, True).reshape(out_shape)

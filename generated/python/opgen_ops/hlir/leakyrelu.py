@@ -67,7 +67,7 @@ def kernel_v1(input, *, alpha):
     compute = _ew.compute_dtype_for(input.dtype, input.dtype)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((input_ < 0), _ew.mul_trunc(alpha, input_), input_)
+        result = _ew.leaky_relu(input_, alpha)
     return (_ew.finish(result, input.dtype),)
 
 
