@@ -55,7 +55,9 @@ class TypedOnednn(msgspec.Struct, gc=False):
     fpmath_mode: msgspec.Raw = _NULL
     input_ports: msgspec.Raw = _NULL
     output_ports: msgspec.Raw = _NULL
-    format: msgspec.Raw | None = None  # an hlir graph's marker: such a document is not read here
+    # An hlir graph's marker: a document with a format other than null is not taken (decoding stops there,
+    # so an hlir file costs no decoding here before json.loads reads it).
+    format: None = None
 
     def get(self, key: str) -> Any:
         """A top-level field as json.loads would give it (None when absent), as doc.get does for a dict."""
@@ -75,7 +77,7 @@ def decode(data: bytes) -> TypedOnednn | None:
         doc = _DECODER.decode(data)
     except _NOT_TYPED:
         return None
-    return doc if doc.format is None else None
+    return doc
 
 
 def read_typed(doc: TypedOnednn, registry: Registry, limits: Limits) -> tuple[Graph, str, list[Record]]:
