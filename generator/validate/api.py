@@ -162,7 +162,7 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     text_suffix = suffix in (".json", ".yaml", ".yml")
     data = read_model_file(path, limits.max_text_file_bytes if text_suffix else limits.max_onnx_file_bytes)
     if suffix == ".json" or (not text_suffix and data.lstrip()[:1] in (b"{", b"[")):
-        doc = load_json(_text_sized(data, limits), typed=kind in (None, "onednn"))
+        doc = load_json(_text_sized(data, limits), typed=kind or True)
     elif text_suffix:
         doc = load_yaml(data, limits)
     else:  # no telling extension: a StableHLO program, an ONNX protobuf, else a YAML document
@@ -209,13 +209,13 @@ def _text(data: bytes) -> str:
         raise ModelReadError(f"not UTF-8 text (byte {exc.start}) and not an ONNX model") from None
 
 
-def load_json(data: bytes, typed: bool = False) -> Any:
-    """typed: a oneDNN Graph document comes as opgen.validate.onednn_typed's records when they take it whole
-    (decoded several times faster than by json.loads), any other document as json.loads gives it."""
+def load_json(data: bytes, typed: str | bool = False) -> Any:
+    """typed (True, or the kind to decode): an hlir or oneDNN Graph document comes as typed records when
+    they take it whole (opgen.validate.typed_json), any other document as json.loads gives it."""
     if typed:
-        from .onednn_typed import decode
+        from .typed_json import decode
 
-        doc = decode(data)
+        doc = decode(data, None if typed is True else typed)
         if doc is not None:
             return doc
     # json's C scanner guards its own recursion (RecursionError); check_structure bounds the depth.
