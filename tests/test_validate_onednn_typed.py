@@ -4,12 +4,14 @@ the dict reader (validate_model given the parsed dict), which the typed path cla
 from __future__ import annotations
 
 import json
+import typing
 
 import pytest
+import yaml
 
 from opgen.validate import ModelReadError, validate_model
 from opgen.validate.api import read_model
-from opgen.validate.onednn_typed import TypedOnednn, decode
+from opgen.validate.onednn_typed import DataType, TypedOnednn, decode
 
 from conftest import ROOT
 
@@ -44,7 +46,7 @@ TYPED = {
                                       prelu(2, lt(1, dtype="bf16"), lt(3))),
     "unknown_parts_agree": doc(prelu(0, lt(0), lt(1)), prelu(1, lt(1, dtype="undef", shape=(I64_MIN,)), lt(2)),
                                prelu(2, lt(2, shape=(2, I64_MIN)), lt(3))),
-    "unknown_dtype_names": doc(prelu(0, lt(0, dtype="f64"), lt(1, dtype="f64")), prelu(1, lt(1, dtype="q7"), lt(2))),
+    "other_dtype_names": doc(prelu(0, lt(0, dtype="f64"), lt(1, dtype="f64")), prelu(1, lt(1, dtype="s4"), lt(2))),
     "attribute_spellings": doc(prelu(0, lt(0), lt(1)),
                                prelu(1, lt(1), lt(2), attrs={"data_format": {"type": "string", "value": "NCX"},
                                                              "per_channel_broadcast": {"type": "bool",
@@ -96,7 +98,13 @@ UNTYPED = {
     "deep_attribute": '{"graph": [{"kind": "Abs", "attrs": ' + "[" * 100_000 + "]" * 100_000 + "}]}",
     "hlir_marker": '{"format": "opgen-hlir-graph", "graph": [{"kind": "Abs"}]}',
     "truncated": '{"graph": [{"kind": "Abs"',
+    "dtype_oneDNN_does_not_name": json.dumps(doc(prelu(0, lt(0), lt(1)), prelu(1, lt(1, dtype="q7"), lt(2)))),
 }
+
+
+def test_the_records_name_the_domains_data_types():
+    domain = yaml.safe_load((ROOT / "specs" / "onednn" / "domain.yaml").read_text())
+    assert sorted(typing.get_args(DataType)) == sorted(["undef", *domain["dtype_names"]])
 
 
 def _outcome(model, limits=None):

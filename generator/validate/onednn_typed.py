@@ -2,22 +2,23 @@
 
 json.loads of a 100 000-op graph builds ~2 million dicts, lists and strings (about twice onnx.checker's
 time on the ONNX model of as many nodes); msgspec decodes the same text into a few small records per op,
-checking in C the types the dict reader checks in Python (an integer id that is no bool; a dtype string
-or null; a shape of integers or null; the op's kind and name strings; lists of tensors), and skips what
+checking in C the types the dict reader checks in Python (an integer id that is no bool; a dtype, one of
+oneDNN Graph's names, or null; a shape of integers or null; the op's kind and name strings; lists of tensors), and skips what
 opgen does not read (an op's id, a tensor's strides, layout and property type). An op's "attrs" stay raw
 JSON text: ops repeat a few distinct attribute objects, each parsed once by json.loads and converted by
 the dict reader's own code.
 
 The typed decoding is only a faster way to the same answer: a document it does not take whole (a type
-that differs, invalid JSON, a byte-order mark, nesting too deep, a "format" key that an hlir graph has)
+that differs, a data type oneDNN Graph does not name, invalid JSON, a byte-order mark, nesting too deep, a
+"format" key that an hlir graph has)
 gives None, and the caller parses it with json.loads and reads it with the dict reader, whose errors
 (located by JSON path, or by line and column for invalid JSON) stay exactly what they were.
 """
 from __future__ import annotations
 
 import json
-from operator import attrgetter, is_not
-from typing import Any
+from operator import is_not
+from typing import Any, Literal
 
 import msgspec
 
@@ -28,9 +29,16 @@ from .registry import Registry
 from .report import Record
 
 
+# oneDNN Graph's data type names (the onednn domain's dtype_names, and undef; a test compares them): decoded
+# as one shared string each, whose hash is computed once. A file naming another type is read the dict way,
+# which reports it.
+DataType = Literal["undef", "f32", "bf16", "f16", "f64", "s8", "u8", "s32", "boolean", "s64", "f8_e4m3", "f8_e5m2",
+                   "s4", "u4"]
+
+
 class _Tensor(msgspec.Struct, gc=False):
     id: int
-    dtype: str | None = None
+    dtype: DataType | None = None
     shape: tuple[int, ...] | None = None
 
 
@@ -107,7 +115,7 @@ def read_typed(doc: TypedOnednn, registry: Registry, limits: Limits) -> tuple[Gr
         out_ids = tuple([str(lt.id) for lt in outs])
         in_ids = tuple([str(lt.id) for lt in ins])
         lts = outs + ins
-        infos: list[Any] = list(map(known_get, map(_DESCRIPTION, lts)))
+        infos: list[Any] = [known_get((lt.dtype, lt.shape)) for lt in lts]
         if not all(infos):  # a description not seen before (None; an info is true): checked and made once
             infos = [info if info is not None else
                      tensor.slow_typed(lt.dtype, lt.shape, lt.id, k, *_side(j, len(outs)))
@@ -140,7 +148,6 @@ def read_typed(doc: TypedOnednn, registry: Registry, limits: Limits) -> tuple[Gr
     return finish(doc, nodes, values, pending, produced, tensor, records, names)
 
 
-_DESCRIPTION = attrgetter("dtype", "shape")
 
 
 def _side(j: int, outputs: int) -> tuple[str, int]:
