@@ -112,12 +112,12 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
         node.attributes, node.attr_kinds = hit[0], hit[1]
         nodes.append(node)
     values = {t: info for t, (info, _) in described.items()}
-    return finish(doc, nodes, values, pending, produced, tensor, records, names)
+    in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
+    return finish(doc, nodes, values, in_order, produced, tensor, records, names)
 
 
-def finish(doc: Any, nodes: list[Node], values: dict[str, TensorInfo], pending: set[str],
-           produced: set[str], tensor: "_TensorReader", records: list[Record],
-           names: dict[str, str]) -> tuple[Graph, str, list[Record]]:
+def finish(doc: Any, nodes: list[Node], values: dict[str, TensorInfo], in_order: bool, produced: set[str],
+           tensor: "_TensorReader", records: list[Record], names: dict[str, str]) -> tuple[Graph, str, list[Record]]:
     """The graph of the ops read (inputs, outputs, values, dependency order) and its report context."""
     inputs = list(dict.fromkeys(t for n in nodes for t in n.inputs if t not in produced))
     listed_inputs = _ports(doc.get("input_ports"))
@@ -126,7 +126,6 @@ def finish(doc: Any, nodes: list[Node], values: dict[str, TensorInfo], pending: 
     consumed = {t for n in nodes for t in n.inputs}
     outputs = [t for t in _ports(doc.get("output_ports")) if t in produced] or \
         [t for t in dict.fromkeys(t for n in nodes for t in n.outputs) if t not in consumed]
-    in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
     graph = Graph("", inputs, [], outputs, values, nodes if in_order else _dependency_order(nodes))
     context = [(key, label, doc.get(key)) for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
                                                             ("fpmath_mode", "fpmath "))]

@@ -17,6 +17,7 @@ gives None, and the caller parses it with json.loads and reads it with the dict 
 from __future__ import annotations
 
 import json
+from itertools import chain
 from operator import is_not
 from typing import Any, Literal
 
@@ -104,8 +105,6 @@ def read_typed(doc: TypedOnednn, registry: Registry, limits: Limits) -> tuple[Gr
     attr_cache: dict[bytes, tuple[dict[str, Any], dict[str, Any], int, str]] = {}
     attr_keys: dict[str, str] = {}
     nodes: list[Node] = []
-    pending: set[str] = set()
-    produced: set[str] = set()
     # every op's tensor ids and infos, outputs first (the producer's description is the declared one)
     all_ids: list[str] = []
     all_infos: list[TensorInfo] = []
@@ -132,9 +131,6 @@ def read_typed(doc: TypedOnednn, registry: Registry, limits: Limits) -> tuple[Gr
             hit = attr_cache[raw] = (attr_values, kinds, count, attr_keys.setdefault(key, key))
         elif hit[2]:
             budget.add(hit[2], f"graph[{k}].attrs")
-        if not produced.issuperset(in_ids):
-            pending.update([t for t in in_ids if t not in produced])
-        produced.update(out_ids)
         node = Node(k, op.name, DOMAIN, op.kind, None, in_ids, out_ids, hit[3])
         node.attributes, node.attr_kinds = hit[0], hit[1]
         nodes.append(node)
@@ -145,9 +141,28 @@ def read_typed(doc: TypedOnednn, registry: Registry, limits: Limits) -> tuple[Gr
     values.update(first_info)  # in the order of first description, as the dict reader has them
     if any(map(is_not, map(first_info.__getitem__, all_ids), all_infos)):
         _compare_descriptions(ops, all_ids, all_infos, records)
-    return finish(doc, nodes, values, pending, produced, tensor, records, names)
+    produced = set(chain.from_iterable([node.outputs for node in nodes]))
+    return finish(doc, nodes, values, _in_order(nodes), produced, tensor, records, names)
 
 
+def _in_order(nodes: list[Node]) -> bool:
+    """Whether no op uses a tensor that no earlier op produced but it or a later op does (as the dict
+    reader tells). Looked at backwards first, two C calls per op: when no op uses a tensor that it or a
+    later op produces, the ops are in order; otherwise the exact test decides (a tensor produced twice)."""
+    later: set[str] = set()
+    for node in reversed(nodes):
+        later.update(node.outputs)
+        if not later.isdisjoint(node.inputs):
+            break
+    else:
+        return True
+    produced: set[str] = set()
+    pending: set[str] = set()
+    for node in nodes:
+        if not produced.issuperset(node.inputs):
+            pending.update([t for t in node.inputs if t not in produced])
+        produced.update(node.outputs)
+    return pending.isdisjoint(produced)
 
 
 def _side(j: int, outputs: int) -> tuple[str, int]:
