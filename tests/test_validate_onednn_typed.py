@@ -42,6 +42,8 @@ TYPED = {
     "chain": doc(prelu(0, lt(0), lt(1)), prelu(1, lt(1), lt(2))),
     "out_of_order_and_ports": doc(prelu(1, lt(1), lt(2)), prelu(0, lt(0), lt(1)), input_ports=[99, 0],
                                   output_ports=[2]),
+    "produced_twice_in_order": doc(prelu(0, lt(0), lt(1)), prelu(1, lt(1), lt(2)), prelu(2, lt(0), lt(1))),
+    "uses_its_own_output": doc(prelu(0, lt(0), lt(1)), prelu(1, lt(2), lt(2))),
     "contradicting_descriptions": doc(prelu(0, lt(0), lt(1)), prelu(1, lt(1, shape=(2, 9)), lt(2)),
                                       prelu(2, lt(1, dtype="bf16"), lt(3))),
     "unknown_parts_agree": doc(prelu(0, lt(0), lt(1)), prelu(1, lt(1, dtype="undef", shape=(I64_MIN,)), lt(2)),
