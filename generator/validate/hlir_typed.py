@@ -130,8 +130,16 @@ def read_typed(doc: TypedHlir, limits: Limits, schema: dict[str, Any]) -> tuple[
     for decl in constants:
         constant_names.append(decl["name"])
         declare(values, decl["name"], reader.constant(decl, f"constant {decl['name']!r}", ""), "")
-    for v in body.values:
-        declare(values, v.name, info(None if v.dtype is unset else v.dtype, v.shape, f"value {v.name!r}"), "")
+    known = reader.infos.get
+    for v in body.values:  # the big list: a description seen before, for a name not declared yet, inline
+        dtype = None if v.dtype is unset else v.dtype
+        described = known((dtype, v.shape))
+        if described is None:
+            described = info(dtype, v.shape, f"value {v.name!r}")
+        if v.name in values:
+            declare(values, v.name, described, "")
+        else:
+            values[v.name] = described
     outputs = []
     for v in body.outputs:
         outputs.append(v.name)
