@@ -149,3 +149,11 @@ def test_errors_in_typed_documents_are_the_dict_readers(tmp_path):
         for limits in (small, Limits()):
             found, expected = _outcome(path, limits), _outcome(case, limits).replace("<model>", str(path))
             assert found == expected and (found.startswith("ModelReadError") or limits != small)
+
+
+def test_a_raw_part_too_deep_for_json_is_an_unreadable_file():
+    from opgen.validate.json_part import loads_part
+
+    assert loads_part(b'{"a": [1, 2.5, true]}') == {"a": [1, 2.5, True]}
+    with pytest.raises(ModelReadError, match="nests too deeply"):
+        loads_part(b"[" * 100_000 + b"]" * 100_000)

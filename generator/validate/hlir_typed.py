@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from ..graph import Graph, Node
+from .json_part import loads_part
 from .limits import Limits, ModelReadError
 from .report import Record
 
@@ -97,7 +98,7 @@ def decode(data: bytes) -> TypedHlir | None:
 
 def read_typed(doc: TypedHlir, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, str, list[Record]] | None:
     """read_hlir's answer for a typed document, or None when its rules need the dict (see TypedHlir)."""
-    from .hlir_reader import _Reader, _freeze, check_schema, check_structure
+    from .hlir_reader import _freeze, _Reader, check_schema, check_structure
     from .hlir_schema import PLAIN_DEPTH
     from .resources import published_hlir_graph_schema
 
@@ -108,7 +109,7 @@ def read_typed(doc: TypedHlir, limits: Limits, schema: dict[str, Any]) -> tuple[
     if body.constants is not msgspec.UNSET:
         # the only part the records leave to the schema: checked as the whole document would be (every
         # other part is valid, and nothing in the schema relates one part to another)
-        constants = json.loads(bytes(body.constants))
+        constants = loads_part(bytes(body.constants))
         rest = {"format": body.format, "version": body.version, "nodes": [], "constants": constants}
         check_structure(rest, limits)
         try:
