@@ -162,7 +162,7 @@ def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, A
     text_suffix = suffix in (".json", ".yaml", ".yml")
     data = read_model_file(path, limits.max_text_file_bytes if text_suffix else limits.max_onnx_file_bytes)
     if suffix == ".json" or (not text_suffix and data.lstrip()[:1] in (b"{", b"[")):
-        doc = load_json(_text_sized(data, limits))
+        doc = load_json(_text_sized(data, limits), typed=kind or True)
     elif text_suffix:
         doc = load_yaml(data, limits)
     else:  # no telling extension: a StableHLO program, an ONNX protobuf, else a YAML document
@@ -209,7 +209,15 @@ def _text(data: bytes) -> str:
         raise ModelReadError(f"not UTF-8 text (byte {exc.start}) and not an ONNX model") from None
 
 
-def load_json(data: bytes) -> Any:
+def load_json(data: bytes, typed: str | bool = False) -> Any:
+    """typed (True, or the kind to decode): an hlir or oneDNN Graph document comes as typed records when
+    they take it whole (opgen.validate.typed_json), any other document as json.loads gives it."""
+    if typed:
+        from .typed_json import decode
+
+        doc = decode(data, None if typed is True else typed)
+        if doc is not None:
+            return doc
     # json's C scanner guards its own recursion (RecursionError); check_structure bounds the depth.
     try:
         return json.loads(_text(data))

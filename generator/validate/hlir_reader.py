@@ -38,7 +38,12 @@ FORMAT = "opgen-hlir-graph"
 
 
 def is_hlir(doc: Any) -> bool:
-    return isinstance(doc, dict) and doc.get("format") == FORMAT
+    """A document with the hlir graph marker (a file decoded into opgen.validate.hlir_typed's records has it)."""
+    if not isinstance(doc, dict):
+        from .hlir_typed import TypedHlir
+
+        return isinstance(doc, TypedHlir)
+    return doc.get("format") == FORMAT
 
 
 def check_structure(doc: Any, limits: Limits) -> None:
@@ -97,6 +102,14 @@ def check_schema(doc: Any, schema: dict[str, Any], reduced: tuple[Any, dict[str,
 def read_hlir(doc: Any, limits: Limits, schema: dict[str, Any]) -> tuple[Graph, str, list[Record]]:
     from .resources import published_hlir_graph_schema
 
+    if not isinstance(doc, dict):
+        from .hlir_typed import TypedHlir, read_typed
+
+        if isinstance(doc, TypedHlir):
+            found = read_typed(doc, limits, schema)
+            if found is not None:
+                return found
+            doc = doc.plain()
     reduced = None
     if limits.max_json_depth >= PLAIN_DEPTH and schema == published_hlir_graph_schema():
         # The items the schema certainly accepts are shallow and keyed by strings: the structure check
@@ -143,13 +156,25 @@ class _Reader:
         self.budget = AttributeBudget(limits)
 
     def info(self, decl: dict[str, Any], what: str) -> TensorInfo:
-        shape = decl.get("shape")
-        key = (decl.get("dtype"), None if shape is None else tuple(shape))
+        return self.info_of(decl.get("dtype"), decl.get("shape"), what)
+
+    def info_of(self, dtype: str | None, shape: Any, what: str) -> TensorInfo:
+        key = (dtype, None if shape is None else tuple(shape))
         info = self.infos.get(key)
         if info is None:  # a description seen before was checked then (the schema made its sizes ints)
             check_shape(key[1], self.limits, what)
             info = self.infos[key] = TensorInfo(*key)
         return info
+
+    def declare(self, values: dict[str, TensorInfo], name: str, info: TensorInfo, path: str) -> None:
+        """Enter a value's description; a second one that differs is reported."""
+        first = values.get(name)
+        if first is None or first is UNKNOWN:
+            values[name] = info
+        elif info is not UNKNOWN and (first.dtype, first.shape) != (info.dtype, info.shape):
+            self.records.append(Record("error", "", f"value {name!r}", "is declared twice, as "
+                                       f"{first.dtype} {first.shape} and as {info.dtype} {info.shape}",
+                                       graph=path, found=name))
 
     def constant(self, decl: dict[str, Any], what: str, path: str) -> TensorInfo:
         dtype = decl["dtype"]
@@ -172,13 +197,7 @@ class _Reader:
         values: dict[str, TensorInfo] = {}
 
         def declare(name: str, info: TensorInfo) -> None:
-            first = values.get(name)
-            if first is None or first is UNKNOWN:
-                values[name] = info
-            elif info is not UNKNOWN and (first.dtype, first.shape) != (info.dtype, info.shape):
-                self.records.append(Record("error", "", f"value {name!r}", "is declared twice, as "
-                                           f"{first.dtype} {first.shape} and as {info.dtype} {info.shape}",
-                                           graph=path, found=name))
+            self.declare(values, name, info, path)
 
         inputs = []
         for decl in raw.get("inputs", []):

@@ -42,9 +42,13 @@ _ATTR_TYPES = {"string": "string", "bool": "bool", "s64": "int", "f32": "float",
 
 
 def is_onednn(doc: Any) -> bool:
-    """A JSON document in the oneDNN Graph shape: a "graph" list of ops with a "kind"."""
-    return (isinstance(doc, dict) and isinstance(doc.get("graph"), list)
-            and all(isinstance(op, dict) and "kind" in op for op in doc["graph"]))
+    """A JSON document in the oneDNN Graph shape: a "graph" list of ops with a "kind" (a document decoded
+    into opgen.validate.onednn_typed's records has that shape)."""
+    if not isinstance(doc, dict):
+        from .onednn_typed import TypedOnednn
+
+        return isinstance(doc, TypedOnednn)
+    return isinstance(doc.get("graph"), list) and all(isinstance(op, dict) and "kind" in op for op in doc["graph"])
 
 
 def _int(value: Any) -> bool:
@@ -52,6 +56,11 @@ def _int(value: Any) -> bool:
 
 
 def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, str, list[Record]]:
+    if not isinstance(doc, dict):
+        from .onednn_typed import TypedOnednn, read_typed
+
+        if isinstance(doc, TypedOnednn):
+            return read_typed(doc, registry, limits)
     if not isinstance(doc, dict) or not isinstance(doc.get("graph"), list):
         raise ModelReadError('not a oneDNN Graph JSON document: expected an object with a "graph" list')
     ops = doc["graph"]
@@ -102,6 +111,14 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
         node = Node(k, name, DOMAIN, kind, None, in_ids, out_ids, key)
         node.attributes, node.attr_kinds = hit[0], hit[1]
         nodes.append(node)
+    values = {t: info for t, (info, _) in described.items()}
+    in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
+    return finish(doc, nodes, values, in_order, produced, tensor, records, names)
+
+
+def finish(doc: Any, nodes: list[Node], values: dict[str, TensorInfo], in_order: bool, produced: set[str],
+           tensor: "_TensorReader", records: list[Record], names: dict[str, str]) -> tuple[Graph, str, list[Record]]:
+    """The graph of the ops read (inputs, outputs, values, dependency order) and its report context."""
     inputs = list(dict.fromkeys(t for n in nodes for t in n.inputs if t not in produced))
     listed_inputs = _ports(doc.get("input_ports"))
     if sorted(listed_inputs) == sorted(inputs):  # the serialized order of the graph's inputs, when it lists them all
@@ -109,12 +126,11 @@ def read_onednn(doc: Any, registry: Registry, limits: Limits) -> tuple[Graph, st
     consumed = {t for n in nodes for t in n.inputs}
     outputs = [t for t in _ports(doc.get("output_ports")) if t in produced] or \
         [t for t in dict.fromkeys(t for n in nodes for t in n.outputs) if t not in consumed]
-    values = {t: info for t, (info, _) in described.items()}
-    in_order = pending.isdisjoint(produced)  # no op uses a tensor that a later op (or itself) produces
     graph = Graph("", inputs, [], outputs, values, nodes if in_order else _dependency_order(nodes))
-    extra = [f"{label}{doc[key]}" for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
-                                                     ("fpmath_mode", "fpmath "))
-             if isinstance(doc.get(key), (str, int, float)) and not isinstance(doc.get(key), bool)]
+    context = [(key, label, doc.get(key)) for key, label in (("version", "oneDNN "), ("engine_kind", "engine "),
+                                                            ("fpmath_mode", "fpmath "))]
+    extra = [f"{label}{value}" for key, label, value in context
+             if isinstance(value, (str, int, float)) and not isinstance(value, bool)]
     records += tensor.unknown_dtype_records(names)
     return graph, "onednn graph" + (f" ({', '.join(extra)})" if extra else ""), records
 
@@ -215,6 +231,17 @@ class _TensorReader:
         info = self.infos.get(key)
         if info is None:
             info = self.infos[key] = self._new(dtype, shape, f"graph[{k}].{side}[{j}].shape")
+        return info
+
+    def slow_typed(self, dtype: str | None, shape: tuple[int, ...] | None, tid: int, k: int, side: str,
+                   j: int) -> TensorInfo:
+        """A logical tensor of a typed document (opgen.validate.onednn_typed) whose description is new:
+        its types were checked by the decoding."""
+        if dtype is not None and dtype != "undef" and dtype not in self.names:
+            self.unknown_dtypes.setdefault(dtype, (str(tid), f"graph[{k}].{side}[{j}].dtype"))
+        info = self.infos.get((dtype, shape))
+        if info is None:
+            info = self.infos[(dtype, shape)] = self._new(dtype, shape, f"graph[{k}].{side}[{j}].shape")
         return info
 
     def _new(self, dtype: str | None, shape: tuple[Any, ...] | None, where: str) -> TensorInfo:

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.runtime.kernels import as_input, as_outputs, split_variadic
-from opgen.runtime.kernels.control_flow import onnx_loop
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Loop'
+
+# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
+# a model (`opgen validate`) loads only validators.
+_kernels_imported = False
+as_input = as_outputs = onnx_loop = split_variadic = None
+
+
+def _import_kernels():
+    global _kernels_imported, as_input, as_outputs, onnx_loop, split_variadic
+    from opgen.runtime.kernels import as_input, as_outputs, split_variadic
+    from opgen.runtime.kernels.control_flow import onnx_loop
+    _kernels_imported = True
+
 
 # ---- version 25 ----
 
@@ -128,6 +139,8 @@ def kernel_v25(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -247,6 +260,8 @@ def kernel_v24(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -364,6 +379,8 @@ def kernel_v23(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -480,6 +497,8 @@ def kernel_v21(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -594,6 +613,8 @@ def kernel_v19(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -701,6 +722,8 @@ def kernel_v16(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -788,6 +811,8 @@ def kernel_v13(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -868,6 +893,8 @@ def kernel_v11(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [np.asarray(x) for x in variadic]
@@ -948,6 +975,8 @@ def kernel_v1(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
+    if not _kernels_imported:
+        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [np.asarray(x) for x in variadic]
