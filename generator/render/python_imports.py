@@ -88,9 +88,5 @@ def import_view(op: OpSpec, versions: list[dict[str, Any]], imports: dict[str, t
         else:
             aliased.append((module, f"{function} as {local}"))
     functions = sorted([(module, ", ".join(sorted(names))) for module, names in plain.items()] + aliased)
-    elementwise = _uses(kernels, "_ew")
-    # The names the kernels' imports bind: imported on a kernel's first call, not with the module (a
-    # validator uses none of them, and `opgen validate` loads only validators).
-    deferred = (["_ew"] if elementwise else []) + helpers + [local for _, _, local in imports.values()]
-    return dict(numpy=_uses(kernels, "np"), elementwise=elementwise, validation=validation,
-                kernel_helpers=helpers, kernel_functions=functions, deferred=sorted(set(deferred)))
+    return dict(numpy=_uses(kernels, "np"), elementwise=_uses(kernels, "_ew"), validation=validation,
+                kernel_helpers=helpers, kernel_functions=functions)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.reduction import argmax
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ArgMax'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-argmax = as_outputs = None
-
-
-def _import_kernels():
-    global _kernels_imported, argmax, as_outputs
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.reduction import argmax
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -92,8 +81,6 @@ def kernel_v1(input, *, axis=0, keepdims=True, select_last_index=False):
     Returns a tuple of the outputs: output (tensor(int64))
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:

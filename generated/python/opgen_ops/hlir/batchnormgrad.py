@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import batch_norm_grad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BatchNormGrad'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = batch_norm_grad = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, batch_norm_grad
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.normalization import batch_norm_grad
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -113,8 +102,6 @@ def kernel_v1(input, scale, mean, variance, grad_output, *, epsilon, feature_ind
     Returns a tuple of the outputs: grad_input (T), grad_scale (T), grad_bias (T)
     T: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     scale = np.asarray(scale)
     mean = np.asarray(mean)

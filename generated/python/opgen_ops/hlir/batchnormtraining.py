@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import batch_norm_training
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BatchNormTraining'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = batch_norm_training = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, batch_norm_training
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.normalization import batch_norm_training
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -93,8 +82,6 @@ def kernel_v1(input, scale, bias, *, epsilon, feature_index):
     Returns a tuple of the outputs: output (T), mean (T), variance (T)
     T: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

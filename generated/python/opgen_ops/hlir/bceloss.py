@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.loss import bce_loss
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BCELoss'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = bce_loss = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, bce_loss
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.loss import bce_loss
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -82,8 +71,6 @@ def kernel_v1(input, target, weight=None, *, reduction='mean'):
     Returns a tuple of the outputs: output (T)
     T: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.conversion import bitcast_convert
 from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.BitcastConvert'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = bitcast_convert = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, bitcast_convert
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.conversion import bitcast_convert
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -104,8 +93,6 @@ def kernel_v1(input, *, output_dtype=None):
     T1: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

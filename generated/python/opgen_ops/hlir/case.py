@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.control_flow import case
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Case'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = case = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, case
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.control_flow import case
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -76,8 +65,6 @@ def kernel_v1(index, *, branches):
     S: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     index = np.asarray(index)
     problems = validate_v1((index,), {'branches': branches}, None)
     if problems:

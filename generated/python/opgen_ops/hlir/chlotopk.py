@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.ordering import chlo_top_k
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ChloTopK'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = chlo_top_k = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, chlo_top_k
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.ordering import chlo_top_k
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -91,8 +80,6 @@ def kernel_v1(operand, *, k):
     Returns a tuple of the outputs: values (T), indices (tensor(int32))
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     operand = np.asarray(operand)
     problems = validate_v1((operand,), {'k': k}, None)
     if problems:

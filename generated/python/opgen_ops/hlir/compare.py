@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import compare
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Compare'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = compare = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, compare
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.binary import compare
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -85,8 +74,6 @@ def kernel_v1(lhs, rhs, *, comparison_direction, output_dtype=None):
         complex64, complex128
     To: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     output_out = _ew.output_dtype(output_dtype, getattr(lhs, 'dtype', None), ('bool',), 'output')

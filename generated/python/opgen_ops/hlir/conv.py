@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.convolution import conv
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Conv'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = conv = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, conv
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.convolution import conv
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -305,8 +294,6 @@ def kernel_v1(
     Returns a tuple of the outputs: output (T)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.bit_precision import count_leading_zeros
 from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.CountLeadingZeros'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = count_leading_zeros = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, count_leading_zeros
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.bit_precision import count_leading_zeros
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -73,8 +62,6 @@ def kernel_v1(operand):
     Returns a tuple of the outputs: output (T)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     operand = np.asarray(operand)
     problems = validate_v1((operand,), {}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.loss import ctc_loss
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.CTCLoss'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = ctc_loss = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, ctc_loss
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.loss import ctc_loss
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -125,8 +114,6 @@ def kernel_v1(input, targets, input_lengths, target_lengths, *, blank=0):
     T: float16, float, double
     Ti: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     targets = np.asarray(targets)
     input_lengths = np.asarray(input_lengths)

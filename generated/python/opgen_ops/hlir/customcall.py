@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.custom import custom_call
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.CustomCall'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = custom_call = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, custom_call, split_variadic
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.custom import custom_call
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -93,8 +82,6 @@ def kernel_v1(*variadic, target_name, shape, output_dtype=None):
     To: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     output_out = _ew.output_dtype(
         output_dtype,

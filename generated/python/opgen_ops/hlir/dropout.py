@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.activation import dropout
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Dropout'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = dropout = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, dropout
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.activation import dropout
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -87,8 +76,6 @@ def kernel_v1(data, ratio=None, training_mode=None, *, seed=None):
     T1: float16, float, double
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_broadcast_in_dim
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicBroadcastInDim'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = dynamic_broadcast_in_dim = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, dynamic_broadcast_in_dim
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import dynamic_broadcast_in_dim
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -103,8 +92,6 @@ def kernel_v1(input, shape, *, broadcast_dimensions):
         complex64, complex128
     Ts: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v1((input, shape,), {'broadcast_dimensions': broadcast_dimensions}, None)

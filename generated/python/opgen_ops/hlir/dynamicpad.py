@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.slice_pad import dynamic_pad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicPad'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = dynamic_pad = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, dynamic_pad
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.slice_pad import dynamic_pad
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -105,8 +94,6 @@ def kernel_v1(input, pads, padding_value=None, *, mode=None):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     pads = np.asarray(pads)
     padding_value = None if padding_value is None else np.asarray(padding_value)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.slice_pad import dynamic_update_slice
 from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.DynamicUpdateSlice'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = dynamic_update_slice = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, dynamic_update_slice
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.slice_pad import dynamic_update_slice
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -100,8 +89,6 @@ def kernel_v1(input, update, start_indices):
         complex64, complex128
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     update = np.asarray(update)
     start_indices = np.asarray(start_indices)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.special_functions import erf_inv
 from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ErfInv'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = erf_inv = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, erf_inv
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.special_functions import erf_inv
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -73,8 +62,6 @@ def kernel_v1(operand):
     Returns a tuple of the outputs: output (T)
     T: float16, bfloat16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     operand = np.asarray(operand)
     problems = validate_v1((operand,), {}, None)
     if problems:

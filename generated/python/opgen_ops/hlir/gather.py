@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.indexing import gather
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gather'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = gather = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, gather
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.indexing import gather
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -206,8 +195,6 @@ def kernel_v1(
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
     Tind: uint8, uint16, uint32, uint64, int8, int16, int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     problems = validate_v1(

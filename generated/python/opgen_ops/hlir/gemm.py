@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import gemm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Gemm'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = gemm = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, gemm
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.linalg import gemm
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -111,8 +100,6 @@ def kernel_v1(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)

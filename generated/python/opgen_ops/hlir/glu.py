@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.activation import glu
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Glu'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = glu = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, glu
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.activation import glu
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -87,8 +76,6 @@ def kernel_v1(input, *, dim):
     Returns a tuple of the outputs: output (T)
     T: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'dim': dim}, None)
     if problems:

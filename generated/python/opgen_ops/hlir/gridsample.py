@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import grid_sample
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GridSample'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = grid_sample = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, grid_sample
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.vision import grid_sample
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -90,8 +79,6 @@ def kernel_v1(input, grid, *, mode, align_corners, padding_mode):
     T: float16, float, double
     Tg: float
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     grid = np.asarray(grid)
     problems = validate_v1(

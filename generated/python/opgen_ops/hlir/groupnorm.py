@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import group_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.GroupNorm'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = group_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, group_norm
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.normalization import group_norm
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -95,8 +84,6 @@ def kernel_v1(input, scale, bias, *, epsilon=1e-05, num_groups):
     Returns a tuple of the outputs: output (T)
     T: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

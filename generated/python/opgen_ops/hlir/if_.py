@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.control_flow import if_
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.If'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = if_ = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, if_
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.control_flow import if_
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -90,8 +79,6 @@ def kernel_v1(pred, true_operand, false_operand, *, true_computation, false_comp
     S: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     pred = np.asarray(pred)
     true_operand = np.asarray(true_operand)
     false_operand = np.asarray(false_operand)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.complex_parts import imag
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Imag'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = imag = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, imag
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.complex_parts import imag
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -67,8 +56,6 @@ def kernel_v1(input):
     Returns a tuple of the outputs: output (T)
     T: float16, float, double, complex64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

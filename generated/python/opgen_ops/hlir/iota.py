@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import iota
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Iota'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = iota = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, iota
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import iota
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -72,8 +61,6 @@ def kernel_v1(*, iota_dimension, output_dtype=None, output_shape):
     Returns a tuple of the outputs: output (T)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     output_out = _ew.output_dtype(
         output_dtype,
         None,

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.window import max_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.MaxPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = max_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, max_pool
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.window import max_pool
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -216,8 +205,6 @@ def kernel_v1(
     T: float16, float, double, int8, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(input, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v1(

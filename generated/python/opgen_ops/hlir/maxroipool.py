@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import max_roi_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.MaxRoiPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = max_roi_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, max_roi_pool
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.vision import max_roi_pool
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -108,8 +97,6 @@ def kernel_v1(input, rois, *, layout, pooled_shape, spatial_scale):
     Returns a tuple of the outputs: output (T)
     T: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     rois = np.asarray(rois)
     problems = validate_v1(

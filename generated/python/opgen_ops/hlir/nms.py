@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import nms
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.NMS'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = nms = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, nms
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.vision import nms
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -99,8 +88,6 @@ def kernel_v1(boxes, scores, *, max_output_boxes_per_class=0, iou_threshold=0.0,
         (required), center_point_box: int = 0
     Returns a tuple of the outputs: selected_indices (tensor(int64))
     """
-    if not _kernels_imported:
-        _import_kernels()
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     problems = validate_v1(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.custom import partial_reduce
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.PartialReduce'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = partial_reduce = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, partial_reduce, split_variadic
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.custom import partial_reduce
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -114,8 +103,6 @@ def kernel_v1(*variadic, comparator, top_k, reduction_dim, recall_target=0.9, lo
     Returns a tuple of the outputs: outputs (T, variadic)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1(
         (*variadic,),

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.complex_parts import real
 from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Real'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = real = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, real
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.complex_parts import real
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -78,8 +67,6 @@ def kernel_v1(input, *, output_dtype=None):
     T: complex64, complex128, float16, float, double
     T1: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('float16', 'float', 'double'), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])

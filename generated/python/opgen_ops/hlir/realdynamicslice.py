@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.slice_pad import real_dynamic_slice
 from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RealDynamicSlice'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = real_dynamic_slice = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, real_dynamic_slice
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.slice_pad import real_dynamic_slice
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -139,8 +128,6 @@ def kernel_v1(input, start_indices, limit_indices, strides, axes=None):
         complex64, complex128
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     start_indices = np.asarray(start_indices)
     limit_indices = np.asarray(limit_indices)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.resize import resize
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Resize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = resize = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, resize
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.resize import resize
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -164,8 +153,6 @@ def kernel_v1(
         complex64, complex128
     T2: float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import reverse_sequence
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ReverseSequence'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = reverse_sequence = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, reverse_sequence
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import reverse_sequence
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -102,8 +91,6 @@ def kernel_v1(input, sequence_lens, *, batch_axis=1, time_axis=0):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v1((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import rng_normal
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RngNormal'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = rng_normal = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, rng_normal
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import rng_normal
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -84,8 +73,6 @@ def kernel_v1(mu, sigma, shape, *, seed=1):
     T: float16, float, double
     T1: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     mu = np.asarray(mu)
     sigma = np.asarray(sigma)
     shape = np.asarray(shape)

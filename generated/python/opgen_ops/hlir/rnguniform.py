@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import rng_uniform
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RngUniform'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = rng_uniform = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, rng_uniform
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import rng_uniform
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -87,8 +76,6 @@ def kernel_v1(a, b, shape, *, seed=1):
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     T1: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     a = np.asarray(a)
     b = np.asarray(b)
     shape = np.asarray(shape)

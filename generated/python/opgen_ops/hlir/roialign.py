@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.vision import roi_align
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.RoiAlign'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = roi_align = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, roi_align
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.vision import roi_align
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -127,8 +116,6 @@ def kernel_v1(
     T1: float16, float, double
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)

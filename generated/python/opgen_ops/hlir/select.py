@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import select
 from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Select'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = select = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, select
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.binary import select
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -81,8 +70,6 @@ def kernel_v1(pred, on_true, on_false):
     Returns a tuple of the outputs: output (T)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double, bfloat16
     """
-    if not _kernels_imported:
-        _import_kernels()
     pred = np.asarray(pred)
     on_true = np.asarray(on_true)
     on_false = np.asarray(on_false)

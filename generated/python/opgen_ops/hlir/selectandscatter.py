@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.reduce_window import select_and_scatter
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SelectAndScatter'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = select_and_scatter = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, select_and_scatter
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.reduce_window import select_and_scatter
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -141,8 +130,6 @@ def kernel_v1(input, source, init_value, *, select_type, computation, window_dim
     Returns a tuple of the outputs: output (T)
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     source = np.asarray(source)
     init_value = np.asarray(init_value)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import set_dimension_size
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SetDimensionSize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = set_dimension_size = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, set_dimension_size
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import set_dimension_size
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -93,8 +82,6 @@ def kernel_v1(input, size, *, dimension):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     size = np.asarray(size)
     problems = validate_v1((input, size,), {'dimension': dimension}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import shape_of
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Shape'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = shape_of = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, shape_of
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import shape_of
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -109,8 +98,6 @@ def kernel_v1(input, *, start=0, end=1024, output_dtype=None):
         complex64, complex128
     To: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int64',), 'output')
     problems = validate_v1((input,), {'start': start, 'end': end}, [(_ew.elem(output_out), None)])

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import shift_left
 from opgen.runtime.validation import OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.ShiftLeft'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = shift_left = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, shift_left
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.binary import shift_left
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -74,8 +63,6 @@ def kernel_v1(lhs, rhs):
     Returns a tuple of the outputs: output (T)
     T: uint8, uint16, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
     problems = validate_v1((lhs, rhs,), {}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import size
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Size'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = size = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, size
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import size
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -69,8 +58,6 @@ def kernel_v1(input, *, output_dtype=None):
     T: uint32, uint64, int32, int64
     To: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('int64',), 'output')
     problems = validate_v1((input,), {}, [(_ew.elem(output_out), None)])

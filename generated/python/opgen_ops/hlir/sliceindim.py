@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.slice_pad import slice_in_dim
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SliceInDim'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = slice_in_dim = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, slice_in_dim
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.slice_pad import slice_in_dim
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -102,8 +91,6 @@ def kernel_v1(input, *, start_index, limit_index, stride, dimno):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1(
         (input,), {'start_index': start_index, 'limit_index': limit_index, 'stride': stride, 'dimno': dimno}, None

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import space_to_depth
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.SpaceToDepth'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = space_to_depth = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, space_to_depth
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import space_to_depth
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -114,8 +103,6 @@ def kernel_v1(input, *, space_dims, blocksize, depth_dim):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'space_dims': space_dims, 'blocksize': blocksize, 'depth_dim': depth_dim}, None)
     if problems:

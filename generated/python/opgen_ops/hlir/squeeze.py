@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import squeeze
 from opgen.runtime.validation import Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Squeeze'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = squeeze = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, squeeze
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import squeeze
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -98,8 +87,6 @@ def kernel_v1(input, axes=None):
         complex64, complex128
     Ta: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v1((input, axes,), {}, None)

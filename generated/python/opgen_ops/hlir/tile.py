@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import tile
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Tile'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = tile = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, tile
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import tile
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -85,8 +74,6 @@ def kernel_v1(input, repeats):
         complex64, complex128
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v1((input, repeats,), {}, None)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.ordering import topk
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Topk'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = topk = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, topk
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.ordering import topk
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -104,8 +93,6 @@ def kernel_v1(input, k, *, axis, sorted=True, largest=True):
     Returns a tuple of the outputs: output (T), indices (tensor(int64))
     T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float, double
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     k = np.asarray(k)
     problems = validate_v1((input, k,), {'axis': axis, 'sorted': sorted, 'largest': largest}, None)

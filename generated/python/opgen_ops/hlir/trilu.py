@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import trilu
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Trilu'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = trilu = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, trilu
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import trilu
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -77,8 +66,6 @@ def kernel_v1(input, *, upper, k):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'upper': upper, 'k': k}, None)
     if problems:

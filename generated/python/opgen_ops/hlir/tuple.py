@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.data_movement import tuple_
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'hlir.Tuple'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = split_variadic = tuple_ = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, split_variadic, tuple_
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.data_movement import tuple_
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -73,8 +62,6 @@ def kernel_v1(*variadic):
     T: bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double,
         complex64, complex128
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_conv_pool import avg_pool_backward
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.AvgPoolBackward'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = avg_pool_backward = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, avg_pool_backward
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_conv_pool import avg_pool_backward
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -108,8 +97,6 @@ def kernel_v1(
     T: float, bfloat16, float16
     T1: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     diff_dst = np.asarray(diff_dst)
     src_shape_input = None if src_shape_input is None else np.asarray(src_shape_input)
     problems = validate_v1(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_training import batch_norm_forward_training
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.BatchNormForwardTraining'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = batch_norm_forward_training = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, batch_norm_forward_training
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_training import batch_norm_forward_training
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -170,8 +159,6 @@ def kernel_v1(src, mean, variance, gamma=None, beta=None, *, epsilon, momentum=N
     T1: float, bfloat16, float16
     T2: float, bfloat16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     mean = np.asarray(mean)
     variance = np.asarray(variance)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import batch_norm_inference
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.BatchNormInference'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = batch_norm_inference = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, batch_norm_inference
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import batch_norm_inference
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -142,8 +131,6 @@ def kernel_v1(src, gamma, beta, mean, variance, *, epsilon, data_format='NXC'):
     T1: float, bfloat16, float16
     T2: float, bfloat16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     gamma = np.asarray(gamma)
     beta = np.asarray(beta)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_training import bias_add_backward
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.BiasAddBackward'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = bias_add_backward = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, bias_add_backward
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_training import bias_add_backward
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -73,8 +62,6 @@ def kernel_v1(diff_dst, *, data_format='NXC'):
     Returns a tuple of the outputs: diff_bias (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     diff_dst = np.asarray(diff_dst)
     problems = validate_v1((diff_dst,), {'data_format': data_format}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.onednn_ops import concat
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Concat'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = concat = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, concat, split_variadic
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.onednn_ops import concat
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -102,8 +91,6 @@ def kernel_v1(*variadic, axis):
     Returns a tuple of the outputs: dst (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'axis': axis}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_conv_pool import convolution_backward_data
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvolutionBackwardData'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = convolution_backward_data = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, convolution_backward_data
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_conv_pool import convolution_backward_data
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -114,8 +103,6 @@ def kernel_v1(
     T1: float, bfloat16, float16
     T2: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     diff_dst = np.asarray(diff_dst)
     weights = np.asarray(weights)
     dst_shape_input = None if dst_shape_input is None else np.asarray(dst_shape_input)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_conv_pool import conv_transpose
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ConvTranspose'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = conv_transpose = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, conv_transpose
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_conv_pool import conv_transpose
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -184,8 +173,6 @@ def kernel_v1(
     Returns a tuple of the outputs: dst (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     weights = np.asarray(weights)
     bias = None if bias is None else np.asarray(bias)

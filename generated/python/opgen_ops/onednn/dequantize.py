@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import dequantize
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Dequantize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = dequantize = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, dequantize
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import dequantize
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -97,8 +86,6 @@ def kernel_v1(src, *, qtype='per_tensor', axis=1, scales, zps=None, dst_dtype=No
     T1: uint8, int8, float8e5m2, float8e4m3fn
     T2: float
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     dst_out = _ew.output_dtype(dst_dtype, getattr(src, 'dtype', None), ('float',), 'dst')
     problems = validate_v1(

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_dropout import dropout
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Dropout'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = dropout = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, dropout
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_dropout import dropout
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -83,8 +72,6 @@ def kernel_v1(src, seed, offset, probability, *, mask_dtype=None):
     T_p: float
     T_mask: uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     seed = np.asarray(seed)
     offset = np.asarray(offset)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_training import dynamic_dequantize
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.DynamicDequantize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = dynamic_dequantize = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, dynamic_dequantize
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_training import dynamic_dequantize
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -104,8 +93,6 @@ def kernel_v1(src, scales, zps=None, *, qtype='per_tensor', axis=1, group_shape=
     T2: bfloat16, float16, float
     T3: uint4, int4, uint8, int8, int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     scales = np.asarray(scales)
     zps = None if zps is None else np.asarray(zps)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_training import dynamic_quantize
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.DynamicQuantize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = dynamic_quantize = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, dynamic_quantize
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_training import dynamic_quantize
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -98,8 +87,6 @@ def kernel_v1(src, scales, zps=None, *, qtype='per_tensor', axis=1, dst_dtype=No
     T2: uint8, int8, int32
     T3: uint8, int8
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     scales = np.asarray(scales)
     zps = None if zps is None else np.asarray(zps)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import gen_index
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.GenIndex'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = gen_index = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, gen_index
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import gen_index
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -76,8 +65,6 @@ def kernel_v1(src, *, axis, dst_dtype=None):
     T1: float, bfloat16, float16
     T2: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     dst_out = _ew.output_dtype(dst_dtype, getattr(src, 'dtype', None), ('int32',), 'dst')
     problems = validate_v1((src,), {'axis': axis}, [(_ew.elem(dst_out), None)])

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import group_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.GroupNorm'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = group_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, group_norm
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import group_norm
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -116,8 +105,6 @@ def kernel_v1(
     T1: float, bfloat16, float16
     T2: float, bfloat16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     gamma = None if gamma is None else np.asarray(gamma)
     beta = None if beta is None else np.asarray(beta)

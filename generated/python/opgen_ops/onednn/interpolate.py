@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_conv_pool import interpolate
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Interpolate'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = interpolate = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, interpolate
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_conv_pool import interpolate
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -145,8 +134,6 @@ def kernel_v1(
     T1: float, bfloat16, float16
     T2: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     sizes_input = None if sizes_input is None else np.asarray(sizes_input)
     problems = validate_v1(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_backward import interpolate_backward
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.InterpolateBackward'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = interpolate_backward = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, interpolate_backward
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_backward import interpolate_backward
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -93,8 +82,6 @@ def kernel_v1(
     T1: float, bfloat16, float16
     T2: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     diff_dst = np.asarray(diff_dst)
     sizes_input = None if sizes_input is None else np.asarray(sizes_input)

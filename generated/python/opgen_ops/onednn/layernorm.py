@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import layer_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.LayerNorm'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = layer_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, layer_norm
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import layer_norm
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -105,8 +94,6 @@ def kernel_v1(src, gamma=None, beta=None, *, keep_stats=True, begin_norm_axis=-1
     T1: float, bfloat16, float16
     T2: float, bfloat16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     gamma = None if gamma is None else np.asarray(gamma)
     beta = None if beta is None else np.asarray(beta)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import matmul
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.MatMul'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = matmul = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, matmul
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import matmul
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -180,8 +169,6 @@ def kernel_v1(
     T: float, bfloat16, float16
     T1: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     weights = np.asarray(weights)
     bias = None if bias is None else np.asarray(bias)

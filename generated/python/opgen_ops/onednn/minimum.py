@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Minimum'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -80,8 +69,6 @@ def kernel_v1(src_0, src_1, *, auto_broadcast='numpy'):
     Returns a tuple of the outputs: dst (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src_0 = np.asarray(src_0)
     src_1 = np.asarray(src_1)
     problems = validate_v1((src_0, src_1,), {'auto_broadcast': auto_broadcast}, None)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_backward import prelu_backward
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.PReLUBackward'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = prelu_backward = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, prelu_backward
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_backward import prelu_backward
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -88,8 +77,6 @@ def kernel_v1(src, slope, diff_dst, *, data_format='NXC'):
     Returns a tuple of the outputs: diff_src (T), diff_slope (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     slope = np.asarray(slope)
     diff_dst = np.asarray(diff_dst)

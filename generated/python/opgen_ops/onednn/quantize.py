@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import quantize
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.Quantize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = quantize = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, quantize
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import quantize
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -97,8 +86,6 @@ def kernel_v1(src, *, qtype='per_tensor', axis=1, scales, zps=None, dst_dtype=No
     T1: float
     T2: uint8, int8, float8e5m2, float8e4m3fn
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     dst_out = _ew.output_dtype(
         dst_dtype, getattr(src, 'dtype', None), ('uint8', 'int8', 'float8e5m2', 'float8e4m3fn'), 'dst'

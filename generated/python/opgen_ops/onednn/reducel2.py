@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import reduce_l2
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.ReduceL2'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = reduce_l2 = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, reduce_l2
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import reduce_l2
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -113,8 +102,6 @@ def kernel_v1(src, axes_input=None, *, axes=(), keep_dims=False):
     T1: float, bfloat16, float16
     T2: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     axes_input = None if axes_input is None else np.asarray(axes_input)
     problems = validate_v1((src, axes_input,), {'axes': axes, 'keep_dims': keep_dims}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import softmax
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.SoftMax'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = softmax = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, softmax
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import softmax
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -103,8 +92,6 @@ def kernel_v1(src, *, axis=1, mode='none', dst_dtype=None, stats_dtype=None):
     T2: float, bfloat16, float16
     T3: float
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     dst_out = _ew.output_dtype(dst_dtype, getattr(src, 'dtype', None), ('float', 'bfloat16', 'float16'), 'dst')
     stats_out = _ew.output_dtype(stats_dtype, getattr(src, 'dtype', None), ('float',), 'stats')

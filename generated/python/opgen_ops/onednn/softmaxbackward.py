@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_backward import softmax_backward
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.SoftMaxBackward'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = softmax_backward = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, softmax_backward
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_backward import softmax_backward
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -95,8 +84,6 @@ def kernel_v1(diff_dst, dst, *, axis=1, diff_src_dtype=None):
     T1: float, bfloat16, float16
     T2: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     diff_dst = np.asarray(diff_dst)
     dst = np.asarray(dst)
     diff_src_out = _ew.output_dtype(

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.SqrtBackward'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -75,8 +64,6 @@ def kernel_v1(src_or_dst, diff_dst, *, use_dst=True):
     Returns a tuple of the outputs: diff_src (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src_or_dst = np.asarray(src_or_dst)
     diff_dst = np.asarray(diff_dst)
     problems = validate_v1((src_or_dst, diff_dst,), {'use_dst': use_dst}, None)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onednn_ops import static_reshape
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onednn.StaticReshape'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = static_reshape = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, static_reshape
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onednn_ops import static_reshape
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -156,8 +145,6 @@ def kernel_v1(src, *, shape, special_zero):
     Returns a tuple of the outputs: dst (T)
     T: float, bfloat16, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     src = np.asarray(src)
     problems = validate_v1((src,), {'shape': shape, 'special_zero': special_zero}, None)
     if problems:

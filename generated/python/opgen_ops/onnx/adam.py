@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.training import adam
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Adam'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = adam = as_outputs = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, adam, as_outputs, split_variadic
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.training import adam
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -104,8 +93,6 @@ def kernel_v1(R, T, *variadic, alpha=0.9, beta=0.999, epsilon=1e-06, norm_coeffi
     T2: int64
     T3: double, float
     """
-    if not _kernels_imported:
-        _import_kernels()
     R = np.asarray(R)
     T = np.asarray(T)
     variadic = [np.asarray(x) for x in variadic]

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.legacy_broadcast import add
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Add'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = add = as_outputs = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, add, as_outputs
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.legacy_broadcast import add
-    _kernels_imported = True
-
 
 # ---- version 14 ----
 
@@ -80,8 +69,6 @@ def kernel_v14(A, B):
     Returns a tuple of the outputs: C (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v14((A, B,), {}, None)
@@ -142,8 +129,6 @@ def kernel_v13(A, B):
     Returns a tuple of the outputs: C (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v13((A, B,), {}, None)
@@ -204,8 +189,6 @@ def kernel_v7(A, B):
     Returns a tuple of the outputs: C (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v7((A, B,), {}, None)
@@ -263,8 +246,6 @@ def kernel_v6(A, B, *, axis=None, broadcast=0):
     Returns a tuple of the outputs: C (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v6((A, B,), {'axis': axis, 'broadcast': broadcast}, None)
@@ -318,8 +299,6 @@ def kernel_v1(A, B, *, axis=None, broadcast=0, consumed_inputs=None):
     Returns a tuple of the outputs: C (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v1((A, B,), {'axis': axis, 'broadcast': broadcast, 'consumed_inputs': consumed_inputs}, None)

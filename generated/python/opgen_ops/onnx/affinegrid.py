@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_vision import onnx_affine_grid
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.AffineGrid'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_affine_grid = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_affine_grid
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_vision import onnx_affine_grid
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -95,8 +84,6 @@ def kernel_v20(theta, size, *, align_corners=0):
     T1: bfloat16, double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     theta = np.asarray(theta)
     size = np.asarray(size)
     problems = validate_v20((theta, size,), {'align_corners': align_corners}, None)

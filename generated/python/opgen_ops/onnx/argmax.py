@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.ordering import onnx_argmax
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ArgMax'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_argmax = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_argmax
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.ordering import onnx_argmax
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -90,8 +79,6 @@ def kernel_v13(data, *, axis=0, keepdims=1, select_last_index=0):
     Returns a tuple of the outputs: reduced (tensor(int64))
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v13((data,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:
@@ -159,8 +146,6 @@ def kernel_v12(data, *, axis=0, keepdims=1, select_last_index=0):
     Returns a tuple of the outputs: reduced (tensor(int64))
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v12((data,), {'axis': axis, 'keepdims': keepdims, 'select_last_index': select_last_index}, None)
     if problems:
@@ -227,8 +212,6 @@ def kernel_v11(data, *, axis=0, keepdims=1):
     Returns a tuple of the outputs: reduced (tensor(int64))
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v11((data,), {'axis': axis, 'keepdims': keepdims}, None)
     if problems:
@@ -295,8 +278,6 @@ def kernel_v1(data, *, axis=0, keepdims=1):
     Returns a tuple of the outputs: reduced (tensor(int64))
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v1((data,), {'axis': axis, 'keepdims': keepdims}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_ml import array_feature_extractor
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ArrayFeatureExtractor'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-array_feature_extractor = as_outputs = None
-
-
-def _import_kernels():
-    global _kernels_imported, array_feature_extractor, as_outputs
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_ml import array_feature_extractor
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -73,8 +62,6 @@ def kernel_v1(X, Y):
     Returns a tuple of the outputs: Z (T)
     T: double, float, int32, int64, string
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v1((X, Y,), {}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.attention import onnx_attention
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Attention'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_attention = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_attention
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.attention import onnx_attention
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -347,8 +336,6 @@ def kernel_v25(
     T2: bfloat16, double, float, float16
     U: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)
@@ -706,8 +693,6 @@ def kernel_v24(
     T2: bfloat16, double, float, float16
     U: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)
@@ -1052,8 +1037,6 @@ def kernel_v23(
     T2: bfloat16, double, float, float16
     U: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_average_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.AveragePool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_average_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_average_pool
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_average_pool
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -175,8 +164,6 @@ def kernel_v22(
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v22(
         (X,),
@@ -350,8 +337,6 @@ def kernel_v19(
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v19(
         (X,),
@@ -501,8 +486,6 @@ def kernel_v11(X, *, auto_pad='NOTSET', ceil_mode=0, count_include_pad=0, kernel
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v11(
         (X,),
@@ -650,8 +633,6 @@ def kernel_v10(X, *, auto_pad='NOTSET', ceil_mode=0, count_include_pad=0, kernel
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v10(
         (X,),
@@ -798,8 +779,6 @@ def kernel_v7(X, *, auto_pad='NOTSET', count_include_pad=0, kernel_shape, pads=N
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v7(
         (X,),
@@ -943,8 +922,6 @@ def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape, pads=None, strides=None):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v1(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'pads': pads, 'strides': strides}, None

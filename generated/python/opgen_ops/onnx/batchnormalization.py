@@ -8,28 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_batch_norm, onnx_batch_norm_inference, onnx_batch_norm_is_test
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BatchNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_batch_norm = onnx_batch_norm_inference = onnx_batch_norm_is_test = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_batch_norm, onnx_batch_norm_inference, onnx_batch_norm_is_test
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import (
-        onnx_batch_norm,
-        onnx_batch_norm_inference,
-        onnx_batch_norm_is_test,
-    )
-    _kernels_imported = True
-
 
 # ---- version 15 ----
 
@@ -118,8 +103,6 @@ def kernel_v15(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.
     T1: bfloat16, double, float, float16
     T2: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -222,8 +205,6 @@ def kernel_v14(X, scale, B, input_mean, input_var, *, epsilon=1e-05, momentum=0.
     T: bfloat16, double, float, float16
     U: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -327,8 +308,6 @@ def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, requested_
         saved_var (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -449,8 +428,6 @@ def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1,
         saved_var (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -582,8 +559,6 @@ def kernel_v6(X, scale, B, mean, var, *, epsilon=1e-05, is_test=0, momentum=0.9,
         saved_var (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -711,8 +686,6 @@ def kernel_v1(X, scale, B, mean, var, *, consumed_inputs, epsilon=1e-05, is_test
         saved_var (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     B = np.asarray(B)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import bernoulli
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Bernoulli'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = bernoulli = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, bernoulli
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import bernoulli
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -94,8 +83,6 @@ def kernel_v22(input, *, dtype=None, seed=None, output_dtype=None):
     T1: bfloat16, double, float, float16
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
@@ -180,8 +167,6 @@ def kernel_v15(input, *, dtype=None, seed=None, output_dtype=None):
     T1: double, float, float16
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_ml import binarizer
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Binarizer'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = binarizer = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, binarizer
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_ml import binarizer
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -70,8 +59,6 @@ def kernel_v1(X, *, threshold=0.0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     threshold = _ew.float32_attribute(threshold)
     problems = validate_v1((X,), {'threshold': threshold}, None)

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BitShift'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -75,8 +64,6 @@ def kernel_v28(X, Y, *, direction):
     Returns a tuple of the outputs: Z (T)
     T: int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v28((X, Y,), {'direction': direction}, None)
@@ -139,8 +126,6 @@ def kernel_v11(X, Y, *, direction):
     Returns a tuple of the outputs: Z (T)
     T: uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v11((X, Y,), {'direction': direction}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.signal import onnx_blackman_window
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.BlackmanWindow'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_blackman_window = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_blackman_window
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.signal import onnx_blackman_window
-    _kernels_imported = True
-
 
 # ---- version 17 ----
 
@@ -93,8 +82,6 @@ def kernel_v17(size, *, output_datatype=1, periodic=1, output_dtype=None):
     T1: int32, int64
     T2: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     size = np.asarray(size)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.cast import onnx_cast
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Cast'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_cast = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_cast
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.cast import onnx_cast
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -104,8 +93,6 @@ def kernel_v28(input, *, round_mode='up', saturate=1, to, output_dtype=None):
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -202,8 +189,6 @@ def kernel_v25(input, *, round_mode='up', saturate=1, to, output_dtype=None):
         float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -298,8 +283,6 @@ def kernel_v24(input, *, round_mode='up', saturate=1, to, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -388,8 +371,6 @@ def kernel_v23(input, *, saturate=1, to, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -473,8 +454,6 @@ def kernel_v21(input, *, saturate=1, to, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -554,8 +533,6 @@ def kernel_v19(input, *, saturate=1, to, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -626,8 +603,6 @@ def kernel_v13(input, *, to, output_dtype=None):
     T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -698,8 +673,6 @@ def kernel_v9(input, *, to, output_dtype=None):
     T1: bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -770,8 +743,6 @@ def kernel_v6(input, *, to, output_dtype=None):
     T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -842,8 +813,6 @@ def kernel_v1(input, *, to, output_dtype=None):
     T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

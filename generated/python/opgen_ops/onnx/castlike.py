@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.cast import onnx_cast_like
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CastLike'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_cast_like = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_cast_like
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.cast import onnx_cast_like
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -97,8 +86,6 @@ def kernel_v25(input, target_type, *, round_mode='up', saturate=1):
         float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v25((input, target_type,), {'round_mode': round_mode, 'saturate': saturate}, None)
@@ -175,8 +162,6 @@ def kernel_v24(input, target_type, *, round_mode='up', saturate=1):
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v24((input, target_type,), {'round_mode': round_mode, 'saturate': saturate}, None)
@@ -250,8 +235,6 @@ def kernel_v23(input, target_type, *, saturate=1):
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v23((input, target_type,), {'saturate': saturate}, None)
@@ -325,8 +308,6 @@ def kernel_v21(input, target_type, *, saturate=1):
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v21((input, target_type,), {'saturate': saturate}, None)
@@ -398,8 +379,6 @@ def kernel_v19(input, target_type, *, saturate=1):
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v19((input, target_type,), {'saturate': saturate}, None)
@@ -459,8 +438,6 @@ def kernel_v15(input, target_type):
     T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target_type = np.asarray(target_type)
     problems = validate_v15((input, target_type,), {}, None)

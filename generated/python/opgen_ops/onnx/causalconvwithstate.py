@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linear_attention import onnx_causal_conv_with_state
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CausalConvWithState'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_causal_conv_with_state = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_causal_conv_with_state
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.linear_attention import onnx_causal_conv_with_state
-    _kernels_imported = True
-
 
 # ---- version 27 ----
 
@@ -103,8 +92,6 @@ def kernel_v27(input, weight, bias=None, past_state=None, *, activation='none'):
     Returns a tuple of the outputs: output (T), present_state (T)
     T: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     weight = np.asarray(weight)
     bias = None if bias is None else np.asarray(bias)

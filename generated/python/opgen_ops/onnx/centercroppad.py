@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_slice_pad import onnx_center_crop_pad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CenterCropPad'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_center_crop_pad = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_center_crop_pad
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_slice_pad import onnx_center_crop_pad
-    _kernels_imported = True
-
 
 # ---- version 18 ----
 
@@ -113,8 +102,6 @@ def kernel_v18(input_data, shape, *, axes=None):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input_data = np.asarray(input_data)
     shape = np.asarray(shape)
     problems = validate_v18((input_data, shape,), {'axes': axes}, None)

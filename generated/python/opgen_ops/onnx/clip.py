@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Clip'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -75,8 +64,6 @@ def kernel_v13(input, min=None, max=None):
     Returns a tuple of the outputs: output (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     min = None if min is None else np.asarray(min)
     max = None if max is None else np.asarray(max)
@@ -138,8 +125,6 @@ def kernel_v12(input, min=None, max=None):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     min = None if min is None else np.asarray(min)
     max = None if max is None else np.asarray(max)
@@ -199,8 +184,6 @@ def kernel_v11(input, min=None, max=None):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     min = None if min is None else np.asarray(min)
     max = None if max is None else np.asarray(max)
@@ -259,8 +242,6 @@ def kernel_v6(input, *, max=3.4028235e+38, min=-3.4028235e+38):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     max = _ew.float32_attribute(max)
     min = _ew.float32_attribute(min)
@@ -320,8 +301,6 @@ def kernel_v1(input, *, consumed_inputs=None, max=None, min=None):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     max = _ew.float32_attribute(max)
     min = _ew.float32_attribute(min)

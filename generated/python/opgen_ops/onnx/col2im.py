@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_conv import onnx_col2im
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Col2Im'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_col2im = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_col2im
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_conv import onnx_col2im
-    _kernels_imported = True
-
 
 # ---- version 18 ----
 
@@ -120,8 +109,6 @@ def kernel_v18(input, image_shape, block_shape, *, dilations=None, pads=None, st
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     image_shape = np.asarray(image_shape)
     block_shape = np.asarray(block_shape)

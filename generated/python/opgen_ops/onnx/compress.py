@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_shape import onnx_compress
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Compress'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_compress = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_compress
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_shape import onnx_compress
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -102,8 +91,6 @@ def kernel_v28(input, condition, *, axis=None):
         uint32, uint64, uint8
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     condition = np.asarray(condition)
     problems = validate_v28((input, condition,), {'axis': axis}, None)
@@ -187,8 +174,6 @@ def kernel_v11(input, condition, *, axis=None):
         uint64, uint8
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     condition = np.asarray(condition)
     problems = validate_v11((input, condition,), {'axis': axis}, None)
@@ -272,8 +257,6 @@ def kernel_v9(input, condition, *, axis=None):
         uint64, uint8
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     condition = np.asarray(condition)
     problems = validate_v9((input, condition,), {'axis': axis}, None)

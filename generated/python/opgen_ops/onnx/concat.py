@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.onnx_shape import onnx_concat
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Concat'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_concat = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_concat, split_variadic
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.onnx_shape import onnx_concat
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -94,8 +83,6 @@ def kernel_v13(*variadic, axis):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {'axis': axis}, None)
     if problems:
@@ -170,8 +157,6 @@ def kernel_v11(*variadic, axis):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v11((*variadic,), {'axis': axis}, None)
     if problems:
@@ -246,8 +231,6 @@ def kernel_v4(*variadic, axis):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v4((*variadic,), {'axis': axis}, None)
     if problems:
@@ -316,8 +299,6 @@ def kernel_v1(*variadic, axis=None):
     Returns a tuple of the outputs: concat_result (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'axis': axis}, None)
     if problems:

@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.sequence import concat_from_sequence
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ConcatFromSequence'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_input = as_outputs = concat_from_sequence = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_input, as_outputs, concat_from_sequence
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.sequence import concat_from_sequence
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -104,8 +93,6 @@ def kernel_v11(input_sequence, *, axis, new_axis=0, concat_result_dtype=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input_sequence = as_input(input_sequence)
     concat_result_out = _ew.output_dtype(
         concat_result_dtype,

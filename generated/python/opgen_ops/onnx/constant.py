@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_value import constant
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Constant'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = constant = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, constant
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_value import constant
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -132,8 +121,6 @@ def kernel_v25(
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -283,8 +270,6 @@ def kernel_v24(
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -433,8 +418,6 @@ def kernel_v23(
     T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -583,8 +566,6 @@ def kernel_v21(
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -733,8 +714,6 @@ def kernel_v19(
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -882,8 +861,6 @@ def kernel_v13(
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -1030,8 +1007,6 @@ def kernel_v12(
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     value_float = _ew.float32_attribute(value_float)
     value_floats = _ew.float32_attribute(value_floats)
     output_out = _ew.output_dtype(
@@ -1134,8 +1109,6 @@ def kernel_v11(*, sparse_value=None, value=None, output_dtype=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -1201,8 +1174,6 @@ def kernel_v9(*, value, output_dtype=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     output_out = _ew.output_dtype(
         output_dtype,
         None,
@@ -1262,8 +1233,6 @@ def kernel_v1(*, value, output_dtype=None):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     output_out = _ew.output_dtype(output_dtype, None, ('double', 'float', 'float16'), 'output')
     problems = validate_v1((), {'value': value}, [(_ew.elem(output_out), None)])
     if problems:

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.fill import constant_of_shape
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ConstantOfShape'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = constant_of_shape = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, constant_of_shape
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.fill import constant_of_shape
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -86,8 +75,6 @@ def kernel_v25(input, *, value=None, output_dtype=None):
         float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, uint16, uint2, uint32, uint4, uint64,
         uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -162,8 +149,6 @@ def kernel_v24(input, *, value=None, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -238,8 +223,6 @@ def kernel_v23(input, *, value=None, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -313,8 +296,6 @@ def kernel_v21(input, *, value=None, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int4, int64, int8, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -387,8 +368,6 @@ def kernel_v20(input, *, value=None, output_dtype=None):
     T2: bfloat16, bool, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16,
         int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -460,8 +439,6 @@ def kernel_v9(input, *, value=None, output_dtype=None):
     T1: int64
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_conv import onnx_conv_integer
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ConvInteger'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_conv_integer = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_conv_integer
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_conv import onnx_conv_integer
-    _kernels_imported = True
-
 
 # ---- version 10 ----
 
@@ -223,8 +212,6 @@ def kernel_v10(
     T2: int8, uint8
     T3: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     w = np.asarray(w)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)

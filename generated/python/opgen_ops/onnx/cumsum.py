@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_reduce import onnx_cumsum
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.CumSum'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_cumsum = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_cumsum
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_reduce import onnx_cumsum
-    _kernels_imported = True
-
 
 # ---- version 14 ----
 
@@ -81,8 +70,6 @@ def kernel_v14(x, axis, *, exclusive=0, reverse=0):
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     axis = np.asarray(axis)
     problems = validate_v14((x, axis,), {'exclusive': exclusive, 'reverse': reverse}, None)
@@ -142,8 +129,6 @@ def kernel_v11(x, axis, *, exclusive=0, reverse=0):
     T: double, float, int32, int64, uint32, uint64
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     axis = np.asarray(axis)
     problems = validate_v11((x, axis,), {'exclusive': exclusive, 'reverse': reverse}, None)

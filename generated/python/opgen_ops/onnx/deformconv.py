@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_conv import onnx_deform_conv
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DeformConv'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_deform_conv = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_deform_conv
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_conv import onnx_deform_conv
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -221,8 +210,6 @@ def kernel_v22(
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     W = np.asarray(W)
     offset = np.asarray(offset)
@@ -453,8 +440,6 @@ def kernel_v19(
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     W = np.asarray(W)
     offset = np.asarray(offset)

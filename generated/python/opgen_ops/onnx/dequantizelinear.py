@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.quantize import dequantize_linear
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DequantizeLinear'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = dequantize_linear = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, dequantize_linear
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.quantize import dequantize_linear
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -135,8 +124,6 @@ def kernel_v28(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     T2: bfloat16, float, float16, float8e8m0
     T3: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -264,8 +251,6 @@ def kernel_v25(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     T2: bfloat16, float, float16, float8e8m0
     T3: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -393,8 +378,6 @@ def kernel_v24(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     T2: bfloat16, float, float16, float8e8m0
     T3: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -522,8 +505,6 @@ def kernel_v23(x, x_scale, x_zero_point=None, *, axis=1, block_size=0, output_dt
     T2: bfloat16, float, float16
     T3: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -646,8 +627,6 @@ def kernel_v21(x, x_scale, x_zero_point=None, *, axis=1, block_size=0):
     T1: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int8, uint16, uint4, uint8
     T2: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -728,8 +707,6 @@ def kernel_v19(x, x_scale, x_zero_point=None, *, axis=1):
     T1: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int32, int8, uint8
     T2: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -806,8 +783,6 @@ def kernel_v13(x, x_scale, x_zero_point=None, *, axis=1):
     Returns a tuple of the outputs: y (tensor(float))
     T: int32, int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)
@@ -870,8 +845,6 @@ def kernel_v10(x, x_scale, x_zero_point=None):
     Returns a tuple of the outputs: y (tensor(float))
     T: int32, int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = None if x_zero_point is None else np.asarray(x_zero_point)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.signal import onnx_dft
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DFT'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_dft = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_dft
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.signal import onnx_dft
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -135,8 +124,6 @@ def kernel_v20(input, dft_length=None, axis=None, *, inverse=0, onesided=0):
     T1: bfloat16, double, float, float16
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     dft_length = None if dft_length is None else np.asarray(dft_length)
     axis = None if axis is None else np.asarray(axis)
@@ -253,8 +240,6 @@ def kernel_v17(input, dft_length=None, *, axis=1, inverse=0, onesided=0):
     T1: bfloat16, double, float, float16
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     dft_length = None if dft_length is None else np.asarray(dft_length)
     problems = validate_v17((input, dft_length,), {'axis': axis, 'inverse': inverse, 'onesided': onesided}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_activation import onnx_dropout, onnx_dropout_inference, onnx_dropout_is_test
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Dropout'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_dropout = onnx_dropout_inference = onnx_dropout_is_test = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_dropout, onnx_dropout_inference, onnx_dropout_is_test
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_activation import onnx_dropout, onnx_dropout_inference, onnx_dropout_is_test
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -97,8 +86,6 @@ def kernel_v22(data, ratio=None, training_mode=None, *, seed=None):
     T1: bfloat16, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)
@@ -173,8 +160,6 @@ def kernel_v13(data, ratio=None, training_mode=None, *, seed=None):
     T1: double, float, float16
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)
@@ -245,8 +230,6 @@ def kernel_v12(data, ratio=None, training_mode=None, *, seed=None):
     T1: double, float, float16
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = None if ratio is None else np.asarray(ratio)
     training_mode = None if training_mode is None else np.asarray(training_mode)
@@ -302,8 +285,6 @@ def kernel_v10(data, *, ratio=0.5, mask_dtype=None):
     T: double, float, float16
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = _ew.float32_attribute(ratio)
     mask_out = _ew.output_dtype(mask_dtype, getattr(data, 'dtype', None), ('bool',), 'mask')
@@ -358,8 +339,6 @@ def kernel_v7(data, *, ratio=0.5):
     Returns a tuple of the outputs: output (T), mask (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = _ew.float32_attribute(ratio)
     problems = validate_v7((data,), {'ratio': ratio}, None)
@@ -414,8 +393,6 @@ def kernel_v6(data, *, is_test=0, ratio=0.5):
     Returns a tuple of the outputs: output (T), mask (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = _ew.float32_attribute(ratio)
     problems = validate_v6((data,), {'is_test': is_test, 'ratio': ratio}, None)
@@ -471,8 +448,6 @@ def kernel_v1(data, *, consumed_inputs=None, is_test=0, ratio=0.5):
     Returns a tuple of the outputs: output (T), mask (T, optional)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     ratio = _ew.float32_attribute(ratio)
     problems = validate_v1((data,), {'consumed_inputs': consumed_inputs, 'is_test': is_test, 'ratio': ratio}, None)

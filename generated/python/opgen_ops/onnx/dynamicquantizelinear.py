@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.quantize import dynamic_quantize_linear
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.DynamicQuantizeLinear'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = dynamic_quantize_linear = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, dynamic_quantize_linear
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.quantize import dynamic_quantize_linear
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -73,8 +62,6 @@ def kernel_v11(x, *, y_dtype=None, y_zero_point_dtype=None):
     T1: float
     T2: uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_out = _ew.output_dtype(y_dtype, getattr(x, 'dtype', None), ('uint8',), 'y')
     y_zero_point_out = _ew.output_dtype(y_zero_point_dtype, getattr(x, 'dtype', None), ('uint8',), 'y_zero_point')

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.onnx_linalg import onnx_einsum
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Einsum'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_einsum = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_einsum, split_variadic
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.onnx_linalg import onnx_einsum
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -115,8 +104,6 @@ def kernel_v28(*variadic, equation):
     Returns a tuple of the outputs: Output (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v28((*variadic,), {'equation': equation}, None)
     if problems:
@@ -209,8 +196,6 @@ def kernel_v12(*variadic, equation):
     Returns a tuple of the outputs: Output (T)
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v12((*variadic,), {'equation': equation}, None)
     if problems:

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.legacy_broadcast import equal
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Equal'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = equal = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, equal
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.legacy_broadcast import equal
-    _kernels_imported = True
-
 
 # ---- version 19 ----
 
@@ -82,8 +71,6 @@ def kernel_v19(A, B, *, C_dtype=None):
     T: bfloat16, bool, double, float, float16, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -152,8 +139,6 @@ def kernel_v13(A, B, *, C_dtype=None):
     T: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -222,8 +207,6 @@ def kernel_v11(A, B, *, C_dtype=None):
     T: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -286,8 +269,6 @@ def kernel_v7(A, B, *, C_dtype=None):
     T: bool, int32, int64
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')
@@ -347,8 +328,6 @@ def kernel_v1(A, B, *, axis=None, broadcast=0, C_dtype=None):
     T: bool, int32, int64
     T1: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C_out = _ew.output_dtype(C_dtype, getattr(A, 'dtype', None), ('bool',), 'C')

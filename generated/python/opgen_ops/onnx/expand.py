@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_shape import onnx_expand
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Expand'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_expand = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_expand
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_shape import onnx_expand
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -98,8 +87,6 @@ def kernel_v13(input, shape):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v13((input, shape,), {}, None)
@@ -179,8 +166,6 @@ def kernel_v8(input, shape):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     shape = np.asarray(shape)
     problems = validate_v8((input, shape,), {}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_patterns import eye_like
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.EyeLike'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = eye_like = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, eye_like
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_patterns import eye_like
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -98,8 +87,6 @@ def kernel_v22(input, *, dtype=None, k=0, output_dtype=None):
     T1: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bfloat16, bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -187,8 +174,6 @@ def kernel_v9(input, *, dtype=None, k=0, output_dtype=None):
     T1: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     T2: bool, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     output_out = _ew.output_dtype(
         output_dtype,

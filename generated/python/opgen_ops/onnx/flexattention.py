@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.attention import flex_attention
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.FlexAttention'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = flex_attention = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, flex_attention
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.attention import flex_attention
-    _kernels_imported = True
-
 
 # ---- version 1 ----
 
@@ -101,8 +90,6 @@ def kernel_v1(Q, K, V, *, prob_mod=None, scale=None, score_mod=None, softmax_pre
     Returns a tuple of the outputs: Y (T1)
     T1: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     Q = np.asarray(Q)
     K = np.asarray(K)
     V = np.asarray(V)

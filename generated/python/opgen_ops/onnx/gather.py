@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_indexing import onnx_gather
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Gather'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_gather = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_gather
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_indexing import onnx_gather
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -89,8 +78,6 @@ def kernel_v13(data, indices, *, axis=0):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v13((data, indices,), {'axis': axis}, None)
@@ -161,8 +148,6 @@ def kernel_v11(data, indices, *, axis=0):
         uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v11((data, indices,), {'axis': axis}, None)
@@ -233,8 +218,6 @@ def kernel_v1(data, indices, *, axis=0):
         uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v1((data, indices,), {'axis': axis}, None)

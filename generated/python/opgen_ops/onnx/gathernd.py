@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_indexing import gather_nd
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GatherND'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = gather_nd = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, gather_nd
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_indexing import gather_nd
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -100,8 +89,6 @@ def kernel_v13(data, indices, *, batch_dims=0):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v13((data, indices,), {'batch_dims': batch_dims}, None)
@@ -183,8 +170,6 @@ def kernel_v12(data, indices, *, batch_dims=0):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v12((data, indices,), {'batch_dims': batch_dims}, None)
@@ -255,8 +240,6 @@ def kernel_v11(data, indices):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     problems = validate_v11((data, indices,), {}, None)

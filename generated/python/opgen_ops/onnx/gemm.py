@@ -8,25 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linalg import gemm
+from opgen.runtime.kernels.onnx_linalg import onnx_gemm_legacy
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Gemm'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = gemm = onnx_gemm_legacy = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, gemm, onnx_gemm_legacy
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.linalg import gemm
-    from opgen.runtime.kernels.onnx_linalg import onnx_gemm_legacy
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -111,8 +100,6 @@ def kernel_v13(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)
@@ -206,8 +193,6 @@ def kernel_v11(A, B, C=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = None if C is None else np.asarray(C)
@@ -301,8 +286,6 @@ def kernel_v9(A, B, C, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
@@ -396,8 +379,6 @@ def kernel_v7(A, B, C, *, alpha=1.0, beta=1.0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
@@ -465,8 +446,6 @@ def kernel_v6(A, B, C, *, alpha=1.0, beta=1.0, broadcast=0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)
@@ -530,8 +509,6 @@ def kernel_v1(A, B, C, *, alpha=1.0, beta=1.0, broadcast=0, transA=0, transB=0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     C = np.asarray(C)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_global_lp_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GlobalLpPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_global_lp_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_global_lp_pool
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_global_lp_pool
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -79,8 +68,6 @@ def kernel_v22(X, *, p=2):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v22((X,), {'p': p}, None)
     if problems:
@@ -139,8 +126,6 @@ def kernel_v2(X, *, p=2):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v2((X,), {'p': p}, None)
     if problems:
@@ -199,8 +184,6 @@ def kernel_v1(X, *, p=2.0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     p = _ew.float32_attribute(p)
     problems = validate_v1((X,), {'p': p}, None)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_global_max_pool
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GlobalMaxPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_global_max_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_global_max_pool
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_global_max_pool
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -76,8 +65,6 @@ def kernel_v22(X):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v22((X,), {}, None)
     if problems:
@@ -134,8 +121,6 @@ def kernel_v1(X):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v1((X,), {}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_vision import onnx_grid_sample
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GridSample'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_grid_sample = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_grid_sample
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_vision import onnx_grid_sample
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -97,8 +86,6 @@ def kernel_v22(X, grid, *, align_corners=0, mode='linear', padding_mode='zeros')
         uint32, uint64, uint8
     T2: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     grid = np.asarray(grid)
     problems = validate_v22(
@@ -179,8 +166,6 @@ def kernel_v20(X, grid, *, align_corners=0, mode='linear', padding_mode='zeros')
         uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     grid = np.asarray(grid)
     problems = validate_v20(
@@ -260,8 +245,6 @@ def kernel_v16(X, grid, *, align_corners=0, mode='bilinear', padding_mode='zeros
         uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     grid = np.asarray(grid)
     problems = validate_v16(

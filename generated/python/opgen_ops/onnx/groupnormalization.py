@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_group_norm, onnx_group_norm_18
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.GroupNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_group_norm = onnx_group_norm_18 = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_group_norm, onnx_group_norm_18
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import onnx_group_norm, onnx_group_norm_18
-    _kernels_imported = True
-
 
 # ---- version 21 ----
 
@@ -90,8 +79,6 @@ def kernel_v21(X, scale, bias, *, epsilon=1e-05, num_groups, stash_type=1):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     bias = np.asarray(bias)
@@ -166,8 +153,6 @@ def kernel_v18(X, scale, bias, *, epsilon=1e-05, num_groups):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     bias = np.asarray(bias)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.onnx_value import identity
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Identity'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_input = as_outputs = identity = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_input, as_outputs, identity
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.onnx_value import identity
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -100,8 +89,6 @@ def kernel_v25(input):
         float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64,
         int8, string, uint16, uint2, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v25((input,), {}, None)
     if problems:
@@ -182,8 +169,6 @@ def kernel_v24(input):
         float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8,
         string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v24((input,), {}, None)
     if problems:
@@ -264,8 +249,6 @@ def kernel_v23(input):
         float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16,
         uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v23((input,), {}, None)
     if problems:
@@ -346,8 +329,6 @@ def kernel_v21(input):
         float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32,
         uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v21((input,), {}, None)
     if problems:
@@ -428,8 +409,6 @@ def kernel_v19(input):
         float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64,
         uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v19((input,), {}, None)
     if problems:
@@ -508,8 +487,6 @@ def kernel_v16(input):
         seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64,
         int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v16((input,), {}, None)
     if problems:
@@ -570,8 +547,6 @@ def kernel_v14(input):
         seq(tensor(uint8)), bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64,
         int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     problems = validate_v14((input,), {}, None)
     if problems:
@@ -625,8 +600,6 @@ def kernel_v13(input):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v13((input,), {}, None)
     if problems:
@@ -680,8 +653,6 @@ def kernel_v1(input):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.control_flow import onnx_if
 from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.If'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_if = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_if
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.control_flow import onnx_if
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -138,8 +127,6 @@ def kernel_v25(cond, *, else_branch, then_branch):
         int8, string, uint16, uint2, uint32, uint4, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v25((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -256,8 +243,6 @@ def kernel_v24(cond, *, else_branch, then_branch):
         uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v24((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -372,8 +357,6 @@ def kernel_v23(cond, *, else_branch, then_branch):
         int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v23((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -487,8 +470,6 @@ def kernel_v21(cond, *, else_branch, then_branch):
         int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v21((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -600,8 +581,6 @@ def kernel_v19(cond, *, else_branch, then_branch):
         uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v19((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -706,8 +685,6 @@ def kernel_v16(cond, *, else_branch, then_branch):
         int8, string, uint16, uint32, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v16((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -792,8 +769,6 @@ def kernel_v13(cond, *, else_branch, then_branch):
         string, uint16, uint32, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v13((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -871,8 +846,6 @@ def kernel_v11(cond, *, else_branch, then_branch):
         uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v11((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:
@@ -950,8 +923,6 @@ def kernel_v1(cond, *, else_branch, then_branch):
         uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     cond = np.asarray(cond)
     problems = validate_v1((cond,), {'else_branch': else_branch, 'then_branch': then_branch}, None)
     if problems:

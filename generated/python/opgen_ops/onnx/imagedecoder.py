@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.image import image_decoder
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ImageDecoder'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = image_decoder = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, image_decoder
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.image import image_decoder
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -71,8 +60,6 @@ def kernel_v20(encoded_stream, *, pixel_format='RGB', image_dtype=None):
     T1: uint8
     T2: uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     encoded_stream = np.asarray(encoded_stream)
     image_out = _ew.output_dtype(image_dtype, getattr(encoded_stream, 'dtype', None), ('uint8',), 'image')
     problems = validate_v20((encoded_stream,), {'pixel_format': pixel_format}, [(_ew.elem(image_out), None)])

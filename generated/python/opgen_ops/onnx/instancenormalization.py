@@ -8,25 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.normalization import instance_norm
+from opgen.runtime.kernels.onnx_normalization import onnx_instance_norm_1
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.InstanceNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = instance_norm = onnx_instance_norm_1 = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, instance_norm, onnx_instance_norm_1
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.normalization import instance_norm
-    from opgen.runtime.kernels.onnx_normalization import onnx_instance_norm_1
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -90,8 +79,6 @@ def kernel_v22(input, scale, B, *, epsilon=1e-05):
     Returns a tuple of the outputs: output (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -163,8 +150,6 @@ def kernel_v6(input, scale, B, *, epsilon=1e-05):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)
@@ -237,8 +222,6 @@ def kernel_v1(input, scale, B, *, consumed_inputs=None, epsilon=1e-05):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     scale = np.asarray(scale)
     B = np.asarray(B)

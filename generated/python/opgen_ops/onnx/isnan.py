@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.IsNaN'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -72,8 +61,6 @@ def kernel_v20(X, *, Y_dtype=None):
     T1: bfloat16, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20((X,), {}, [(_ew.elem(Y_out), None)])
@@ -127,8 +114,6 @@ def kernel_v13(X, *, Y_dtype=None):
     T1: bfloat16, double, float, float16
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v13((X,), {}, [(_ew.elem(Y_out), None)])
@@ -182,8 +167,6 @@ def kernel_v9(X, *, Y_dtype=None):
     T1: double, float, float16
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v9((X,), {}, [(_ew.elem(Y_out), None)])

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_ml import label_encoder, label_encoder_v1
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LabelEncoder'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = label_encoder = label_encoder_v1 = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, label_encoder, label_encoder_v1
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_ml import label_encoder, label_encoder_v1
-    _kernels_imported = True
-
 
 # ---- version 4 ----
 
@@ -117,8 +106,6 @@ def kernel_v4(
     T1: double, float, int16, int32, int64, string
     T2: double, float, int16, int32, int64, string
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     default_float = _ew.float32_attribute(default_float)
     keys_floats = _ew.float32_attribute(keys_floats)
@@ -242,8 +229,6 @@ def kernel_v2(
     T1: float, int64, string
     T2: float, int64, string
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     default_float = _ew.float32_attribute(default_float)
     keys_floats = _ew.float32_attribute(keys_floats)
@@ -329,8 +314,6 @@ def kernel_v1(X, *, classes_strings=None, default_int64=-1, default_string='_Unu
     T1: int64, string
     T2: int64, string
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('int64', 'string'), 'Y')
     problems = validate_v1(

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_layer_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LayerNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_layer_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_layer_norm
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import onnx_layer_norm
-    _kernels_imported = True
-
 
 # ---- version 17 ----
 
@@ -104,8 +93,6 @@ def kernel_v17(X, Scale, B=None, *, axis=-1, epsilon=1e-05, stash_type=1, Mean_d
     T: bfloat16, double, float, float16
     U: bfloat16, float
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Scale = np.asarray(Scale)
     B = None if B is None else np.asarray(B)

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LeakyRelu'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 16 ----
 
@@ -68,8 +57,6 @@ def kernel_v16(X, *, alpha=0.01):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     problems = validate_v16((X,), {'alpha': alpha}, None)
@@ -125,8 +112,6 @@ def kernel_v6(X, *, alpha=0.01):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     problems = validate_v6((X,), {'alpha': alpha}, None)
@@ -183,8 +168,6 @@ def kernel_v1(X, *, alpha=0.01, consumed_inputs=None):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     problems = validate_v1((X,), {'alpha': alpha, 'consumed_inputs': consumed_inputs}, None)

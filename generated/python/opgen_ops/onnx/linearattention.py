@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.linear_attention import onnx_linear_attention
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LinearAttention'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_linear_attention = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_linear_attention
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.linear_attention import onnx_linear_attention
-    _kernels_imported = True
-
 
 # ---- version 27 ----
 
@@ -237,8 +226,6 @@ def kernel_v27(
     T: bfloat16, float, float16
     S: bfloat16, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     query = np.asarray(query)
     key = np.asarray(key)
     value = np.asarray(value)

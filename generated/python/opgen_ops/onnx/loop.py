@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_input, as_outputs, split_variadic
+from opgen.runtime.kernels.control_flow import onnx_loop
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Loop'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_input = as_outputs = onnx_loop = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_input, as_outputs, onnx_loop, split_variadic
-    from opgen.runtime.kernels import as_input, as_outputs, split_variadic
-    from opgen.runtime.kernels.control_flow import onnx_loop
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -139,8 +128,6 @@ def kernel_v25(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -260,8 +247,6 @@ def kernel_v24(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -379,8 +364,6 @@ def kernel_v23(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -497,8 +480,6 @@ def kernel_v21(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -613,8 +594,6 @@ def kernel_v19(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -722,8 +701,6 @@ def kernel_v16(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -811,8 +788,6 @@ def kernel_v13(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [as_input(x) for x in variadic]
@@ -893,8 +868,6 @@ def kernel_v11(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [np.asarray(x) for x in variadic]
@@ -975,8 +948,6 @@ def kernel_v1(M=None, cond=None, *variadic, body):
     I: int64
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     M = None if M is None else np.asarray(M)
     cond = None if cond is None else np.asarray(cond)
     variadic = [np.asarray(x) for x in variadic]

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_lp_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LpNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_lp_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_lp_norm
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import onnx_lp_norm
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -75,8 +64,6 @@ def kernel_v22(input, *, axis=-1, p=2):
     Returns a tuple of the outputs: output (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v22((input,), {'axis': axis, 'p': p}, None)
     if problems:
@@ -132,8 +119,6 @@ def kernel_v1(input, *, axis=-1, p=2):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis, 'p': p}, None)
     if problems:

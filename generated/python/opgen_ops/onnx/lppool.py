@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_lp_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LpPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_lp_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_lp_pool
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_lp_pool
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -161,8 +150,6 @@ def kernel_v22(X, *, auto_pad='NOTSET', ceil_mode=0, dilations=None, kernel_shap
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v22(
         (X,),
@@ -326,8 +313,6 @@ def kernel_v18(X, *, auto_pad='NOTSET', ceil_mode=0, dilations=None, kernel_shap
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v18(
         (X,),
@@ -476,8 +461,6 @@ def kernel_v11(X, *, auto_pad='NOTSET', kernel_shape, p=2, pads=None, strides=No
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v11(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'p': p, 'pads': pads, 'strides': strides}, None
@@ -605,8 +588,6 @@ def kernel_v2(X, *, auto_pad='NOTSET', kernel_shape, p=2, pads=None, strides=Non
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v2(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'p': p, 'pads': pads, 'strides': strides}, None
@@ -734,8 +715,6 @@ def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape=None, p=2.0, pads=None, stri
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     p = _ew.float32_attribute(p)
     problems = validate_v1(

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_lrn
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LRN'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_lrn = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_lrn
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import onnx_lrn
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -74,8 +63,6 @@ def kernel_v13(X, *, alpha=0.0001, beta=0.75, bias=1.0, size):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     beta = _ew.float32_attribute(beta)
@@ -132,8 +119,6 @@ def kernel_v1(X, *, alpha=0.0001, beta=0.75, bias=1.0, size):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     beta = _ew.float32_attribute(beta)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.rnn import onnx_lstm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.LSTM'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_lstm = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_lstm
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.rnn import onnx_lstm
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -192,8 +181,6 @@ def kernel_v22(
     T: bfloat16, double, float, float16
     T1: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -407,8 +394,6 @@ def kernel_v14(
     T: double, float, float16
     T1: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -600,8 +585,6 @@ def kernel_v7(
     T: double, float, float16
     T1: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)
@@ -761,8 +744,6 @@ def kernel_v1(
     T: double, float, float16
     T1: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     W = np.asarray(W)
     R = np.asarray(R)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_linalg import onnx_matmul
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MatMul'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_matmul = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_matmul
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_linalg import onnx_matmul
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -112,8 +101,6 @@ def kernel_v13(A, B):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v13((A, B,), {}, None)
@@ -207,8 +194,6 @@ def kernel_v9(A, B):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v9((A, B,), {}, None)
@@ -302,8 +287,6 @@ def kernel_v1(A, B):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v1((A, B,), {}, None)

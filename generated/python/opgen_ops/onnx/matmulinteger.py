@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.quantize import matmul_integer
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MatMulInteger'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = matmul_integer = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, matmul_integer
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.quantize import matmul_integer
-    _kernels_imported = True
-
 
 # ---- version 10 ----
 
@@ -128,8 +117,6 @@ def kernel_v10(A, B, a_zero_point=None, b_zero_point=None, *, Y_dtype=None):
     T2: int8, uint8
     T3: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     a_zero_point = None if a_zero_point is None else np.asarray(a_zero_point)

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Max'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -77,8 +66,6 @@ def kernel_v13(*variadic):
     Returns a tuple of the outputs: max (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {}, None)
     if problems:
@@ -138,8 +125,6 @@ def kernel_v12(*variadic):
     Returns a tuple of the outputs: max (T)
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v12((*variadic,), {}, None)
     if problems:
@@ -197,8 +182,6 @@ def kernel_v8(*variadic):
     Returns a tuple of the outputs: max (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8((*variadic,), {}, None)
     if problems:
@@ -255,8 +238,6 @@ def kernel_v6(*variadic):
     Returns a tuple of the outputs: max (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v6((*variadic,), {}, None)
     if problems:
@@ -315,8 +296,6 @@ def kernel_v1(*variadic, consumed_inputs=None):
     Returns a tuple of the outputs: max (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_max_pool, onnx_max_pool_v1
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_max_pool = onnx_max_pool_v1 = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_max_pool, onnx_max_pool_v1
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_max_pool, onnx_max_pool_v1
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -214,8 +203,6 @@ def kernel_v22(
     T: bfloat16, double, float, float16, int8, uint8
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v22(
@@ -424,8 +411,6 @@ def kernel_v12(
     T: double, float, float16, int8, uint8
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v12(
@@ -634,8 +619,6 @@ def kernel_v11(
     T: double, float, float16
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v11(
@@ -844,8 +827,6 @@ def kernel_v10(
     T: double, float, float16
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v10(
@@ -1023,8 +1004,6 @@ def kernel_v8(X, *, auto_pad='NOTSET', kernel_shape, pads=None, storage_order=0,
     T: double, float, float16
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v8(
@@ -1170,8 +1149,6 @@ def kernel_v1(X, *, auto_pad='NOTSET', kernel_shape, pads=None, strides=None):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v1(
         (X,), {'auto_pad': auto_pad, 'kernel_shape': kernel_shape, 'pads': pads, 'strides': strides}, None

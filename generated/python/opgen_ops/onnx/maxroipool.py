@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_max_roi_pool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxRoiPool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_max_roi_pool = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_max_roi_pool
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_max_roi_pool
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -93,8 +82,6 @@ def kernel_v22(X, rois, *, pooled_shape, spatial_scale=1.0):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     rois = np.asarray(rois)
     spatial_scale = _ew.float32_attribute(spatial_scale)
@@ -169,8 +156,6 @@ def kernel_v1(X, rois, *, pooled_shape, spatial_scale=1.0):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     rois = np.asarray(rois)
     spatial_scale = _ew.float32_attribute(spatial_scale)

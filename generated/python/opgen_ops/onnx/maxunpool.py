@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_pool import onnx_max_unpool
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MaxUnpool'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_max_unpool = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_max_unpool
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_pool import onnx_max_unpool
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -119,8 +108,6 @@ def kernel_v22(X, I_, output_shape=None, *, kernel_shape, pads=None, strides=Non
     T1: bfloat16, double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     I_ = np.asarray(I_)
     output_shape = None if output_shape is None else np.asarray(output_shape)
@@ -224,8 +211,6 @@ def kernel_v11(X, I_, output_shape=None, *, kernel_shape, pads=None, strides=Non
     T1: double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     I_ = np.asarray(I_)
     output_shape = None if output_shape is None else np.asarray(output_shape)
@@ -329,8 +314,6 @@ def kernel_v9(X, I_, output_shape=None, *, kernel_shape, pads=None, strides=None
     T1: double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     I_ = np.asarray(I_)
     output_shape = None if output_shape is None else np.asarray(output_shape)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_mean_variance_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MeanVarianceNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_mean_variance_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_mean_variance_norm
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import onnx_mean_variance_norm
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -74,8 +63,6 @@ def kernel_v13(X, *, axes=(0, 2, 3)):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v13((X,), {'axes': axes}, None)
     if problems:
@@ -130,8 +117,6 @@ def kernel_v9(X, *, axes=(0, 2, 3)):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v9((X,), {'axes': axes}, None)
     if problems:

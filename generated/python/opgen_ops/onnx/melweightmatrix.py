@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.signal import onnx_mel_weight_matrix
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.MelWeightMatrix'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_mel_weight_matrix = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_mel_weight_matrix
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.signal import onnx_mel_weight_matrix
-    _kernels_imported = True
-
 
 # ---- version 17 ----
 
@@ -137,8 +126,6 @@ def kernel_v17(
     T2: bfloat16, double, float, float16
     T3: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     num_mel_bins = np.asarray(num_mel_bins)
     dft_length = np.asarray(dft_length)
     sample_rate = np.asarray(sample_rate)

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Mod'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -80,8 +69,6 @@ def kernel_v28(A, B, *, fmod=0):
     Returns a tuple of the outputs: C (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v28((A, B,), {'fmod': fmod}, None)
@@ -154,8 +141,6 @@ def kernel_v13(A, B, *, fmod=0):
     Returns a tuple of the outputs: C (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v13((A, B,), {'fmod': fmod}, None)
@@ -225,8 +210,6 @@ def kernel_v10(A, B, *, fmod=0):
     Returns a tuple of the outputs: C (T)
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     A = np.asarray(A)
     B = np.asarray(B)
     problems = validate_v10((A, B,), {'fmod': fmod}, None)

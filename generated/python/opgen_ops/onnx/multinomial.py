@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import multinomial
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Multinomial'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = multinomial = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, multinomial
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import multinomial
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -86,8 +75,6 @@ def kernel_v22(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
     T1: bfloat16, double, float, float16
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(
@@ -159,8 +146,6 @@ def kernel_v7(input, *, dtype=6, sample_size=1, seed=None, output_dtype=None):
     T1: double, float, float16
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     seed = _ew.float32_attribute(seed)
     output_out = _ew.output_dtype(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.loss import nll_loss
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.NegativeLogLikelihoodLoss'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = nll_loss = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, nll_loss
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.loss import nll_loss
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -100,8 +89,6 @@ def kernel_v22(input, target, weight=None, *, ignore_index=None, reduction='mean
     T: bfloat16, double, float, float16
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)
@@ -184,8 +171,6 @@ def kernel_v13(input, target, weight=None, *, ignore_index=None, reduction='mean
     T: double, float, float16
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)
@@ -268,8 +253,6 @@ def kernel_v12(input, target, weight=None, *, ignore_index=None, reduction='mean
     T: double, float, float16
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     target = np.asarray(target)
     weight = None if weight is None else np.asarray(weight)

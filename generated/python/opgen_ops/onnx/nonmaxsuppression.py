@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_vision import onnx_non_max_suppression
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.NonMaxSuppression'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_non_max_suppression = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_non_max_suppression
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_vision import onnx_non_max_suppression
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -96,8 +85,6 @@ def kernel_v11(
     Attributes (keyword): center_point_box: int = 0
     Returns a tuple of the outputs: selected_indices (tensor(int64))
     """
-    if not _kernels_imported:
-        _import_kernels()
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     max_output_boxes_per_class = None if max_output_boxes_per_class is None else np.asarray(max_output_boxes_per_class)
@@ -186,8 +173,6 @@ def kernel_v10(
     Attributes (keyword): center_point_box: int = 0
     Returns a tuple of the outputs: selected_indices (tensor(int64))
     """
-    if not _kernels_imported:
-        _import_kernels()
     boxes = np.asarray(boxes)
     scores = np.asarray(scores)
     max_output_boxes_per_class = None if max_output_boxes_per_class is None else np.asarray(max_output_boxes_per_class)

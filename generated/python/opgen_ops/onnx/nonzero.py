@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_indexing import onnx_nonzero
 from opgen.runtime.validation import ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.NonZero'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_nonzero = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_nonzero
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_indexing import onnx_nonzero
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -72,8 +61,6 @@ def kernel_v13(X):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v13((X,), {}, None)
     if problems:
@@ -126,8 +113,6 @@ def kernel_v9(X):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v9((X,), {}, None)
     if problems:

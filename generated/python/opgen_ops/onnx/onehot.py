@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_patterns import one_hot
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.OneHot'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = one_hot = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, one_hot
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_patterns import one_hot
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -116,8 +105,6 @@ def kernel_v28(indices, depth, values, *, axis=-1):
     T3: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     indices = np.asarray(indices)
     depth = np.asarray(depth)
     values = np.asarray(values)
@@ -216,8 +203,6 @@ def kernel_v11(indices, depth, values, *, axis=-1):
     T3: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     indices = np.asarray(indices)
     depth = np.asarray(depth)
     values = np.asarray(values)
@@ -316,8 +301,6 @@ def kernel_v9(indices, depth, values, *, axis=-1):
     T3: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     indices = np.asarray(indices)
     depth = np.asarray(depth)
     values = np.asarray(values)

@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.optional import optional
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Optional'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_input = as_outputs = optional = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_input, as_outputs, optional
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.optional import optional
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -146,8 +135,6 @@ def kernel_v28(input=None, *, type=None, output_dtype=None):
         optional(tensor(int8)), optional(tensor(string)), optional(tensor(uint16)), optional(tensor(uint2)),
         optional(tensor(uint32)), optional(tensor(uint4)), optional(tensor(uint64)), optional(tensor(uint8))
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = None if input is None else as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -274,8 +261,6 @@ def kernel_v15(input=None, *, type=None, output_dtype=None):
         optional(tensor(int32)), optional(tensor(int64)), optional(tensor(int8)), optional(tensor(string)),
         optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8))
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = None if input is None else as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,

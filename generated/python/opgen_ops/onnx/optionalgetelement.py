@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.optional import optional_get_element
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.OptionalGetElement'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_input = as_outputs = optional_get_element = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_input, as_outputs, optional_get_element
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.optional import optional_get_element
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -154,8 +143,6 @@ def kernel_v28(input, *, output_dtype=None):
         float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0,
         int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -272,8 +259,6 @@ def kernel_v18(input, *, output_dtype=None):
         seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
         string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,
@@ -375,8 +360,6 @@ def kernel_v15(input, *, output_dtype=None):
         seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
         string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     output_out = _ew.output_dtype(
         output_dtype,

@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.optional import optional_has_element
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.OptionalHasElement'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_input = as_outputs = optional_has_element = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_input, as_outputs, optional_has_element
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.optional import optional_has_element
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -127,8 +116,6 @@ def kernel_v28(input=None, *, output_dtype=None):
         int16, int2, int32, int4, int64, int8, string, uint16, uint2, uint32, uint4, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = None if input is None else as_input(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('bool',), 'output')
     problems = validate_v28((input,), {}, [(_ew.elem(output_out), None)])
@@ -210,8 +197,6 @@ def kernel_v18(input=None, *, output_dtype=None):
         string, uint16, uint32, uint64, uint8
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = None if input is None else as_input(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('bool',), 'output')
     problems = validate_v18((input,), {}, [(_ew.elem(output_out), None)])
@@ -283,8 +268,6 @@ def kernel_v15(input, *, output_dtype=None):
         optional(tensor(uint16)), optional(tensor(uint32)), optional(tensor(uint64)), optional(tensor(uint8))
     B: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = as_input(input)
     output_out = _ew.output_dtype(output_dtype, getattr(input, 'dtype', None), ('bool',), 'output')
     problems = validate_v15((input,), {}, [(_ew.elem(output_out), None)])

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_slice_pad import onnx_pad
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Pad'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_pad = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_pad
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_slice_pad import onnx_pad
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -148,8 +137,6 @@ def kernel_v25(data, pads, constant_value=None, axes=None, *, mode='constant'):
         uint32, uint4, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -280,8 +267,6 @@ def kernel_v24(data, pads, constant_value=None, axes=None, *, mode='constant'):
         uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -411,8 +396,6 @@ def kernel_v23(data, pads, constant_value=None, axes=None, *, mode='constant'):
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -542,8 +525,6 @@ def kernel_v21(data, pads, constant_value=None, axes=None, *, mode='constant'):
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -672,8 +653,6 @@ def kernel_v19(data, pads, constant_value=None, axes=None, *, mode='constant'):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -802,8 +781,6 @@ def kernel_v18(data, pads, constant_value=None, axes=None, *, mode='constant'):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -889,8 +866,6 @@ def kernel_v13(data, pads, constant_value=None, *, mode='constant'):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -971,8 +946,6 @@ def kernel_v11(data, pads, constant_value=None, *, mode='constant'):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     pads = np.asarray(pads)
     constant_value = None if constant_value is None else np.asarray(constant_value)
@@ -1051,8 +1024,6 @@ def kernel_v2(data, *, mode='constant', pads, value=0.0):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     value = _ew.float32_attribute(value)
     problems = validate_v2((data,), {'mode': mode, 'pads': pads, 'value': value}, None)
@@ -1117,8 +1088,6 @@ def kernel_v1(data, *, mode='constant', paddings, value=0.0):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     value = _ew.float32_attribute(value)
     problems = validate_v1((data,), {'mode': mode, 'paddings': paddings, 'value': value}, None)

@@ -8,25 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.binary import pow as binary_pow
+from opgen.runtime.kernels.legacy_broadcast import pow as legacy_broadcast_pow
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Pow'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = binary_pow = legacy_broadcast_pow = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, binary_pow, legacy_broadcast_pow
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.binary import pow as binary_pow
-    from opgen.runtime.kernels.legacy_broadcast import pow as legacy_broadcast_pow
-    _kernels_imported = True
-
 
 # ---- version 15 ----
 
@@ -83,8 +72,6 @@ def kernel_v15(X, Y):
     T: bfloat16, double, float, float16, int32, int64
     T1: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v15((X, Y,), {}, None)
@@ -144,8 +131,6 @@ def kernel_v13(X, Y):
     T: bfloat16, double, float, float16, int32, int64
     T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v13((X, Y,), {}, None)
@@ -205,8 +190,6 @@ def kernel_v12(X, Y):
     T: double, float, float16, int32, int64
     T1: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v12((X, Y,), {}, None)
@@ -262,8 +245,6 @@ def kernel_v7(X, Y):
     Returns a tuple of the outputs: Z (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v7((X, Y,), {}, None)
@@ -321,8 +302,6 @@ def kernel_v1(X, Y, *, axis=None, broadcast=0):
     Returns a tuple of the outputs: Z (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v1((X, Y,), {'axis': axis, 'broadcast': broadcast}, None)

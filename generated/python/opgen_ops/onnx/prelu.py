@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.PRelu'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 16 ----
 
@@ -73,8 +62,6 @@ def kernel_v16(X, slope):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v16((X, slope,), {}, None)
@@ -135,8 +122,6 @@ def kernel_v9(X, slope):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v9((X, slope,), {}, None)
@@ -197,8 +182,6 @@ def kernel_v7(X, slope):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v7((X, slope,), {}, None)
@@ -260,8 +243,6 @@ def kernel_v6(X, slope):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v6((X, slope,), {}, None)
@@ -326,8 +307,6 @@ def kernel_v1(X, slope, *, consumed_inputs=None):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     slope = np.asarray(slope)
     problems = validate_v1((X, slope,), {'consumed_inputs': consumed_inputs}, None)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_conv import onnx_qlinear_conv
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.QLinearConv'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_qlinear_conv = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_qlinear_conv
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_conv import onnx_qlinear_conv
-    _kernels_imported = True
-
 
 # ---- version 10 ----
 
@@ -248,8 +237,6 @@ def kernel_v10(
     T3: int8, uint8
     T4: int32
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     x_scale = np.asarray(x_scale)
     x_zero_point = np.asarray(x_zero_point)

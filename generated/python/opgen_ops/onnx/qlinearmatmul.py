@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.quantize import qlinear_matmul
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.QLinearMatMul'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = qlinear_matmul = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, qlinear_matmul
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.quantize import qlinear_matmul
-    _kernels_imported = True
-
 
 # ---- version 21 ----
 
@@ -141,8 +130,6 @@ def kernel_v21(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_ze
     T2: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
     T3: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     a = np.asarray(a)
     a_scale = np.asarray(a_scale)
     a_zero_point = np.asarray(a_zero_point)
@@ -265,8 +252,6 @@ def kernel_v10(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_ze
     T2: int8, uint8
     T3: int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     a = np.asarray(a)
     a_scale = np.asarray(a_scale)
     a_zero_point = np.asarray(a_zero_point)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.quantize import quantize_linear
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.QuantizeLinear'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = quantize_linear = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, quantize_linear
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.quantize import quantize_linear
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -136,8 +125,6 @@ def kernel_v28(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dt
     T3: float4e2m1, float6e2m3, float6e3m2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2,
         int4, int8, uint16, uint2, uint4, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -277,8 +264,6 @@ def kernel_v25(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dt
     T3: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int2, int4, int8, uint16,
         uint2, uint4, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -418,8 +403,6 @@ def kernel_v24(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dt
     T3: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int4, int8, uint16, uint4,
         uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -559,8 +542,6 @@ def kernel_v23(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dt
     T3: float4e2m1, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int4, int8, uint16, uint4,
         uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -695,8 +676,6 @@ def kernel_v21(x, y_scale, y_zero_point=None, *, axis=1, block_size=0, output_dt
     T1: bfloat16, float, float16, int32
     T2: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int16, int4, int8, uint16, uint4, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -786,8 +765,6 @@ def kernel_v19(x, y_scale, y_zero_point=None, *, axis=1, saturate=1):
     T1: bfloat16, float, float16, int32
     T2: float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -865,8 +842,6 @@ def kernel_v13(x, y_scale, y_zero_point=None, *, axis=1):
     T1: float, int32
     T2: int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)
@@ -930,8 +905,6 @@ def kernel_v10(x, y_scale, y_zero_point=None):
     T1: float, int32
     T2: int8, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     x = np.asarray(x)
     y_scale = np.asarray(y_scale)
     y_zero_point = None if y_zero_point is None else np.asarray(y_zero_point)

@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import random_normal
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RandomNormal'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = random_normal = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, random_normal
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import random_normal
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -83,8 +72,6 @@ def kernel_v22(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=N
     The type of output is the one dtype names, unless output_dtype is given.
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     mean = _ew.float32_attribute(mean)
     scale = _ew.float32_attribute(scale)
     seed = _ew.float32_attribute(seed)
@@ -156,8 +143,6 @@ def kernel_v1(*, dtype=1, mean=0.0, scale=1.0, seed=None, shape, output_dtype=No
     The type of output is the one dtype names, unless output_dtype is given.
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     mean = _ew.float32_attribute(mean)
     scale = _ew.float32_attribute(scale)
     seed = _ew.float32_attribute(seed)

@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import random_uniform
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RandomUniform'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = random_uniform = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, random_uniform
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import random_uniform
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -83,8 +72,6 @@ def kernel_v22(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=Non
     The type of output is the one dtype names, unless output_dtype is given.
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     high = _ew.float32_attribute(high)
     low = _ew.float32_attribute(low)
     seed = _ew.float32_attribute(seed)
@@ -154,8 +141,6 @@ def kernel_v1(*, dtype=1, high=1.0, low=0.0, seed=None, shape, output_dtype=None
     The type of output is the one dtype names, unless output_dtype is given.
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     high = _ew.float32_attribute(high)
     low = _ew.float32_attribute(low)
     seed = _ew.float32_attribute(seed)

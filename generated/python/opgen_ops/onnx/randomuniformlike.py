@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.random import random_uniform_like
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RandomUniformLike'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = random_uniform_like = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, random_uniform_like
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.random import random_uniform_like
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -97,8 +86,6 @@ def kernel_v22(input, *, dtype=None, high=1.0, low=0.0, seed=None, output_dtype=
         uint32, uint64, uint8
     T2: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     high = _ew.float32_attribute(high)
     low = _ew.float32_attribute(low)
@@ -183,8 +170,6 @@ def kernel_v1(input, *, dtype=None, high=1.0, low=0.0, seed=None, output_dtype=N
         uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     high = _ew.float32_attribute(high)
     low = _ew.float32_attribute(low)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_patterns import onnx_range
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Range'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_range = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_range
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_patterns import onnx_range
-    _kernels_imported = True
-
 
 # ---- version 27 ----
 
@@ -99,8 +88,6 @@ def kernel_v27(start, limit, delta, *, stash_type=1):
     Returns a tuple of the outputs: output (T)
     T: bfloat16, double, float, float16, int16, int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     start = np.asarray(start)
     limit = np.asarray(limit)
     delta = np.asarray(delta)
@@ -180,8 +167,6 @@ def kernel_v11(start, limit, delta):
     Returns a tuple of the outputs: output (T)
     T: double, float, int16, int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     start = np.asarray(start)
     limit = np.asarray(limit)
     delta = np.asarray(delta)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_reduce import onnx_reduce_sum_square
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ReduceSumSquare'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_reduce_sum_square = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_reduce_sum_square
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_reduce import onnx_reduce_sum_square
-    _kernels_imported = True
-
 
 # ---- version 18 ----
 
@@ -95,8 +84,6 @@ def kernel_v18(data, axes=None, *, keepdims=1, noop_with_empty_axes=0):
     Returns a tuple of the outputs: reduced (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v18((data, axes,), {'keepdims': keepdims, 'noop_with_empty_axes': noop_with_empty_axes}, None)
@@ -163,8 +150,6 @@ def kernel_v13(data, *, axes=None, keepdims=1):
     Returns a tuple of the outputs: reduced (T)
     T: bfloat16, double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v13((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:
@@ -230,8 +215,6 @@ def kernel_v11(data, *, axes=None, keepdims=1):
     Returns a tuple of the outputs: reduced (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v11((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:
@@ -297,8 +280,6 @@ def kernel_v1(data, *, axes=None, keepdims=1):
     Returns a tuple of the outputs: reduced (T)
     T: double, float, float16, int32, int64, uint32, uint64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes, 'keepdims': keepdims}, None)
     if problems:

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.text import regex_full_match
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RegexFullMatch'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = regex_full_match = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, regex_full_match
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.text import regex_full_match
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -72,8 +61,6 @@ def kernel_v20(X, *, pattern=None, Y_dtype=None):
     T1: string
     T2: bool
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('bool',), 'Y')
     problems = validate_v20((X,), {'pattern': pattern}, [(_ew.elem(Y_out), None)])

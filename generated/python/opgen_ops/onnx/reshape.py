@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import dynamic_reshape
+from opgen.runtime.kernels.onnx_shape import onnx_reshape_attribute
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Reshape'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = dynamic_reshape = onnx_reshape_attribute = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, dynamic_reshape, onnx_reshape_attribute
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import dynamic_reshape
-    from opgen.runtime.kernels.onnx_shape import onnx_reshape_attribute
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -102,8 +91,6 @@ def kernel_v25(data, shape, *, allowzero=0):
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v25((data, shape,), {'allowzero': allowzero}, None)
@@ -186,8 +173,6 @@ def kernel_v24(data, shape, *, allowzero=0):
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v24((data, shape,), {'allowzero': allowzero}, None)
@@ -269,8 +254,6 @@ def kernel_v23(data, shape, *, allowzero=0):
     T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v23((data, shape,), {'allowzero': allowzero}, None)
@@ -352,8 +335,6 @@ def kernel_v21(data, shape, *, allowzero=0):
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v21((data, shape,), {'allowzero': allowzero}, None)
@@ -435,8 +416,6 @@ def kernel_v19(data, shape, *, allowzero=0):
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v19((data, shape,), {'allowzero': allowzero}, None)
@@ -517,8 +496,6 @@ def kernel_v14(data, shape, *, allowzero=0):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v14((data, shape,), {'allowzero': allowzero}, None)
@@ -620,8 +597,6 @@ def kernel_v13(data, shape):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v13((data, shape,), {}, None)
@@ -723,8 +698,6 @@ def kernel_v5(data, shape):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape = np.asarray(shape)
     problems = validate_v5((data, shape,), {}, None)
@@ -786,8 +759,6 @@ def kernel_v1(data, *, consumed_inputs=None, shape=None):
     Returns a tuple of the outputs: reshaped (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v1((data,), {'consumed_inputs': consumed_inputs, 'shape': shape}, None)
     if problems:

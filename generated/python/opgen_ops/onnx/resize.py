@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_resize import onnx_resize, onnx_resize_v10
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Resize'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_resize = onnx_resize_v10 = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_resize, onnx_resize_v10
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_resize import onnx_resize, onnx_resize_v10
-    _kernels_imported = True
-
 
 # ---- version 19 ----
 
@@ -211,8 +200,6 @@ def kernel_v19(
         uint32, uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
@@ -435,8 +422,6 @@ def kernel_v18(
         uint32, uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
@@ -591,8 +576,6 @@ def kernel_v13(
         uint32, uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     roi = None if roi is None else np.asarray(roi)
     scales = None if scales is None else np.asarray(scales)
@@ -743,8 +726,6 @@ def kernel_v11(
         uint64, uint8
     T2: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     roi = np.asarray(roi)
     scales = np.asarray(scales)
@@ -839,8 +820,6 @@ def kernel_v10(X, scales, *, mode='nearest'):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scales = np.asarray(scales)
     problems = validate_v10((X, scales,), {'mode': mode}, None)

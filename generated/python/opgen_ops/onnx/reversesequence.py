@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import reverse_sequence
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ReverseSequence'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = reverse_sequence = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, reverse_sequence
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import reverse_sequence
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -92,8 +81,6 @@ def kernel_v28(input, sequence_lens, *, batch_axis=1, time_axis=0):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v28((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)
@@ -167,8 +154,6 @@ def kernel_v10(input, sequence_lens, *, batch_axis=1, time_axis=0):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     sequence_lens = np.asarray(sequence_lens)
     problems = validate_v10((input, sequence_lens,), {'batch_axis': batch_axis, 'time_axis': time_axis}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_normalization import onnx_rms_norm
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RMSNormalization'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_rms_norm = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_rms_norm
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_normalization import onnx_rms_norm
-    _kernels_imported = True
-
 
 # ---- version 23 ----
 
@@ -85,8 +74,6 @@ def kernel_v23(X, scale, *, axis=-1, epsilon=1e-05, stash_type=1):
     T: bfloat16, double, float, float16
     V: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scale = np.asarray(scale)
     epsilon = _ew.float32_attribute(epsilon)

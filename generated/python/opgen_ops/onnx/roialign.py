@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_vision import onnx_roi_align
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RoiAlign'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_roi_align = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_roi_align
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_vision import onnx_roi_align
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -118,8 +107,6 @@ def kernel_v22(
     T1: bfloat16, double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
@@ -243,8 +230,6 @@ def kernel_v16(
     T1: double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)
@@ -360,8 +345,6 @@ def kernel_v10(
     T1: double, float, float16
     T2: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     rois = np.asarray(rois)
     batch_indices = np.asarray(batch_indices)

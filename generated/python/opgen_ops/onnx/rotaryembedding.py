@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.attention import onnx_rotary_embedding
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.RotaryEmbedding'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_rotary_embedding = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_rotary_embedding
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.attention import onnx_rotary_embedding
-    _kernels_imported = True
-
 
 # ---- version 23 ----
 
@@ -153,8 +142,6 @@ def kernel_v23(X, cos_cache, sin_cache, position_ids=None, *, interleaved=0, num
     T: bfloat16, float, float16
     M: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     cos_cache = np.asarray(cos_cache)
     sin_cache = np.asarray(sin_cache)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.control_flow import onnx_scan, onnx_scan_v8
 from opgen.runtime.validation import AttrSig, Check, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Scan'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_scan = onnx_scan_v8 = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_scan, onnx_scan_v8, split_variadic
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.control_flow import onnx_scan, onnx_scan_v8
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -181,8 +170,6 @@ def kernel_v25(
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v25(
         (*variadic,),
@@ -365,8 +352,6 @@ def kernel_v24(
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v24(
         (*variadic,),
@@ -548,8 +533,6 @@ def kernel_v23(
     V: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v23(
         (*variadic,),
@@ -731,8 +714,6 @@ def kernel_v21(
     V: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v21(
         (*variadic,),
@@ -914,8 +895,6 @@ def kernel_v19(
     V: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v19(
         (*variadic,),
@@ -1096,8 +1075,6 @@ def kernel_v16(
     V: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v16(
         (*variadic,),
@@ -1278,8 +1255,6 @@ def kernel_v11(
     V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v11(
         (*variadic,),
@@ -1460,8 +1435,6 @@ def kernel_v9(
     V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v9(
         (*variadic,),
@@ -1579,8 +1552,6 @@ def kernel_v8(sequence_lens=None, *variadic, body, directions=None, num_scan_inp
     V: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     sequence_lens = None if sequence_lens is None else np.asarray(sequence_lens)
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_indexing import scatter_elements
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ScatterElements'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = scatter_elements = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, scatter_elements
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_indexing import scatter_elements
-    _kernels_imported = True
-
 
 # ---- version 18 ----
 
@@ -91,8 +80,6 @@ def kernel_v18(data, indices, updates, *, axis=0, reduction='none'):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -166,8 +153,6 @@ def kernel_v16(data, indices, updates, *, axis=0, reduction='none'):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -240,8 +225,6 @@ def kernel_v13(data, indices, updates, *, axis=0):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -314,8 +297,6 @@ def kernel_v11(data, indices, updates, *, axis=0):
         uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_indexing import onnx_scatter_nd
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.ScatterND'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_scatter_nd = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_scatter_nd
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_indexing import onnx_scatter_nd
-    _kernels_imported = True
-
 
 # ---- version 18 ----
 
@@ -100,8 +89,6 @@ def kernel_v18(data, indices, updates, *, reduction='none'):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -184,8 +171,6 @@ def kernel_v16(data, indices, updates, *, reduction='none'):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -266,8 +251,6 @@ def kernel_v13(data, indices, updates):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)
@@ -348,8 +331,6 @@ def kernel_v11(data, indices, updates):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     indices = np.asarray(indices)
     updates = np.asarray(updates)

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Selu'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 22 ----
 
@@ -69,8 +58,6 @@ def kernel_v22(X, *, alpha=1.6732632, gamma=1.050701):
     Returns a tuple of the outputs: Y (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     gamma = _ew.float32_attribute(gamma)
@@ -129,8 +116,6 @@ def kernel_v6(X, *, alpha=1.6732632, gamma=1.050701):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     gamma = _ew.float32_attribute(gamma)
@@ -190,8 +175,6 @@ def kernel_v1(X, *, alpha=1.6732, consumed_inputs=None, gamma=1.0507):
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     alpha = _ew.float32_attribute(alpha)
     gamma = _ew.float32_attribute(gamma)

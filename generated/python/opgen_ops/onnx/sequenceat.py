@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.sequence import sequence_at
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceAt'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_input = as_outputs = sequence_at = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_input, as_outputs, sequence_at
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.sequence import sequence_at
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -92,8 +81,6 @@ def kernel_v11(input_sequence, position, *, tensor_dtype=None):
         uint64, uint8
     I: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input_sequence = as_input(input_sequence)
     position = np.asarray(position)
     tensor_out = _ew.output_dtype(

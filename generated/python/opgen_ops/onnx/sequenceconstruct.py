@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs, split_variadic
+from opgen.runtime.kernels.sequence import sequence_construct
 from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceConstruct'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = sequence_construct = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, sequence_construct, split_variadic
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs, split_variadic
-    from opgen.runtime.kernels.sequence import sequence_construct
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -88,8 +77,6 @@ def kernel_v11(*variadic, output_sequence_dtype=None):
         seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
         seq(tensor(uint8))
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     output_sequence_out = _ew.output_dtype(
         output_sequence_dtype,

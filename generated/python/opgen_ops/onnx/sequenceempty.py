@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.sequence import sequence_empty
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceEmpty'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = sequence_empty = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, sequence_empty
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.sequence import sequence_empty
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -91,8 +80,6 @@ def kernel_v11(*, dtype=None, output_dtype=None):
         seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
         seq(tensor(uint8))
     """
-    if not _kernels_imported:
-        _import_kernels()
     output_out = _ew.output_dtype(
         output_dtype,
         None,

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.sequence import sequence_insert
 from opgen.runtime.validation import Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceInsert'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_input = as_outputs = sequence_insert = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_input, as_outputs, sequence_insert
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.sequence import sequence_insert
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -91,8 +80,6 @@ def kernel_v11(input_sequence, tensor, position=None):
         seq(tensor(uint8))
     I: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input_sequence = as_input(input_sequence)
     tensor = np.asarray(tensor)
     position = None if position is None else np.asarray(position)

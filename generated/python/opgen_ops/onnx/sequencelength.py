@@ -6,24 +6,13 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_input, as_outputs
+from opgen.runtime.kernels.sequence import sequence_length
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceLength'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_input = as_outputs = sequence_length = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_input, as_outputs, sequence_length
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_input, as_outputs
-    from opgen.runtime.kernels.sequence import sequence_length
-    _kernels_imported = True
-
 
 # ---- version 11 ----
 
@@ -78,8 +67,6 @@ def kernel_v11(input_sequence, *, length_dtype=None):
         seq(tensor(uint8))
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input_sequence = as_input(input_sequence)
     length_out = _ew.output_dtype(length_dtype, getattr(input_sequence, 'dtype', None), ('int64',), 'length')
     problems = validate_v11((input_sequence,), {}, [(_ew.elem(length_out), None)])

@@ -6,23 +6,12 @@ inputs positionally and the attributes as keywords, and return a tuple of output
 """
 from __future__ import annotations
 
+from opgen.runtime.kernels import as_input, as_outputs, split_variadic
+from opgen.runtime.kernels.sequence import sequence_map
 from opgen.runtime.validation import AttrSig, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SequenceMap'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_input = as_outputs = sequence_map = split_variadic = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_input, as_outputs, sequence_map, split_variadic
-    from opgen.runtime.kernels import as_input, as_outputs, split_variadic
-    from opgen.runtime.kernels.sequence import sequence_map
-    _kernels_imported = True
-
 
 # ---- version 17 ----
 
@@ -102,8 +91,6 @@ def kernel_v17(input_sequence, *variadic, body):
         seq(tensor(uint8)), bool, complex128, complex64, double, float, float16, int16, int32, int64, int8,
         string, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input_sequence = as_input(input_sequence)
     variadic = [as_input(x) for x in variadic]
     problems = validate_v17((input_sequence, *variadic,), {'body': body}, None)

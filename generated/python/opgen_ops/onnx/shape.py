@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_shape import onnx_shape
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Shape'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_shape = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_shape
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_shape import onnx_shape
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -96,8 +85,6 @@ def kernel_v25(data, *, end=None, start=0, shape_dtype=None):
         uint32, uint4, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v25((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -174,8 +161,6 @@ def kernel_v24(data, *, end=None, start=0, shape_dtype=None):
         uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v24((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -251,8 +236,6 @@ def kernel_v23(data, *, end=None, start=0, shape_dtype=None):
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v23((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -328,8 +311,6 @@ def kernel_v21(data, *, end=None, start=0, shape_dtype=None):
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v21((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -405,8 +386,6 @@ def kernel_v19(data, *, end=None, start=0, shape_dtype=None):
         float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v19((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -481,8 +460,6 @@ def kernel_v15(data, *, end=None, start=0, shape_dtype=None):
         uint32, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v15((data,), {'end': end, 'start': start}, [(_ew.elem(shape_out), None)])
@@ -539,8 +516,6 @@ def kernel_v13(data, *, shape_dtype=None):
         uint32, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v13((data,), {}, [(_ew.elem(shape_out), None)])
@@ -597,8 +572,6 @@ def kernel_v1(data, *, shape_dtype=None):
         uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     shape_out = _ew.output_dtype(shape_dtype, getattr(data, 'dtype', None), ('int64',), 'shape')
     problems = validate_v1((data,), {}, [(_ew.elem(shape_out), None)])

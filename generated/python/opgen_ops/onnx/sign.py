@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Sign'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -71,8 +60,6 @@ def kernel_v13(input):
     Returns a tuple of the outputs: output (T)
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v13((input,), {}, None)
     if problems:
@@ -126,8 +113,6 @@ def kernel_v9(input):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v9((input,), {}, None)
     if problems:

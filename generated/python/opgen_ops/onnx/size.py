@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_shape import onnx_size
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Size'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_size = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_size
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_shape import onnx_size
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -78,8 +67,6 @@ def kernel_v25(data, *, size_dtype=None):
         uint32, uint4, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v25((data,), {}, [(_ew.elem(size_out), None)])
@@ -138,8 +125,6 @@ def kernel_v24(data, *, size_dtype=None):
         uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v24((data,), {}, [(_ew.elem(size_out), None)])
@@ -197,8 +182,6 @@ def kernel_v23(data, *, size_dtype=None):
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v23((data,), {}, [(_ew.elem(size_out), None)])
@@ -256,8 +239,6 @@ def kernel_v21(data, *, size_dtype=None):
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v21((data,), {}, [(_ew.elem(size_out), None)])
@@ -315,8 +296,6 @@ def kernel_v19(data, *, size_dtype=None):
         float8e5m2fnuz, int16, int32, int64, int8, string, uint16, uint32, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v19((data,), {}, [(_ew.elem(size_out), None)])
@@ -373,8 +352,6 @@ def kernel_v13(data, *, size_dtype=None):
         uint32, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v13((data,), {}, [(_ew.elem(size_out), None)])
@@ -431,8 +408,6 @@ def kernel_v1(data, *, size_dtype=None):
         uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     size_out = _ew.output_dtype(size_dtype, getattr(data, 'dtype', None), ('int64',), 'size')
     problems = validate_v1((data,), {}, [(_ew.elem(size_out), None)])

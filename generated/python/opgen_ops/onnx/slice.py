@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_slice_pad import onnx_slice
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Slice'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_slice = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_slice
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_slice_pad import onnx_slice
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -120,8 +109,6 @@ def kernel_v13(data, starts, ends, axes=None, steps=None):
         uint32, uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     starts = np.asarray(starts)
     ends = np.asarray(ends)
@@ -226,8 +213,6 @@ def kernel_v11(data, starts, ends, axes=None, steps=None):
         uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     starts = np.asarray(starts)
     ends = np.asarray(ends)
@@ -332,8 +317,6 @@ def kernel_v10(data, starts, ends, axes=None, steps=None):
         uint64, uint8
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     starts = np.asarray(starts)
     ends = np.asarray(ends)
@@ -446,8 +429,6 @@ def kernel_v1(data, *, axes=None, ends, starts):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes, 'ends': ends, 'starts': starts}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_activation import onnx_softmax, onnx_softmax_2d
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Softmax'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_softmax = onnx_softmax_2d = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_softmax, onnx_softmax_2d
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_activation import onnx_softmax, onnx_softmax_2d
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -74,8 +63,6 @@ def kernel_v13(input, *, axis=-1):
     Returns a tuple of the outputs: output (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v13((input,), {'axis': axis}, None)
     if problems:
@@ -130,8 +117,6 @@ def kernel_v11(input, *, axis=1):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v11((input,), {'axis': axis}, None)
     if problems:
@@ -186,8 +171,6 @@ def kernel_v1(input, *, axis=1):
     Returns a tuple of the outputs: output (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'axis': axis}, None)
     if problems:

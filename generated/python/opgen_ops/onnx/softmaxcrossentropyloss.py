@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.loss import softmax_cross_entropy_loss
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SoftmaxCrossEntropyLoss'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = softmax_cross_entropy_loss = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, softmax_cross_entropy_loss
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.loss import softmax_cross_entropy_loss
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -102,8 +91,6 @@ def kernel_v13(scores, labels, weights=None, *, ignore_index=None, reduction='me
     T: bfloat16, double, float, float16
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     scores = np.asarray(scores)
     labels = np.asarray(labels)
     weights = None if weights is None else np.asarray(weights)
@@ -190,8 +177,6 @@ def kernel_v12(scores, labels, weights=None, *, ignore_index=None, reduction='me
     T: double, float, float16
     Tind: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     scores = np.asarray(scores)
     labels = np.asarray(labels)
     weights = None if weights is None else np.asarray(weights)

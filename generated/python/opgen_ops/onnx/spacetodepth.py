@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_shape import onnx_space_to_depth
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SpaceToDepth'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_space_to_depth = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_space_to_depth
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_shape import onnx_space_to_depth
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -93,8 +82,6 @@ def kernel_v28(input, *, blocksize, mode='DCR'):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v28((input,), {'blocksize': blocksize, 'mode': mode}, None)
     if problems:
@@ -167,8 +154,6 @@ def kernel_v13(input, *, blocksize):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v13((input,), {'blocksize': blocksize}, None)
     if problems:
@@ -241,8 +226,6 @@ def kernel_v1(input, *, blocksize):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v1((input,), {'blocksize': blocksize}, None)
     if problems:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_shape import onnx_split, onnx_split_v1
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Split'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_split = onnx_split_v1 = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_split, onnx_split_v1
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_shape import onnx_split, onnx_split_v1
-    _kernels_imported = True
-
 
 # ---- version 18 ----
 
@@ -133,8 +122,6 @@ def kernel_v18(input, split=None, *, axis=0, num_outputs=None, outputs_count=Non
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v18((input, split,), {'axis': axis, 'num_outputs': num_outputs}, None)
@@ -231,8 +218,6 @@ def kernel_v13(input, split=None, *, axis=0, outputs_count=None):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v13((input, split,), {'axis': axis}, None)
@@ -328,8 +313,6 @@ def kernel_v11(input, *, axis=0, split=None, outputs_count=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v11((input,), {'axis': axis, 'split': split}, None)
     if problems:
@@ -424,8 +407,6 @@ def kernel_v2(input, *, axis=0, split=None, outputs_count=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     problems = validate_v2((input,), {'axis': axis, 'split': split}, None)
     if problems:
@@ -546,8 +527,6 @@ def kernel_v1(input, split=None, *, axis=None, split_attr=None, outputs_count=No
     Returns a tuple of the outputs: outputs (T, variadic)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     problems = validate_v1((input, split,), {'axis': axis, 'split': split_attr}, None)

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.sequence import split_to_sequence
 from opgen.runtime.validation import AttrSig, Check, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.SplitToSequence'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = split_to_sequence = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, split_to_sequence
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.sequence import split_to_sequence
-    _kernels_imported = True
-
 
 # ---- version 24 ----
 
@@ -123,8 +112,6 @@ def kernel_v24(input, split=None, *, axis=0, keepdims=1, output_sequence_dtype=N
         seq(tensor(int64)), seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)),
         seq(tensor(uint64)), seq(tensor(uint8))
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     output_sequence_out = _ew.output_dtype(
@@ -243,8 +230,6 @@ def kernel_v11(input, split=None, *, axis=0, keepdims=1, output_sequence_dtype=N
         seq(tensor(int8)), seq(tensor(string)), seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
         seq(tensor(uint8))
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     split = None if split is None else np.asarray(split)
     output_sequence_out = _ew.output_dtype(

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import squeeze
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Squeeze'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = squeeze = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, squeeze
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import squeeze
-    _kernels_imported = True
-
 
 # ---- version 25 ----
 
@@ -92,8 +81,6 @@ def kernel_v25(data, axes=None):
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int2, int32, int4, int64, int8, string, uint16, uint2,
         uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v25((data, axes,), {}, None)
@@ -167,8 +154,6 @@ def kernel_v24(data, axes=None):
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v24((data, axes,), {}, None)
@@ -241,8 +226,6 @@ def kernel_v23(data, axes=None):
     T: bfloat16, bool, complex128, complex64, double, float, float16, float4e2m1, float8e4m3fn, float8e4m3fnuz,
         float8e5m2, float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v23((data, axes,), {}, None)
@@ -315,8 +298,6 @@ def kernel_v21(data, axes=None):
     T: bfloat16, bool, complex128, complex64, double, float, float16, float8e4m3fn, float8e4m3fnuz, float8e5m2,
         float8e5m2fnuz, int16, int32, int4, int64, int8, string, uint16, uint32, uint4, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v21((data, axes,), {}, None)
@@ -388,8 +369,6 @@ def kernel_v13(data, axes=None):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     axes = None if axes is None else np.asarray(axes)
     problems = validate_v13((data, axes,), {}, None)
@@ -473,8 +452,6 @@ def kernel_v11(data, *, axes=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v11((data,), {'axes': axes}, None)
     if problems:
@@ -539,8 +516,6 @@ def kernel_v1(data, *, axes=None):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     data = np.asarray(data)
     problems = validate_v1((data,), {'axes': axes}, None)
     if problems:

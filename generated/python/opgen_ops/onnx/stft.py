@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.signal import onnx_stft
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.STFT'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_stft = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_stft
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.signal import onnx_stft
-    _kernels_imported = True
-
 
 # ---- version 17 ----
 
@@ -113,8 +102,6 @@ def kernel_v17(signal, frame_step, window=None, frame_length=None, *, onesided=1
     T1: bfloat16, double, float, float16
     T2: int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     signal = np.asarray(signal)
     frame_step = np.asarray(frame_step)
     window = None if window is None else np.asarray(window)

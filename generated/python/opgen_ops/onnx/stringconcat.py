@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.text import string_concat
 from opgen.runtime.validation import OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.StringConcat'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = string_concat = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, string_concat
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.text import string_concat
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -68,8 +57,6 @@ def kernel_v20(X, Y):
     Returns a tuple of the outputs: Z (T)
     T: string
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y = np.asarray(Y)
     problems = validate_v20((X, Y,), {}, None)

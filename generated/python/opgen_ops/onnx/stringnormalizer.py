@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.text import string_normalizer
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.StringNormalizer'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = string_normalizer = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, string_normalizer
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.text import string_normalizer
-    _kernels_imported = True
-
 
 # ---- version 10 ----
 
@@ -89,8 +78,6 @@ def kernel_v10(X, *, case_change_action='NONE', is_case_sensitive=0, locale=None
         (optional), stopwords: strings (optional)
     Returns a tuple of the outputs: Y (tensor(string))
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v10(
         (X,),

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.text import string_split
 from opgen.runtime.validation import AttrSig, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.StringSplit'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = string_split = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, string_split
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.text import string_split
-    _kernels_imported = True
-
 
 # ---- version 20 ----
 
@@ -74,8 +63,6 @@ def kernel_v20(X, *, delimiter=None, maxsplit=None, Y_dtype=None, Z_dtype=None):
     T2: string
     T3: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('string',), 'Y')
     Z_out = _ew.output_dtype(Z_dtype, getattr(X, 'dtype', None), ('int64',), 'Z')

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Sum'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew
-    from opgen.runtime import elementwise as _ew
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -72,8 +61,6 @@ def kernel_v13(*variadic):
     Returns a tuple of the outputs: sum (T)
     T: bfloat16, double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v13((*variadic,), {}, None)
     if problems:
@@ -131,8 +118,6 @@ def kernel_v8(*variadic):
     Returns a tuple of the outputs: sum (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v8((*variadic,), {}, None)
     if problems:
@@ -189,8 +174,6 @@ def kernel_v6(*variadic):
     Returns a tuple of the outputs: sum (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v6((*variadic,), {}, None)
     if problems:
@@ -249,8 +232,6 @@ def kernel_v1(*variadic, consumed_inputs=None):
     Returns a tuple of the outputs: sum (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     variadic = [np.asarray(x) for x in variadic]
     problems = validate_v1((*variadic,), {'consumed_inputs': consumed_inputs}, None)
     if problems:

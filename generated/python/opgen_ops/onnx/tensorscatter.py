@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_indexing import tensor_scatter
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TensorScatter'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = tensor_scatter = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, tensor_scatter
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_indexing import tensor_scatter
-    _kernels_imported = True
-
 
 # ---- version 24 ----
 
@@ -123,8 +112,6 @@ def kernel_v24(past_cache, update, write_indices=None, *, axis=-2, mode='linear'
         float8e5m2, float8e5m2fnuz, float8e8m0, int16, int32, int4, int64, int8, string, uint16, uint32, uint4,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     past_cache = np.asarray(past_cache)
     update = np.asarray(update)
     write_indices = None if write_indices is None else np.asarray(write_indices)

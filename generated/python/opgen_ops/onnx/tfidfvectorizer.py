@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.text import tfidf_vectorizer
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TfIdfVectorizer'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = tfidf_vectorizer = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, tfidf_vectorizer
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.text import tfidf_vectorizer
-    _kernels_imported = True
-
 
 # ---- version 9 ----
 
@@ -191,8 +180,6 @@ def kernel_v9(
     T: int32, int64, string
     T1: float
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     weights = _ew.float32_attribute(weights)
     Y_out = _ew.output_dtype(Y_dtype, getattr(X, 'dtype', None), ('float',), 'Y')

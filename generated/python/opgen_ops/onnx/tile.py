@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.data_movement import tile
+from opgen.runtime.kernels.onnx_shape import onnx_tile_axis
 from opgen.runtime.validation import Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Tile'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_tile_axis = tile = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_tile_axis, tile
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.data_movement import tile
-    from opgen.runtime.kernels.onnx_shape import onnx_tile_axis
-    _kernels_imported = True
-
 
 # ---- version 13 ----
 
@@ -91,8 +80,6 @@ def kernel_v13(input, repeats):
         uint32, uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v13((input, repeats,), {}, None)
@@ -164,8 +151,6 @@ def kernel_v6(input, repeats):
         uint64, uint8
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     repeats = np.asarray(repeats)
     problems = validate_v6((input, repeats,), {}, None)
@@ -216,8 +201,6 @@ def kernel_v1(input, tiles, axis):
     T: double, float, float16
     T1: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     tiles = np.asarray(tiles)
     axis = np.asarray(axis)

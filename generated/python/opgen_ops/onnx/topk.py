@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.ordering import onnx_topk
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, RuleCall, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TopK'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_topk = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_topk
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.ordering import onnx_topk
-    _kernels_imported = True
-
 
 # ---- version 24 ----
 
@@ -103,8 +92,6 @@ def kernel_v24(X, K, *, axis=-1, largest=1, sorted=1, Indices_dtype=None):
     T: bfloat16, double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     K = np.asarray(K)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
@@ -188,8 +175,6 @@ def kernel_v11(X, K, *, axis=-1, largest=1, sorted=1, Indices_dtype=None):
     T: double, float, float16, int16, int32, int64, int8, uint16, uint32, uint64, uint8
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     K = np.asarray(K)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
@@ -268,8 +253,6 @@ def kernel_v10(X, K, *, axis=-1, Indices_dtype=None):
     T: double, float, float16
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     K = np.asarray(K)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
@@ -343,8 +326,6 @@ def kernel_v1(X, *, axis=-1, k, Indices_dtype=None):
     T: double, float, float16
     I: int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     Indices_out = _ew.output_dtype(Indices_dtype, getattr(X, 'dtype', None), ('int64',), 'Indices')
     problems = validate_v1((X,), {'axis': axis, 'k': k}, [(None, None), (_ew.elem(Indices_out), None)])

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_ml import tree_ensemble
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.TreeEnsemble'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = tree_ensemble = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, tree_ensemble
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_ml import tree_ensemble
-    _kernels_imported = True
-
 
 # ---- version 5 ----
 
@@ -144,8 +133,6 @@ def kernel_v5(
     Returns a tuple of the outputs: Y (T)
     T: double, float, float16
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v5(
         (X,),

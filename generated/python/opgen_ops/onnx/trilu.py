@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_patterns import onnx_trilu
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Trilu'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = onnx_trilu = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, onnx_trilu
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_patterns import onnx_trilu
-    _kernels_imported = True
-
 
 # ---- version 14 ----
 
@@ -78,8 +67,6 @@ def kernel_v14(input, k=None, *, upper=1):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     input = np.asarray(input)
     k = None if k is None else np.asarray(k)
     problems = validate_v14((input, k,), {'upper': upper}, None)

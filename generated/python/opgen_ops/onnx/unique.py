@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.ordering import unique
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Unique'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-as_outputs = unique = None
-
-
-def _import_kernels():
-    global _kernels_imported, as_outputs, unique
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.ordering import unique
-    _kernels_imported = True
-
 
 # ---- version 28 ----
 
@@ -90,8 +79,6 @@ def kernel_v28(X, *, axis=None, sorted=1):
     T: bfloat16, bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16,
         uint32, uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v28((X,), {'axis': axis, 'sorted': sorted}, None)
     if problems:
@@ -162,8 +149,6 @@ def kernel_v11(X, *, axis=None, sorted=1):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     problems = validate_v11((X,), {'axis': axis, 'sorted': sorted}, None)
     if problems:

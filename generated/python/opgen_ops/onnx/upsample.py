@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opgen.runtime import elementwise as _ew
+from opgen.runtime.kernels import as_outputs
+from opgen.runtime.kernels.onnx_resize import onnx_resize_v10, onnx_upsample_v1, onnx_upsample_v7
 from opgen.runtime.validation import AttrSig, Check, OutputShape, ParamSig, Signature, ValidationError
 from opgen.runtime.validation import validate as _validate
 
 OP = 'onnx.Upsample'
-
-# What the kernels call is imported on a kernel's first call: validators use none of it, and checking
-# a model (`opgen validate`) loads only validators.
-_kernels_imported = False
-_ew = as_outputs = onnx_resize_v10 = onnx_upsample_v1 = onnx_upsample_v7 = None
-
-
-def _import_kernels():
-    global _kernels_imported, _ew, as_outputs, onnx_resize_v10, onnx_upsample_v1, onnx_upsample_v7
-    from opgen.runtime import elementwise as _ew
-    from opgen.runtime.kernels import as_outputs
-    from opgen.runtime.kernels.onnx_resize import onnx_resize_v10, onnx_upsample_v1, onnx_upsample_v7
-    _kernels_imported = True
-
 
 # ---- version 10 ----
 
@@ -92,8 +81,6 @@ def kernel_v10(X, scales, *, mode='nearest'):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scales = np.asarray(scales)
     problems = validate_v10((X, scales,), {'mode': mode}, None)
@@ -165,8 +152,6 @@ def kernel_v9(X, scales, *, mode='nearest'):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scales = np.asarray(scales)
     problems = validate_v9((X, scales,), {'mode': mode}, None)
@@ -230,8 +215,6 @@ def kernel_v7(X, *, mode='nearest', scales):
     T: bool, complex128, complex64, double, float, float16, int16, int32, int64, int8, string, uint16, uint32,
         uint64, uint8
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     scales = _ew.float32_attribute(scales)
     problems = validate_v7((X,), {'mode': mode, 'scales': scales}, None)
@@ -299,8 +282,6 @@ def kernel_v1(X, *, height_scale, mode='nearest', width_scale):
     Returns a tuple of the outputs: Y (T)
     T: bool, double, float, float16, int32, int64
     """
-    if not _kernels_imported:
-        _import_kernels()
     X = np.asarray(X)
     height_scale = _ew.float32_attribute(height_scale)
     width_scale = _ew.float32_attribute(width_scale)
