@@ -146,3 +146,19 @@ def test_attributes_read_before_still_count_against_each_files_budget():
     for _ in range(2):
         with pytest.raises(ModelReadError, match=r"node 'tr5' \(#5\) attribute 'perm'"):
             validate_model(m, limits=tight)
+
+
+def test_the_values_the_memo_holds_are_bounded(monkeypatch):
+    """Verdicts that depend on values hold those values (and folded outputs): past MAX_VALUE_BYTES the
+    next check starts a fresh memo."""
+    registry = make_registry(None)
+    forget_models()
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("Constant", [], ["s"], value_ints=[3, 2]), helper.make_node("Reshape", ["x", "s"], ["y"])],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])]), opset_imports=[helper.make_opsetid("", 17)])
+    assert validate_model(m).problems == []
+    memo = registry.verdict_memo
+    assert memo.value_bytes >= 16  # the Reshape target's bytes (and the Constant's value) are held
+    monkeypatch.setattr(verdicts, "MAX_VALUE_BYTES", memo.value_bytes - 1)
+    assert validate_model(m).problems == [] and registry.verdict_memo is not memo

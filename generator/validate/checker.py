@@ -61,7 +61,7 @@ class Checker:
         self.unchecked: dict[str, int] = {}  # nodes whose op has no spec, by op (they are not checked)
         self._entries: dict[tuple[str, str, int | None], Entry | UnknownOp] = {}
         # verdicts, shared with the other checks against this registry (verdicts.py)
-        memo = memo_for(registry)
+        memo = self._memo = memo_for(registry)
         self._cache = memo.verdicts
         self._serial, self._complete, self._intern = memo.serial, memo.complete, memo.intern
 
@@ -201,13 +201,16 @@ class Checker:
                 if cache_key is not None and small_key(node.attr_key):
                     if not mattered[0]:
                         cache[cache_key] = answer
+                        self._memo.count(None, answer)
                     elif len(cache_key) == 6:  # first time: the answer is keyed by the values too
                         values = values_key(infos, outs)
                         if values is not None:
                             cache[cache_key] = _VALUES_MATTER
                             cache[(cache_key, values)] = answer
+                            self._memo.count(values, answer)
                     elif cache_key[1] is not None:
                         cache[cache_key] = answer
+                        self._memo.count(cache_key[1], answer)
             if answer[0]:
                 self._report(node, answer[0], path)
             for name, made_here, info, okey in zip(names, answer[1], outs, out_keys):

@@ -9,7 +9,8 @@ and finds each verdict again by a dictionary lookup instead of the node's valida
 The memo lives on the registry (the generated package's registry lives as long as the process; a
 `--specs` registry, and its memo, as long as the call that made it). It is bounded: a check that starts
 when it holds more than MAX_VERDICTS verdicts gets a fresh memo (a check in progress keeps the one it
-started with, whose numbering its keys use). Attributes of more than 64 KiB (a Constant holding a large
+started with, whose numbering its keys use), and so does one that starts when the values its keys and
+answers hold pass MAX_VALUE_BYTES. Attributes of more than 64 KiB (a Constant holding a large
 tensor: opgen.graph.small_key) are not kept: the memo would hold the file's data alive.
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from ..runtime.validation import TensorInfo
 
 MAX_VERDICTS = 200_000
+MAX_VALUE_BYTES = 1 << 26  # 64 MiB of values held by keys (values_key) and answers (folded outputs)
 _SMALL_VALUE = 4096  # elements: larger values (never kept by the readers' defaults) are not keyed
 
 
@@ -58,6 +60,7 @@ class VerdictMemo:
         self.serials: dict[tuple[Any, ...], int] = {}
         self.complete: list[bool] = []
         self.shapes: dict[tuple[Any, ...], TensorInfo] = {}
+        self.value_bytes = 0  # what the kept keys' values and answers' folded outputs hold (about)
         self._lock = threading.Lock()  # two checks in two threads never give one number to two descriptions
 
     def serial(self, key: tuple[Any, ...]) -> int:
@@ -77,8 +80,20 @@ class VerdictMemo:
             info = self.shapes.setdefault(key, TensorInfo(dtype, shape))
         return info
 
+    def count(self, values: tuple[Any, ...] | None, answer: tuple[Any, ...]) -> None:
+        """Add what a kept verdict holds of values: its key's value bytes and its outputs' values."""
+        held = 0
+        for part in values or ():
+            if part is not None:
+                held += len(part[2])
+        for made in answer[1]:
+            if made is not None and type(made[0].value) is np.ndarray:
+                held += made[0].value.nbytes
+        self.value_bytes += held
+
     def full(self) -> bool:
-        return len(self.verdicts) > MAX_VERDICTS or len(self.complete) > MAX_VERDICTS
+        return len(self.verdicts) > MAX_VERDICTS or len(self.complete) > MAX_VERDICTS or \
+            self.value_bytes > MAX_VALUE_BYTES
 
 
 def memo_for(owner: Any) -> VerdictMemo:
