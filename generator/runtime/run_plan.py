@@ -198,7 +198,7 @@ def shared_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
     if found is None:
         found = plan_step(node, plan, graph)
         if small_key(attr_key):  # a Constant's large tensor is not kept alive by the process
-            if len(_SHARED_STEPS) >= 8192:
+            if len(_SHARED_STEPS) >= 2048:  # each may hold 64 KiB of attributes: 128 MiB at the most
                 _SHARED_STEPS.clear()
             _SHARED_STEPS[key] = found._replace(constant=None)
         return found

@@ -129,14 +129,18 @@ def _context(converter: "_Converter", opsets: dict[str, int], records: list[Reco
 # checker keeps its verdicts, verdicts.py): `opgen run` reads a model anew on every call. Both are keyed
 # by their exact serialization, per Limits (which shape what a reading keeps); only small keys are kept
 # (opgen.graph.small_key: never a large tensor), and a full table is started afresh.
-_SHARED_READINGS: dict[Limits, tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]]]] = {}
-_MAX_SHARED = 50_000
+_SHARED_READINGS: dict[Limits, tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]], list[int]]] = {}
+_MAX_SHARED = 50_000  # entries of either table
+_MAX_SHARED_BYTES = 1 << 26  # 64 MiB of keys (what the entries hold is of the same order)
 
 
-def _shared_readings(limits: Limits) -> tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]]]:
+def _shared_readings(limits: Limits) -> tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]],
+                                              list[int]]:
+    """The tables of types and attributes read under `limits`, and the bytes their keys hold (a list of one
+    int, which the readings add to); a table past its bounds is started afresh."""
     found = _SHARED_READINGS.get(limits)
-    if found is None or len(found[0]) > _MAX_SHARED or len(found[1]) > _MAX_SHARED:
-        found = _SHARED_READINGS[limits] = ({}, {})
+    if found is None or len(found[0]) > _MAX_SHARED or len(found[1]) > _MAX_SHARED or found[2][0] > _MAX_SHARED_BYTES:
+        found = _SHARED_READINGS[limits] = ({}, {}, [0])
     return found
 
 
@@ -150,7 +154,7 @@ class _Converter:
         self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
         # type bytes -> TensorInfo; attribute bytes -> (attributes, attr_kinds, list elements, first list's
         # name): shared with later readings (_shared_readings)
-        self.types, self.attr_cache = _shared_readings(limits)
+        self.types, self.attr_cache, self._shared_bytes = _shared_readings(limits)
         self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
@@ -192,6 +196,7 @@ class _Converter:
                               self._element_shape(tp, which, kind, name, path))
         if len(key) <= 1 << 16:
             self.types[key] = info
+            self._shared_bytes[0] += len(key)
         return info
 
     def _inferred_type(self, tp: onnx.TypeProto, key: bytes, name: str, path: str) -> TensorInfo:
@@ -352,6 +357,7 @@ class _Converter:
                 hit = self._convert(attrs, node, depth, path)[:2]
                 if len(self.records) == before and small_key(key):
                     self.attr_cache[key] = (*hit, *list_elements(attrs))
+                    self._shared_bytes[0] += sum(map(len, key))
                 else:  # problems found in the attributes are this node's: the next node must find them again
                     node.attr_key = None
             node.attributes, node.attr_kinds = hit
