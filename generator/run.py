@@ -151,11 +151,11 @@ def forget_models() -> None:
     steps. The next model is then read, checked and planned from nothing, as a first model is (what
     `make bench` times as "first sight"); the kernels' own argument memo is kept."""
     from .runtime.run_plan import _SHARED_STEPS
-    from .validate import onnx_reader
+    from .validate import onnx_model
     from .validate.registry import make_registry
 
     make_registry(None).verdict_memo = None
-    onnx_reader._SHARED_READINGS.clear()
+    onnx_model.SHARED_READINGS.clear()
     _SHARED_STEPS.clear()
 
 

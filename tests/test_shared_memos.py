@@ -165,13 +165,13 @@ def test_the_values_the_memo_holds_are_bounded(monkeypatch):
 
 
 def test_the_shared_readings_are_bounded_by_the_bytes_they_hold(monkeypatch):
-    from opgen.validate import onnx_reader
+    from opgen.validate import onnx_model
 
     forget_models()
     m = leaky_model(0.375)
     validate_model(m)
-    tables = [t for t in onnx_reader._SHARED_READINGS.values() if t[1]]
+    tables = [t for t in onnx_model.SHARED_READINGS.values() if t[1]]
     assert len(tables) == 1 and tables[0][2][0] >= len(m.graph.node[0].attribute[0].SerializeToString())
-    monkeypatch.setattr(onnx_reader, "_MAX_SHARED_BYTES", tables[0][2][0] - 1)
+    monkeypatch.setattr(onnx_model, "MAX_SHARED_BYTES", tables[0][2][0] - 1)
     validate_model(m)  # the table was past its bound: this reading started a fresh one
-    assert all(t is not tables[0] for t in onnx_reader._SHARED_READINGS.values())
+    assert all(t is not tables[0] for t in onnx_model.SHARED_READINGS.values())

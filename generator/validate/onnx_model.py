@@ -13,6 +13,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import TensorProto
 
+from ..runtime.context import TensorInfo
 from .limits import Limits, ModelReadError, read_model_file
 from .report import Record
 
@@ -127,3 +128,22 @@ def shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.Model
         records.append(Record("warning", "", "shape inference", f"onnx.shape_inference failed ({first}); "
                               "only declared dtypes and shapes are used"))
         return None
+
+
+# Within a process, value types and attribute conversions are kept for the models read later (as the
+# checker keeps its verdicts, verdicts.py; onnx_reader's _Converter uses them): `opgen run` reads a model anew on every call. Both are keyed
+# by their exact serialization, per Limits (which shape what a reading keeps); only small keys are kept
+# (opgen.graph.small_key: never a large tensor), and a full table is started afresh.
+SHARED_READINGS: dict[Limits, tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]], list[int]]] = {}
+MAX_SHARED = 50_000  # entries of either table
+MAX_SHARED_BYTES = 1 << 26  # 64 MiB of keys (what the entries hold is of the same order)
+
+
+def shared_readings(limits: Limits) -> tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]],
+                                              list[int]]:
+    """The tables of types and attributes read under `limits`, and the bytes their keys hold (a list of one
+    int, which the readings add to); a table past its bounds is started afresh."""
+    found = SHARED_READINGS.get(limits)
+    if found is None or len(found[0]) > MAX_SHARED or len(found[1]) > MAX_SHARED or found[2][0] > MAX_SHARED_BYTES:
+        found = SHARED_READINGS[limits] = ({}, {}, [0])
+    return found

@@ -28,7 +28,7 @@ from ..graph import UNKNOWN, Graph, Node, small_key
 from .onnx_nodes import _where, list_elements, read_nodes, read_value_info
 from .limits import AttributeBudget, Limits, ModelReadError, check_shape
 from .onnx_model import (ELEM, Incomplete, drop_large_data, first_node_undescribed, raw_array, shape_inference,
-                         type_string)
+                         shared_readings, type_string)
 from .onnx_model import load_model as load_model  # opgen.run reads ONNX models with it
 from .registry import Registry
 from .report import Record, to_str
@@ -125,25 +125,6 @@ def _context(converter: "_Converter", opsets: dict[str, int], records: list[Reco
 
 
 
-# Within a process, value types and attribute conversions are kept for the models read later (as the
-# checker keeps its verdicts, verdicts.py): `opgen run` reads a model anew on every call. Both are keyed
-# by their exact serialization, per Limits (which shape what a reading keeps); only small keys are kept
-# (opgen.graph.small_key: never a large tensor), and a full table is started afresh.
-_SHARED_READINGS: dict[Limits, tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]], list[int]]] = {}
-_MAX_SHARED = 50_000  # entries of either table
-_MAX_SHARED_BYTES = 1 << 26  # 64 MiB of keys (what the entries hold is of the same order)
-
-
-def _shared_readings(limits: Limits) -> tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]],
-                                              list[int]]:
-    """The tables of types and attributes read under `limits`, and the bytes their keys hold (a list of one
-    int, which the readings add to); a table past its bounds is started afresh."""
-    found = _SHARED_READINGS.get(limits)
-    if found is None or len(found[0]) > _MAX_SHARED or len(found[1]) > _MAX_SHARED or found[2][0] > _MAX_SHARED_BYTES:
-        found = _SHARED_READINGS[limits] = ({}, {}, [0])
-    return found
-
-
 class _Converter:
     def __init__(self, model: onnx.ModelProto, opsets: dict[str, int], registry: Registry, limits: Limits,
                  records: list[Record], stop_if_incomplete: bool = False):
@@ -153,8 +134,8 @@ class _Converter:
         self.records = records
         self.functions = {(to_str(f.domain), to_str(f.name)) for f in model.functions}
         # type bytes -> TensorInfo; attribute bytes -> (attributes, attr_kinds, list elements, first list's
-        # name): shared with later readings (_shared_readings)
-        self.types, self.attr_cache, self._shared_bytes = _shared_readings(limits)
+        # name): shared with later readings (onnx_model.shared_readings)
+        self.types, self.attr_cache, self._shared_bytes = shared_readings(limits)
         self.budget = AttributeBudget(limits)
         self.domains: dict[str, tuple[str, int | None]] = {}
         self.nodes = 0
