@@ -177,3 +177,38 @@ def test_libm_calls_vectorise_with_the_documented_flags(tmp_path):
     else:
         assert "tanhf" in tanh and "_ZGV" not in tanh
     assert not re.search(r"call\s+floor", assembly("hlir/floor.c"))
+
+
+@pytest.mark.parametrize("op", ["floor", "ceil"])
+def test_floor_and_ceil_give_the_same_bits_with_and_without_the_run_time_choice(tmp_path, op):
+    """Floor and Ceil's dense loops take SSE4.1's roundps where the processor has it (runtime.h's
+    opgen_<op>_array_*), and the branch-free helpers otherwise (OPGEN_NO_CPU_DISPATCH forces them): both
+    builds give NumPy's bits on edge values (±0, halves, 2^23 and 2^52 neighbours, ±inf, NaN, subnormals)."""
+    import ctypes
+    import shutil
+    import subprocess
+
+    from c_harness import C_DIR, CFLAGS
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    values32 = np.concatenate([edge_values("float"), np.float32([0.5, -0.5, 1.5, -1.5, 2.0**23 - 0.5, -(2.0**23) + 0.5,
+                                                                  2.0**23, 2.0**31, -(2.0**31) - 1024, 1e-45, -1e-45])])
+    values64 = np.concatenate([edge_values("double"), [0.5, -0.5, 2.0**52 - 0.5, -(2.0**52) + 0.5, 2.0**52, 2.0**63,
+                                                        -5e-324, 4503599627370495.5]])
+    source = C_DIR / "src" / "hlir" / f"{op}.c"
+    for flags in ([], ["-DOPGEN_NO_CPU_DISPATCH"]):
+        lib_path = tmp_path / f"lib{op}{len(flags)}.so"
+        subprocess.run([cc, *CFLAGS, *flags, "-shared", "-I", str(C_DIR / "include"), str(source), "-o", str(lib_path),
+                        "-lm"], check=True)
+        lib = ctypes.CDLL(str(lib_path))
+        for values, suffix in ((values32, "float"), (values64, "double")):
+            x = np.ascontiguousarray(values)
+            y = np.empty_like(x)
+            shape = np.array([x.size], np.int64)
+            fn = getattr(lib, f"opgen_hlir_{op.capitalize()}_v1_{suffix}")
+            assert fn(ctypes.c_void_p(x.ctypes.data), ctypes.c_void_p(shape.ctypes.data), ctypes.c_size_t(1),
+                      ctypes.c_void_p(y.ctypes.data)) == OPGEN_OK
+            want = getattr(np, op)(x)
+            same = (y.view(np.uint64 if suffix == "double" else np.uint32) ==
+                    want.view(np.uint64 if suffix == "double" else np.uint32)) | (np.isnan(y) & np.isnan(want))
+            assert same.all(), (flags, suffix, x[~same], y[~same], want[~same])

@@ -312,18 +312,36 @@ def kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
         unused = _unused_attributes(v, used)
         store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)
         function = f"{function_prefix(v)}_{elem_in.name}"
+        array_call = _array_call(ew.formula, [p.name for p in v.inputs], elem_in, elem_out, compute)
         views.append(dict(
             declaration=prototype("opgen_status", function, groups, ";"),
             definition=prototype("opgen_status", function, groups, " {"),
             key=v.key, elem=elem_in.name, out_elem=elem_out.name, formula=f"{ew.output} = {expr.canonical(ew.formula)}",
             function=function, params=params, operands=operands,
-            compute=compute.c_compute, output=out, store=store, attribute_setup=setup, unused=unused,
+            compute=compute.c_compute, output=out, store=store, attribute_setup=setup, unused=unused, array_call=array_call,
             target_index=target_index, align=align, source_index=source_index, target=target,
             xla=dict(lhs=c_name(names[0]), rhs=c_name(names[1]), dims=c_name("broadcast_dimensions")) if xla else None,
             output_shape_text=(f"the shape of {target}" if target_index >= 0 else "the broadcast shape of the inputs"),
             fold=None,
         ))
     return views
+
+
+# Formulas whose dense loop is one runtime.h array function, which picks an instruction set at run time
+_ARRAY_FUNCTIONS = {("floor", "float"): "opgen_floor_array_f32", ("floor", "double"): "opgen_floor_array_f64",
+                    ("ceil", "float"): "opgen_ceil_array_f32", ("ceil", "double"): "opgen_ceil_array_f64"}
+
+
+def _array_call(text: str, inputs: list[str], elem_in: ElemType, elem_out: ElemType, compute: ElemType) -> str | None:
+    """The runtime.h function that computes a formula `floor(x)` or `ceil(x)` of the op's one input over a
+    dense array in its own type (None for any other formula, or a conversion on the way)."""
+    if len(inputs) != 1 or not (elem_in.name == elem_out.name == compute.name):
+        return None
+    spelled = expr.canonical(text).replace(" ", "")
+    for function in ("floor", "ceil"):
+        if spelled == f"{function}({inputs[0]})":
+            return _ARRAY_FUNCTIONS.get((function, elem_in.name))
+    return None
 
 
 def stub_view(v: OpVersion) -> dict[str, Any]:

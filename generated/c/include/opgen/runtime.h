@@ -252,6 +252,79 @@ static inline double opgen_ceil_f64(double x) {
     const double r = copysign((fabs(x) + 0x1p52) - 0x1p52, x);
     return fabs(x) < 0x1p52 ? copysign(r < x ? r + 1.0 : r, x) : x;
 }
+/* floor and ceil of a contiguous array (the kernels' dense loop): SSE4.1's roundps where the processor has it,
+ * chosen at run time as NumPy chooses its loops (a build for baseline x86-64 cannot assume it: the helpers
+ * above cost about three times as much), else the helpers. The same results: roundps rounds toward -inf
+ * (+inf) exactly and keeps the sign of zero. OPGEN_NO_CPU_DISPATCH turns the choice off (the helpers always). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SSE4_1__) && !defined(OPGEN_NO_CPU_DISPATCH)
+#define OPGEN_SSE41_DISPATCH 1
+#else
+#define OPGEN_SSE41_DISPATCH 0
+#endif
+#if OPGEN_SSE41_DISPATCH
+__attribute__((target("sse4.1"))) static inline void opgen_floor_array_f32_sse41(
+    const float *OPGEN_RESTRICT x, float *OPGEN_RESTRICT y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = floorf(x[i]);
+}
+#endif
+static inline void opgen_floor_array_f32(const float *OPGEN_RESTRICT x, float *OPGEN_RESTRICT y,
+                                          int64_t n) {
+#if OPGEN_SSE41_DISPATCH
+    if (__builtin_cpu_supports("sse4.1")) {
+        opgen_floor_array_f32_sse41(x, y, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i) y[i] = opgen_floor_f32(x[i]);
+}
+#if OPGEN_SSE41_DISPATCH
+__attribute__((target("sse4.1"))) static inline void opgen_floor_array_f64_sse41(
+    const double *OPGEN_RESTRICT x, double *OPGEN_RESTRICT y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = floor(x[i]);
+}
+#endif
+static inline void opgen_floor_array_f64(const double *OPGEN_RESTRICT x, double *OPGEN_RESTRICT y,
+                                          int64_t n) {
+#if OPGEN_SSE41_DISPATCH
+    if (__builtin_cpu_supports("sse4.1")) {
+        opgen_floor_array_f64_sse41(x, y, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i) y[i] = opgen_floor_f64(x[i]);
+}
+#if OPGEN_SSE41_DISPATCH
+__attribute__((target("sse4.1"))) static inline void opgen_ceil_array_f32_sse41(
+    const float *OPGEN_RESTRICT x, float *OPGEN_RESTRICT y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = ceilf(x[i]);
+}
+#endif
+static inline void opgen_ceil_array_f32(const float *OPGEN_RESTRICT x, float *OPGEN_RESTRICT y,
+                                          int64_t n) {
+#if OPGEN_SSE41_DISPATCH
+    if (__builtin_cpu_supports("sse4.1")) {
+        opgen_ceil_array_f32_sse41(x, y, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i) y[i] = opgen_ceil_f32(x[i]);
+}
+#if OPGEN_SSE41_DISPATCH
+__attribute__((target("sse4.1"))) static inline void opgen_ceil_array_f64_sse41(
+    const double *OPGEN_RESTRICT x, double *OPGEN_RESTRICT y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = ceil(x[i]);
+}
+#endif
+static inline void opgen_ceil_array_f64(const double *OPGEN_RESTRICT x, double *OPGEN_RESTRICT y,
+                                          int64_t n) {
+#if OPGEN_SSE41_DISPATCH
+    if (__builtin_cpu_supports("sse4.1")) {
+        opgen_ceil_array_f64_sse41(x, y, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i) y[i] = opgen_ceil_f64(x[i]);
+}
 static inline double opgen_sign_f64(double a) { return isnan(a) ? a : (double)((a > 0) - (a < 0)); }
 static inline float opgen_sign_f32(float a) { return isnan(a) ? a : (float)((a > 0) - (a < 0)); }
 static inline int64_t opgen_sign_i64(int64_t a) { return (a > 0) - (a < 0); }

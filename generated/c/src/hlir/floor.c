@@ -39,10 +39,7 @@ opgen_status opgen_hlir_Floor_v1_float(const float *OPGEN_RESTRICT input, const 
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const float input_v = input[i];
-            output[i] = (float)opgen_floor_f32(input_v);
-        }
+        opgen_floor_array_f32(input, output, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
@@ -61,10 +58,7 @@ opgen_status opgen_hlir_Floor_v1_double(
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const double input_v = input[i];
-            output[i] = (double)opgen_floor_f64(input_v);
-        }
+        opgen_floor_array_f64(input, output, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {

@@ -38,10 +38,7 @@ opgen_status opgen_onnx_Ceil_v13_double(const double *OPGEN_RESTRICT X, const in
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const double X_v = X[i];
-            Y[i] = (double)opgen_ceil_f64(X_v);
-        }
+        opgen_ceil_array_f64(X, Y, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
@@ -60,10 +57,7 @@ opgen_status opgen_onnx_Ceil_v13_float(const float *OPGEN_RESTRICT X, const int6
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const float X_v = X[i];
-            Y[i] = (float)opgen_ceil_f32(X_v);
-        }
+        opgen_ceil_array_f32(X, Y, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
@@ -104,10 +98,7 @@ opgen_status opgen_onnx_Ceil_v6_double(const double *OPGEN_RESTRICT X, const int
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const double X_v = X[i];
-            Y[i] = (double)opgen_ceil_f64(X_v);
-        }
+        opgen_ceil_array_f64(X, Y, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
@@ -126,10 +117,7 @@ opgen_status opgen_onnx_Ceil_v6_float(const float *OPGEN_RESTRICT X, const int64
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const float X_v = X[i];
-            Y[i] = (float)opgen_ceil_f32(X_v);
-        }
+        opgen_ceil_array_f32(X, Y, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
@@ -173,10 +161,7 @@ opgen_status opgen_onnx_Ceil_v1_double(const double *OPGEN_RESTRICT X, const int
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const double X_v = X[i];
-            Y[i] = (double)opgen_ceil_f64(X_v);
-        }
+        opgen_ceil_array_f64(X, Y, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
@@ -198,10 +183,7 @@ opgen_status opgen_onnx_Ceil_v1_float(const float *OPGEN_RESTRICT X, const int64
     opgen_status status = opgen_iter_init(&it, 1, shapes, ranks, 0);
     if (status != OPGEN_OK) return status;
     if (it.contiguous) {
-        for (int64_t i = 0; i < it.total; ++i) {
-            const float X_v = X[i];
-            Y[i] = (float)opgen_ceil_f32(X_v);
-        }
+        opgen_ceil_array_f32(X, Y, it.total);  /* runtime.h: chosen for the processor */
         return OPGEN_OK;
     }
     for (int64_t i = 0; i < it.total; ++i) {
