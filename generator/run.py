@@ -4,9 +4,9 @@ A model flows the one way every model does (opgen.graph): read -> Graph -> check
 read once and validated (`opgen validate`'s checks: a problem stops the run before any node runs),
 then the same graph runs node by node in topological order through `opgen_ops.get_kernel`; each
 kernel validates its node's actual inputs again as it runs (the nodes whose outputs the check computed
-from static shapes and constants, opgen.validate.folding, hand out those values). Initializers and Constant nodes, nested
-graphs (If/Loop/Scan bodies, which see the values of the graphs around them) and model-local
-functions (inlined first with onnx.inliner, as onnxruntime does) are all handled.
+from static shapes and constants, opgen.validate.folding, hand out those values). Initializers and
+Constant nodes, nested graphs (If/Loop/Scan bodies, which see the values of the graphs around them)
+and model-local functions (inlined first with onnx.inliner, as onnxruntime does) are all handled.
 """
 from __future__ import annotations
 
@@ -194,4 +194,5 @@ def terminal_progress(stream: Any = None) -> Callable[[int, int], None] | None:
     return show
 
 
-__all__ = ["run_model", "forget_models", "ModelError", "GraphError", "SequenceValue", "OptionalValue", "terminal_progress"]
+__all__ = ["run_model", "forget_models", "ModelError", "GraphError", "SequenceValue", "OptionalValue",
+           "terminal_progress"]

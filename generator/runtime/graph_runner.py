@@ -165,7 +165,8 @@ class GraphFunction:
             known = constants.lookup(step.kernel, step.kwargs)
             if known is not None:  # the same keywords gave this value before: checked as a result would be
                 for declaration in step.declared:
-                    check_result(step.label, node.outputs[declaration.position], known, declaration.dtype, declaration.shape)
+                    check_result(step.label, node.outputs[declaration.position], known, declaration.dtype,
+                                 declaration.shape)
                 step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
@@ -235,7 +236,8 @@ class GraphFunction:
                     or value.shape != declaration.shape and declaration.shape is not None:
                 # not the exact declaration (an unknown dimension, an undeclared type, another type):
                 # the full check says whether it fits, and names what does not
-                check_result(step.label, node.outputs[declaration.position], value, declaration.dtype, declaration.shape)
+                check_result(step.label, node.outputs[declaration.position], value, declaration.dtype,
+                             declaration.shape)
         if step.onnx_constant:
             self._keep_constant(node, step, results)
 

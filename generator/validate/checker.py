@@ -25,14 +25,13 @@ from typing import Any, Callable
 
 from ..runtime.validation import Problem, TensorInfo, output_shapes_of
 from ..runtime.validation_memo import VALUES_MATTERED
-from ..graph import UNKNOWN, Graph, Node
+from ..graph import UNKNOWN, Graph, Node, small_key
 from .cycles import find_cycles
 from .folding import fold, foldable, small_results
 from .limits import DEFAULT_LIMITS, Limits, ModelReadError
 from .propagation import RECIPES, constant_output, recipe_for
 from .registry import Entry, Registry, UnknownOp
 from .report import Record
-from ..graph import small_key
 from .verdicts import info_key, memo_for, values_key
 
 _COMPATIBLE = {("string", "enum")}  # (declared by the file, required by the spec) pairs that are fine
@@ -41,6 +40,8 @@ _UNKNOWN_KEY = (None, None, True)  # info_key(UNKNOWN)
 # a first-level cache entry when the answer depends on the values (see _walk); shaped like an answer
 # (problems, outputs made, fast: no problem and every output complete) whose fast path does not apply
 _VALUES_MATTER = ("the answer depends on the values", (), False)
+
+
 class IncompleteOutput(Exception):
     """A node output whose dtype or shape neither the file nor the specs tell (raised only by a checker
     told to stop there: its caller then checks the model completed by a reader's shape inference)."""
@@ -193,7 +194,8 @@ class Checker:
                 mattered[0] = False
                 problems, given = self._check_node(node, infos, outs)
                 # outputs as the file describes them (None), or as the specs complete them (info, key)
-                made = tuple([None if info is out else (info, serial(info_key(info))) for info, out in zip(given, outs)])
+                made = tuple([None if info is out else (info, serial(info_key(info)))
+                              for info, out in zip(given, outs)])
                 plain = not problems and all(out is not None and complete[keys_made[1]] if keys_made is not None else
                                              out is not None and out.dtype is not None and out.shape is not None
                                              for out, keys_made in zip(outs, made))

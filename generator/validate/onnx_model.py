@@ -130,20 +130,22 @@ def shape_inference(model: onnx.ModelProto, records: list[Record]) -> onnx.Model
         return None
 
 
-# Within a process, value types and attribute conversions are kept for the models read later (as the
-# checker keeps its verdicts, verdicts.py; onnx_reader's _Converter uses them): `opgen run` reads a model anew on every call. Both are keyed
-# by their exact serialization, per Limits (which shape what a reading keeps); only small keys are kept
-# (opgen.graph.small_key: never a large tensor), and a full table is started afresh.
-SHARED_READINGS: dict[Limits, tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]], list[int]]] = {}
+# Within a process, value types and attribute conversions are kept for the models read later, as the
+# checker keeps its verdicts (verdicts.py): `opgen run` reads a model anew on every call, and onnx_reader's
+# _Converter takes its tables from here. Both are keyed by their exact serialization, per Limits (which
+# shape what a reading keeps); only small keys are kept (opgen.graph.small_key: never a large tensor), and
+# a full table is started afresh.
+_Tables = tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]], list[int]]
+SHARED_READINGS: dict[Limits, _Tables] = {}
 MAX_SHARED = 50_000  # entries of either table
 MAX_SHARED_BYTES = 1 << 26  # 64 MiB of keys (what the entries hold is of the same order)
 
 
-def shared_readings(limits: Limits) -> tuple[dict[bytes, TensorInfo], dict[tuple[bytes, ...], tuple[Any, ...]],
-                                              list[int]]:
+def shared_readings(limits: Limits) -> _Tables:
     """The tables of types and attributes read under `limits`, and the bytes their keys hold (a list of one
     int, which the readings add to); a table past its bounds is started afresh."""
     found = SHARED_READINGS.get(limits)
-    if found is None or len(found[0]) > MAX_SHARED or len(found[1]) > MAX_SHARED or found[2][0] > MAX_SHARED_BYTES:
+    if found is None or len(found[0]) > MAX_SHARED or len(found[1]) > MAX_SHARED or \
+            found[2][0] > MAX_SHARED_BYTES:
         found = SHARED_READINGS[limits] = ({}, {}, [0])
     return found
