@@ -150,13 +150,13 @@ def forget_models() -> None:
     (opgen.validate.verdicts), the ONNX reader's shared types and attributes and the runner's shared
     steps. The next model is then read, checked and planned from nothing, as a first model is (what
     `make bench` times as "first sight"); the kernels' own argument memo is kept."""
-    from .runtime.run_plan import _SHARED_STEPS
+    from .runtime.run_plan import forget_steps
     from .validate import onnx_model
     from .validate.registry import make_registry
 
     make_registry(None).verdict_memo = None
     onnx_model.SHARED_READINGS.clear()
-    _SHARED_STEPS.clear()
+    forget_steps()
 
 
 def _named_inputs(inputs: Mapping[str, Any] | Sequence[Any] | None, names: list[str]) -> dict[str, Any]:

@@ -170,15 +170,26 @@ def plan_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
             if decl.dtype is not None or decl.shape is not None:
                 shape = None if decl.shape is None else tuple(decl.shape)
                 declared += (_Declared(k, decl.dtype, shape, _numpy_dtype_of(decl.dtype)),)
-    inputs = node.inputs
-    while inputs and not inputs[-1]:  # absent trailing optionals: left to the kernel's defaults
-        inputs = inputs[:-1]
+    inputs = _given_inputs(node)
     # positional: a NamedTuple built with keywords costs a microsecond more, for every node of every graph
     return _Step(node, plan.kernel, kwargs, len(outputs) - outputs.count(""), None, declared, inputs,
                  "" in inputs, node.op == "Constant" and node.domain == "onnx")
 
 
+def _given_inputs(node: Node) -> tuple[str, ...]:
+    """The node's inputs without its absent trailing optionals (left to the kernel's defaults)."""
+    inputs = node.inputs
+    while inputs and not inputs[-1]:
+        inputs = inputs[:-1]
+    return inputs
+
+
 _SHARED_STEPS: dict[tuple[Any, ...], _Step] = {}
+
+
+def forget_steps() -> None:
+    """Drop the shared steps (opgen.run.forget_models)."""
+    _SHARED_STEPS.clear()
 
 
 def shared_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
@@ -202,9 +213,7 @@ def shared_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
                 _SHARED_STEPS.clear()
             _SHARED_STEPS[key] = found._replace(constant=None)
         return found
-    inputs = node.inputs
-    while inputs and not inputs[-1]:
-        inputs = inputs[:-1]
+    inputs = _given_inputs(node)
     return _Step(node, found.kernel, found.kwargs, found.n_outputs, None, found.declared, inputs, "" in inputs,
                  found.onnx_constant)
 
@@ -249,4 +258,4 @@ def _attribute_value(value: Any) -> Any:
     return value
 
 
-__all__ = ["KernelResolver", "node_label", "op_plan", "plan_step", "shared_step", "check_result"]
+__all__ = ["KernelResolver", "node_label", "op_plan", "plan_step", "shared_step", "forget_steps", "check_result"]
