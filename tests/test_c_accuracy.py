@@ -156,24 +156,33 @@ def test_c_kernel_accuracy(c_library, v, elem, out_elem):
 def test_libm_calls_vectorise_with_the_documented_flags(tmp_path):
     """Built as generated/c/README.md says, the loops call libmvec's 4-float and 2-double variants (glibc 2.35 or
     later on x86-64; elsewhere vector_math.h declares nothing and the scalar calls stay), and floor needs no libm
-    call at all."""
+    call at all. On x86-64 with glibc each floating kernel is also compiled for AVX2, which calls the 8-float and
+    4-double variants, and an ifunc resolver picks one at load time (OPGEN_CPU_CLONES); OPGEN_NO_CPU_DISPATCH
+    leaves the baseline function alone, and integer kernels are never cloned."""
     import platform
     import shutil
     import subprocess
 
     from c_harness import C_DIR, CFLAGS
 
-    def assembly(source: str) -> str:
+    def assembly(source: str, *flags: str) -> str:
         out = tmp_path / "out.s"
         cc = shutil.which("cc") or shutil.which("gcc")
-        subprocess.run([cc, *CFLAGS, "-I", str(C_DIR / "include"), "-S", str(C_DIR / "src" / source), "-o", str(out)],
-                       check=True)
+        subprocess.run([cc, *CFLAGS, *flags, "-I", str(C_DIR / "include"), "-S", str(C_DIR / "src" / source), "-o",
+                        str(out)], check=True)
         return out.read_text()
 
     tanh = assembly("hlir/tanh.c")
     glibc = platform.libc_ver()
     if platform.machine() == "x86_64" and glibc[0] == "glibc" and tuple(map(int, glibc[1].split("."))) >= (2, 35):
         assert "_ZGVbN4v_tanhf" in tanh and "_ZGVbN2v_tanh" in tanh
+        assert "_ZGVdN8v_tanhf" in tanh and "_ZGVdN4v_tanh" in tanh
+        assert re.search(r"\.type\s+opgen_hlir_Tanh_v1_float,\s*@gnu_indirect_function", tanh)
+        assert "opgen_hlir_Tanh_v1_float.avx2" in tanh
+        single = assembly("hlir/tanh.c", "-DOPGEN_NO_CPU_DISPATCH")
+        assert "gnu_indirect_function" not in single and ".avx2" not in single and "_ZGVbN4v_tanhf" in single
+        abs_ = assembly("hlir/abs.c")
+        assert "opgen_hlir_Abs_v1_int32:" in abs_ and "opgen_hlir_Abs_v1_int32.avx2" not in abs_
     else:
         assert "tanhf" in tanh and "_ZGV" not in tanh
     assert not re.search(r"call\s+floor", assembly("hlir/floor.c"))
@@ -212,3 +221,27 @@ def test_floor_and_ceil_give_the_same_bits_with_and_without_the_run_time_choice(
             same = (y.view(np.uint64 if suffix == "double" else np.uint32) ==
                     want.view(np.uint64 if suffix == "double" else np.uint32)) | (np.isnan(y) & np.isnan(want))
             assert same.all(), (flags, suffix, x[~same], y[~same], want[~same])
+
+
+@pytest.mark.parametrize("elem", ["float", "double"])
+def test_clamp_between_single_bounds_gives_the_general_formulas_bits(c_library, elem):
+    """hlir Clamp over a dense input with one value per bound takes runtime.h's opgen_clamp_array_* (one
+    compare-and-select per bound) when the bounds are ordered non-zero numbers, and the general IEEE
+    maximum/minimum loop otherwise: both give the NumPy kernel's bits on edge inputs (NaN, ±0, ±inf,
+    subnormals) for bounds on each side of that condition, including NaN, ±0 and crossed bounds."""
+    dtype = ELEM_TYPES[elem].numpy
+    tiny = np.finfo(dtype).smallest_subnormal
+    x = np.concatenate([edge_values(elem), np.array([-1.0, 1.0, 0.5, -0.5, 3.0, -3.0, tiny, -tiny], dtype),
+                        np.random.default_rng(3).uniform(-4, 4, 3000).astype(dtype)]).astype(dtype)
+    v = project_specs().domain("hlir").op("Clamp").versions[0]
+    kernel = opgen_ops.get_kernel("hlir", "Clamp")
+    bounds = [(-1.0, 1.0), (-np.inf, 0.5), (tiny, 2.0), (-3.0, -2.0), (1.0, 1.0), (-np.inf, np.inf),  # one pass
+              (0.0, 1.0), (-0.0, 1.0), (-1.0, -0.0), (np.nan, 1.0), (-1.0, np.nan), (2.0, 1.0), (0.0, -0.0)]
+    for low, high in bounds:
+        low_, high_ = np.array(low, dtype), np.array(high, dtype)
+        (want,) = kernel(low_, x, high_)
+        status, got = call_c(c_library, v, elem, [low_, x, high_], {}, want.shape)
+        assert status == OPGEN_OK
+        unsigned = np.uint32 if elem == "float" else np.uint64
+        same = (got.view(unsigned) == want.view(unsigned)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (low, high, x[~same], got[~same], want[~same])

@@ -127,9 +127,11 @@ def test_c_matches_numpy(c_library, v, elem):
             if ELEM_TYPES[out_elem].kind == "float":
                 # Same formula, same single rounding; libm and NumPy may differ by an ulp of float.
                 tol = {"float": 2e-7, "double": 1e-15, "float16": 1e-3, "bfloat16": 8e-3}[out_elem]
-                if v.op == "MishBackward" and out_elem == "float":
+                if v.op in ("MishBackward", "EluBackward") and out_elem == "float":
                     # mish' as a function of exp(x) has a condition number of about 3 where it turns negative:
-                    # NumPy's and libm's float exp, an ulp apart, give results up to ~3 ulps apart.
+                    # NumPy's and libm's float exp, an ulp apart, give results up to ~3 ulps apart. EluBackward's
+                    # diff_dst * alpha * exp(x) rounds twice after exp: against a float64 evaluation NumPy's float
+                    # result is 2.3 ulps off at worst and libmvec's AVX2 expf (OPGEN_CPU_CLONES) 3.4.
                     tol = 5e-7
                 np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
             else:

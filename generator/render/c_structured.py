@@ -14,7 +14,7 @@ from typing import Any
 
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..model import OpVersion, Parameter
-from .c_code import c_name, function_prefix
+from .c_code import CPU_CLONED, c_name, function_prefix
 from .c_layout import prototype
 
 
@@ -159,6 +159,7 @@ def structured_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]
         modes = next((list(a.values) for a in v.attributes if a.name == "mode" and a.values), [])
         views.append(dict(
             key=v.key, elem=elem.name, out_elem=out_elem.name, function=function, template=family.template,
+            cpu_clones=elem.name in CPU_CLONED,
             declaration=prototype("opgen_status", function, groups, ";"),
             definition=prototype("opgen_status", function, groups, " {"),
             text=textwrap.fill(family.text, 112),  # the header comment's lines within 120 columns

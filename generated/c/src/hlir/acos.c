@@ -8,6 +8,7 @@
 #include "opgen/hlir/acos.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Acos_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -31,6 +32,7 @@ opgen_status opgen_hlir_Acos_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Acos_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -53,6 +55,7 @@ opgen_status opgen_hlir_Acos_v1_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Acos_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};

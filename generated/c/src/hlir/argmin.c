@@ -801,6 +801,7 @@ opgen_status opgen_hlir_ArgMin_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_ArgMin_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output) {
@@ -926,6 +927,7 @@ opgen_status opgen_hlir_ArgMin_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_ArgMin_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output) {
@@ -1051,6 +1053,7 @@ opgen_status opgen_hlir_ArgMin_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_ArgMin_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output) {

@@ -225,6 +225,7 @@ opgen_status opgen_hlir_BroadcastInDim_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_BroadcastInDim_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
@@ -249,6 +250,7 @@ opgen_status opgen_hlir_BroadcastInDim_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_BroadcastInDim_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
@@ -273,6 +275,7 @@ opgen_status opgen_hlir_BroadcastInDim_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_BroadcastInDim_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
@@ -297,6 +300,7 @@ opgen_status opgen_hlir_BroadcastInDim_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_BroadcastInDim_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,

@@ -472,6 +472,7 @@ opgen_status opgen_hlir_Clamp_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Clamp_v1_float16(
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -533,6 +534,7 @@ opgen_status opgen_hlir_Clamp_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
                                        const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank,
@@ -549,6 +551,12 @@ opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const in
             const float max_v = max[i];
             output[i] = (float)opgen_ieee_min_f32(opgen_ieee_max_f32(input_v, min_v), max_v);
         }
+        return OPGEN_OK;
+    }
+    /* A dense input between two single bounds: one compare-and-select per bound (runtime.h), when the bounds
+     * allow it; it writes nothing and returns false otherwise. */
+    if (opgen_iter_is_dense(&it, 1) && opgen_iter_is_single(&it, 0) && opgen_iter_is_single(&it, 2) &&
+        opgen_clamp_array_f32(input, min[it.offset[0]], max[it.offset[2]], output, it.total)) {
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of
@@ -591,6 +599,7 @@ opgen_status opgen_hlir_Clamp_v1_float(const float *OPGEN_RESTRICT min, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Clamp_v1_double(
     const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
@@ -607,6 +616,12 @@ opgen_status opgen_hlir_Clamp_v1_double(
             const double max_v = max[i];
             output[i] = (double)opgen_ieee_min_f64(opgen_ieee_max_f64(input_v, min_v), max_v);
         }
+        return OPGEN_OK;
+    }
+    /* A dense input between two single bounds: one compare-and-select per bound (runtime.h), when the bounds
+     * allow it; it writes nothing and returns false otherwise. */
+    if (opgen_iter_is_dense(&it, 1) && opgen_iter_is_single(&it, 0) && opgen_iter_is_single(&it, 2) &&
+        opgen_clamp_array_f64(input, min[it.offset[0]], max[it.offset[2]], output, it.total)) {
         return OPGEN_OK;
     }
     /* Each operand dense (the output's shape) or one value (a scalar, or broadcast from size 1): blocks of

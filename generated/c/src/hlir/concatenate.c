@@ -261,6 +261,7 @@ opgen_status opgen_hlir_Concatenate_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Concatenate_v1_float16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output) {
@@ -289,6 +290,7 @@ opgen_status opgen_hlir_Concatenate_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Concatenate_v1_bfloat16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output) {
@@ -317,6 +319,7 @@ opgen_status opgen_hlir_Concatenate_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Concatenate_v1_float(
     const float *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, float *OPGEN_RESTRICT output) {
@@ -345,6 +348,7 @@ opgen_status opgen_hlir_Concatenate_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Concatenate_v1_double(
     const double *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, double *OPGEN_RESTRICT output) {

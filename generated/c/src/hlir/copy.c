@@ -213,6 +213,7 @@ opgen_status opgen_hlir_Copy_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Copy_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -236,6 +237,7 @@ opgen_status opgen_hlir_Copy_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Copy_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -259,6 +261,7 @@ opgen_status opgen_hlir_Copy_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Copy_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -281,6 +284,7 @@ opgen_status opgen_hlir_Copy_v1_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Copy_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};

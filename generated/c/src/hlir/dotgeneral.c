@@ -993,6 +993,7 @@ opgen_status opgen_hlir_DotGeneral_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_DotGeneral_v1_float16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
@@ -1116,6 +1117,7 @@ opgen_status opgen_hlir_DotGeneral_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_DotGeneral_v1_float(
     const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
@@ -1239,6 +1241,7 @@ opgen_status opgen_hlir_DotGeneral_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_DotGeneral_v1_double(
     const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,

@@ -8,6 +8,7 @@
 #include "opgen/hlir/hardsigmoid.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_HardSigmoid_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double slope, double offset,
     uint16_t *OPGEN_RESTRICT output) {
@@ -33,6 +34,7 @@ opgen_status opgen_hlir_HardSigmoid_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_HardSigmoid_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double slope, double offset,
     float *OPGEN_RESTRICT output) {
@@ -58,6 +60,7 @@ opgen_status opgen_hlir_HardSigmoid_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_HardSigmoid_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double slope, double offset,
     double *OPGEN_RESTRICT output) {

@@ -400,6 +400,7 @@ opgen_status opgen_hlir_Min_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Min_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                        const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                        uint16_t *OPGEN_RESTRICT output) {
@@ -451,6 +452,7 @@ opgen_status opgen_hlir_Min_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Min_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                      const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                      float *OPGEN_RESTRICT output) {
@@ -500,6 +502,7 @@ opgen_status opgen_hlir_Min_v1_float(const float *OPGEN_RESTRICT lhs, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Min_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                       const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                       double *OPGEN_RESTRICT output) {

@@ -472,6 +472,7 @@ opgen_status opgen_hlir_Multiply_v1_int64(const int64_t *OPGEN_RESTRICT lhs, con
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Multiply_v1_float16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
@@ -532,6 +533,7 @@ opgen_status opgen_hlir_Multiply_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Multiply_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
@@ -592,6 +594,7 @@ opgen_status opgen_hlir_Multiply_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Multiply_v1_float(const float *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                           const float *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                           const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
@@ -650,6 +653,7 @@ opgen_status opgen_hlir_Multiply_v1_float(const float *OPGEN_RESTRICT lhs, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Multiply_v1_double(const double *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                            const double *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                            const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,

@@ -833,6 +833,7 @@ opgen_status opgen_hlir_Pad_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Pad_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT padding_value, const int64_t *padding_value_shape, size_t padding_value_rank,
@@ -936,6 +937,7 @@ opgen_status opgen_hlir_Pad_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Pad_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const float *OPGEN_RESTRICT padding_value, const int64_t *padding_value_shape, size_t padding_value_rank,
@@ -1039,6 +1041,7 @@ opgen_status opgen_hlir_Pad_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Pad_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const double *OPGEN_RESTRICT padding_value, const int64_t *padding_value_shape, size_t padding_value_rank,

@@ -8,6 +8,7 @@
 #include "opgen/hlir/prelu.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_PRelu_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
@@ -60,6 +61,7 @@ opgen_status opgen_hlir_PRelu_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_PRelu_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
                                        float *OPGEN_RESTRICT output) {
@@ -109,6 +111,7 @@ opgen_status opgen_hlir_PRelu_v1_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_PRelu_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT output) {

@@ -1521,6 +1521,7 @@ opgen_status opgen_hlir_Reduce_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Reduce_v1_float16(
     const uint16_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
     const uint16_t *OPGEN_RESTRICT init_values, const int64_t *init_values_shape, size_t init_values_rank,
@@ -1778,6 +1779,7 @@ opgen_status opgen_hlir_Reduce_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Reduce_v1_float(
     const float *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
     const float *OPGEN_RESTRICT init_values, const int64_t *init_values_shape, size_t init_values_rank,
@@ -2035,6 +2037,7 @@ opgen_status opgen_hlir_Reduce_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Reduce_v1_double(
     const double *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
     const double *OPGEN_RESTRICT init_values, const int64_t *init_values_shape, size_t init_values_rank,

@@ -408,6 +408,7 @@ opgen_status opgen_hlir_Rem_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Rem_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank,
@@ -460,6 +461,7 @@ opgen_status opgen_hlir_Rem_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Rem_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const float *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank,
@@ -510,6 +512,7 @@ opgen_status opgen_hlir_Rem_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Rem_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const double *OPGEN_RESTRICT divisor, const int64_t *divisor_shape, size_t divisor_rank,

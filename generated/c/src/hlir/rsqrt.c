@@ -191,6 +191,7 @@ opgen_status opgen_hlir_Rsqrt_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Rsqrt_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -214,6 +215,7 @@ opgen_status opgen_hlir_Rsqrt_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Rsqrt_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -236,6 +238,7 @@ opgen_status opgen_hlir_Rsqrt_v1_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Rsqrt_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};

@@ -8,6 +8,7 @@
 #include "opgen/hlir/stablehlorsqrt.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloRsqrt_v1_float16(
     const uint16_t *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -31,6 +32,7 @@ opgen_status opgen_hlir_StablehloRsqrt_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloRsqrt_v1_float(
     const float *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     float *OPGEN_RESTRICT output) {
@@ -54,6 +56,7 @@ opgen_status opgen_hlir_StablehloRsqrt_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloRsqrt_v1_double(
     const double *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     double *OPGEN_RESTRICT output) {

@@ -100,6 +100,7 @@ opgen_status opgen_hlir_StablehloSign_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloSign_v1_float16(
     const uint16_t *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -123,6 +124,7 @@ opgen_status opgen_hlir_StablehloSign_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloSign_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -146,6 +148,7 @@ opgen_status opgen_hlir_StablehloSign_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloSign_v1_float(
     const float *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     float *OPGEN_RESTRICT output) {
@@ -169,6 +172,7 @@ opgen_status opgen_hlir_StablehloSign_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloSign_v1_double(
     const double *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     double *OPGEN_RESTRICT output) {

@@ -171,6 +171,7 @@ opgen_status opgen_hlir_Transpose_v1_int64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Transpose_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *permutation, size_t permutation_len, uint16_t *OPGEN_RESTRICT output) {
@@ -189,6 +190,7 @@ opgen_status opgen_hlir_Transpose_v1_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Transpose_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *permutation, size_t permutation_len, uint16_t *OPGEN_RESTRICT output) {
@@ -207,6 +209,7 @@ opgen_status opgen_hlir_Transpose_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Transpose_v1_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *permutation, size_t permutation_len, float *OPGEN_RESTRICT output) {
@@ -225,6 +228,7 @@ opgen_status opgen_hlir_Transpose_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Transpose_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *permutation, size_t permutation_len, double *OPGEN_RESTRICT output) {

@@ -8,6 +8,7 @@
 #include "opgen/onednn/hardsigmoid.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoid_v1_float(
     const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double alpha, double beta,
     float *OPGEN_RESTRICT dst) {
@@ -33,6 +34,7 @@ opgen_status opgen_onednn_HardSigmoid_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoid_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double alpha, double beta,
     uint16_t *OPGEN_RESTRICT dst) {
@@ -58,6 +60,7 @@ opgen_status opgen_onednn_HardSigmoid_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoid_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double alpha, double beta,
     uint16_t *OPGEN_RESTRICT dst) {

@@ -8,6 +8,7 @@
 #include "opgen/onednn/mish.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Mish_v1_float(const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
                                         float *OPGEN_RESTRICT dst) {
     const int64_t *shapes[1] = {src_shape};
@@ -30,6 +31,7 @@ opgen_status opgen_onednn_Mish_v1_float(const float *OPGEN_RESTRICT src, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Mish_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, uint16_t *OPGEN_RESTRICT dst) {
     const int64_t *shapes[1] = {src_shape};
@@ -52,6 +54,7 @@ opgen_status opgen_onednn_Mish_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Mish_v1_float16(const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
                                           uint16_t *OPGEN_RESTRICT dst) {
     const int64_t *shapes[1] = {src_shape};

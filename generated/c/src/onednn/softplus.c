@@ -8,6 +8,7 @@
 #include "opgen/onednn/softplus.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_SoftPlus_v1_float(const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
                                             double beta, float *OPGEN_RESTRICT dst) {
     const int64_t *shapes[1] = {src_shape};
@@ -31,6 +32,7 @@ opgen_status opgen_onednn_SoftPlus_v1_float(const float *OPGEN_RESTRICT src, con
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_SoftPlus_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double beta,
     uint16_t *OPGEN_RESTRICT dst) {
@@ -55,6 +57,7 @@ opgen_status opgen_onednn_SoftPlus_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_SoftPlus_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double beta,
     uint16_t *OPGEN_RESTRICT dst) {

@@ -8,6 +8,7 @@
 #include "opgen/onednn/softplusbackward.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_SoftPlusBackward_v1_float(
     const float *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const float *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, double beta,
@@ -59,6 +60,7 @@ opgen_status opgen_onednn_SoftPlusBackward_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_SoftPlusBackward_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const uint16_t *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, double beta,
@@ -112,6 +114,7 @@ opgen_status opgen_onednn_SoftPlusBackward_v1_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onednn_SoftPlusBackward_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const uint16_t *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, double beta,

@@ -8,6 +8,7 @@
 #include "opgen/onnx/acos.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v22_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -31,6 +32,7 @@ opgen_status opgen_onnx_Acos_v22_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v22_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -53,6 +55,7 @@ opgen_status opgen_onnx_Acos_v22_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v22_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -75,6 +78,7 @@ opgen_status opgen_onnx_Acos_v22_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v22_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -98,6 +102,7 @@ opgen_status opgen_onnx_Acos_v22_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v7_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -120,6 +125,7 @@ opgen_status opgen_onnx_Acos_v7_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v7_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -142,6 +148,7 @@ opgen_status opgen_onnx_Acos_v7_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Acos_v7_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/clip.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -69,6 +70,7 @@ opgen_status opgen_onnx_Clip_v13_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v13_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -129,6 +131,7 @@ opgen_status opgen_onnx_Clip_v13_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v13_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
                                        const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank,
@@ -189,6 +192,7 @@ opgen_status opgen_onnx_Clip_v13_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v13_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -730,6 +734,7 @@ opgen_status opgen_onnx_Clip_v13_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v12_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -790,6 +795,7 @@ opgen_status opgen_onnx_Clip_v12_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v12_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
                                        const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank,
@@ -850,6 +856,7 @@ opgen_status opgen_onnx_Clip_v12_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v12_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -1391,6 +1398,7 @@ opgen_status opgen_onnx_Clip_v12_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v11_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const double *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -1451,6 +1459,7 @@ opgen_status opgen_onnx_Clip_v11_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v11_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                        const float *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
                                        const float *OPGEN_RESTRICT max, const int64_t *max_shape, size_t max_rank,
@@ -1511,6 +1520,7 @@ opgen_status opgen_onnx_Clip_v11_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v11_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -1572,6 +1582,7 @@ opgen_status opgen_onnx_Clip_v11_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v6_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double max, double min,
     double *OPGEN_RESTRICT output) {
@@ -1597,6 +1608,7 @@ opgen_status opgen_onnx_Clip_v6_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v6_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       double max, double min, float *OPGEN_RESTRICT output) {
     const int64_t *shapes[1] = {input_shape};
@@ -1621,6 +1633,7 @@ opgen_status opgen_onnx_Clip_v6_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v6_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double max, double min,
     uint16_t *OPGEN_RESTRICT output) {
@@ -1646,6 +1659,7 @@ opgen_status opgen_onnx_Clip_v6_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v1_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, double max, bool has_max, double min, bool has_min,
@@ -1674,6 +1688,7 @@ opgen_status opgen_onnx_Clip_v1_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v1_float(const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
                                       const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                       double max, bool has_max, double min, bool has_min,
@@ -1702,6 +1717,7 @@ opgen_status opgen_onnx_Clip_v1_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, double max, bool has_max, double min, bool has_min,

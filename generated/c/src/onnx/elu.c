@@ -8,6 +8,7 @@
 #include "opgen/onnx/elu.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -31,6 +32,7 @@ opgen_status opgen_onnx_Elu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double alpha, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -54,6 +56,7 @@ opgen_status opgen_onnx_Elu_v22_double(const double *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       double alpha, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -77,6 +80,7 @@ opgen_status opgen_onnx_Elu_v22_float(const float *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -100,6 +104,7 @@ opgen_status opgen_onnx_Elu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       double alpha, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -123,6 +128,7 @@ opgen_status opgen_onnx_Elu_v6_double(const double *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha,
                                      float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -146,6 +152,7 @@ opgen_status opgen_onnx_Elu_v6_float(const float *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -169,6 +176,7 @@ opgen_status opgen_onnx_Elu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                       double *OPGEN_RESTRICT Y) {
@@ -195,6 +203,7 @@ opgen_status opgen_onnx_Elu_v1_double(const double *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha,
                                      const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                      float *OPGEN_RESTRICT Y) {
@@ -221,6 +230,7 @@ opgen_status opgen_onnx_Elu_v1_float(const float *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Elu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                        uint16_t *OPGEN_RESTRICT Y) {

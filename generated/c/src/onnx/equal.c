@@ -8,6 +8,7 @@
 #include "opgen/onnx/equal.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v19_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                            const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                            bool *OPGEN_RESTRICT C) {
@@ -108,6 +109,7 @@ opgen_status opgen_onnx_Equal_v19_bool(const bool *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v19_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          bool *OPGEN_RESTRICT C) {
@@ -157,6 +159,7 @@ opgen_status opgen_onnx_Equal_v19_double(const double *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v19_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         bool *OPGEN_RESTRICT C) {
@@ -206,6 +209,7 @@ opgen_status opgen_onnx_Equal_v19_float(const float *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v19_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {
@@ -649,6 +653,7 @@ opgen_status opgen_onnx_Equal_v19_uint8(const uint8_t *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                            const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                            bool *OPGEN_RESTRICT C) {
@@ -749,6 +754,7 @@ opgen_status opgen_onnx_Equal_v13_bool(const bool *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v13_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          bool *OPGEN_RESTRICT C) {
@@ -798,6 +804,7 @@ opgen_status opgen_onnx_Equal_v13_double(const double *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v13_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         bool *OPGEN_RESTRICT C) {
@@ -847,6 +854,7 @@ opgen_status opgen_onnx_Equal_v13_float(const float *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {
@@ -1339,6 +1347,7 @@ opgen_status opgen_onnx_Equal_v11_bool(const bool *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v11_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          bool *OPGEN_RESTRICT C) {
@@ -1388,6 +1397,7 @@ opgen_status opgen_onnx_Equal_v11_double(const double *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v11_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         bool *OPGEN_RESTRICT C) {
@@ -1437,6 +1447,7 @@ opgen_status opgen_onnx_Equal_v11_float(const float *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v11_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {

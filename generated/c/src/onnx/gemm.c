@@ -9,6 +9,7 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -105,6 +106,7 @@ opgen_status opgen_onnx_Gemm_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v13_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const double *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -201,6 +203,7 @@ opgen_status opgen_onnx_Gemm_v13_double(const double *OPGEN_RESTRICT A, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v13_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        const float *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -297,6 +300,7 @@ opgen_status opgen_onnx_Gemm_v13_float(const float *OPGEN_RESTRICT A, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -789,6 +793,7 @@ opgen_status opgen_onnx_Gemm_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v11_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const double *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -885,6 +890,7 @@ opgen_status opgen_onnx_Gemm_v11_double(const double *OPGEN_RESTRICT A, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v11_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        const float *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -981,6 +987,7 @@ opgen_status opgen_onnx_Gemm_v11_float(const float *OPGEN_RESTRICT A, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v11_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -1473,6 +1480,7 @@ opgen_status opgen_onnx_Gemm_v11_uint64(const uint64_t *OPGEN_RESTRICT A, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v9_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        const double *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -1569,6 +1577,7 @@ opgen_status opgen_onnx_Gemm_v9_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v9_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       const float *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -1665,6 +1674,7 @@ opgen_status opgen_onnx_Gemm_v9_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v9_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2157,6 +2167,7 @@ opgen_status opgen_onnx_Gemm_v9_uint64(const uint64_t *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v7_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        const double *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2253,6 +2264,7 @@ opgen_status opgen_onnx_Gemm_v7_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v7_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       const float *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2349,6 +2361,7 @@ opgen_status opgen_onnx_Gemm_v7_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2445,6 +2458,7 @@ opgen_status opgen_onnx_Gemm_v7_float16(const uint16_t *OPGEN_RESTRICT A, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v6_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        const double *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2543,6 +2557,7 @@ opgen_status opgen_onnx_Gemm_v6_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v6_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       const float *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2641,6 +2656,7 @@ opgen_status opgen_onnx_Gemm_v6_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v6_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2739,6 +2755,7 @@ opgen_status opgen_onnx_Gemm_v6_float16(const uint16_t *OPGEN_RESTRICT A, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        const double *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2837,6 +2854,7 @@ opgen_status opgen_onnx_Gemm_v1_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       const float *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2935,6 +2953,7 @@ opgen_status opgen_onnx_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,

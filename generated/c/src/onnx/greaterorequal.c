@@ -8,6 +8,7 @@
 #include "opgen/onnx/greaterorequal.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v16_bfloat16(
     const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
     const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank, bool *OPGEN_RESTRICT C) {
@@ -59,6 +60,7 @@ opgen_status opgen_onnx_GreaterOrEqual_v16_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v16_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                                   const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                                   bool *OPGEN_RESTRICT C) {
@@ -108,6 +110,7 @@ opgen_status opgen_onnx_GreaterOrEqual_v16_double(const double *OPGEN_RESTRICT A
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v16_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                                  const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                                  bool *OPGEN_RESTRICT C) {
@@ -157,6 +160,7 @@ opgen_status opgen_onnx_GreaterOrEqual_v16_float(const float *OPGEN_RESTRICT A, 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v16_float16(
     const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
     const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank, bool *OPGEN_RESTRICT C) {
@@ -600,6 +604,7 @@ opgen_status opgen_onnx_GreaterOrEqual_v16_uint8(const uint8_t *OPGEN_RESTRICT A
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v12_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                                   const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                                   bool *OPGEN_RESTRICT C) {
@@ -649,6 +654,7 @@ opgen_status opgen_onnx_GreaterOrEqual_v12_double(const double *OPGEN_RESTRICT A
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v12_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                                  const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                                  bool *OPGEN_RESTRICT C) {
@@ -698,6 +704,7 @@ opgen_status opgen_onnx_GreaterOrEqual_v12_float(const float *OPGEN_RESTRICT A, 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_GreaterOrEqual_v12_float16(
     const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
     const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank, bool *OPGEN_RESTRICT C) {

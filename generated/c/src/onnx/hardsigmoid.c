@@ -8,6 +8,7 @@
 #include "opgen/onnx/hardsigmoid.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v22_bfloat16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, double beta,
     uint16_t *OPGEN_RESTRICT Y) {
@@ -33,6 +34,7 @@ opgen_status opgen_onnx_HardSigmoid_v22_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                double alpha, double beta, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -57,6 +59,7 @@ opgen_status opgen_onnx_HardSigmoid_v22_double(const double *OPGEN_RESTRICT X, c
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                               double alpha, double beta, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -81,6 +84,7 @@ opgen_status opgen_onnx_HardSigmoid_v22_float(const float *OPGEN_RESTRICT X, con
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                 double alpha, double beta, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -105,6 +109,7 @@ opgen_status opgen_onnx_HardSigmoid_v22_float16(const uint16_t *OPGEN_RESTRICT X
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                               double alpha, double beta, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -129,6 +134,7 @@ opgen_status opgen_onnx_HardSigmoid_v6_double(const double *OPGEN_RESTRICT X, co
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              double alpha, double beta, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -153,6 +159,7 @@ opgen_status opgen_onnx_HardSigmoid_v6_float(const float *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                double alpha, double beta, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -177,6 +184,7 @@ opgen_status opgen_onnx_HardSigmoid_v6_float16(const uint16_t *OPGEN_RESTRICT X,
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                               double alpha, double beta,
                                               const int64_t *consumed_inputs, size_t consumed_inputs_len,
@@ -205,6 +213,7 @@ opgen_status opgen_onnx_HardSigmoid_v1_double(const double *OPGEN_RESTRICT X, co
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              double alpha, double beta,
                                              const int64_t *consumed_inputs, size_t consumed_inputs_len,
@@ -233,6 +242,7 @@ opgen_status opgen_onnx_HardSigmoid_v1_float(const float *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                double alpha, double beta,
                                                const int64_t *consumed_inputs, size_t consumed_inputs_len,

@@ -8,6 +8,7 @@
 #include "opgen/onnx/hardswish.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -30,6 +31,7 @@ opgen_status opgen_onnx_HardSwish_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X,
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -52,6 +54,7 @@ opgen_status opgen_onnx_HardSwish_v22_double(const double *OPGEN_RESTRICT X, con
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                             float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -74,6 +77,7 @@ opgen_status opgen_onnx_HardSwish_v22_float(const float *OPGEN_RESTRICT X, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                               uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -96,6 +100,7 @@ opgen_status opgen_onnx_HardSwish_v22_float16(const uint16_t *OPGEN_RESTRICT X, 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v14_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -118,6 +123,7 @@ opgen_status opgen_onnx_HardSwish_v14_double(const double *OPGEN_RESTRICT X, con
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v14_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                             float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -140,6 +146,7 @@ opgen_status opgen_onnx_HardSwish_v14_float(const float *OPGEN_RESTRICT X, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSwish_v14_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                               uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};

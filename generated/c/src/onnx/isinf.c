@@ -8,6 +8,7 @@
 #include "opgen/onnx/isinf.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v20_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -32,6 +33,7 @@ opgen_status opgen_onnx_IsInf_v20_bfloat16(const uint16_t *OPGEN_RESTRICT X, con
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v20_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -56,6 +58,7 @@ opgen_status opgen_onnx_IsInf_v20_double(const double *OPGEN_RESTRICT X, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v20_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -80,6 +83,7 @@ opgen_status opgen_onnx_IsInf_v20_float(const float *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v20_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -104,6 +108,7 @@ opgen_status opgen_onnx_IsInf_v20_float16(const uint16_t *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v10_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -128,6 +133,7 @@ opgen_status opgen_onnx_IsInf_v10_double(const double *OPGEN_RESTRICT X, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v10_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};

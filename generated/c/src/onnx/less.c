@@ -8,6 +8,7 @@
 #include "opgen/onnx/less.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {
@@ -59,6 +60,7 @@ opgen_status opgen_onnx_Less_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v13_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         bool *OPGEN_RESTRICT C) {
@@ -108,6 +110,7 @@ opgen_status opgen_onnx_Less_v13_double(const double *OPGEN_RESTRICT A, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v13_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        bool *OPGEN_RESTRICT C) {
@@ -157,6 +160,7 @@ opgen_status opgen_onnx_Less_v13_float(const float *OPGEN_RESTRICT A, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          bool *OPGEN_RESTRICT C) {
@@ -600,6 +604,7 @@ opgen_status opgen_onnx_Less_v13_uint8(const uint8_t *OPGEN_RESTRICT A, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v9_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        bool *OPGEN_RESTRICT C) {
@@ -649,6 +654,7 @@ opgen_status opgen_onnx_Less_v9_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v9_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       bool *OPGEN_RESTRICT C) {
@@ -698,6 +704,7 @@ opgen_status opgen_onnx_Less_v9_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v9_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         bool *OPGEN_RESTRICT C) {
@@ -1141,6 +1148,7 @@ opgen_status opgen_onnx_Less_v9_uint8(const uint8_t *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v7_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        bool *OPGEN_RESTRICT C) {
@@ -1190,6 +1198,7 @@ opgen_status opgen_onnx_Less_v7_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v7_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       bool *OPGEN_RESTRICT C) {
@@ -1239,6 +1248,7 @@ opgen_status opgen_onnx_Less_v7_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Less_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         bool *OPGEN_RESTRICT C) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/mean.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v13_bfloat16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT mean) {
@@ -57,6 +58,7 @@ opgen_status opgen_onnx_Mean_v13_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v13_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT mean) {
@@ -106,6 +108,7 @@ opgen_status opgen_onnx_Mean_v13_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v13_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT mean) {
@@ -155,6 +158,7 @@ opgen_status opgen_onnx_Mean_v13_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v13_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT mean) {
@@ -204,6 +208,7 @@ opgen_status opgen_onnx_Mean_v13_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v8_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT mean) {
@@ -253,6 +258,7 @@ opgen_status opgen_onnx_Mean_v8_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v8_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT mean) {
@@ -302,6 +308,7 @@ opgen_status opgen_onnx_Mean_v8_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v8_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT mean) {
@@ -351,6 +358,7 @@ opgen_status opgen_onnx_Mean_v8_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v6_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT mean) {
@@ -400,6 +408,7 @@ opgen_status opgen_onnx_Mean_v6_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v6_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT mean) {
@@ -449,6 +458,7 @@ opgen_status opgen_onnx_Mean_v6_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v6_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT mean) {
@@ -498,6 +508,7 @@ opgen_status opgen_onnx_Mean_v6_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v1_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT mean) {
@@ -549,6 +560,7 @@ opgen_status opgen_onnx_Mean_v1_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v1_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, float *OPGEN_RESTRICT mean) {
@@ -600,6 +612,7 @@ opgen_status opgen_onnx_Mean_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mean_v1_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT mean) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/min.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v13_bfloat16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT min) {
@@ -57,6 +58,7 @@ opgen_status opgen_onnx_Min_v13_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v13_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT min) {
@@ -106,6 +108,7 @@ opgen_status opgen_onnx_Min_v13_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v13_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT min) {
@@ -155,6 +158,7 @@ opgen_status opgen_onnx_Min_v13_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v13_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT min) {
@@ -596,6 +600,7 @@ opgen_status opgen_onnx_Min_v13_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v12_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT min) {
@@ -645,6 +650,7 @@ opgen_status opgen_onnx_Min_v12_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v12_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT min) {
@@ -694,6 +700,7 @@ opgen_status opgen_onnx_Min_v12_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v12_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT min) {
@@ -1135,6 +1142,7 @@ opgen_status opgen_onnx_Min_v12_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v8_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT min) {
@@ -1184,6 +1192,7 @@ opgen_status opgen_onnx_Min_v8_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v8_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT min) {
@@ -1233,6 +1242,7 @@ opgen_status opgen_onnx_Min_v8_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v8_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT min) {
@@ -1282,6 +1292,7 @@ opgen_status opgen_onnx_Min_v8_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v6_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     double *OPGEN_RESTRICT min) {
@@ -1331,6 +1342,7 @@ opgen_status opgen_onnx_Min_v6_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v6_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     float *OPGEN_RESTRICT min) {
@@ -1380,6 +1392,7 @@ opgen_status opgen_onnx_Min_v6_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v6_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT min) {
@@ -1429,6 +1442,7 @@ opgen_status opgen_onnx_Min_v6_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v1_double(
     const double *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, double *OPGEN_RESTRICT min) {
@@ -1480,6 +1494,7 @@ opgen_status opgen_onnx_Min_v1_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v1_float(
     const float *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, float *OPGEN_RESTRICT min) {
@@ -1531,6 +1546,7 @@ opgen_status opgen_onnx_Min_v1_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Min_v1_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT min) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/mod.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v28_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -60,6 +61,7 @@ opgen_status opgen_onnx_Mod_v28_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v28_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        int64_t fmod_, double *OPGEN_RESTRICT C) {
@@ -110,6 +112,7 @@ opgen_status opgen_onnx_Mod_v28_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v28_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       int64_t fmod_, float *OPGEN_RESTRICT C) {
@@ -160,6 +163,7 @@ opgen_status opgen_onnx_Mod_v28_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v28_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -612,6 +616,7 @@ opgen_status opgen_onnx_Mod_v28_uint8(const uint8_t *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -664,6 +669,7 @@ opgen_status opgen_onnx_Mod_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v13_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        int64_t fmod_, double *OPGEN_RESTRICT C) {
@@ -714,6 +720,7 @@ opgen_status opgen_onnx_Mod_v13_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v13_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       int64_t fmod_, float *OPGEN_RESTRICT C) {
@@ -764,6 +771,7 @@ opgen_status opgen_onnx_Mod_v13_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -1216,6 +1224,7 @@ opgen_status opgen_onnx_Mod_v13_uint8(const uint8_t *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v10_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        int64_t fmod_, double *OPGEN_RESTRICT C) {
@@ -1266,6 +1275,7 @@ opgen_status opgen_onnx_Mod_v10_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v10_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       int64_t fmod_, float *OPGEN_RESTRICT C) {
@@ -1316,6 +1326,7 @@ opgen_status opgen_onnx_Mod_v10_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v10_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/mul.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v14_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          uint16_t *OPGEN_RESTRICT C) {
@@ -59,6 +60,7 @@ opgen_status opgen_onnx_Mul_v14_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v14_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        double *OPGEN_RESTRICT C) {
@@ -108,6 +110,7 @@ opgen_status opgen_onnx_Mul_v14_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v14_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       float *OPGEN_RESTRICT C) {
@@ -157,6 +160,7 @@ opgen_status opgen_onnx_Mul_v14_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v14_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         uint16_t *OPGEN_RESTRICT C) {
@@ -600,6 +604,7 @@ opgen_status opgen_onnx_Mul_v14_uint8(const uint8_t *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          uint16_t *OPGEN_RESTRICT C) {
@@ -651,6 +656,7 @@ opgen_status opgen_onnx_Mul_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v13_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        double *OPGEN_RESTRICT C) {
@@ -700,6 +706,7 @@ opgen_status opgen_onnx_Mul_v13_double(const double *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v13_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       float *OPGEN_RESTRICT C) {
@@ -749,6 +756,7 @@ opgen_status opgen_onnx_Mul_v13_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         uint16_t *OPGEN_RESTRICT C) {
@@ -996,6 +1004,7 @@ opgen_status opgen_onnx_Mul_v13_uint64(const uint64_t *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v7_double(const double *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                       const double *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                       double *OPGEN_RESTRICT C) {
@@ -1045,6 +1054,7 @@ opgen_status opgen_onnx_Mul_v7_double(const double *OPGEN_RESTRICT A, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v7_float(const float *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                      const float *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                      float *OPGEN_RESTRICT C) {
@@ -1094,6 +1104,7 @@ opgen_status opgen_onnx_Mul_v7_float(const float *OPGEN_RESTRICT A, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        uint16_t *OPGEN_RESTRICT C) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/neg.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v13_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -30,6 +31,7 @@ opgen_status opgen_onnx_Neg_v13_bfloat16(const uint16_t *OPGEN_RESTRICT X, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v13_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -52,6 +54,7 @@ opgen_status opgen_onnx_Neg_v13_double(const double *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v13_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -74,6 +77,7 @@ opgen_status opgen_onnx_Neg_v13_float(const float *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v13_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -184,6 +188,7 @@ opgen_status opgen_onnx_Neg_v13_int8(const int8_t *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -206,6 +211,7 @@ opgen_status opgen_onnx_Neg_v6_double(const double *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                      float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -228,6 +234,7 @@ opgen_status opgen_onnx_Neg_v6_float(const float *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -338,6 +345,7 @@ opgen_status opgen_onnx_Neg_v6_int8(const int8_t *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                       double *OPGEN_RESTRICT Y) {
@@ -363,6 +371,7 @@ opgen_status opgen_onnx_Neg_v1_double(const double *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                      const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                      float *OPGEN_RESTRICT Y) {
@@ -388,6 +397,7 @@ opgen_status opgen_onnx_Neg_v1_float(const float *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Neg_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                        uint16_t *OPGEN_RESTRICT Y) {

@@ -9,6 +9,7 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v25_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -205,6 +206,7 @@ opgen_status opgen_onnx_Pad_v25_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v25_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -303,6 +305,7 @@ opgen_status opgen_onnx_Pad_v25_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v25_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -401,6 +404,7 @@ opgen_status opgen_onnx_Pad_v25_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v25_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -1283,6 +1287,7 @@ opgen_status opgen_onnx_Pad_v25_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v24_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -1479,6 +1484,7 @@ opgen_status opgen_onnx_Pad_v24_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v24_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -1577,6 +1583,7 @@ opgen_status opgen_onnx_Pad_v24_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v24_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -1675,6 +1682,7 @@ opgen_status opgen_onnx_Pad_v24_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v24_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -2557,6 +2565,7 @@ opgen_status opgen_onnx_Pad_v24_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v23_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -2753,6 +2762,7 @@ opgen_status opgen_onnx_Pad_v23_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v23_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -2851,6 +2861,7 @@ opgen_status opgen_onnx_Pad_v23_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v23_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -2949,6 +2960,7 @@ opgen_status opgen_onnx_Pad_v23_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v23_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -3831,6 +3843,7 @@ opgen_status opgen_onnx_Pad_v23_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v21_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -4027,6 +4040,7 @@ opgen_status opgen_onnx_Pad_v21_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v21_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -4125,6 +4139,7 @@ opgen_status opgen_onnx_Pad_v21_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v21_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -4223,6 +4238,7 @@ opgen_status opgen_onnx_Pad_v21_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v21_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -5105,6 +5121,7 @@ opgen_status opgen_onnx_Pad_v21_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v19_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -5301,6 +5318,7 @@ opgen_status opgen_onnx_Pad_v19_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v19_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -5399,6 +5417,7 @@ opgen_status opgen_onnx_Pad_v19_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v19_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -5497,6 +5516,7 @@ opgen_status opgen_onnx_Pad_v19_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v19_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -6379,6 +6399,7 @@ opgen_status opgen_onnx_Pad_v19_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v18_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -6573,6 +6594,7 @@ opgen_status opgen_onnx_Pad_v18_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v18_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -6670,6 +6692,7 @@ opgen_status opgen_onnx_Pad_v18_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v18_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -6767,6 +6790,7 @@ opgen_status opgen_onnx_Pad_v18_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v18_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -7640,6 +7664,7 @@ opgen_status opgen_onnx_Pad_v18_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -7814,6 +7839,7 @@ opgen_status opgen_onnx_Pad_v13_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v13_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -7901,6 +7927,7 @@ opgen_status opgen_onnx_Pad_v13_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v13_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -7988,6 +8015,7 @@ opgen_status opgen_onnx_Pad_v13_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v13_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -8771,6 +8799,7 @@ opgen_status opgen_onnx_Pad_v13_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v11_double(
     const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -8858,6 +8887,7 @@ opgen_status opgen_onnx_Pad_v11_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v11_float(
     const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -8945,6 +8975,7 @@ opgen_status opgen_onnx_Pad_v11_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v11_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -9728,6 +9759,7 @@ opgen_status opgen_onnx_Pad_v11_uint8(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v2_double(const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                       const char *mode, const int64_t *pads, size_t pads_len, double value,
                                       double *OPGEN_RESTRICT output) {
@@ -9810,6 +9842,7 @@ opgen_status opgen_onnx_Pad_v2_double(const double *OPGEN_RESTRICT data, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v2_float(const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                      const char *mode, const int64_t *pads, size_t pads_len, double value,
                                      float *OPGEN_RESTRICT output) {
@@ -9892,6 +9925,7 @@ opgen_status opgen_onnx_Pad_v2_float(const float *OPGEN_RESTRICT data, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v2_float16(const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                        const char *mode, const int64_t *pads, size_t pads_len, double value,
                                        uint16_t *OPGEN_RESTRICT output) {
@@ -9974,6 +10008,7 @@ opgen_status opgen_onnx_Pad_v2_float16(const uint16_t *OPGEN_RESTRICT data, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v1_double(const double *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                       const char *mode, const int64_t *paddings, size_t paddings_len, double value,
                                       double *OPGEN_RESTRICT output) {
@@ -10056,6 +10091,7 @@ opgen_status opgen_onnx_Pad_v1_double(const double *OPGEN_RESTRICT data, const i
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v1_float(const float *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                      const char *mode, const int64_t *paddings, size_t paddings_len, double value,
                                      float *OPGEN_RESTRICT output) {
@@ -10138,6 +10174,7 @@ opgen_status opgen_onnx_Pad_v1_float(const float *OPGEN_RESTRICT data, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v1_float16(const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                        const char *mode, const int64_t *paddings, size_t paddings_len, double value,
                                        uint16_t *OPGEN_RESTRICT output) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/pow.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pow_v7_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       const double *OPGEN_RESTRICT Y, const int64_t *Y_shape, size_t Y_rank,
                                       double *OPGEN_RESTRICT Z) {
@@ -57,6 +58,7 @@ opgen_status opgen_onnx_Pow_v7_double(const double *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pow_v7_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                      const float *OPGEN_RESTRICT Y, const int64_t *Y_shape, size_t Y_rank,
                                      float *OPGEN_RESTRICT Z) {
@@ -106,6 +108,7 @@ opgen_status opgen_onnx_Pow_v7_float(const float *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pow_v7_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const uint16_t *OPGEN_RESTRICT Y, const int64_t *Y_shape, size_t Y_rank,
                                        uint16_t *OPGEN_RESTRICT Z) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/prelu.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v16_bfloat16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -59,6 +60,7 @@ opgen_status opgen_onnx_PRelu_v16_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v16_double(
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
@@ -108,6 +110,7 @@ opgen_status opgen_onnx_PRelu_v16_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v16_float(
     const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, float *OPGEN_RESTRICT Y) {
@@ -157,6 +160,7 @@ opgen_status opgen_onnx_PRelu_v16_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v16_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -404,6 +408,7 @@ opgen_status opgen_onnx_PRelu_v16_uint64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v9_double(
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
@@ -453,6 +458,7 @@ opgen_status opgen_onnx_PRelu_v9_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
                                        float *OPGEN_RESTRICT Y) {
@@ -502,6 +508,7 @@ opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v9_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -749,6 +756,7 @@ opgen_status opgen_onnx_PRelu_v9_uint64(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v7_double(
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
@@ -798,6 +806,7 @@ opgen_status opgen_onnx_PRelu_v7_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
                                        float *OPGEN_RESTRICT Y) {
@@ -847,6 +856,7 @@ opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v7_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -898,6 +908,7 @@ opgen_status opgen_onnx_PRelu_v7_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v6_double(
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, double *OPGEN_RESTRICT Y) {
@@ -953,6 +964,7 @@ opgen_status opgen_onnx_PRelu_v6_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
                                        float *OPGEN_RESTRICT Y) {
@@ -1008,6 +1020,7 @@ opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v6_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -1065,6 +1078,7 @@ opgen_status opgen_onnx_PRelu_v6_float16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v1_double(
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const double *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
@@ -1123,6 +1137,7 @@ opgen_status opgen_onnx_PRelu_v1_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const float *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,
                                        const int64_t *consumed_inputs, size_t consumed_inputs_len,
@@ -1181,6 +1196,7 @@ opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v1_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,

@@ -8,6 +8,7 @@
 #include "opgen/onnx/selu.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           double alpha, double gamma, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -32,6 +33,7 @@ opgen_status opgen_onnx_Selu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v22_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         double alpha, double gamma, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -56,6 +58,7 @@ opgen_status opgen_onnx_Selu_v22_double(const double *OPGEN_RESTRICT X, const in
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v22_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double alpha, double gamma, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -80,6 +83,7 @@ opgen_status opgen_onnx_Selu_v22_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          double alpha, double gamma, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -104,6 +108,7 @@ opgen_status opgen_onnx_Selu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v6_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double alpha, double gamma, double *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -128,6 +133,7 @@ opgen_status opgen_onnx_Selu_v6_double(const double *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v6_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       double alpha, double gamma, float *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -152,6 +158,7 @@ opgen_status opgen_onnx_Selu_v6_float(const float *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         double alpha, double gamma, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -176,6 +183,7 @@ opgen_status opgen_onnx_Selu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const 
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v1_double(const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                        double gamma, double *OPGEN_RESTRICT Y) {
@@ -203,6 +211,7 @@ opgen_status opgen_onnx_Selu_v1_double(const double *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v1_float(const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                       double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                       double gamma, float *OPGEN_RESTRICT Y) {
@@ -230,6 +239,7 @@ opgen_status opgen_onnx_Selu_v1_float(const float *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                         double gamma, uint16_t *OPGEN_RESTRICT Y) {

@@ -8,6 +8,7 @@
 #include "opgen/onnx/shrink.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Shrink_v9_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double bias, double lambd,
     double *OPGEN_RESTRICT output) {
@@ -33,6 +34,7 @@ opgen_status opgen_onnx_Shrink_v9_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Shrink_v9_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double bias, double lambd,
     float *OPGEN_RESTRICT output) {
@@ -58,6 +60,7 @@ opgen_status opgen_onnx_Shrink_v9_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Shrink_v9_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double bias, double lambd,
     uint16_t *OPGEN_RESTRICT output) {

@@ -9,6 +9,7 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Softmax_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     uint16_t *OPGEN_RESTRICT output) {
@@ -110,6 +111,7 @@ opgen_status opgen_onnx_Softmax_v13_bfloat16(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Softmax_v13_double(
     const double *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     double *OPGEN_RESTRICT output) {
@@ -215,6 +217,7 @@ opgen_status opgen_onnx_Softmax_v13_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Softmax_v13_float(
     const float *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     float *OPGEN_RESTRICT output) {
@@ -320,6 +323,7 @@ opgen_status opgen_onnx_Softmax_v13_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Softmax_v13_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     uint16_t *OPGEN_RESTRICT output) {

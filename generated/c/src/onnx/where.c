@@ -8,6 +8,7 @@
 #include "opgen/onnx/where.h"
 #include "opgen/vector_math.h"
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v16_bfloat16(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -127,6 +128,7 @@ opgen_status opgen_onnx_Where_v16_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v16_double(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -186,6 +188,7 @@ opgen_status opgen_onnx_Where_v16_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v16_float(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -245,6 +248,7 @@ opgen_status opgen_onnx_Where_v16_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v16_float16(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -836,6 +840,7 @@ opgen_status opgen_onnx_Where_v9_bool(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v9_double(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const double *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -895,6 +900,7 @@ opgen_status opgen_onnx_Where_v9_double(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v9_float(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const float *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -954,6 +960,7 @@ opgen_status opgen_onnx_Where_v9_float(
     return OPGEN_OK;
 }
 
+OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v9_float16(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
