@@ -158,7 +158,7 @@ def test_libm_calls_vectorise_with_the_documented_flags(tmp_path):
     later on x86-64; elsewhere vector_math.h declares nothing and the scalar calls stay), and floor needs no libm
     call at all. On x86-64 with glibc each floating kernel is also compiled for AVX2, which calls the 8-float and
     4-double variants, and an ifunc resolver picks one at load time (OPGEN_CPU_CLONES); OPGEN_NO_CPU_DISPATCH
-    leaves the baseline function alone, and integer kernels are never cloned."""
+    leaves the baseline function alone, and kernels of other types (integers, float16) are never cloned."""
     import platform
     import shutil
     import subprocess
@@ -183,6 +183,7 @@ def test_libm_calls_vectorise_with_the_documented_flags(tmp_path):
         assert "gnu_indirect_function" not in single and ".avx2" not in single and "_ZGVbN4v_tanhf" in single
         abs_ = assembly("hlir/abs.c")
         assert "opgen_hlir_Abs_v1_int32:" in abs_ and "opgen_hlir_Abs_v1_int32.avx2" not in abs_
+        assert "opgen_hlir_Tanh_v1_float16:" in tanh and "opgen_hlir_Tanh_v1_float16.avx2" not in tanh
     else:
         assert "tanhf" in tanh and "_ZGV" not in tanh
     assert not re.search(r"call\s+floor", assembly("hlir/floor.c"))

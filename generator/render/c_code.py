@@ -332,10 +332,11 @@ def kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
     return views
 
 
-# Element types whose kernels are also compiled for AVX2 (runtime.h's OPGEN_CPU_CLONES): the floating types,
-# where AVX2 and libm's 8-wide SIMD variants give 1.2-3x; each clone is compiled once more, so integer kernels,
-# seldom the hot path of a model, stay single (all types cloned made the library's build 60 % longer).
-CPU_CLONED = frozenset({"float", "double", "float16", "bfloat16"})
+# Element types whose kernels are also compiled for AVX2 (runtime.h's OPGEN_CPU_CLONES): float and double,
+# where AVX2 and libm's 8-wide SIMD variants give 1.2-3x. Each clone is compiled once more, so the kernels of
+# other types stay single: integers are seldom a model's hot path, and float16/bfloat16 spend their time
+# converting each element (every type cloned made the library's build 60 % longer).
+CPU_CLONED = frozenset({"float", "double"})
 
 
 # Formulas whose dense loop is one runtime.h array function, which picks an instruction set at run time

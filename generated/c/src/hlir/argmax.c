@@ -801,7 +801,6 @@ opgen_status opgen_hlir_ArgMax_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_ArgMax_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool keepdims,
     bool select_last_index, int64_t *OPGEN_RESTRICT output) {

@@ -8,7 +8,6 @@
 #include "opgen/hlir/atan2.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Atan2_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                          const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                          uint16_t *OPGEN_RESTRICT output) {

@@ -225,7 +225,6 @@ opgen_status opgen_hlir_BroadcastInDim_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_BroadcastInDim_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,
@@ -250,7 +249,6 @@ opgen_status opgen_hlir_BroadcastInDim_v1_float16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_BroadcastInDim_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *broadcast_dimensions, size_t broadcast_dimensions_len,

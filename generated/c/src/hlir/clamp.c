@@ -472,7 +472,6 @@ opgen_status opgen_hlir_Clamp_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Clamp_v1_float16(
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,

@@ -261,7 +261,6 @@ opgen_status opgen_hlir_Concatenate_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Concatenate_v1_float16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output) {
@@ -290,7 +289,6 @@ opgen_status opgen_hlir_Concatenate_v1_float16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Concatenate_v1_bfloat16(
     const uint16_t *const *inputs, const int64_t *const *inputs_shape, const size_t *inputs_rank, size_t inputs_count,
     int64_t dimension, uint16_t *OPGEN_RESTRICT output) {

@@ -8,7 +8,6 @@
 #include "opgen/hlir/elu.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Elu_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double alpha,
     uint16_t *OPGEN_RESTRICT output) {

@@ -9,7 +9,6 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Gemm_v1_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -300,7 +299,6 @@ opgen_status opgen_hlir_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,

@@ -400,7 +400,6 @@ opgen_status opgen_hlir_Min_v1_int64(const int64_t *OPGEN_RESTRICT lhs, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Min_v1_float16(const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
                                        const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
                                        uint16_t *OPGEN_RESTRICT output) {

@@ -472,7 +472,6 @@ opgen_status opgen_hlir_Multiply_v1_int64(const int64_t *OPGEN_RESTRICT lhs, con
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Multiply_v1_float16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,
@@ -533,7 +532,6 @@ opgen_status opgen_hlir_Multiply_v1_float16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Multiply_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT lhs, const int64_t *lhs_shape, size_t lhs_rank,
     const uint16_t *OPGEN_RESTRICT rhs, const int64_t *rhs_shape, size_t rhs_rank,

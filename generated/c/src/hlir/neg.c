@@ -119,7 +119,6 @@ opgen_status opgen_hlir_Neg_v1_int64(const int64_t *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Neg_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {

@@ -833,7 +833,6 @@ opgen_status opgen_hlir_Pad_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Pad_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT padding_value, const int64_t *padding_value_shape, size_t padding_value_rank,

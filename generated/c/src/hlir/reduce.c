@@ -1521,7 +1521,6 @@ opgen_status opgen_hlir_Reduce_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Reduce_v1_float16(
     const uint16_t *OPGEN_RESTRICT inputs, const int64_t *inputs_shape, size_t inputs_rank,
     const uint16_t *OPGEN_RESTRICT init_values, const int64_t *init_values_shape, size_t init_values_rank,

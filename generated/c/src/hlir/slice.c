@@ -216,7 +216,6 @@ opgen_status opgen_hlir_Slice_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Slice_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *start_indices, size_t start_indices_len, const int64_t *limit_indices, size_t limit_indices_len,
@@ -240,7 +239,6 @@ opgen_status opgen_hlir_Slice_v1_float16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Slice_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *start_indices, size_t start_indices_len, const int64_t *limit_indices, size_t limit_indices_len,

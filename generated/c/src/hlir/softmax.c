@@ -9,7 +9,6 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Softmax_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis, bool accurate,
     bool logarithmic, double epsilon, uint16_t *OPGEN_RESTRICT output) {

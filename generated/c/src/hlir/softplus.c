@@ -8,7 +8,6 @@
 #include "opgen/hlir/softplus.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Softplus_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double beta, double threshold,
     uint16_t *OPGEN_RESTRICT output) {

@@ -8,7 +8,6 @@
 #include "opgen/hlir/stablehlorsqrt.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloRsqrt_v1_float16(
     const uint16_t *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     uint16_t *OPGEN_RESTRICT output) {

@@ -100,7 +100,6 @@ opgen_status opgen_hlir_StablehloSign_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloSign_v1_float16(
     const uint16_t *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -124,7 +123,6 @@ opgen_status opgen_hlir_StablehloSign_v1_float16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_StablehloSign_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT operand, const int64_t *operand_shape, size_t operand_rank,
     uint16_t *OPGEN_RESTRICT output) {

@@ -171,7 +171,6 @@ opgen_status opgen_hlir_Transpose_v1_int64(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Transpose_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *permutation, size_t permutation_len, uint16_t *OPGEN_RESTRICT output) {
@@ -190,7 +189,6 @@ opgen_status opgen_hlir_Transpose_v1_float16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_hlir_Transpose_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *permutation, size_t permutation_len, uint16_t *OPGEN_RESTRICT output) {

@@ -33,7 +33,6 @@ opgen_status opgen_onednn_Clamp_v1_float(const float *OPGEN_RESTRICT src, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Clamp_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double min, double max,
     uint16_t *OPGEN_RESTRICT dst) {
@@ -59,7 +58,6 @@ opgen_status opgen_onednn_Clamp_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Clamp_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double min, double max,
     uint16_t *OPGEN_RESTRICT dst) {

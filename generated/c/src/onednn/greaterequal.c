@@ -60,7 +60,6 @@ opgen_status opgen_onednn_GreaterEqual_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_GreaterEqual_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src_0, const int64_t *src_0_shape, size_t src_0_rank,
     const uint16_t *OPGEN_RESTRICT src_1, const int64_t *src_1_shape, size_t src_1_rank, const char *auto_broadcast,
@@ -114,7 +113,6 @@ opgen_status opgen_onednn_GreaterEqual_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_GreaterEqual_v1_float16(
     const uint16_t *OPGEN_RESTRICT src_0, const int64_t *src_0_shape, size_t src_0_rank,
     const uint16_t *OPGEN_RESTRICT src_1, const int64_t *src_1_shape, size_t src_1_rank, const char *auto_broadcast,

@@ -34,7 +34,6 @@ opgen_status opgen_onednn_HardSigmoid_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoid_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double alpha, double beta,
     uint16_t *OPGEN_RESTRICT dst) {
@@ -60,7 +59,6 @@ opgen_status opgen_onednn_HardSigmoid_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoid_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, double alpha, double beta,
     uint16_t *OPGEN_RESTRICT dst) {

@@ -61,7 +61,6 @@ opgen_status opgen_onednn_HardSigmoidBackward_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoidBackward_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const uint16_t *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, double alpha,
@@ -116,7 +115,6 @@ opgen_status opgen_onednn_HardSigmoidBackward_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_HardSigmoidBackward_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const uint16_t *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, double alpha,

@@ -66,7 +66,6 @@ opgen_status opgen_onednn_PReLU_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_PReLU_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format,
@@ -126,7 +125,6 @@ opgen_status opgen_onednn_PReLU_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_PReLU_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, const char *data_format,

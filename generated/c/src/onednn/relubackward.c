@@ -60,7 +60,6 @@ opgen_status opgen_onednn_ReLUBackward_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_ReLUBackward_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src_or_dst, const int64_t *src_or_dst_shape, size_t src_or_dst_rank,
     const uint16_t *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, bool use_dst,
@@ -114,7 +113,6 @@ opgen_status opgen_onednn_ReLUBackward_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_ReLUBackward_v1_float16(
     const uint16_t *OPGEN_RESTRICT src_or_dst, const int64_t *src_or_dst_shape, size_t src_or_dst_rank,
     const uint16_t *OPGEN_RESTRICT diff_dst, const int64_t *diff_dst_shape, size_t diff_dst_rank, bool use_dst,

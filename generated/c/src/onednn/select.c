@@ -70,7 +70,6 @@ opgen_status opgen_onednn_Select_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Select_v1_bfloat16(
     const bool *OPGEN_RESTRICT cond, const int64_t *cond_shape, size_t cond_rank,
     const uint16_t *OPGEN_RESTRICT src_0, const int64_t *src_0_shape, size_t src_0_rank,
@@ -134,7 +133,6 @@ opgen_status opgen_onednn_Select_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Select_v1_float16(
     const bool *OPGEN_RESTRICT cond, const int64_t *cond_shape, size_t cond_rank,
     const uint16_t *OPGEN_RESTRICT src_0, const int64_t *src_0_shape, size_t src_0_rank,

@@ -31,7 +31,6 @@ opgen_status opgen_onednn_Sigmoid_v1_float(const float *OPGEN_RESTRICT src, cons
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Sigmoid_v1_bfloat16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, uint16_t *OPGEN_RESTRICT dst) {
     const int64_t *shapes[1] = {src_shape};
@@ -54,7 +53,6 @@ opgen_status opgen_onednn_Sigmoid_v1_bfloat16(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onednn_Sigmoid_v1_float16(
     const uint16_t *OPGEN_RESTRICT src, const int64_t *src_shape, size_t src_rank, uint16_t *OPGEN_RESTRICT dst) {
     const int64_t *shapes[1] = {src_shape};

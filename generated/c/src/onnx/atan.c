@@ -8,7 +8,6 @@
 #include "opgen/onnx/atan.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Atan_v22_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -78,7 +77,6 @@ opgen_status opgen_onnx_Atan_v22_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Atan_v22_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -148,7 +146,6 @@ opgen_status opgen_onnx_Atan_v7_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Atan_v7_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {

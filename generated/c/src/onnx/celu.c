@@ -8,7 +8,6 @@
 #include "opgen/onnx/celu.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Celu_v28_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -80,7 +79,6 @@ opgen_status opgen_onnx_Celu_v28_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Celu_v28_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};

@@ -8,7 +8,6 @@
 #include "opgen/onnx/clip.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -192,7 +191,6 @@ opgen_status opgen_onnx_Clip_v13_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v13_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -856,7 +854,6 @@ opgen_status opgen_onnx_Clip_v12_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v12_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -1520,7 +1517,6 @@ opgen_status opgen_onnx_Clip_v11_float(const float *OPGEN_RESTRICT input, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v11_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const uint16_t *OPGEN_RESTRICT min, const int64_t *min_shape, size_t min_rank,
@@ -1633,7 +1629,6 @@ opgen_status opgen_onnx_Clip_v6_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v6_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double max, double min,
     uint16_t *OPGEN_RESTRICT output) {
@@ -1717,7 +1712,6 @@ opgen_status opgen_onnx_Clip_v1_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Clip_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, double max, bool has_max, double min, bool has_min,

@@ -8,7 +8,6 @@
 #include "opgen/onnx/equal.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v19_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                            const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                            bool *OPGEN_RESTRICT C) {
@@ -209,7 +208,6 @@ opgen_status opgen_onnx_Equal_v19_float(const float *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v19_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {
@@ -653,7 +651,6 @@ opgen_status opgen_onnx_Equal_v19_uint8(const uint8_t *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                            const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                            bool *OPGEN_RESTRICT C) {
@@ -854,7 +851,6 @@ opgen_status opgen_onnx_Equal_v13_float(const float *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {
@@ -1447,7 +1443,6 @@ opgen_status opgen_onnx_Equal_v11_float(const float *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Equal_v11_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           bool *OPGEN_RESTRICT C) {

@@ -9,7 +9,6 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                           const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                           const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -300,7 +299,6 @@ opgen_status opgen_onnx_Gemm_v13_float(const float *OPGEN_RESTRICT A, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -987,7 +985,6 @@ opgen_status opgen_onnx_Gemm_v11_float(const float *OPGEN_RESTRICT A, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v11_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -1674,7 +1671,6 @@ opgen_status opgen_onnx_Gemm_v9_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v9_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2361,7 +2357,6 @@ opgen_status opgen_onnx_Gemm_v7_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2656,7 +2651,6 @@ opgen_status opgen_onnx_Gemm_v6_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v6_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,
@@ -2953,7 +2947,6 @@ opgen_status opgen_onnx_Gemm_v1_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Gemm_v1_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         const uint16_t *OPGEN_RESTRICT C, const int64_t *C_shape, size_t C_rank,

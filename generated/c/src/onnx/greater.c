@@ -8,7 +8,6 @@
 #include "opgen/onnx/greater.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Greater_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                              const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                              bool *OPGEN_RESTRICT C) {
@@ -160,7 +159,6 @@ opgen_status opgen_onnx_Greater_v13_float(const float *OPGEN_RESTRICT A, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Greater_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                             const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                             bool *OPGEN_RESTRICT C) {
@@ -704,7 +702,6 @@ opgen_status opgen_onnx_Greater_v9_float(const float *OPGEN_RESTRICT A, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Greater_v9_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                            const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                            bool *OPGEN_RESTRICT C) {
@@ -1248,7 +1245,6 @@ opgen_status opgen_onnx_Greater_v7_float(const float *OPGEN_RESTRICT A, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Greater_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                            const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                            bool *OPGEN_RESTRICT C) {

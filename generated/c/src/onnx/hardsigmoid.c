@@ -8,7 +8,6 @@
 #include "opgen/onnx/hardsigmoid.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v22_bfloat16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank, double alpha, double beta,
     uint16_t *OPGEN_RESTRICT Y) {
@@ -84,7 +83,6 @@ opgen_status opgen_onnx_HardSigmoid_v22_float(const float *OPGEN_RESTRICT X, con
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                 double alpha, double beta, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -159,7 +157,6 @@ opgen_status opgen_onnx_HardSigmoid_v6_float(const float *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                double alpha, double beta, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -242,7 +239,6 @@ opgen_status opgen_onnx_HardSigmoid_v1_float(const float *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_HardSigmoid_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                double alpha, double beta,
                                                const int64_t *consumed_inputs, size_t consumed_inputs_len,

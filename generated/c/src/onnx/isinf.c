@@ -8,7 +8,6 @@
 #include "opgen/onnx/isinf.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v20_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -83,7 +82,6 @@ opgen_status opgen_onnx_IsInf_v20_float(const float *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsInf_v20_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           int64_t detect_negative, int64_t detect_positive, bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};

@@ -8,7 +8,6 @@
 #include "opgen/onnx/isnan.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsNaN_v20_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -77,7 +76,6 @@ opgen_status opgen_onnx_IsNaN_v20_float(const float *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsNaN_v20_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -100,7 +98,6 @@ opgen_status opgen_onnx_IsNaN_v20_float16(const uint16_t *OPGEN_RESTRICT X, cons
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsNaN_v13_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -169,7 +166,6 @@ opgen_status opgen_onnx_IsNaN_v13_float(const float *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsNaN_v13_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -238,7 +234,6 @@ opgen_status opgen_onnx_IsNaN_v9_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_IsNaN_v9_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          bool *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};

@@ -8,7 +8,6 @@
 #include "opgen/onnx/leakyrelu.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LeakyRelu_v16_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                                double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -80,7 +79,6 @@ opgen_status opgen_onnx_LeakyRelu_v16_float(const float *OPGEN_RESTRICT X, const
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LeakyRelu_v16_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                               double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -152,7 +150,6 @@ opgen_status opgen_onnx_LeakyRelu_v6_float(const float *OPGEN_RESTRICT X, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LeakyRelu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -230,7 +227,6 @@ opgen_status opgen_onnx_LeakyRelu_v1_float(const float *OPGEN_RESTRICT X, const 
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LeakyRelu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                              uint16_t *OPGEN_RESTRICT Y) {

@@ -8,7 +8,6 @@
 #include "opgen/onnx/lessorequal.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LessOrEqual_v16_bfloat16(
     const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
     const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank, bool *OPGEN_RESTRICT C) {
@@ -160,7 +159,6 @@ opgen_status opgen_onnx_LessOrEqual_v16_float(const float *OPGEN_RESTRICT A, con
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LessOrEqual_v16_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                                 const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                                 bool *OPGEN_RESTRICT C) {
@@ -704,7 +702,6 @@ opgen_status opgen_onnx_LessOrEqual_v12_float(const float *OPGEN_RESTRICT A, con
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LessOrEqual_v12_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                                 const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                                 bool *OPGEN_RESTRICT C) {

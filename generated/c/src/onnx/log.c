@@ -8,7 +8,6 @@
 #include "opgen/onnx/log.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Log_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -78,7 +77,6 @@ opgen_status opgen_onnx_Log_v13_float(const float *OPGEN_RESTRICT input, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Log_v13_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -148,7 +146,6 @@ opgen_status opgen_onnx_Log_v6_float(const float *OPGEN_RESTRICT input, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Log_v6_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     uint16_t *OPGEN_RESTRICT output) {
@@ -224,7 +221,6 @@ opgen_status opgen_onnx_Log_v1_float(const float *OPGEN_RESTRICT input, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Log_v1_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT output) {

@@ -9,7 +9,6 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LogSoftmax_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     uint16_t *OPGEN_RESTRICT output) {
@@ -323,7 +322,6 @@ opgen_status opgen_onnx_LogSoftmax_v13_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_LogSoftmax_v13_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, int64_t axis,
     uint16_t *OPGEN_RESTRICT output) {

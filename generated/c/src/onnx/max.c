@@ -8,7 +8,6 @@
 #include "opgen/onnx/max.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Max_v13_bfloat16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT max) {
@@ -158,7 +157,6 @@ opgen_status opgen_onnx_Max_v13_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Max_v13_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT max) {
@@ -700,7 +698,6 @@ opgen_status opgen_onnx_Max_v12_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Max_v12_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT max) {
@@ -1242,7 +1239,6 @@ opgen_status opgen_onnx_Max_v8_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Max_v8_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT max) {
@@ -1392,7 +1388,6 @@ opgen_status opgen_onnx_Max_v6_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Max_v6_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     uint16_t *OPGEN_RESTRICT max) {
@@ -1546,7 +1541,6 @@ opgen_status opgen_onnx_Max_v1_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Max_v1_float16(
     const uint16_t *const *data_0, const int64_t *const *data_0_shape, const size_t *data_0_rank, size_t data_0_count,
     const int64_t *consumed_inputs, size_t consumed_inputs_len, uint16_t *OPGEN_RESTRICT max) {

@@ -8,7 +8,6 @@
 #include "opgen/onnx/mod.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v28_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -163,7 +162,6 @@ opgen_status opgen_onnx_Mod_v28_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v28_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -616,7 +614,6 @@ opgen_status opgen_onnx_Mod_v28_uint8(const uint8_t *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -771,7 +768,6 @@ opgen_status opgen_onnx_Mod_v13_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {
@@ -1326,7 +1322,6 @@ opgen_status opgen_onnx_Mod_v10_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mod_v10_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         int64_t fmod_, uint16_t *OPGEN_RESTRICT C) {

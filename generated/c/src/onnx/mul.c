@@ -8,7 +8,6 @@
 #include "opgen/onnx/mul.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v14_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          uint16_t *OPGEN_RESTRICT C) {
@@ -160,7 +159,6 @@ opgen_status opgen_onnx_Mul_v14_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v14_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         uint16_t *OPGEN_RESTRICT C) {
@@ -604,7 +602,6 @@ opgen_status opgen_onnx_Mul_v14_uint8(const uint8_t *OPGEN_RESTRICT A, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v13_bfloat16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                          const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                          uint16_t *OPGEN_RESTRICT C) {
@@ -756,7 +753,6 @@ opgen_status opgen_onnx_Mul_v13_float(const float *OPGEN_RESTRICT A, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v13_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                         const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                         uint16_t *OPGEN_RESTRICT C) {
@@ -1104,7 +1100,6 @@ opgen_status opgen_onnx_Mul_v7_float(const float *OPGEN_RESTRICT A, const int64_
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Mul_v7_float16(const uint16_t *OPGEN_RESTRICT A, const int64_t *A_shape, size_t A_rank,
                                        const uint16_t *OPGEN_RESTRICT B, const int64_t *B_shape, size_t B_rank,
                                        uint16_t *OPGEN_RESTRICT C) {

@@ -9,7 +9,6 @@
 #include "opgen/vector_math.h"
 #include "opgen/structured.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v25_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -404,7 +403,6 @@ opgen_status opgen_onnx_Pad_v25_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v25_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -1287,7 +1285,6 @@ opgen_status opgen_onnx_Pad_v25_uint8(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v24_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -1682,7 +1679,6 @@ opgen_status opgen_onnx_Pad_v24_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v24_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -2565,7 +2561,6 @@ opgen_status opgen_onnx_Pad_v24_uint8(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v23_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -2960,7 +2955,6 @@ opgen_status opgen_onnx_Pad_v23_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v23_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -3843,7 +3837,6 @@ opgen_status opgen_onnx_Pad_v23_uint8(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v21_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -4238,7 +4231,6 @@ opgen_status opgen_onnx_Pad_v21_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v21_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -5121,7 +5113,6 @@ opgen_status opgen_onnx_Pad_v21_uint8(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v19_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -5516,7 +5507,6 @@ opgen_status opgen_onnx_Pad_v19_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v19_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -6399,7 +6389,6 @@ opgen_status opgen_onnx_Pad_v19_uint8(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v18_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -6790,7 +6779,6 @@ opgen_status opgen_onnx_Pad_v18_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v18_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -7664,7 +7652,6 @@ opgen_status opgen_onnx_Pad_v18_uint8(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v13_bfloat16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -8015,7 +8002,6 @@ opgen_status opgen_onnx_Pad_v13_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v13_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -8975,7 +8961,6 @@ opgen_status opgen_onnx_Pad_v11_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v11_float16(
     const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
     const int64_t *OPGEN_RESTRICT pads, const int64_t *pads_shape, size_t pads_rank,
@@ -9925,7 +9910,6 @@ opgen_status opgen_onnx_Pad_v2_float(const float *OPGEN_RESTRICT data, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v2_float16(const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                        const char *mode, const int64_t *pads, size_t pads_len, double value,
                                        uint16_t *OPGEN_RESTRICT output) {
@@ -10174,7 +10158,6 @@ opgen_status opgen_onnx_Pad_v1_float(const float *OPGEN_RESTRICT data, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pad_v1_float16(const uint16_t *OPGEN_RESTRICT data, const int64_t *data_shape, size_t data_rank,
                                        const char *mode, const int64_t *paddings, size_t paddings_len, double value,
                                        uint16_t *OPGEN_RESTRICT output) {

@@ -108,7 +108,6 @@ opgen_status opgen_onnx_Pow_v7_float(const float *OPGEN_RESTRICT X, const int64_
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Pow_v7_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                        const uint16_t *OPGEN_RESTRICT Y, const int64_t *Y_shape, size_t Y_rank,
                                        uint16_t *OPGEN_RESTRICT Z) {

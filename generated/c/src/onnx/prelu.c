@@ -8,7 +8,6 @@
 #include "opgen/onnx/prelu.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v16_bfloat16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -160,7 +159,6 @@ opgen_status opgen_onnx_PRelu_v16_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v16_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -508,7 +506,6 @@ opgen_status opgen_onnx_PRelu_v9_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v9_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -856,7 +853,6 @@ opgen_status opgen_onnx_PRelu_v7_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v7_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -1020,7 +1016,6 @@ opgen_status opgen_onnx_PRelu_v6_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v6_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank, uint16_t *OPGEN_RESTRICT Y) {
@@ -1196,7 +1191,6 @@ opgen_status opgen_onnx_PRelu_v1_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_PRelu_v1_float16(
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
     const uint16_t *OPGEN_RESTRICT slope, const int64_t *slope_shape, size_t slope_rank,

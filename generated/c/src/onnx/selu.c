@@ -8,7 +8,6 @@
 #include "opgen/onnx/selu.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v22_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           double alpha, double gamma, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -83,7 +82,6 @@ opgen_status opgen_onnx_Selu_v22_float(const float *OPGEN_RESTRICT X, const int6
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v22_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                          double alpha, double gamma, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -158,7 +156,6 @@ opgen_status opgen_onnx_Selu_v6_float(const float *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         double alpha, double gamma, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -239,7 +236,6 @@ opgen_status opgen_onnx_Selu_v1_float(const float *OPGEN_RESTRICT X, const int64
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Selu_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                         double alpha, const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                         double gamma, uint16_t *OPGEN_RESTRICT Y) {

@@ -60,7 +60,6 @@ opgen_status opgen_onnx_Shrink_v9_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Shrink_v9_float16(
     const uint16_t *OPGEN_RESTRICT input, const int64_t *input_shape, size_t input_rank, double bias, double lambd,
     uint16_t *OPGEN_RESTRICT output) {

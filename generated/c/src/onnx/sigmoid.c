@@ -8,7 +8,6 @@
 #include "opgen/onnx/sigmoid.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Sigmoid_v13_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                              uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -77,7 +76,6 @@ opgen_status opgen_onnx_Sigmoid_v13_float(const float *OPGEN_RESTRICT X, const i
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Sigmoid_v13_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                             uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -146,7 +144,6 @@ opgen_status opgen_onnx_Sigmoid_v6_float(const float *OPGEN_RESTRICT X, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Sigmoid_v6_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -221,7 +218,6 @@ opgen_status opgen_onnx_Sigmoid_v1_float(const float *OPGEN_RESTRICT X, const in
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Sigmoid_v1_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            const int64_t *consumed_inputs, size_t consumed_inputs_len,
                                            uint16_t *OPGEN_RESTRICT Y) {

@@ -8,7 +8,6 @@
 #include "opgen/onnx/swish.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Swish_v24_bfloat16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                            double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};
@@ -80,7 +79,6 @@ opgen_status opgen_onnx_Swish_v24_float(const float *OPGEN_RESTRICT X, const int
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Swish_v24_float16(const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
                                           double alpha, uint16_t *OPGEN_RESTRICT Y) {
     const int64_t *shapes[1] = {X_shape};

@@ -8,7 +8,6 @@
 #include "opgen/onnx/where.h"
 #include "opgen/vector_math.h"
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v16_bfloat16(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -248,7 +247,6 @@ opgen_status opgen_onnx_Where_v16_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v16_float16(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
@@ -960,7 +958,6 @@ opgen_status opgen_onnx_Where_v9_float(
     return OPGEN_OK;
 }
 
-OPGEN_CPU_CLONES
 opgen_status opgen_onnx_Where_v9_float16(
     const bool *OPGEN_RESTRICT condition, const int64_t *condition_shape, size_t condition_rank,
     const uint16_t *OPGEN_RESTRICT X, const int64_t *X_shape, size_t X_rank,
