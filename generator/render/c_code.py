@@ -3,7 +3,6 @@ for every element type the formula supports (from the same formula as the NumPy 
 or a type-erased stub returning OPGEN_ERR_NOT_IMPLEMENTED."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Sequence, cast
 
@@ -11,7 +10,7 @@ from .. import expr, formula
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..names import C_KEYWORDS, C_RENAMED
 from ..model import FOLD_ACCUMULATOR, Domain, OpSpec, OpVersion, Parameter, SpecSet
-from . import SharedUnit
+from . import SharedUnit, c_calls
 from .c_layout import prototype
 from .common import header as file_header, module_name, render as render_template
 
@@ -241,7 +240,7 @@ def fold_kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any
             formula=f"acc = {ew.fold}[0]; acc = {expr.canonical(ew.formula)} for each further tensor of {ew.fold}; "
                     f"{ew.output} = {expr.canonical(ew.finish_formula())}",
             compute=compute.c_compute, output=out, attribute_setup=setup, unused=_unused_attributes(v, used),
-            cpu_clones=elem_in.name in CPU_CLONED,
+            cpu_clones=elem_in.name in c_calls.CPU_CLONED,
             fold=dict(name=n, elem=elem_in.c_type, same_shape="true" if same_shape else "false",
                       load=_load(elem_in, compute, "fold_x[it.offset[1]]"),
                       load_contiguous=_load(elem_in, compute, "fold_x[fold_start + i]"),
@@ -314,8 +313,8 @@ def kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
         unused = _unused_attributes(v, used)
         store = _STORE.get(elem_out.name, f"({elem_out.c_type}){{x}}").format(x=body)
         function = f"{function_prefix(v)}_{elem_in.name}"
-        array_call = _array_call(ew.formula, [p.name for p in v.inputs], elem_in, elem_out, compute)
-        clamp_call = _clamp_call(ew.formula, names, v, elem_in, elem_out, compute)
+        array_call = c_calls.array_call(ew.formula, [p.name for p in v.inputs], elem_in, elem_out, compute)
+        clamp_call = c_calls.clamp_call(ew.formula, names, v, elem_in, elem_out, compute)
         views.append(dict(
             declaration=prototype("opgen_status", function, groups, ";"),
             definition=prototype("opgen_status", function, groups, " {"),
@@ -323,57 +322,13 @@ def kernel_views(v: OpVersion, float32: bool = False) -> list[dict[str, Any]]:
             function=function, params=params, operands=operands,
             compute=compute.c_compute, output=out, store=store, attribute_setup=setup, unused=unused, array_call=array_call,
             clamp_call=clamp_call,
-            cpu_clones=elem_in.name in CPU_CLONED and array_call is None,  # an array call chooses for itself
+            cpu_clones=elem_in.name in c_calls.CPU_CLONED and array_call is None,  # an array call chooses for itself
             target_index=target_index, align=align, source_index=source_index, target=target,
             xla=dict(lhs=c_name(names[0]), rhs=c_name(names[1]), dims=c_name("broadcast_dimensions")) if xla else None,
             output_shape_text=(f"the shape of {target}" if target_index >= 0 else "the broadcast shape of the inputs"),
             fold=None,
         ))
     return views
-
-
-# Element types whose kernels are also compiled for AVX2 (runtime.h's OPGEN_CPU_CLONES): float and double,
-# where AVX2 and libm's 8-wide SIMD variants give 1.2-3x. Each clone is compiled once more, so the kernels of
-# other types stay single: integers are seldom a model's hot path, and float16/bfloat16 spend their time
-# converting each element (every type cloned made the library's build 60 % longer).
-CPU_CLONED = frozenset({"float", "double"})
-
-
-# Formulas whose dense loop is one runtime.h array function, which picks an instruction set at run time
-_ARRAY_FUNCTIONS = {("floor", "float"): "opgen_floor_array_f32", ("floor", "double"): "opgen_floor_array_f64",
-                    ("ceil", "float"): "opgen_ceil_array_f32", ("ceil", "double"): "opgen_ceil_array_f64"}
-
-
-def _array_call(text: str, inputs: list[str], elem_in: ElemType, elem_out: ElemType, compute: ElemType) -> str | None:
-    """The runtime.h function that computes a formula `floor(x)` or `ceil(x)` of the op's one input over a
-    dense array in its own type (None for any other formula, or a conversion on the way)."""
-    if len(inputs) != 1 or not (elem_in.name == elem_out.name == compute.name):
-        return None
-    spelled = expr.canonical(text).replace(" ", "")
-    for function in ("floor", "ceil"):
-        if spelled == f"{function}({inputs[0]})":
-            return _ARRAY_FUNCTIONS.get((function, elem_in.name))
-    return None
-
-
-_CLAMP_FUNCTIONS = {"float": "opgen_clamp_array_f32", "double": "opgen_clamp_array_f64"}
-
-
-def _clamp_call(text: str, inputs: list[str], v: OpVersion, elem_in: ElemType, elem_out: ElemType,
-                compute: ElemType) -> dict[str, Any] | None:
-    """For a formula `ieee_minimum(ieee_maximum(x, low), high)` of three required inputs in one floating type
-    (XLA Clamp): runtime.h's clamp over a dense x with one value per bound, and which operand is which. It
-    declines bounds it cannot take in one pass (a NaN, a zero, low > high), which the general loop then
-    computes, as NumPy's ieee_clamp takes np.clip under the same condition."""
-    function = _CLAMP_FUNCTIONS.get(elem_in.name)
-    if function is None or len(inputs) != 3 or not (elem_in.name == elem_out.name == compute.name) \
-            or any(p.option != "single" for p in v.inputs):
-        return None
-    match = re.fullmatch(r"ieee_minimum\(ieee_maximum\((\w+),(\w+)\),(\w+)\)", expr.canonical(text).replace(" ", ""))
-    if match is None or sorted(match.groups()) != sorted(inputs):
-        return None
-    x, low, high = (inputs.index(name) for name in match.groups())
-    return dict(function=function, x=x, low=low, high=high)
 
 
 def stub_view(v: OpVersion) -> dict[str, Any]:

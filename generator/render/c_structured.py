@@ -14,7 +14,8 @@ from typing import Any
 
 from ..dtypes import ELEM_TYPES, ElemType, tensor_elem
 from ..model import OpVersion, Parameter
-from .c_code import CPU_CLONED, c_name, function_prefix
+from .c_calls import CPU_CLONED
+from .c_code import c_name, function_prefix
 from .c_layout import prototype
 
 
