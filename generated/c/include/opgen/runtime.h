@@ -21,15 +21,16 @@
 #define OPGEN_RESTRICT restrict
 #endif
 
-/* OPGEN_CPU_CLONES: an element-wise kernel is compiled twice, for the build's baseline ISA and for AVX2,
- * and the dynamic loader binds the one the processor runs (GCC/Clang function multi-versioning through
- * glibc's ifunc), as NumPy picks its loops at run time. A build for baseline x86-64 moves 16 bytes per
- * instruction where NumPy's AVX2 loops move 32: the dense loops of Abs, Div, Max or Clamp ran 1.5-2.2x
- * NumPy's time. The same operations either way, so the same results; libm's SIMD variants come in both
- * widths (vector_math.h). OPGEN_NO_CPU_DISPATCH, a build that already targets AVX2 or better, or a
- * toolchain without ifunc, gives one baseline function. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && defined(__GLIBC__) && !defined(__AVX2__) && \
-    !defined(OPGEN_NO_CPU_DISPATCH) && defined(__has_attribute)
+/* OPGEN_CPU_CLONES: a float or double kernel is compiled twice, for the build's baseline ISA and for AVX2,
+ * and the dynamic loader binds the one the processor runs (GCC's function multi-versioning through glibc's
+ * ifunc), as NumPy picks its loops at run time. A build for baseline x86-64 moves 16 bytes per instruction
+ * where NumPy's AVX2 loops move 32: the dense loops of Abs, Div, Max or Clamp ran 1.5-2.2x NumPy's time.
+ * The same operations either way; libm's SIMD variants come in both widths (vector_math.h), each within
+ * libm's error bounds. OPGEN_NO_CPU_DISPATCH, a build that already targets AVX2, a toolchain without ifunc,
+ * or Clang (Clang 14 exports a target_clones function as `<name>.ifunc`, which callers of `<name>` cannot
+ * link to) gives one baseline function. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) && defined(__GLIBC__) && \
+    !defined(__AVX2__) && !defined(OPGEN_NO_CPU_DISPATCH) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define OPGEN_CPU_CLONES __attribute__((target_clones("default", "avx2")))
 #endif
