@@ -35,9 +35,11 @@ def _index_vectors_last(indices: np.ndarray, index_vector_dim: int) -> np.ndarra
     indices = np.asarray(indices)
     if indices.dtype.kind == "u" and indices.dtype.itemsize == 8:
         indices = np.minimum(indices, np.uint64(np.iinfo(np.int64).max))
-    indices = indices.astype(np.int64)
+    indices = indices.astype(np.int64, copy=False)  # a read-only use: the caller's array itself when int64
     if index_vector_dim == indices.ndim:
         return indices[..., None]
+    if index_vector_dim == indices.ndim - 1:  # already last (np.moveaxis would check its arguments to no end)
+        return indices
     return np.moveaxis(indices, index_vector_dim, -1)
 
 
@@ -84,6 +86,13 @@ def gather(input: np.ndarray, start_indices: np.ndarray, *, index_vector_dim: in
     mapped = [int(d) for d in start_index_map]
     lookup = bool(mapped) and len(set(mapped)) == len(mapped) \
         and all(slice_sizes[d] == (1 if d in mapped else x.shape[d]) for d in range(x.ndim))
+    rank = len(batch_shape)
+    if lookup and mapped == [0] and x.shape[0] > 0 and [int(d) for d in collapsed_slice_dims] == [0] \
+            and [int(d) for d in offset_dims] == list(range(rank, rank + x.ndim - 1)):
+        # rows of a table picked by index (an embedding lookup, ONNX Gather on axis 0), the batch dimensions
+        # first and each row's dimensions after them: np.take's own result, with no reshaping after it
+        # (those few NumPy calls are a third of a small lookup's cost)
+        return np.take(x, vectors[..., 0], axis=0, mode="clip")  # (np.ascontiguousarray makes 0-d 1-d)
     if lookup and len(mapped) == 1 and x.shape[mapped[0]] > 0:
         # one index per slice (an embedding lookup): np.take, NumPy's fastest path for one index array, with
         # its clip mode as the clamp into [0, size - 1] (slice size 1) and the index vectors read in place
