@@ -37,7 +37,8 @@ from ..errors import OpgenError
 from ..graph import UNKNOWN, Graph, Node
 from . import graph_constants as constants
 from .context import TensorInfo
-from .run_plan import KernelResolver, _Step, check_result, node_label, op_plan, plan_step, shared_step
+from .run_plan import (KernelResolver, _Step, check_result, constant_step, node_label, op_plan, plan_step,
+                       shared_step)
 from .values import as_input, is_value
 
 GRAPH_ATTRIBUTE_HINT = "a Python callable or an hlir graph (a dict with 'nodes')"
@@ -154,20 +155,21 @@ class GraphFunction:
             plan = op_plan(self.resolver, node.domain, node.op, node.opset)
         except (LookupError, NotImplementedError) as exc:
             raise GraphError(f"{node_label(node)}: {exc}") from None
-        # a generated package's kernels never change within a process: its steps are shared (shared_step)
-        step = shared_step(node, plan, self.graph) if isinstance(self.resolver, types.ModuleType) else \
-            plan_step(node, plan, self.graph)
-        if step.constant is None and self._folded_by_check(node):
+        if self._folded_by_check(node):
             # computed when the model was checked, by the same kernel (opgen.validate.folding): each run
-            # hands out copies, as for a Constant
-            step = step._replace(constant=tuple(self.graph.values[name].value for name in node.outputs))
-        elif step.onnx_constant and self._keeps_constants(node):
-            known = constants.lookup(step.kernel, step.kwargs)
-            if known is not None:  # the same keywords gave this value before: checked as a result would be
-                for declaration in step.declared:
-                    check_result(step.label, node.outputs[declaration.position], known, declaration.dtype,
-                                 declaration.shape)
-                step = step._replace(constant=(known,))
+            # hands out copies, as for a Constant (and the kernel's keywords are never needed)
+            step = constant_step(node, plan, tuple(self.graph.values[name].value for name in node.outputs))
+        else:
+            # a generated package's kernels never change within a process: its steps are shared
+            step = shared_step(node, plan, self.graph) if isinstance(self.resolver, types.ModuleType) else \
+                plan_step(node, plan, self.graph)
+            if step.onnx_constant and self._keeps_constants(node):
+                known = constants.lookup(step.kernel, step.kwargs)
+                if known is not None:  # the same keywords gave this value before: checked as a result is
+                    for declaration in step.declared:
+                        check_result(step.label, node.outputs[declaration.position], known, declaration.dtype,
+                                     declaration.shape)
+                    step = step._replace(constant=(known,))
         self._plans[id(node)] = step
         return step
 

@@ -176,6 +176,15 @@ def plan_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
                  "" in inputs, node.op == "Constant" and node.domain == "onnx")
 
 
+def constant_step(node: Node, plan: _OpPlan, constant: tuple[np.ndarray, ...]) -> _Step:
+    """The step of a node whose outputs are known before it runs (what the check computed): it hands
+    out copies of `constant` and its kernel never runs, so no keywords or declarations are worked out."""
+    inputs = _given_inputs(node)
+    outputs = node.outputs
+    return _Step(node, plan.kernel, {}, len(outputs) - outputs.count(""), constant, (), inputs, "" in inputs,
+                 node.op == "Constant" and node.domain == "onnx")
+
+
 def _given_inputs(node: Node) -> tuple[str, ...]:
     """The node's inputs without its absent trailing optionals (left to the kernel's defaults)."""
     inputs = node.inputs
@@ -211,7 +220,7 @@ def shared_step(node: Node, plan: _OpPlan, graph: Graph) -> _Step:
         if small_key(attr_key):  # a Constant's large tensor is not kept alive by the process
             if len(_SHARED_STEPS) >= 2048:  # each may hold 64 KiB of attributes: 128 MiB at the most
                 _SHARED_STEPS.clear()
-            _SHARED_STEPS[key] = found._replace(constant=None)
+            _SHARED_STEPS[key] = found  # (a planned step holds no constant: nothing to take out)
         return found
     inputs = _given_inputs(node)
     return _Step(node, found.kernel, found.kwargs, found.n_outputs, None, found.declared, inputs, "" in inputs,
@@ -258,4 +267,5 @@ def _attribute_value(value: Any) -> Any:
     return value
 
 
-__all__ = ["KernelResolver", "node_label", "op_plan", "plan_step", "shared_step", "forget_steps", "check_result"]
+__all__ = ["KernelResolver", "node_label", "op_plan", "plan_step", "shared_step", "constant_step", "forget_steps",
+           "check_result"]

@@ -16,6 +16,8 @@ import numpy as np
 from ..dtypes import elem_of_numpy
 from ..graph import Graph, Node
 from ..runtime.context import TensorInfo
+# at the top, not in fold: a relative import in a function costs ~3 us per call (resolving the package)
+from ..runtime.run_plan import op_plan, plan_step
 
 MAX_FOLD_ELEMENTS = 4096
 # ONNX ops folded when their inputs are known (Shape and Size need only their input's shape)
@@ -65,9 +67,7 @@ def fold(node: Node, infos: list[Any]) -> tuple[TensorInfo, ...] | None:
             return None
         else:
             args.append(info.value)
-    import opgen_ops
-
-    from ..runtime.run_plan import op_plan, plan_step
+    import opgen_ops  # (imported when a node folds: an absolute import of a loaded module is a lookup)
 
     try:
         plan = op_plan(opgen_ops, node.domain, node.op, node.opset)
