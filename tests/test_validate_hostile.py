@@ -188,7 +188,10 @@ def test_the_default_budget_refuses_lists_of_a_million_on_many_nodes(tmp_path, m
     code, _, err = cli(str(path))
     assert code == 2 and err == (f"opgen validate: {path}: node 'elu10' (#10) attribute 'consumed_inputs': list "
                                  "attributes hold more than 10000000 elements in all (the limit per file)\n")
-    assert time.process_time() - start < 1.5 and inferred == []
+    # A generous bound, not a speed test (the benchmarks measure speed): the refusal takes 0.3-0.9 s of CPU
+    # here (1.72 s once, in a suite run on a loaded machine, against the 1.5 s this bound was); the issue's
+    # file ran 94 s before it was killed.
+    assert time.process_time() - start < 5.0 and inferred == []
 
 
 @pytest.mark.parametrize("name,size", [("sparse.json", 2**30), ("sparse.yaml", MAX_TEXT_FILE_BYTES + 1),
