@@ -140,6 +140,30 @@ def test_max_pool_nan_propagates_and_positive_zero_wins():
     assert not np.isnan(ort_y[0, 0, 0]) and not np.isnan(ref_y[0, 0, 0])  # the references differ here
 
 
+@pytest.mark.parametrize("dtype", ("float", "double", "float16", "int8", "uint8"))
+def test_max_pool_without_indices_gives_the_folds_bits(dtype):
+    """Without return_indices the maximum is one reduction (window._max_of_taps), not the fold that
+    finds each window's first extreme tap: the same bits on inputs dense in ties between -0.0 and +0.0,
+    NaNs of either sign (the first one stays), infinities, padding, ceil_mode and dilation (the fold's values are checked against onnxruntime
+    above)."""
+    rng = np.random.default_rng(11)
+    numpy_dtype = np_dtype(dtype)
+    if numpy_dtype.kind == "f":
+        pool = np.array([-0.0, 0.0, -0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, -np.nan, np.nan], numpy_dtype)
+    else:
+        info = np.iinfo(numpy_dtype)
+        pool = np.array([info.min, info.max, 0, 1, 2], numpy_dtype)
+    for trial in range(60):
+        n = 1 + trial % 2
+        kernel, strides, pads, dil, sizes, ceil = random_pool(rng, n, dilations=True)
+        x = rng.choice(pool[:-2] if trial % 3 else pool, size=(2, 2, *sizes))
+        attrs = dict(kernel_shape=kernel, strides=strides, padding=pads, dilations=dil, ceil_mode=ceil)
+        (alone,) = max_pool(x, **attrs)
+        folded, _ = max_pool(x, return_indices=True, **attrs)
+        assert alone.dtype == folded.dtype and alone.shape == folded.shape
+        assert alone.tobytes() == folded.tobytes(), (trial, attrs)
+
+
 def test_max_pool_same_padding_uses_the_dilated_window():
     """note padding_and_ceil_mode: SAME gives ceil(n / s) outputs with the dilated span (onnxruntime
     gives 7 outputs for this one)."""

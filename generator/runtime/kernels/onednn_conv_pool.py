@@ -155,7 +155,8 @@ def max_pool(src: np.ndarray, *, strides: Sequence[int], pads_begin: Sequence[in
     x = _to_ncx(src, data_format)
     dil = list(dilations) if dilations else [1] * len(kernel)
     begin, end = _pool_pads(x, kernel, strides, dil, pads_begin, pads_end, auto_pad, rounding_type)
-    y, _ = onnx_max_pool(x, kernel_shape=list(kernel), pads=begin + end, strides=list(strides), dilations=dil)
+    y, = onnx_max_pool(x, kernel_shape=list(kernel), pads=begin + end, strides=list(strides), dilations=dil,
+                       requested_outputs=("Y",))
     return _from_ncx(y, data_format)
 
 

@@ -38,13 +38,21 @@ def onnx_average_pool(X: np.ndarray, *, auto_pad: str = "NOTSET", ceil_mode: int
 def onnx_max_pool(X: np.ndarray, *, auto_pad: str = "NOTSET", ceil_mode: int = 0,
                   dilations: Sequence[int] | None = None, kernel_shape: Sequence[int],
                   pads: Sequence[int] | None = None, storage_order: int = 0, strides: Sequence[int] | None = None,
-                  Indices_dtype: Any = "int64") -> tuple[np.ndarray, np.ndarray]:
-    """ONNX MaxPool 8 to 22: (Y, Indices)."""
+                  Indices_dtype: Any = "int64",
+                  requested_outputs: Sequence[str] | None = None) -> tuple[np.ndarray, ...]:
+    """ONNX MaxPool 8 to 22: (Y, Indices); (Y,) alone when the node does not ask for Indices
+    (`requested_outputs`, which the graph runner gives: spec kernel.requested_outputs): the indices
+    cost a fold over the window taps that the maximum alone does not need."""
     x = np.asarray(X)
     if storage_order not in (0, 1):
         raise ValueError(f"storage_order must be 0 or 1, got {storage_order}")
     # bfloat16 (an ml_dtypes type, which the hlir kernel does not order) is pooled in float32: exact
     work = x if x.dtype.kind in "fiu" else x.astype(compute_dtype(x.dtype))
+    if requested_outputs is not None and "Indices" not in requested_outputs:
+        if np.dtype(Indices_dtype or "int64") != np.int64:
+            raise ValueError(f"Indices is int64, got {Indices_dtype}")
+        return (max_pool(work, kernel_shape=kernel_shape, strides=strides, padding=pads, dilations=dilations,
+                         auto_pad=auto_pad, ceil_mode=bool(ceil_mode)).astype(x.dtype),)
     value, index = max_pool(work, kernel_shape=kernel_shape, strides=strides, padding=pads, dilations=dilations,
                             auto_pad=auto_pad, ceil_mode=bool(ceil_mode), return_indices=True, storage_order=0,
                             Indices_dtype=Indices_dtype or "int64")
@@ -62,7 +70,8 @@ def onnx_max_pool(X: np.ndarray, *, auto_pad: str = "NOTSET", ceil_mode: int = 0
 def onnx_max_pool_v1(X: np.ndarray, *, auto_pad: str = "NOTSET", kernel_shape: Sequence[int],
                      pads: Sequence[int] | None = None, strides: Sequence[int] | None = None) -> np.ndarray:
     """ONNX MaxPool 1 (no Indices output)."""
-    return onnx_max_pool(X, auto_pad=auto_pad, kernel_shape=kernel_shape, pads=pads, strides=strides)[0]
+    return onnx_max_pool(X, auto_pad=auto_pad, kernel_shape=kernel_shape, pads=pads, strides=strides,
+                         requested_outputs=("Y",))[0]
 
 
 @ieee_results

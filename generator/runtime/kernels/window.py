@@ -279,7 +279,12 @@ def max_pool(input: np.ndarray, *, kernel_shape: Sequence[int], strides: Sequenc
     axes = pool_axes(x.shape[2:], kernel_shape, strides, dilations,
                      auto_pad=auto_pad, padding=padding, ceil_mode=ceil_mode)
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    taps = _flat_taps(window_view(x, dims, axes, lowest), rank)
+    view = window_view(x, dims, axes, lowest)
+    if not return_indices:
+        value = _max_of_taps(view, rank)
+        if value is not None:
+            return value
+    taps = _flat_taps(view, rank)
     mask = tap_mask(x.ndim, dims, axes)
     if mask is not None:  # padding reads `lowest`, which must not win a tie with a real element
         mask = _flat_taps(np.broadcast_to(mask, mask.shape[:x.ndim] + tuple(a.window for a in axes)), rank)
@@ -299,6 +304,35 @@ def max_pool(input: np.ndarray, *, kernel_shape: Sequence[int], strides: Sequenc
     if mask is not None:
         index = np.where(mask.any(axis=-1), index, -1)
     return value, index
+
+
+def _max_of_taps(view: np.ndarray, rank: int) -> np.ndarray | None:
+    """The fold's values (the taps' maximum under XLA's order) without the fold, when no index is wanted;
+    None when the fold must decide (a NaN among the results: which NaN comes first is the fold's word).
+    `view`: the window view, its last `rank` axes walking each window's taps.
+    Padding taps hold the lowest value, which no element is below, so a plain maximum never needs the
+    mask (a window of padding only gives that lowest value, as the fold does). np.maximum may give either
+    zero of a tie between -0.0 and +0.0, so zero results are set from their windows' taps: +0.0 when any
+    tap is +0.0. One np.maximum per tap over the whole output, read through the view: flattening the taps
+    into one axis copies the input once per tap, and a reduction along that short axis was 3-6x slower on
+    a (8, 64, 56, 56) input."""
+    window = view.shape[view.ndim - rank:]
+    if 0 in window:
+        return None
+    taps = iter(np.ndindex(*window))
+    value = view[(..., *next(taps))].copy()
+    for tap in taps:
+        np.maximum(value, view[(..., *tap)], out=value)
+    if value.dtype.kind != "f":
+        return value
+    if np.isnan(value).any():
+        return None
+    zero = value == 0
+    if zero.any():
+        windows = view[zero]  # (zero results, *window)
+        positive = ((windows == 0) & ~np.signbit(windows)).reshape(len(windows), -1).any(axis=-1)
+        value[zero] = np.where(positive, value.dtype.type(0), value.dtype.type(-0.0))
+    return value
 
 
 def _tap_flat_index(shape: Any, dims: Sequence[int], axes: Any, tap: np.ndarray, storage_order: int) -> np.ndarray:

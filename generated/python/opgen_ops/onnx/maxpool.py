@@ -191,6 +191,7 @@ def kernel_v22(
     storage_order=0,
     strides=None,
     Indices_dtype=None,
+    requested_outputs=None,
 ):
     """Reference kernel of onnx.MaxPool@22.
 
@@ -231,6 +232,7 @@ def kernel_v22(
             storage_order=storage_order,
             strides=strides,
             Indices_dtype=Indices_out,
+            requested_outputs=requested_outputs,
         ),
     )
 
@@ -399,6 +401,7 @@ def kernel_v12(
     storage_order=0,
     strides=None,
     Indices_dtype=None,
+    requested_outputs=None,
 ):
     """Reference kernel of onnx.MaxPool@12.
 
@@ -439,6 +442,7 @@ def kernel_v12(
             storage_order=storage_order,
             strides=strides,
             Indices_dtype=Indices_out,
+            requested_outputs=requested_outputs,
         ),
     )
 
@@ -607,6 +611,7 @@ def kernel_v11(
     storage_order=0,
     strides=None,
     Indices_dtype=None,
+    requested_outputs=None,
 ):
     """Reference kernel of onnx.MaxPool@11.
 
@@ -647,6 +652,7 @@ def kernel_v11(
             storage_order=storage_order,
             strides=strides,
             Indices_dtype=Indices_out,
+            requested_outputs=requested_outputs,
         ),
     )
 
@@ -815,6 +821,7 @@ def kernel_v10(
     storage_order=0,
     strides=None,
     Indices_dtype=None,
+    requested_outputs=None,
 ):
     """Reference kernel of onnx.MaxPool@10.
 
@@ -855,6 +862,7 @@ def kernel_v10(
             storage_order=storage_order,
             strides=strides,
             Indices_dtype=Indices_out,
+            requested_outputs=requested_outputs,
         ),
     )
 
@@ -992,7 +1000,17 @@ def validate_v8(inputs=(), attributes=None, outputs=None):
     return _validate(SIGNATURE_V8, inputs, attributes, outputs)
 
 
-def kernel_v8(X, *, auto_pad='NOTSET', kernel_shape, pads=None, storage_order=0, strides=None, Indices_dtype=None):
+def kernel_v8(
+    X,
+    *,
+    auto_pad='NOTSET',
+    kernel_shape,
+    pads=None,
+    storage_order=0,
+    strides=None,
+    Indices_dtype=None,
+    requested_outputs=None,
+):
     """Reference kernel of onnx.MaxPool@8.
 
     Calls opgen.runtime.kernels.onnx_pool.onnx_max_pool.
@@ -1028,6 +1046,7 @@ def kernel_v8(X, *, auto_pad='NOTSET', kernel_shape, pads=None, storage_order=0,
             storage_order=storage_order,
             strides=strides,
             Indices_dtype=Indices_out,
+            requested_outputs=requested_outputs,
         ),
     )
 
