@@ -392,6 +392,57 @@ def test_reduce_window_xla_max_order():
     assert np.signbit(got).all()
 
 
+@pytest.mark.parametrize("dtype", ("float", "double", "float16", "int32", "uint8"))
+def test_reduce_window_max_min_give_the_folds_bits(dtype):
+    """MAX and MIN of one input take the window's extreme without the fold (window.extreme_of_taps): the
+    same bits as the fold, which ARGMAX/ARGMIN of (x, x) runs (its first output: x at the first extreme
+    tap, the initial value counting as the tap before the first), and jax's lax.max/lax.min, on inputs
+    dense in signed zeros, NaNs of both signs and infinities, with initial values among them, padding,
+    base and window dilation and ceil_mode."""
+    rng = np.random.default_rng(21)
+    numpy_dtype = np_dtype(dtype)
+    if numpy_dtype.kind == "f":
+        pool = np.array([-0.0, 0.0, -0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, -np.nan, np.nan], numpy_dtype)
+    else:
+        info = np.iinfo(numpy_dtype)
+        pool = np.array([info.min, info.max, 0, 1, 2], numpy_dtype)
+    for trial in range(80):
+        rank = 1 + trial % 3
+        sizes = [int(rng.integers(1, 6)) for _ in range(rank)]
+        attrs = dict(window_dimensions=[int(rng.integers(1, 4)) for _ in range(rank)],
+                     window_strides=[int(rng.integers(1, 3)) for _ in range(rank)],
+                     base_dilations=[int(rng.integers(1, 3)) for _ in range(rank)],
+                     window_dilations=[int(rng.integers(1, 3)) for _ in range(rank)],
+                     auto_pad=str(rng.choice(["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])),
+                     ceil_mode=bool(rng.integers(0, 2)))
+        values = pool[:-2] if trial % 3 and numpy_dtype.kind == "f" else pool
+        x = rng.choice(values, size=sizes)
+        init = rng.choice(values[:4] if trial % 2 else values)
+        for computation, arg in (("MAX", "ARGMAX"), ("MIN", "ARGMIN")):
+            (got,) = reduce_window(x, init, computation=computation, **attrs)
+            folded, _ = reduce_window(x, x, init, init, computation=arg, **attrs)
+            assert got.dtype == folded.dtype and got.tobytes() == folded.tobytes(), (trial, computation, attrs)
+            wide = np.float32 if dtype == "float16" else numpy_dtype
+            pads = jax_padding(attrs["auto_pad"], attrs["ceil_mode"], sizes, attrs["window_dimensions"],
+                               attrs["window_strides"], attrs["base_dilations"], attrs["window_dilations"])
+            want = lax.reduce_window(x.astype(wide), init.astype(wide), JAX_COMPUTATIONS[computation],
+                                     tuple(attrs["window_dimensions"]), tuple(attrs["window_strides"]), pads,
+                                     base_dilation=tuple(attrs["base_dilations"]),
+                                     window_dilation=tuple(attrs["window_dilations"]))
+            want = np.asarray(want).astype(numpy_dtype)
+            assert_matches(got, want, dtype, label=computation, exact=True)
+            if numpy_dtype.kind == "f":  # and the zeros' signs (assert_array_equal takes -0.0 == +0.0)
+                numbers = ~np.isnan(got)
+                assert (np.signbit(got) == np.signbit(want))[numbers].all(), (trial, computation, attrs)
+    if numpy_dtype.kind == "f":  # a NaN initial value comes before a NaN tap of the other sign
+        x = np.array([-np.nan, np.nan, 1, -np.nan], numpy_dtype)
+        for computation, arg in (("MAX", "ARGMAX"), ("MIN", "ARGMIN")):
+            (got,) = reduce_window(x, numpy_dtype.type(np.nan), computation=computation, window_dimensions=[2])
+            folded, _ = reduce_window(x, x, numpy_dtype.type(np.nan), numpy_dtype.type(np.nan), computation=arg,
+                                      window_dimensions=[2])
+            assert got.tobytes() == folded.tobytes() and not np.signbit(got).any()
+
+
 def test_reduce_window_multiple_inputs_against_jax():
     """Reduce note arg_computations: output k is input k at the first extreme of input 0 (the initial
     values counting as the position before the first); jax with a variadic computation.

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..elementwise import compute_dtype, ieee_results
 from .reduction import _int_div
-from .window import Axis, _beats, _flat_taps, _tap_flat_index, pool_axes, tap_mask, window_view
+from .window import (Axis, _beats, _flat_taps, _tap_flat_index, extreme_fill, extreme_of_taps, pool_axes, tap_mask,
+                     window_view)
 
 # ---- ReduceWindow / SelectAndScatter: the computations as folds -----------------------------------
 
@@ -79,11 +80,16 @@ def reduce_window(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray
     axes = pool_axes(x0.shape, window_dimensions, window_strides or [1] * rank, window_dilations or [1] * rank,
                      auto_pad=auto_pad, padding=padding if auto_pad == "NOTSET" else None, ceil_mode=ceil_mode,
                      base_dilations=base_dilations)
+    dtype = x0.dtype
+    compute = compute_dtype(dtype)
+    if len(xs) == 1 and computation in ("MAX", "MIN") and compute.kind in "fiu":
+        # a max (min) pool: the extreme through the window view, when the fold's order cannot matter
+        largest = computation == "MAX"
+        view = window_view(x0.astype(compute, copy=False), dims, axes, extreme_fill(compute, largest))
+        return (extreme_of_taps(view, rank, largest, inits[0].astype(compute)).astype(dtype),)
     mask = tap_mask(rank, dims, axes)
     if mask is not None:
         mask = _flat_taps(np.broadcast_to(mask, tuple(a.out for a in axes) + tuple(a.window for a in axes)), rank)
-    dtype = x0.dtype
-    compute = compute_dtype(dtype)
     taps = [_flat_taps(window_view(x.astype(compute_dtype(x.dtype), copy=False), dims, axes, 0), rank)
             for x in xs]
     out_shape = tuple(a.out for a in axes)

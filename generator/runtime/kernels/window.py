@@ -278,12 +278,10 @@ def max_pool(input: np.ndarray, *, kernel_shape: Sequence[int], strides: Sequenc
         raise ValueError(f"Indices is int64, got {Indices_dtype}")
     axes = pool_axes(x.shape[2:], kernel_shape, strides, dilations,
                      auto_pad=auto_pad, padding=padding, ceil_mode=ceil_mode)
-    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    lowest = extreme_fill(x.dtype, largest=True)
     view = window_view(x, dims, axes, lowest)
     if not return_indices:
-        value = _max_of_taps(view, rank)
-        if value is not None:
-            return value
+        return extreme_of_taps(view, rank)
     taps = _flat_taps(view, rank)
     mask = tap_mask(x.ndim, dims, axes)
     if mask is not None:  # padding reads `lowest`, which must not win a tie with a real element
@@ -306,32 +304,46 @@ def max_pool(input: np.ndarray, *, kernel_shape: Sequence[int], strides: Sequenc
     return value, index
 
 
-def _max_of_taps(view: np.ndarray, rank: int) -> np.ndarray | None:
-    """The fold's values (the taps' maximum under XLA's order) without the fold, when no index is wanted;
-    None when the fold must decide (a NaN among the results: which NaN comes first is the fold's word).
-    `view`: the window view, its last `rank` axes walking each window's taps.
-    Padding taps hold the lowest value, which no element is below, so a plain maximum never needs the
-    mask (a window of padding only gives that lowest value, as the fold does). np.maximum may give either
-    zero of a tie between -0.0 and +0.0, so zero results are set from their windows' taps: +0.0 when any
-    tap is +0.0. One np.maximum per tap over the whole output, read through the view: flattening the taps
-    into one axis copies the input once per tap, and a reduction along that short axis was 3-6x slower on
-    a (8, 64, 56, 56) input."""
+def extreme_fill(dtype: np.dtype, largest: bool) -> Any:
+    """What padding reads when a window's maximum (minimum) is taken without a mask: a value no element is
+    below (above), so it never changes the result (a window of padding only gives it, as the fold does)."""
+    if dtype.kind == "f":
+        return -np.inf if largest else np.inf
+    info = np.iinfo(dtype)
+    return info.min if largest else info.max
+
+
+def extreme_of_taps(view: np.ndarray, rank: int, largest: bool = True, start: np.ndarray | None = None
+                    ) -> np.ndarray:
+    """The fold of XLA's max (min) over each window's taps, from `start` (a scalar before the first tap)
+    when given, without the fold, for when no index is wanted. `view`: the window view with padding
+    filled by extreme_fill, its last `rank` axes walking each window's taps.
+    - One np.maximum per tap over the whole output, read through the view, in the fold's order. Flattening
+      the taps into one axis copies the input once per tap, and a reduction along that short axis was
+      3-6x slower on a (8, 64, 56, 56) input.
+    - NaN: np.maximum returns a NaN operand, the first of two, so the fold's first NaN is the result.
+    - Signed zeros: np.maximum may give either zero of a tie between -0.0 and +0.0, so zero results are
+      set from their windows: +0.0 for max (-0.0 for min) when any tap or `start` is that zero."""
     window = view.shape[view.ndim - rank:]
-    if 0 in window:
-        return None
+    combine = np.maximum if largest else np.minimum
     taps = iter(np.ndindex(*window))
-    value = view[(..., *next(taps))].copy()
+    first = view[(..., *next(taps, ()))] if 0 not in window else np.full(view.shape[:view.ndim - rank],
+                                                                          extreme_fill(view.dtype, largest),
+                                                                          view.dtype)
+    value = first.copy() if start is None else combine(start, first)
     for tap in taps:
-        np.maximum(value, view[(..., *tap)], out=value)
+        combine(value, view[(..., *tap)], out=value)
     if value.dtype.kind != "f":
         return value
-    if np.isnan(value).any():
-        return None
     zero = value == 0
     if zero.any():
         windows = view[zero]  # (zero results, *window)
-        positive = ((windows == 0) & ~np.signbit(windows)).reshape(len(windows), -1).any(axis=-1)
-        value[zero] = np.where(positive, value.dtype.type(0), value.dtype.type(-0.0))
+        winner = ~np.signbit(windows) if largest else np.signbit(windows)
+        won = ((windows == 0) & winner).reshape(len(windows), -1).any(axis=-1)
+        if start is not None and start == 0 and bool(np.signbit(start)) != largest:
+            won[...] = True  # `start` is the winning zero
+        zeros = value.dtype.type(0), value.dtype.type(-0.0)
+        value[zero] = np.where(won, *(zeros if largest else zeros[::-1]))
     return value
 
 
