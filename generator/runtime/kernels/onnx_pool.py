@@ -11,7 +11,7 @@ the same windowing helper. What ONNX means differently, each in a note of the sp
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -51,8 +51,9 @@ def onnx_max_pool(X: np.ndarray, *, auto_pad: str = "NOTSET", ceil_mode: int = 0
     if requested_outputs is not None and "Indices" not in requested_outputs:
         if np.dtype(Indices_dtype or "int64") != np.int64:
             raise ValueError(f"Indices is int64, got {Indices_dtype}")
-        return (max_pool(work, kernel_shape=kernel_shape, strides=strides, padding=pads, dilations=dilations,
-                         auto_pad=auto_pad, ceil_mode=bool(ceil_mode)).astype(x.dtype),)
+        alone = cast(np.ndarray, max_pool(work, kernel_shape=kernel_shape, strides=strides, padding=pads,
+                                          dilations=dilations, auto_pad=auto_pad, ceil_mode=bool(ceil_mode)))
+        return (alone.astype(x.dtype),)
     value, index = max_pool(work, kernel_shape=kernel_shape, strides=strides, padding=pads, dilations=dilations,
                             auto_pad=auto_pad, ceil_mode=bool(ceil_mode), return_indices=True, storage_order=0,
                             Indices_dtype=Indices_dtype or "int64")
