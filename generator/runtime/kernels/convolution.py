@@ -51,9 +51,11 @@ def _convolve(lhs: np.ndarray, rhs: np.ndarray, *, input_batch_dimension: int, i
     compute = compute_dtype(lhs.dtype)
     n = len(input_spatial_dimensions)
     # canonical layouts: lhs (N, C, spatial...), rhs (O, I, window...)
-    x = np.transpose(lhs, [input_batch_dimension, input_feature_dimension, *input_spatial_dimensions]).astype(compute)
+    # (views where no conversion is needed: the im2col copy below reads them once)
+    x = np.transpose(lhs, [input_batch_dimension, input_feature_dimension, *input_spatial_dimensions])
+    x = x.astype(compute, copy=False)
     w = np.transpose(rhs, [kernel_output_feature_dimension, kernel_input_feature_dimension,
-                           *kernel_spatial_dimensions]).astype(compute)
+                           *kernel_spatial_dimensions]).astype(compute, copy=False)
     N, C = x.shape[:2]
     O, I = w.shape[:2]
     G, B = int(feature_group_count), int(batch_group_count)
@@ -68,8 +70,12 @@ def _convolve(lhs: np.ndarray, rhs: np.ndarray, *, input_batch_dimension: int, i
     out = tuple(a.out for a in axes)
     P, K = int(np.prod(out, dtype=np.int64)), int(np.prod(w.shape[2:], dtype=np.int64))
     groups, Nb, Og = G * B, N // B, O // (G * B)
-    # im2col: (B, Nb, G, I, P, K) -> (groups, Nb*P, I*K), group = b*G + g (one of B, G is 1)
-    cols = windows.reshape(B, Nb, G, I, P, K).transpose(0, 2, 1, 4, 3, 5).reshape(groups, Nb * P, I * K)
+    # im2col: (B, Nb, G, I, out..., window...) -> (groups, Nb*P, I*K), group = b*G + g (one of B, G is 1),
+    # in one copy: splitting N and C is a view of the window view, and the transposed view is copied
+    # once into the matmul's layout (reshaping the window view first copied it twice, 3/4 of the time)
+    split = windows.reshape(B, Nb, G, I, *windows.shape[2:])
+    out_axes, window_axes = list(range(4, 4 + n)), list(range(4 + n, 4 + 2 * n))
+    cols = np.ascontiguousarray(split.transpose(0, 2, 1, *out_axes, 3, *window_axes)).reshape(groups, Nb * P, I * K)
     kernel = w.reshape(groups, Og, I * K).transpose(0, 2, 1)   # (groups, I*K, Og)
     with np.errstate(all="ignore"):
         result = np.matmul(cols, kernel)                       # (groups, Nb*P, Og)
