@@ -54,6 +54,10 @@ def kernel_docstring(v: OpVersion, computes: str) -> str:
     lines += [""] + wrapped("Inputs (positional)", [param(p) for p in v.inputs])
     lines += wrapped("Attributes (keyword)", [attribute(a) for a in v.attributes])
     lines += wrapped("Returns a tuple of the outputs", [param(p) for p in v.outputs])
+    if v.requested_outputs:  # spec kernel.requested_outputs
+        lines += textwrap.wrap("requested_outputs (keyword): the names of the outputs the node asks for, which the "
+                               "graph runner passes; what they change is in the documentation of the function called.",
+                               width=110, subsequent_indent="    ", break_on_hyphens=False)
     for output, (named_by, *fallback) in v.dtype_from:  # kernel.dtype_from
         otherwise = f" (absent or 0: the type of {fallback[0]})" if fallback else ""
         lines += textwrap.wrap(f"The type of {output} is the one {spelled[named_by]} names{otherwise}, unless "

@@ -306,6 +306,8 @@ def kernel_v9(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, requested_
     Attributes (keyword): epsilon: float = 1e-05, momentum: float = 0.9
     Returns a tuple of the outputs: Y (T), mean (T, optional), var (T, optional), saved_mean (T, optional),
         saved_var (T, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: double, float, float16
     """
     X = np.asarray(X)
@@ -426,6 +428,8 @@ def kernel_v7(X, scale, B, mean, var, *, epsilon=1e-05, momentum=0.9, spatial=1,
     Attributes (keyword): epsilon: float = 1e-05, momentum: float = 0.9, spatial: int = 1
     Returns a tuple of the outputs: Y (T), mean (T, optional), var (T, optional), saved_mean (T, optional),
         saved_var (T, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: double, float, float16
     """
     X = np.asarray(X)

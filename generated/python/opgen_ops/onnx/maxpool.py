@@ -201,6 +201,8 @@ def kernel_v22(
     Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
         kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
     Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: bfloat16, double, float, float16, int8, uint8
     I: int64
     """
@@ -411,6 +413,8 @@ def kernel_v12(
     Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
         kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
     Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: double, float, float16, int8, uint8
     I: int64
     """
@@ -621,6 +625,8 @@ def kernel_v11(
     Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
         kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
     Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: double, float, float16
     I: int64
     """
@@ -831,6 +837,8 @@ def kernel_v10(
     Attributes (keyword): auto_pad: string = 'NOTSET', ceil_mode: int = 0, dilations: ints (optional),
         kernel_shape: ints (required), pads: ints (optional), storage_order: int = 0, strides: ints (optional)
     Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: double, float, float16
     I: int64
     """
@@ -1019,6 +1027,8 @@ def kernel_v8(
     Attributes (keyword): auto_pad: string = 'NOTSET', kernel_shape: ints (required), pads: ints (optional),
         storage_order: int = 0, strides: ints (optional)
     Returns a tuple of the outputs: Y (T), Indices (I, optional)
+    requested_outputs (keyword): the names of the outputs the node asks for, which the graph runner passes; what
+        they change is in the documentation of the function called.
     T: double, float, float16
     I: int64
     """
