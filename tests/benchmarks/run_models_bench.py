@@ -12,14 +12,24 @@ the machine's load average is printed with the table. Within a process, run_mode
 node's reading, check and plan found for the next model of the same uses (a model run again finds its
 answers by lookups): "first sight" times run_model with those shared answers dropped before each call
 (opgen.run.forget_models), as a model of uses the process has not seen costs.
+
+A second table times what a one-shot user pays: a whole new Python process that runs the model once
+from its file (`opgen.run_model(path, inputs)` against `ReferenceEvaluator(path).run`), imports
+included, with the bytecode cache on (as for installed packages); CPU time of the child processes,
+in alternation, best of `repeat // 3` (at least 3) rounds.
 """
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
+
+import numpy as np
+import onnx
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -27,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import onnxruntime as ort  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
-from timing import best_time, flag, paired_times  # noqa: E402
+from timing import best_time, children_cpu, flag, paired_times, with_bytecode_cache  # noqa: E402
 from torch_nets import ARCHITECTURES, example_inputs, export  # noqa: E402
 
 import opgen  # noqa: E402
@@ -68,6 +78,37 @@ def main(repeat: int = 15, clock_name: str = "cpu") -> None:
               f"{t_ort * 1e3:>6.2f}ms {t_run / t_ort:>8.1f}{flag(max(t_e2e / t_ref_e2e, t_run / t_ref))}")
     print(f"worst ratio to ReferenceEvaluator: end to end {worst_e2e:.2f}, prepared {worst_prepared:.2f} (goal <= 1.0); "
           f"first sight {worst_first:.2f}")
+    one_shot(max(3, repeat // 3))
+
+
+# What each side's one-shot process runs: the model file and the inputs (.npz) are its arguments.
+_OPGEN_ONCE = "import sys, numpy, opgen; opgen.run_model(sys.argv[1], dict(numpy.load(sys.argv[2])))"
+_REFERENCE_ONCE = ("import sys, warnings, numpy; warnings.simplefilter('ignore'); "
+                   "from onnx.reference import ReferenceEvaluator; "
+                   "ReferenceEvaluator(sys.argv[1]).run(None, dict(numpy.load(sys.argv[2])))")
+
+
+def one_shot(repeat: int) -> None:
+    """Each model run once by a new process per side (see the module's docstring)."""
+    print(f"\none shot: a new process runs the model once from its file, imports included (bytecode cached); "
+          f"CPU time of the processes, in alternation, best of {repeat}; load average {_load()}")
+    print(f"{'model':<12} {'opgen':>9} {'reference':>10} {'ratio':>6}")
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        env = with_bytecode_cache(Path(tmp) / "pycache")
+        for name in ARCHITECTURES:
+            model_path, inputs_path = Path(tmp) / f"{name}.onnx", Path(tmp) / f"{name}.npz"
+            onnx.save(export(name, 17), model_path)
+            np.savez(inputs_path, **example_inputs(name))
+
+            def run(script: str) -> None:
+                subprocess.run([sys.executable, "-c", script, str(model_path), str(inputs_path)], check=True,
+                               env=env, stdout=subprocess.DEVNULL)
+            ours, reference = paired_times(lambda: run(_OPGEN_ONCE), lambda: run(_REFERENCE_ONCE), repeat,
+                                           clock=children_cpu)
+            worst = max(worst, ours / reference)
+            print(f"{name:<12} {ours:>8.3f}s {reference:>9.3f}s {ours / reference:>6.2f}{flag(ours / reference)}")
+    print(f"worst one-shot ratio to ReferenceEvaluator: {worst:.2f} (goal <= 1.0)")
 
 
 def _load() -> str:

@@ -1,8 +1,11 @@
 """How `make bench` times things: one helper for every benchmark script."""
 from __future__ import annotations
 
+import os
+import resource
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
 
 
@@ -55,3 +58,19 @@ def paired_times(ours: Callable[[], object], peer: Callable[[], object], repeat:
 def flag(ratio: float) -> str:
     """The mark of a ratio opgen / onnx.reference above 1.0 (opgen slower) in the benchmark tables."""
     return " SLOWER" if ratio > 1.0 else ""
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes: paired_times' clock for whole processes."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def with_bytecode_cache(folder: Path) -> dict[str, str]:
+    """The environment with Python's bytecode cache on (in `folder`, outside the repository): an installed
+    package has its modules compiled, but a shell with PYTHONDONTWRITEBYTECODE=1 compiles every opgen
+    module (generated validators included) from source at each start, which onnx's installed modules
+    do not pay."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(folder)
+    return env

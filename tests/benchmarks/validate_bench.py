@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import flag, paired_times  # noqa: E402
+from timing import children_cpu, flag, paired_times, with_bytecode_cache  # noqa: E402
 
 NODES = 100_000
 SHAPE = [8, 16]
@@ -127,22 +126,6 @@ def big_weights(size: int = 2560, layers: int = 4) -> onnx.ModelProto:
 
 def run_quietly(cmd: list[str], env: dict[str, str] | None = None) -> None:
     subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-
-
-def with_bytecode_cache(folder: Path) -> dict[str, str]:
-    """The environment with Python's bytecode cache on (in `folder`, outside the repository): an installed
-    package has its modules compiled, but a shell with PYTHONDONTWRITEBYTECODE=1 compiles every opgen
-    module (generated validators included) from source at each start, which onnx's installed modules
-    do not pay."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(folder)
-    return env
-
-
-def children_cpu() -> float:
-    """CPU seconds (user + system) of the finished child processes: paired_times' clock for whole processes."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def peak_rss_mb(cmd: list[str]) -> float:
