@@ -83,7 +83,7 @@ def reduce_window(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray
     dtype = x0.dtype
     compute = compute_dtype(dtype)
     if len(xs) == 1 and computation in ("MAX", "MIN") and compute.kind in "fiu":
-        # a max (min) pool: the extreme through the window view, when the fold's order cannot matter
+        # a max (min) pool: the fold's bits without the fold (window.extreme_of_taps)
         largest = computation == "MAX"
         view = window_view(x0.astype(compute, copy=False), dims, axes, extreme_fill(compute, largest))
         return (extreme_of_taps(view, rank, largest, inits[0].astype(compute)).astype(dtype),)

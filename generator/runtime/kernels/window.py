@@ -326,11 +326,12 @@ def extreme_of_taps(view: np.ndarray, rank: int, largest: bool = True, start: np
       set from their windows: +0.0 for max (-0.0 for min) when any tap or `start` is that zero."""
     window = view.shape[view.ndim - rank:]
     combine = np.maximum if largest else np.minimum
+    if 0 in window:  # no tap: the fold gives its start (here the fill when there is none)
+        none = np.full(view.shape[:view.ndim - rank], extreme_fill(view.dtype, largest), view.dtype)
+        return none if start is None else combine(start, none)
     taps = iter(np.ndindex(*window))
-    first = view[(..., *next(taps, ()))] if 0 not in window else np.full(view.shape[:view.ndim - rank],
-                                                                          extreme_fill(view.dtype, largest),
-                                                                          view.dtype)
-    value = first.copy() if start is None else combine(start, first)
+    first = view[(..., *next(taps))]
+    value = first.copy() if start is None else combine(start, first)  # `start` first: a NaN of its wins
     for tap in taps:
         combine(value, view[(..., *tap)], out=value)
     if value.dtype.kind != "f":
