@@ -12,28 +12,13 @@ import tokenize
 from functools import lru_cache
 from typing import cast
 
+from .unparse_memo import forget, unparse_holed
+from .unparse_memo import unparse as _unparse
+
 WIDTH = 120
 INDENT = 4
 _HOLE = "_opgen_hole_"
 _KEYWORD_ITEM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
-
-# The text of each node of the line being laid out: the layout asks for the text of a node and of its
-# parents again and again (each level measures its children), and ast.unparse walks the whole subtree
-# every time; it was most of a full build's line wrapping. Keyed by id, with the node itself kept so an
-# id reused by a new object is never mistaken for it; emptied after each line.
-_TEXTS: dict[int, tuple[ast.AST, str]] = {}
-
-
-def _unparse(node: ast.AST) -> str:
-    """ast.unparse(node), remembered for the line being laid out (never for a tree being changed: _split
-    unparses its temporarily holed parent with ast.unparse itself)."""
-    known = _TEXTS.get(id(node))
-    if known is not None and known[0] is node:
-        return known[1]
-    text = ast.unparse(node)
-    _TEXTS[id(node)] = (node, text)
-    return text
-
 
 def wrap_module(text: str, width: int = WIDTH, verify: bool = False) -> str:
     """The module with each over-long line re-laid. Only layout changes; `verify` parses both texts
@@ -99,7 +84,7 @@ def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
     try:
         return _lay_out_line(line, in_brackets, width)
     finally:
-        _TEXTS.clear()
+        forget()
 
 
 def _lay_out_line(line: str, in_brackets: bool, width: int) -> str | None:
@@ -175,7 +160,7 @@ def _split(parent: ast.AST, child: ast.AST) -> tuple[str, str, bool]:
         if value is child:
             setattr(parent, field, ast.Name(_HOLE))
             try:
-                holed = ast.unparse(parent)
+                holed = unparse_holed(parent)
             finally:
                 setattr(parent, field, child)
             break
@@ -183,7 +168,7 @@ def _split(parent: ast.AST, child: ast.AST) -> tuple[str, str, bool]:
             k = next(k for k, v in enumerate(value) if v is child)
             value[k] = ast.Name(_HOLE)
             try:
-                holed = ast.unparse(parent)
+                holed = unparse_holed(parent)
             finally:
                 value[k] = child
             break
