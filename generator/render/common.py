@@ -95,8 +95,9 @@ def py_docstring(text: str, indent: int) -> str:
     """A triple-quoted docstring holding `text` exactly: backslashes and quote runs escaped (so nothing
     in it can end the literal), control characters written as escapes, lines indented by `indent`."""
     body = text.replace("\\", "\\\\").replace('"', '\\"')
-    body = "".join(ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii")
-                   for ch in body)
+    if not body.replace("\n", "").isprintable():  # (the rare text with a control character: char by char)
+        body = "".join(ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii")
+                       for ch in body)
     pad = " " * indent
     return '"""' + "\n".join(line and pad + line if k else line for k, line in enumerate(body.split("\n"))) + (
         f"\n{pad}" if "\n" in body else "") + '"""'
@@ -177,25 +178,37 @@ def c_comment(text: str) -> str:
 
 _MD_ESCAPES = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
 _SAFE_URL = re.compile(r"https?://[^\s<>\"'`]+")
+_LINE_BREAK = re.compile(r"\s*\n\s*")  # a line break and the blanks around it
+_BACKTICKS = re.compile(r"`+")
 
 
 def md_text(text: str) -> str:
     """Spec prose for Markdown: no raw HTML (angle brackets become entities) and no links or
     images (square brackets are escaped), so spec text can never become markup on a page."""
-    return str(text).translate(_MD_ESCAPES)
+    text = str(text)
+    # translate() looks each character up in the table: four scans for the four characters cost less
+    # (a full build's docs pass 35 000 texts, few of which hold one)
+    if "<" in text or ">" in text or "[" in text or "]" in text:
+        return text.translate(_MD_ESCAPES)
+    return text
 
 
 def md_cell(text: Any) -> str:
     """One Markdown table cell: no pipes or newlines break the table."""
-    text = md_text(str(text))
-    return re.sub(r"\s*\n\s*", "<br>", text.strip()).replace("|", "\\|")
+    text = md_text(str(text)).strip()
+    if "\n" in text:
+        text = _LINE_BREAK.sub("<br>", text)
+    return text.replace("|", "\\|")
 
 
 def md_code(text: Any) -> str:
     """Inline code: a backtick run longer than any inside the text, on one line, pipes escaped (GFM
     tables split cells at a bare pipe even inside code). Code spans show their text literally."""
-    text = re.sub(r"\s*\n\s*", " ", str(text)).replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    text = str(text)
+    if "\n" in text:
+        text = _LINE_BREAK.sub(" ", text)
+    text = text.replace("|", "\\|")
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0) if "`" in text else 0
     tick = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{tick}{pad}{text}{pad}{tick}"
