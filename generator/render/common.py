@@ -195,10 +195,10 @@ def md_text(text: str) -> str:
 
 def md_cell(text: Any) -> str:
     """One Markdown table cell: no pipes or newlines break the table."""
-    text = md_text(str(text)).strip()
-    if "\n" in text:
-        text = _LINE_BREAK.sub("<br>", text)
-    return text.replace("|", "\\|")
+    cell = md_text(str(text)).strip()
+    if "\n" in cell:
+        cell = _LINE_BREAK.sub("<br>", cell)
+    return cell.replace("|", "\\|")
 
 
 def md_code(text: Any) -> str:
