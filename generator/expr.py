@@ -65,17 +65,22 @@ def _name(node: ast.AST) -> str:
     return cast(ast.Name, node).id
 
 
-@lru_cache(maxsize=8192)
 def _tree(text: str) -> ast.Expression:
-    """The vetted tree, shared: only for readers that never change it (the emitters, the checks);
-    a transformer (check_to_python) takes its own copy from parse()."""
-    return parse(text)
+    """The vetted tree, shared: only for readers that never change it (the emitters, the checks,
+    check_to_python, which builds new nodes where it rewrites); an emitter that rewrites the tree in
+    place takes its own copy from parse()."""
+    return _vetted(text)
+
+
+def _vet(text: str) -> None:
+    """Raise ExprError unless `text` is an allowed expression (_vetted)."""
+    _vetted(text)
 
 
 @lru_cache(maxsize=8192)
-def _vet(text: str) -> None:
-    """Raise ExprError unless `text` is an allowed expression (memoised: specs repeat expressions
-    and every stage parses them again; the tree itself is not shared because emitters rewrite it)."""
+def _vetted(text: str) -> ast.Expression:
+    """The tree of `text`, after raising ExprError unless it is an allowed expression (memoised: specs
+    repeat expressions and every stage parses them again). The tree is the one _tree shares."""
     if len(text) > MAX_EXPR_CHARS:
         raise ExprError(f"expression of {len(text)} characters; at most {MAX_EXPR_CHARS} are allowed")
     if "#" in text and "#" in _code_only(text):
@@ -98,6 +103,7 @@ def _vet(text: str) -> None:
             raise ExprError("starred arguments are not allowed in expressions")
         if isinstance(node, ast.Constant):
             _check_constant(node.value)
+    return tree
 
 
 def _code_only(text: str) -> str:
@@ -254,35 +260,48 @@ def _call_problems(fname: str, args: tuple[str | None, ...], attributes: frozens
     return []
 
 
-class _CheckToPython(ast.NodeTransformer):
-    """Rewrite a check so it reads attributes and shapes through the context object `c`."""
-
-    def __init__(self, local: set[str]):
-        self.local = local
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
+def _through_context(node: ast.AST, local: set[str]) -> ast.AST:
+    """The check read through the context object `c` (attributes and shapes), as new nodes where it
+    changes and the shared tree's own (_tree) where not, so the tree the vet parsed serves here too.
+    A plain recursion over the fields: ast.NodeTransformer's generic visit (a method looked up by name
+    for every node, a list rebuilt for every field) was a third of what emitting the checks cost."""
+    if isinstance(node, ast.Call):
         fname = _name(node.func)
         if fname in SHAPE_FUNCTIONS:
-            return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
-                            [ast.Constant(_name(node.args[0]))], [])
+            return _context_call(fname, [ast.Constant(_name(node.args[0]))])
         if fname in MULTI_SHAPE_FUNCTIONS:
-            return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()),
-                            [ast.Constant(_name(a)) for a in node.args], [])
+            return _context_call(fname, [ast.Constant(_name(a)) for a in node.args])
+        args = [cast(ast.expr, _through_context(a, local)) for a in node.args]
         if fname in ("unique", "range", "prod", "bits"):  # bounded, NumPy-free or spec-aware: on the context
-            node = cast(ast.Call, self.generic_visit(node))
-            return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), fname, ast.Load()), node.args, [])
-        node.args = [self.visit(a) for a in node.args]
-        return node
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.local or node.id in ("True", "False", "None"):
+            return _context_call(fname, args)
+        return ast.Call(node.func, args, node.keywords)
+    if isinstance(node, ast.Name):
+        if node.id in local or node.id in ("True", "False", "None"):
             return node
-        return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), "attr", ast.Load()), [ast.Constant(node.id)], [])
+        return _context_call("attr", [ast.Constant(node.id)])
+    fields = {}
+    changed = False
+    for field in node._fields:
+        value = getattr(node, field)
+        if isinstance(value, list):
+            value = [_through_context(v, local) if isinstance(v, ast.AST) else v for v in value]
+            changed = changed or any(new is not old for new, old in zip(value, getattr(node, field)))
+        elif isinstance(value, ast.AST):
+            value = _through_context(value, local)
+            changed = changed or value is not getattr(node, field)
+        fields[field] = value
+    return type(node)(**fields) if changed else node
+
+
+def _context_call(function: str, args: list[ast.expr]) -> ast.Call:
+    """`c.<function>(args)`."""
+    return ast.Call(ast.Attribute(ast.Name("c", ast.Load()), function, ast.Load()), args, [])
 
 
 @lru_cache(maxsize=8192)
 def check_to_python(text: str) -> str:
-    """A check expression as Python source over a context object `c`."""
-    tree = parse(text)
-    out = _CheckToPython(_bound_names(tree)).visit(tree)
-    return ast.unparse(ast.fix_missing_locations(out))
+    """A check expression as Python source over a context object `c`. (Only the text is wanted: the tree
+    gets no line numbers, which ast.unparse never reads; a text without `for` has no comprehension.)"""
+    tree = _tree(text)
+    local = _bound_names(tree) if "for" in text else set()
+    return ast.unparse(_through_context(tree, local))

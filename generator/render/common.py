@@ -23,9 +23,28 @@ def header(source: str) -> str:
     return text if len(text) <= 116 else SHORT_HEADER.format(source=source)
 
 
+# What a plain dict has as attributes (its methods and object's): `x.name` on any other name is the item.
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment, with `x.name` on a plain dict answered by the item at once. Jinja tries
+    getattr first and the item only after the AttributeError, and the view functions hand the templates
+    dicts: three in four attribute lookups of a full build raised and caught one (a third of the
+    templates' time). The answer is the same: a dict has no attribute outside dir(dict)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=None)
 def environment(root: str = str(TEMPLATES)) -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _Environment(
         loader=jinja2.FileSystemLoader(root),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -76,8 +95,9 @@ def py_docstring(text: str, indent: int) -> str:
     """A triple-quoted docstring holding `text` exactly: backslashes and quote runs escaped (so nothing
     in it can end the literal), control characters written as escapes, lines indented by `indent`."""
     body = text.replace("\\", "\\\\").replace('"', '\\"')
-    body = "".join(ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii")
-                   for ch in body)
+    if not body.replace("\n", "").isprintable():  # (the rare text with a control character: char by char)
+        body = "".join(ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii")
+                       for ch in body)
     pad = " " * indent
     return '"""' + "\n".join(line and pad + line if k else line for k, line in enumerate(body.split("\n"))) + (
         f"\n{pad}" if "\n" in body else "") + '"""'
@@ -158,25 +178,37 @@ def c_comment(text: str) -> str:
 
 _MD_ESCAPES = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
 _SAFE_URL = re.compile(r"https?://[^\s<>\"'`]+")
+_LINE_BREAK = re.compile(r"\s*\n\s*")  # a line break and the blanks around it
+_BACKTICKS = re.compile(r"`+")
 
 
 def md_text(text: str) -> str:
     """Spec prose for Markdown: no raw HTML (angle brackets become entities) and no links or
     images (square brackets are escaped), so spec text can never become markup on a page."""
-    return str(text).translate(_MD_ESCAPES)
+    text = str(text)
+    # translate() looks each character up in the table: four scans for the four characters cost less
+    # (a full build's docs pass 35 000 texts, few of which hold one)
+    if "<" in text or ">" in text or "[" in text or "]" in text:
+        return text.translate(_MD_ESCAPES)
+    return text
 
 
 def md_cell(text: Any) -> str:
     """One Markdown table cell: no pipes or newlines break the table."""
-    text = md_text(str(text))
-    return re.sub(r"\s*\n\s*", "<br>", text.strip()).replace("|", "\\|")
+    cell = md_text(str(text)).strip()
+    if "\n" in cell:
+        cell = _LINE_BREAK.sub("<br>", cell)
+    return cell.replace("|", "\\|")
 
 
 def md_code(text: Any) -> str:
     """Inline code: a backtick run longer than any inside the text, on one line, pipes escaped (GFM
     tables split cells at a bare pipe even inside code). Code spans show their text literally."""
-    text = re.sub(r"\s*\n\s*", " ", str(text)).replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    text = str(text)
+    if "\n" in text:
+        text = _LINE_BREAK.sub(" ", text)
+    text = text.replace("|", "\\|")
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0) if "`" in text else 0
     tick = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{tick}{pad}{text}{pad}{tick}"

@@ -6,34 +6,19 @@ the template wrote them. Only layout changes: the wrapped text parses to the sam
 from __future__ import annotations
 
 import ast
-import io
+import bisect
+import itertools
 import re
-import tokenize
 from functools import lru_cache
 from typing import cast
+
+from .unparse_memo import forget, unparse_holed
+from .unparse_memo import unparse as _unparse
 
 WIDTH = 120
 INDENT = 4
 _HOLE = "_opgen_hole_"
 _KEYWORD_ITEM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
-
-# The text of each node of the line being laid out: the layout asks for the text of a node and of its
-# parents again and again (each level measures its children), and ast.unparse walks the whole subtree
-# every time; it was most of a full build's line wrapping. Keyed by id, with the node itself kept so an
-# id reused by a new object is never mistaken for it; emptied after each line.
-_TEXTS: dict[int, tuple[ast.AST, str]] = {}
-
-
-def _unparse(node: ast.AST) -> str:
-    """ast.unparse(node), remembered for the line being laid out (never for a tree being changed: _split
-    unparses its temporarily holed parent with ast.unparse itself)."""
-    known = _TEXTS.get(id(node))
-    if known is not None and known[0] is node:
-        return known[1]
-    text = ast.unparse(node)
-    _TEXTS[id(node)] = (node, text)
-    return text
-
 
 def wrap_module(text: str, width: int = WIDTH, verify: bool = False) -> str:
     """The module with each over-long line re-laid. Only layout changes; `verify` parses both texts
@@ -42,56 +27,66 @@ def wrap_module(text: str, width: int = WIDTH, verify: bool = False) -> str:
     lines = text.split("\n")
     if all(len(line) <= width for line in lines):
         return text
-    depths = _bracket_depths(text)
-    out: list[str] = []
+    long_lines: list[tuple[int, int]] = []  # (number, offset) of the lines to re-lay
+    offset = 0
     for number, line in enumerate(lines):
-        if len(line) <= width or line.lstrip().startswith("#"):
-            out.append(line)
-            continue
-        wrapped = _wrap_line(line, depths.get(number, 0) > 0, width)
-        out.append(wrapped if wrapped is not None else line)
+        if len(line) > width and not line.lstrip().startswith("#"):
+            long_lines.append((number, offset))
+        offset += len(line) + 1
+    out = list(lines)
+    for (number, _), depth in zip(long_lines, _depths_at(text, [offset for _, offset in long_lines])):
+        wrapped = _wrap_line(lines[number], depth > 0, width)
+        if wrapped is not None:
+            out[number] = wrapped
     result = "\n".join(out)
     if verify and ast.dump(ast.parse(result)) != ast.dump(ast.parse(text)):
         raise AssertionError("line wrapping changed the generated module's syntax tree")
     return result
 
 
-# What moves the bracket depth of Python source: the brackets themselves, and the strings and comments
-# that hide brackets from it (a string's prefix letters do not matter; a backslash keeps an escaped quote,
-# raw strings' included, from ending it, and carries a backslash-newline).
-_BRACKETS_AND_HIDERS = re.compile("|".join([
+# What hides brackets from the bracket depth of Python source: strings and comments (a string's prefix
+# letters do not matter; a backslash keeps an escaped quote, raw strings' included, from ending it, and
+# carries a backslash-newline). One group: re.split returns code and hiders in turn.
+_HIDERS = re.compile("(" + "|".join([
     r"#[^\n]*",  # a comment
     r"'''(?:\\.|[^\\])*?'''", r'"""(?:\\.|[^\\])*?"""',  # triple-quoted strings
     r"'(?:\\.|[^'\\\n])*'", r'"(?:\\.|[^"\\\n])*"',  # one-line strings
-    r"[()\[\]{}]",
-]), re.DOTALL)
-_OPENING = frozenset("([{")
+]) + ")", re.DOTALL)
 
 
 def _bracket_depths(text: str) -> dict[int, int]:
-    """Bracket nesting at the start of each (0-based) line: the brackets (outside strings and comments)
-    that come before the line, as the tokenizer counts them (tokenize, which this replaces, took half
-    of the line wrapping's time)."""
-    starts = [0]
-    position = text.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    depths: dict[int, int] = {}
-    depth, row = 0, 0
-    for match in _BRACKETS_AND_HIDERS.finditer(text):
-        found = match.group()
-        if len(found) != 1 or found not in "()[]{}":
-            continue
-        offset = match.start()
-        while row + 1 < len(starts) and starts[row + 1] <= offset:
-            row += 1
-            depths[row] = depth
-        depth += 1 if found in _OPENING else -1
-    while row + 1 < len(starts):
-        row += 1
-        depths[row] = depth
+    """Bracket nesting at the start of each (0-based) line but the first (_depths_at)."""
+    starts = [m.end() for m in re.finditer("\n", text)]
+    return dict(zip(range(1, len(starts) + 1), _depths_at(text, starts)))
+
+
+def _depths_at(text: str, offsets: list[int]) -> list[int]:
+    """Bracket nesting at each of these ascending offsets (line starts): the brackets outside strings and
+    comments that come before it, as the tokenizer counts them (tokenize, which this replaces, took half
+    of the line wrapping's time). The text is cut into code and hiders by re.split and the brackets of
+    the code before each offset counted by str.count, both in C: a module has tens of thousands of
+    brackets and strings, and wraps a few lines."""
+    parts = _HIDERS.split(text)  # code, hider, code, ...: even indices are code
+    ends = list(itertools.accumulate(map(len, parts)))
+    depths: list[int] = []
+    depth, done = 0, 0  # the nesting after parts[:done]
+    for offset in offsets:
+        k = bisect.bisect_right(ends, offset)  # the part holding the offset (k == len(parts): the end)
+        code = parts[done + done % 2:k:2]
+        depth += _net_brackets("".join(code))
+        done = k
+        if k < len(parts) and k % 2 == 0:  # inside code: its text before the offset counts too
+            head = parts[k][:offset - (ends[k - 1] if k else 0)]
+            depths.append(depth + _net_brackets(head))
+        else:
+            depths.append(depth)
     return depths
+
+
+def _net_brackets(code: str) -> int:
+    """Brackets opened minus brackets closed in `code`."""
+    return (code.count("(") + code.count("[") + code.count("{")
+            - code.count(")") - code.count("]") - code.count("}"))
 
 
 @lru_cache(maxsize=4096)  # versions of one op, and ops alike, repeat their long lines: half are repeats
@@ -99,7 +94,7 @@ def _wrap_line(line: str, in_brackets: bool, width: int) -> str | None:
     try:
         return _lay_out_line(line, in_brackets, width)
     finally:
-        _TEXTS.clear()
+        forget()
 
 
 def _lay_out_line(line: str, in_brackets: bool, width: int) -> str | None:
@@ -175,7 +170,7 @@ def _split(parent: ast.AST, child: ast.AST) -> tuple[str, str, bool]:
         if value is child:
             setattr(parent, field, ast.Name(_HOLE))
             try:
-                holed = ast.unparse(parent)
+                holed = unparse_holed(parent)
             finally:
                 setattr(parent, field, child)
             break
@@ -183,7 +178,7 @@ def _split(parent: ast.AST, child: ast.AST) -> tuple[str, str, bool]:
             k = next(k for k, v in enumerate(value) if v is child)
             value[k] = ast.Name(_HOLE)
             try:
-                holed = ast.unparse(parent)
+                holed = unparse_holed(parent)
             finally:
                 value[k] = child
             break
