@@ -140,19 +140,24 @@ def test_max_pool_nan_propagates_and_positive_zero_wins():
     assert not np.isnan(ort_y[0, 0, 0]) and not np.isnan(ref_y[0, 0, 0])  # the references differ here
 
 
+def _extreme_edge_values(numpy_dtype: np.dtype) -> np.ndarray:
+    """What a max or min can tie on or be decided by: zeros of both signs (twice, to make ties common), NaNs
+    of both signs last (a test drops them with [:-2]), infinities; for integers the type's bounds."""
+    if numpy_dtype.kind == "f":
+        return np.array([-0.0, 0.0, -0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, -np.nan, np.nan], numpy_dtype)
+    info = np.iinfo(numpy_dtype)
+    return np.array([info.min, info.max, 0, 1, 2], numpy_dtype)
+
+
 @pytest.mark.parametrize("dtype", ("float", "double", "float16", "int8", "uint8"))
 def test_max_pool_without_indices_gives_the_folds_bits(dtype):
-    """Without return_indices the maximum is one reduction (window._max_of_taps), not the fold that
-    finds each window's first extreme tap: the same bits on inputs dense in ties between -0.0 and +0.0,
-    NaNs of either sign (the first one stays), infinities, padding, ceil_mode and dilation (the fold's values are checked against onnxruntime
-    above)."""
+    """Without return_indices the maximum is taken tap by tap through the window view
+    (window.extreme_of_taps), not by the fold that finds each window's first extreme tap: the same bits
+    on inputs dense in ties between -0.0 and +0.0, NaNs of either sign (the first one stays),
+    infinities, padding, ceil_mode and dilation (the fold's values are checked against onnxruntime above)."""
     rng = np.random.default_rng(11)
     numpy_dtype = np_dtype(dtype)
-    if numpy_dtype.kind == "f":
-        pool = np.array([-0.0, 0.0, -0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, -np.nan, np.nan], numpy_dtype)
-    else:
-        info = np.iinfo(numpy_dtype)
-        pool = np.array([info.min, info.max, 0, 1, 2], numpy_dtype)
+    pool = _extreme_edge_values(numpy_dtype)
     for trial in range(60):
         n = 1 + trial % 2
         kernel, strides, pads, dil, sizes, ceil = random_pool(rng, n, dilations=True)
@@ -401,11 +406,7 @@ def test_reduce_window_max_min_give_the_folds_bits(dtype):
     base and window dilation and ceil_mode."""
     rng = np.random.default_rng(21)
     numpy_dtype = np_dtype(dtype)
-    if numpy_dtype.kind == "f":
-        pool = np.array([-0.0, 0.0, -0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, -np.nan, np.nan], numpy_dtype)
-    else:
-        info = np.iinfo(numpy_dtype)
-        pool = np.array([info.min, info.max, 0, 1, 2], numpy_dtype)
+    pool = _extreme_edge_values(numpy_dtype)
     for trial in range(80):
         rank = 1 + trial % 3
         sizes = [int(rng.integers(1, 6)) for _ in range(rank)]
