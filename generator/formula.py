@@ -309,6 +309,8 @@ class _NumpyEmitter(_Emitter):
         if fused is not None:
             helper, operands = fused
             return f"{helper}({', '.join(self.emit(a) for a in operands)})"
+        if isinstance(node, ast.Lambda):  # a branch a fusion's helper computes only when it needs it
+            return f"(lambda: {self.emit(node.body)})"
         return super().emit(node)
 
     def constant(self, value: Any) -> str:

@@ -86,16 +86,22 @@ _SIGNED_OF_SIZE: dict[int, np.dtype[Any]] = {2: np.dtype(np.int16), 4: np.dtype(
 def _may_need_zero_fix(out: np.ndarray, take_negative: bool) -> bool:
     """Whether np.maximum (np.minimum) may have picked the zero of the wrong sign somewhere: each returns
     one of its operands, so a wrong maximum is a -0.0 where +0.0 was due, a wrong minimum a +0.0 where
-    -0.0 was due. Asked of the bits in one integer min-reduction, no temporary array: as a signed
-    integer -0.0 is the lowest value of its width (sign bit alone), as an unsigned one +0.0 is 0; half
-    the cost of the `out == 0` test and its boolean array. Widths without an integer twin: that test."""
+    -0.0 was due."""
+    return may_hold_zero(out, negative=not take_negative)
+
+
+def may_hold_zero(out: np.ndarray, negative: bool) -> bool:
+    """Whether a floating array holds a -0.0 (negative) or a +0.0 (not negative); True also when it cannot
+    tell them apart cheaply (widths without an integer twin: any zero). Asked of the bits in one integer
+    min-reduction, no temporary array: as a signed integer -0.0 is the lowest value of its width (sign bit
+    alone), as an unsigned one +0.0 is 0; half the cost of the `out == 0` test and its boolean array."""
     signed = _SIGNED_OF_SIZE.get(out.dtype.itemsize)
     if signed is None or out.size == 0 or out.dtype.kind != "f":
         return bool(np.any(out == 0))
     # np.minimum.reduce itself, not ndarray.min (its Python wrapper) nor np.iinfo: a few us a call
-    if take_negative:  # minimum: a +0.0 in the result
+    if not negative:  # a +0.0
         return bool(np.minimum.reduce(out.view(_UNSIGNED_OF_SIZE[out.dtype.itemsize]), axis=None) == 0)
-    return bool(np.minimum.reduce(out.view(signed), axis=None) == _LOWEST_SIGNED[signed])  # maximum: a -0.0
+    return bool(np.minimum.reduce(out.view(signed), axis=None) == _LOWEST_SIGNED[signed])  # a -0.0
 
 
 _LOWEST_SIGNED: dict[np.dtype[Any], int] = {t: int(np.iinfo(t).min) for t in _SIGNED_OF_SIZE.values()}

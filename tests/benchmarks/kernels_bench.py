@@ -2,8 +2,10 @@
 share (1M-element float32 inputs), and the generated C kernels against the NumPy kernels.
 
 Prints one row per op with best times and ratios; an op is measured once its hlir kernel exists.
-Ratios < 1 mean opgen is faster than the peer in the same column; an np/ref ratio above 1.0 is marked
-SLOWER. opgen and onnx.reference are timed in alternation (timing.paired_times), so that the machine's
+Ratios < 1 mean opgen is faster than the peer in the same column; an np/ref or onnx/ref ratio above 1.0
+is marked SLOWER. The numpy column times the hlir kernel; onnx/ref times opgen's kernel of the ONNX op
+itself against onnx.reference, the same op with the same semantics (hlir Max and Min break signed-zero
+ties as IEEE 754-2019 says, seed 004; ONNX leaves them open and onnx.reference follows np.maximum). opgen and onnx.reference are timed in alternation (timing.paired_times), so that the machine's
 load weighs on both alike.
 """
 from __future__ import annotations
@@ -174,6 +176,46 @@ def print_structured(rows: list[tuple[str, float, float]], c_order: list[tuple[s
         print(f"{label}: C / NumPy row-major transpose (np.ascontiguousarray, {t_np * 1e6:.0f} us) {t_c / t_np:.2f}")
 
 
+def onnx_elementwise_rows(rng: np.random.Generator) -> list[tuple[str, int, float, float]]:
+    """(op, version, opgen seconds, onnx.reference seconds) for every ONNX element-wise op (the newest version
+    of each op with an elementwise formula) that takes float tensors: opgen's kernel of the op against
+    onnx.reference's, on 1M-element float32 inputs in (0.1, 0.9) (inside every op's domain), attributes at
+    their defaults, optional inputs absent, timed in alternation."""
+    from onnx.reference import ReferenceEvaluator
+
+    rows = []
+    for op in load_or_raise(ROOT / "specs").domain("onnx").ops:
+        v = max(op.versions, key=lambda version: version.since_version)
+        required = [p for p in v.inputs if p.option != "optional"]
+        if v.elementwise is None or any(p.is_fixed or "tensor(float)" not in v.allowed_types(p) for p in required):
+            continue  # boolean or integer inputs only (And, BitShift, ...), or a fixed-type input (Where's)
+        count = 2 if any(p.option == "variadic" for p in required) else len(required)
+        xs = [rng.uniform(0.1, 0.9, SHAPE).astype(np.float32) for _ in range(count)]
+        names = [f"i{k}" for k in range(count)]
+        evaluator = ReferenceEvaluator(node_model(op.name, v.since_version, "float", names, {}))
+        feeds = dict(zip(names, xs))
+        kernel = opgen_ops.get_kernel("onnx", op.name, v.since_version)
+        t_opgen, t_ref = paired_times(lambda: kernel(*xs), lambda: evaluator.run(None, feeds), repeat=7)
+        rows.append((op.name, v.since_version, t_opgen, t_ref))
+    return rows
+
+
+def print_onnx_elementwise(rows: list[tuple[str, int, float, float]]) -> None:
+    print("every ONNX element-wise op on float tensors: opgen's kernel against onnx.reference's (1M float32 in "
+          "(0.1, 0.9), default attributes, optional inputs absent; best of 7, microseconds)")
+    print(f"{'op':<18}{'opgen':>9}{'onnx.ref':>10}{'ratio':>7}")
+    for name, version, t_opgen, t_ref in rows:
+        note = "  (no bounds: onnx.reference returns its input unclipped; spec note absent_bounds)" \
+            if name == "Clip" else ""
+        print(f"{name + '-' + str(version):<18}{t_opgen * 1e6:>9.0f}{t_ref * 1e6:>10.0f}{t_opgen / t_ref:>7.2f}"
+              f"{flag(t_opgen / t_ref)}{note}")
+    ratios = [t_opgen / t_ref for _, _, t_opgen, t_ref in rows]
+    if ratios:
+        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        slower = [f"{name} {t_opgen / t_ref:.2f}" for name, _, t_opgen, t_ref in rows if t_opgen > t_ref]
+        print(f"{len(rows)} ops, geomean {geomean:.2f}; slower than onnx.reference: {', '.join(slower) or 'none'}")
+
+
 def inputs(kind: str, rng: np.random.Generator) -> list[np.ndarray]:
     make = {
         "x": lambda: rng.uniform(-3, 3, SHAPE), "y": lambda: rng.uniform(-3, 3, SHAPE),
@@ -211,6 +253,12 @@ def main() -> None:
             options.log_severity_level = 3
             session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
             t_np, t_ref = paired_times(lambda: kernel(*xs, **attrs), lambda: evaluator.run(None, feeds))
+            # opgen's kernel of the same ONNX op (the op both implement, same inputs), timed against the
+            # reference again: the hlir kernel above computes the hlir semantics, which for Max and Min
+            # (IEEE 754-2019 signed-zero ties, seed 004) are not what onnx.reference computes
+            onnx_kernel = opgen_ops.get_kernel("onnx", onnx_op, opset)
+            t_onnx, t_ref_again = paired_times(lambda: onnx_kernel(*onnx_xs, **onnx_attrs),
+                                               lambda: evaluator.run(None, feeds))
             t_ort = best_time(lambda: session.run(None, feeds))
             v = specs.op(op).versions[0]
             t_c = None
@@ -219,25 +267,32 @@ def main() -> None:
                 fn, args, _, keep = prepare_c(lib, v, "float", xs, attrs, out_shape)
                 if fn(*args) == OPGEN_OK:  # time the C call itself, not the ctypes marshalling
                     t_c = best_time(lambda: fn(*args))
-            rows.append((op, t_np, t_ref, t_ort, t_c))
+            rows.append((op, t_np, t_ref, t_ort, t_c, t_onnx / t_ref_again))
         structured = structured_rows(lib, specs, rng)
         more = more_rows(lib, load_or_raise(ROOT / "specs"), rng)
         c_order = c_order_transposes(lib, specs, rng)
     print(f"kernels on {N:,} float32 elements (best of 15 runs, microseconds; ratio = opgen / peer, < 1 is faster)")
-    print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}")
-    for op, t_np, t_ref, t_ort, t_c in rows:
+    print("numpy: the hlir kernel; onnx/ref: opgen's kernel of the ONNX op against onnx.reference's, paired again")
+    print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}"
+          f"{'onnx/ref':>10}")
+    for op, t_np, t_ref, t_ort, t_c, onnx_ratio in rows:
         us = 1e6
         c = f"{t_c * us:>9.0f}{t_c / t_np:>7.2f}" if t_c is not None else f"{'-':>9}{'-':>7}"
         print(f"{op:<13}{t_np * us:>9.0f}{t_ref * us:>10.0f}{t_np / t_ref:>8.2f}{t_ort * us:>9.0f}{t_np / t_ort:>8.2f}{c}"
-              f"{flag(t_np / t_ref)}")
+              f"{onnx_ratio:>10.2f}{flag(max(t_np / t_ref, onnx_ratio))}")
     slower = [r[0] for r in rows if r[1] > r[2]]
-    print(f"NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
+    print(f"hlir NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'} (Max and Min compute IEEE "
+          "754-2019 signed-zero ties, which onnx.reference does not: one more read of the result)")
+    slower = [SHARED[r[0]][0] for r in rows if r[5] > 1]
+    print(f"ONNX NumPy kernels slower than onnx.reference on the same op: {', '.join(slower) or 'none'}")
     # Goal (issue 18): C <= 1.0x NumPy in geometric mean over the element-wise ops, <= 1.5x on each.
     c_ratios = {r[0]: r[4] / r[1] for r in rows if r[4] is not None}
     if c_ratios:
         geomean = math.exp(sum(math.log(x) for x in c_ratios.values()) / len(c_ratios))
         over = [f"{op} {x:.2f}" for op, x in c_ratios.items() if x > 1.5]
         print(f"C / NumPy geomean over {len(c_ratios)} ops: {geomean:.2f}; over 1.5x: {', '.join(over) or 'none'}")
+    print()
+    print_onnx_elementwise(onnx_elementwise_rows(rng))
     print()
     print_structured(structured, c_order, more)
 

@@ -67,7 +67,7 @@ def kernel_v1(src, *, min, max):
     compute = _ew.compute_dtype_for(src.dtype, src.dtype)
     src_ = src.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.minimum(np.maximum(src_, min), max)
+        result = _ew.clamp(src_, min, max)
     return (_ew.finish(result, src.dtype),)
 
 

@@ -73,7 +73,7 @@ def kernel_v28(X, Y, *, direction):
     X_ = X.astype(compute, copy=False)
     Y_ = Y.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((direction == 'LEFT'), _ew.shift_left(X_, Y_), _ew.shift_right(X_, Y_))
+        result = _ew.either((direction == 'LEFT'), (lambda: _ew.shift_left(X_, Y_)), (lambda: _ew.shift_right(X_, Y_)))
     return (_ew.finish(result, X.dtype),)
 
 # ---- version 11 ----
@@ -135,7 +135,7 @@ def kernel_v11(X, Y, *, direction):
     X_ = X.astype(compute, copy=False)
     Y_ = Y.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((direction == 'LEFT'), _ew.shift_left(X_, Y_), _ew.shift_right(X_, Y_))
+        result = _ew.either((direction == 'LEFT'), (lambda: _ew.shift_left(X_, Y_)), (lambda: _ew.shift_right(X_, Y_)))
     return (_ew.finish(result, X.dtype),)
 
 

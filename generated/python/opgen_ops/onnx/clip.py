@@ -75,7 +75,7 @@ def kernel_v13(input, min=None, max=None):
     min_ = _ew.type_limit(input.dtype, compute, 'lowest') if min is None else min.astype(compute, copy=False)
     max_ = _ew.type_limit(input.dtype, compute, 'highest') if max is None else max.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.minimum(np.maximum(input_, min_), max_)
+        result = _ew.clamp(input_, min_, max_)
     return (_ew.finish(result, input.dtype),)
 
 # ---- version 12 ----
@@ -136,7 +136,7 @@ def kernel_v12(input, min=None, max=None):
     min_ = _ew.type_limit(input.dtype, compute, 'lowest') if min is None else min.astype(compute, copy=False)
     max_ = _ew.type_limit(input.dtype, compute, 'highest') if max is None else max.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.minimum(np.maximum(input_, min_), max_)
+        result = _ew.clamp(input_, min_, max_)
     return (_ew.finish(result, input.dtype),)
 
 # ---- version 11 ----
@@ -195,7 +195,7 @@ def kernel_v11(input, min=None, max=None):
     min_ = _ew.type_limit(input.dtype, compute, 'lowest') if min is None else min.astype(compute, copy=False)
     max_ = _ew.type_limit(input.dtype, compute, 'highest') if max is None else max.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.minimum(np.maximum(input_, min_), max_)
+        result = _ew.clamp(input_, min_, max_)
     return (_ew.finish(result, input.dtype),)
 
 # ---- version 6 ----
@@ -253,7 +253,7 @@ def kernel_v6(input, *, max=3.4028235e+38, min=-3.4028235e+38):
     compute = _ew.compute_dtype_for(input.dtype, input.dtype)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.minimum(np.maximum(input_, min), max)
+        result = _ew.clamp(input_, min, max)
     return (_ew.finish(result, input.dtype),)
 
 # ---- version 1 ----
@@ -312,7 +312,7 @@ def kernel_v1(input, *, consumed_inputs=None, max=None, min=None):
     min = _ew.type_limit(input.dtype, compute, 'lowest') if min is None else float(min)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = np.minimum(np.maximum(input_, min), max)
+        result = _ew.clamp(input_, min, max)
     return (_ew.finish(result, input.dtype),)
 
 

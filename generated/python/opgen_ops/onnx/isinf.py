@@ -74,9 +74,7 @@ def kernel_v20(X, *, detect_negative=1, detect_positive=1, Y_dtype=None):
     compute = _ew.compute_dtype_for(Y_out, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select(
-            np.isfinite(X_), 0, _ew.select(X_ > 0, detect_positive, _ew.select(X_ < 0, detect_negative, 0))
-        )
+        result = _ew.inf_flags(X_, detect_positive, detect_negative)
     return (_ew.finish(result, Y_out),)
 
 # ---- version 10 ----
@@ -134,9 +132,7 @@ def kernel_v10(X, *, detect_negative=1, detect_positive=1, Y_dtype=None):
     compute = _ew.compute_dtype_for(Y_out, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select(
-            np.isfinite(X_), 0, _ew.select(X_ > 0, detect_positive, _ew.select(X_ < 0, detect_negative, 0))
-        )
+        result = _ew.inf_flags(X_, detect_positive, detect_negative)
     return (_ew.finish(result, Y_out),)
 
 

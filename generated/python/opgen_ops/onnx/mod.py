@@ -78,7 +78,7 @@ def kernel_v28(A, B, *, fmod=0):
     A_ = A.astype(compute, copy=False)
     B_ = B.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((fmod == 1), _ew.xla_rem(A_, B_), _ew.floor_mod(A_, B_))
+        result = _ew.either((fmod == 1), (lambda: _ew.xla_rem(A_, B_)), (lambda: _ew.floor_mod(A_, B_)))
     return (_ew.finish(result, A.dtype),)
 
 # ---- version 13 ----
@@ -150,7 +150,7 @@ def kernel_v13(A, B, *, fmod=0):
     A_ = A.astype(compute, copy=False)
     B_ = B.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((fmod == 1), _ew.xla_rem(A_, B_), _ew.floor_mod(A_, B_))
+        result = _ew.either((fmod == 1), (lambda: _ew.xla_rem(A_, B_)), (lambda: _ew.floor_mod(A_, B_)))
     return (_ew.finish(result, A.dtype),)
 
 # ---- version 10 ----
@@ -219,7 +219,7 @@ def kernel_v10(A, B, *, fmod=0):
     A_ = A.astype(compute, copy=False)
     B_ = B.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((fmod == 1), _ew.xla_rem(A_, B_), _ew.floor_mod(A_, B_))
+        result = _ew.either((fmod == 1), (lambda: _ew.xla_rem(A_, B_)), (lambda: _ew.floor_mod(A_, B_)))
     return (_ew.finish(result, A.dtype),)
 
 

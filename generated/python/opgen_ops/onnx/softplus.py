@@ -62,7 +62,7 @@ def kernel_v22(X):
     compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((X_ > 0), (X_ + np.log1p(np.exp((-X_)))), np.log1p(np.exp(X_)))
+        result = _ew.softplus(X_)
     return (_ew.finish(result, X.dtype),)
 
 # ---- version 1 ----
@@ -113,7 +113,7 @@ def kernel_v1(X):
     compute = _ew.compute_dtype_for(X.dtype, X.dtype)
     X_ = X.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = _ew.select((X_ > 0), (X_ + np.log1p(np.exp((-X_)))), np.log1p(np.exp(X_)))
+        result = _ew.softplus(X_)
     return (_ew.finish(result, X.dtype),)
 
 

@@ -62,7 +62,7 @@ def kernel_v22(input):
     compute = _ew.compute_dtype_for(input.dtype, input.dtype)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = (input_ / (1 + np.abs(input_)))
+        result = _ew.softsign(input_)
     return (_ew.finish(result, input.dtype),)
 
 # ---- version 1 ----
@@ -113,7 +113,7 @@ def kernel_v1(input):
     compute = _ew.compute_dtype_for(input.dtype, input.dtype)
     input_ = input.astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        result = (input_ / (1 + np.abs(input_)))
+        result = _ew.softsign(input_)
     return (_ew.finish(result, input.dtype),)
 
 
