@@ -57,6 +57,7 @@ test: $(TESTSTAMP) system-deps docs
 bench: $(TESTSTAMP)
 	$(BIN)/python tests/benchmarks/run.py
 	$(BIN)/python tests/benchmarks/kernels_bench.py
+	$(BIN)/python tests/benchmarks/onnx_ops_bench.py
 	$(BIN)/python tests/benchmarks/run_models_bench.py
 	$(BIN)/python tests/benchmarks/window_bench.py
 	$(BIN)/python tests/benchmarks/vision_bench.py

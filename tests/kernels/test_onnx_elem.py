@@ -211,6 +211,31 @@ def test_cast_rules_of_the_text():
          np.array([10 ** 19 - 2 ** 64, 2 ** 12], np.int64), "double -> int64 out of range")
 
 
+@pytest.mark.parametrize("src", ["float16", "float", "double"])
+def test_cast_float_to_integer_at_the_range_edges(src):
+    """Floats to the 8- to 64-bit integers, every value written by Python's own integers: toward zero, then
+    the low bits of that integer (NaN and infinities 0). Values just inside each type's range (the kernel's
+    one-conversion path, taken when every value is in range) and the same values with one outside (its
+    general path: finite values just outside, or NaN and infinities) must give the same elements."""
+    import math
+
+    cast = kernel("Cast", 13)
+    for dst, code in (("int8", 3), ("uint8", 2), ("int16", 5), ("uint16", 4), ("int32", 6), ("uint32", 12),
+                      ("int64", 7), ("uint64", 13)):
+        info = np.iinfo(ELEM_TYPES[dst].numpy)
+        edges = [float(info.min) - 0.75, float(info.min), float(info.min) + 0.5, -0.0, 0.0, 0.5, -0.5,
+                 float(info.max) - 0.5, float(info.max) + 0.75, 7.9, -7.9]
+        inside = np.array(edges, np.float64).astype(ELEM_TYPES[src].numpy)
+        inside = inside[(inside.astype(np.float64) > float(info.min) - 1) & (inside.astype(np.float64) < float(info.max) + 1)]
+        just_outside = np.array([float(info.min) - 1.5, float(info.max) + 1.5], np.float64).astype(ELEM_TYPES[src].numpy)
+        special = np.array([np.nan, np.inf, 3.0 * float(info.max)], ELEM_TYPES[src].numpy)
+        for values in (inside, np.concatenate([inside, just_outside]), np.concatenate([inside, special])):
+            want = [0 if not math.isfinite(v) else int(v) % 2 ** info.bits for v in values.astype(np.float64).tolist()]
+            want = np.array(want, np.uint64).astype(f"u{info.bits // 8}").view(ELEM_TYPES[dst].numpy)
+            (got,) = cast(values, to=code)
+            same(got, want, f"{src} -> {dst} {values.size} values")
+
+
 def test_cast_refuses_a_declared_type_other_than_to():
     with pytest.raises(ValueError, match="declared int32, but to names int64"):
         kernel("Cast", 13)(np.ones(2, np.float32), to=7, output_dtype=np.int32)

@@ -788,3 +788,26 @@ def test_floating_sums_add_in_onnx_reference_order(op, version):
         (want,) = ReferenceEvaluator(model).run(None, {"x": x, "axes": axes_value})
         (got,) = kernel(x, axes_value, keepdims=0)
         assert got.dtype == want.dtype and np.array_equal(got, want), (op, shape, axes)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reduce_l2_is_the_square_root_of_the_sum_of_squares(dtype):
+    """Spec note square_root_of_the_sum: floating ReduceL2 has onnx.reference's bits (the sum in its order),
+    and squares beyond the type's range overflow to infinity there as in onnxruntime, where a hypot-style
+    fold would give a finite norm; integers keep the exact fold."""
+    spec_note("ReduceL2", "square_root_of_the_sum")
+    rng = np.random.default_rng(8)
+    kernel = opgen_ops.get_kernel("onnx", "ReduceL2", 18)
+    huge = np.sqrt(np.finfo(dtype).max) * 4
+    for shape, axes in [((64, 4096), [1]), ((300, 40), [0]), ((6, 200, 5), [1, 2])]:
+        x = rng.standard_normal(shape).astype(dtype)
+        x.reshape(-1)[0] = huge  # the norms holding the first element overflow
+        axes_value = np.array(axes, np.int64)
+        (got,) = kernel(x, axes_value, keepdims=0)
+        (want,) = run_reference("ReduceL2", 18, [x, axes_value], {"keepdims": 0}, [_elem(x)])
+        assert got.dtype == want.dtype and np.array_equal(got, want), shape
+        assert np.isinf(got).any() and np.isfinite(got).any()
+        found = run_onnxruntime("ReduceL2", 18, [x, axes_value], {"keepdims": 0}, [_elem(x)])
+        assert found is not None and np.array_equal(np.isinf(found[0]), np.isinf(got)), shape
+    (exact,) = kernel(np.array([3, 4, 2 ** 31 - 1], np.int64), keepdims=0)
+    assert exact == np.int64(np.floor(np.sqrt(float(9 + 16 + (2 ** 31 - 1) ** 2))))

@@ -136,18 +136,25 @@ def _standardised(x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: n
     work = x.astype(stash, copy=False)  # read only: x itself when it is in the stash type already
     mean, var = moments(work, axes)
     std = np.sqrt(var + stash.type(epsilon))
-    return (work - mean) / std, mean, 1 / std
+    centred = np.asarray(np.subtract(work, mean))
+    return np.divide(centred, std, out=centred), mean, 1 / std  # in place: one fresh array, not two
 
 
 def _affine(normalised: np.ndarray, scale: np.ndarray, bias: np.ndarray | None, dtype: np.dtype,
             out_dtype: np.dtype | None = None) -> np.ndarray:
-    """ONNX's second stage: the normalised value rounded to X's type, then * scale + bias, rounded once."""
+    """ONNX's second stage: the normalised value rounded to X's type, then * scale + bias, rounded once.
+    `normalised` is the caller's fresh array, which this may overwrite."""
     rounded = finish(normalised, dtype)
     work = _wide(rounded, scale, *([] if bias is None else [bias]))
-    # operands read in place where they are in the computation type already (astype copies by default)
-    y = rounded.astype(work, copy=False) * np.asarray(scale).astype(work, copy=False)
+    # operands read in place where they are in the computation type already (astype copies by default), and
+    # the products written over the normalised values when they have their shape (scale and bias broadcast
+    # to X): the same operations, without a fresh array for each
+    y = rounded.astype(work, copy=False)
+    operands = [np.asarray(a).astype(work, copy=False) for a in ([scale] if bias is None else [scale, bias])]
+    in_place = y.ndim > 0 and all(np.broadcast_shapes(y.shape, a.shape) == y.shape for a in operands)
+    y = np.multiply(y, operands[0], out=y if in_place else None)
     if bias is not None:
-        y = y + np.asarray(bias).astype(work, copy=False)
+        y = np.add(y, operands[1], out=y if in_place else None)
     return finish(y, out_dtype or dtype)
 
 

@@ -164,9 +164,12 @@ def onnx_reduce_l1(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
 @ieee_results
 def onnx_reduce_l2(data: np.ndarray, axes: Any = None, *, keepdims: int = 1,
                    noop_with_empty_axes: int = 0) -> np.ndarray:
-    """sqrt(sum of x*x): hlir Reduce's L2 fold (hypot, no intermediate overflow, for floating types;
-    floor(sqrt) of the exact sum of squares, saturated, for integers)."""
+    """sqrt(sum of x*x), ONNX's definition (Sqrt of ReduceSumSquare) for floating types: the sum in ReduceSum's
+    order, a square beyond the type's range overflowing (spec note square_root_of_the_sum); integers: hlir
+    Reduce's L2 fold (floor(sqrt) of the exact sum of squares, saturated)."""
     x, work, dims = _prepared(data, axes, noop_with_empty_axes)
+    if work.dtype.kind == "f":
+        return finish(np.sqrt(_sum(work * work, dims, keepdims)), x.dtype)
     return finish(_fold("L2", work, 0, dims, keepdims), x.dtype)
 
 

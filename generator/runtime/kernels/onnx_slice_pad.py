@@ -121,9 +121,34 @@ def onnx_pad(data: np.ndarray, pads: Any = None, constant_value: Any = None, axe
         fill = value  # Pad-1/2: the float attribute, converted to data's floating-point type below
     else:
         fill = _default_fill(x.dtype)
-    out = np.full([s.size for s in sources], fill, dtype=x.dtype)
-    reads = [np.flatnonzero(s >= 0) for s in sources]
-    out[np.ix_(*reads)] = x[np.ix_(*[s[r] for s, r in zip(sources, reads)])]
+    # Whole blocks, not elements: indexing every output element through np.ix_ was ~9x onnx.reference.
+    if mode == "constant":
+        out = np.full([s.size for s in sources], fill, dtype=x.dtype)
+        written, read = [], []
+        for s in sources:
+            reads = np.flatnonzero(s >= 0)  # one run of consecutive input positions (see _pad_sources)
+            if not reads.size:
+                return out
+            written.append(slice(int(reads[0]), int(reads[-1]) + 1))
+            read.append(slice(int(s[reads[0]]), int(s[reads[-1]]) + 1))
+        out[tuple(written)] = x[tuple(read)]
+        return out
+    # The data that remains is copied once into the middle; then, axis after axis, the positions added before
+    # and after it copy the positions of the output they read (as np.pad fills its borders), so each later
+    # axis also fills the corners the earlier ones added.
+    kept = [n - max(-b, 0) - max(-e, 0) for n, b, e in zip(x.shape, begins, ends)]
+    first = [max(b, 0) for b in begins]
+    out = np.empty([s.size for s in sources], dtype=x.dtype)
+    out[tuple(slice(f, f + m) for f, m in zip(first, kept))] = \
+        x[tuple(slice(max(-b, 0), max(-b, 0) + m) for b, m in zip(begins, kept))]
+    for axis, s in enumerate(sources):
+        f, m = first[axis], kept[axis]
+        for added in (slice(0, f), slice(f + m, s.size)):
+            if added.stop > added.start:
+                where: list[Any] = [slice(None)] * x.ndim
+                where[axis] = added
+                # s holds input positions; the output holds input position i at i - cut + f
+                out[tuple(where)] = np.take(out, s[added] - max(-begins[axis], 0) + f, axis=axis)
     return out
 
 
