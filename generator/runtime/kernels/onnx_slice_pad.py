@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .data_movement import _axis, _ints
+from .slice_pad import fill_from_kept
 
 # ---- Slice ------------------------------------------------------------------------------------------
 
@@ -133,23 +134,9 @@ def onnx_pad(data: np.ndarray, pads: Any = None, constant_value: Any = None, axe
             read.append(slice(int(s[reads[0]]), int(s[reads[-1]]) + 1))
         out[tuple(written)] = x[tuple(read)]
         return out
-    # The data that remains is copied once into the middle; then, axis after axis, the positions added before
-    # and after it copy the positions of the output they read (as np.pad fills its borders), so each later
-    # axis also fills the corners the earlier ones added.
-    kept = [n - max(-b, 0) - max(-e, 0) for n, b, e in zip(x.shape, begins, ends)]
-    first = [max(b, 0) for b in begins]
-    out = np.empty([s.size for s in sources], dtype=x.dtype)
-    out[tuple(slice(f, f + m) for f, m in zip(first, kept))] = \
-        x[tuple(slice(max(-b, 0), max(-b, 0) + m) for b, m in zip(begins, kept))]
-    for axis, s in enumerate(sources):
-        f, m = first[axis], kept[axis]
-        for added in (slice(0, f), slice(f + m, s.size)):
-            if added.stop > added.start:
-                where: list[Any] = [slice(None)] * x.ndim
-                where[axis] = added
-                # s holds input positions; the output holds input position i at i - cut + f
-                out[tuple(where)] = np.take(out, s[added] - max(-begins[axis], 0) + f, axis=axis)
-    return out
+    cut = [max(-b, 0) for b in begins]
+    kept = [n - c - max(-e, 0) for n, c, e in zip(x.shape, cut, ends)]
+    return fill_from_kept(x, sources, cut, [max(b, 0) for b in begins], kept)
 
 
 # ---- CenterCropPad ---------------------------------------------------------------------------------

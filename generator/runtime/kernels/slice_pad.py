@@ -128,6 +128,28 @@ def _pad_dimension(n: int, low: int, high: int, interior: int, mode: str, d: int
     return q.size, np.arange(q.size, dtype=np.int64), cut_low + q
 
 
+def fill_from_kept(x: np.ndarray, sources: Sequence[np.ndarray], cut: Sequence[int], added: Sequence[int],
+                   kept: Sequence[int]) -> np.ndarray:
+    """The padding of the modes that read the data (edge, reflect, symmetric, wrap; hlir Pad and ONNX Pad):
+    out[i, j, ...] = x[sources[0][i], sources[1][j], ...], where along each axis a the kept[a] elements of x
+    from cut[a] appear once, in order, from output position added[a], and every other position reads one
+    of them. The kept data is copied once into the middle; then, axis after axis, the positions added
+    before and after it copy the output positions they read (as np.pad fills its borders), so each later
+    axis also fills the corners the earlier ones added. Gathering every element (or a whole axis at a
+    time) was 5-20x onnx.reference's np.pad."""
+    out = np.empty([s.size for s in sources], dtype=x.dtype)
+    out[tuple(slice(a, a + m) for a, m in zip(added, kept))] = x[tuple(slice(c, c + m) for c, m in zip(cut, kept))]
+    for axis, s in enumerate(sources):
+        a, m = added[axis], kept[axis]
+        for region in (slice(0, a), slice(a + m, s.size)):
+            if region.stop > region.start:
+                where: list[Any] = [slice(None)] * x.ndim
+                where[axis] = region
+                # s holds input positions; the output holds input position i at i - cut + added
+                out[tuple(where)] = np.take(out, s[region] - cut[axis] + a, axis=axis)
+    return out
+
+
 def _pad(x: np.ndarray, value: np.ndarray, mode: str, lows: Sequence[int], highs: Sequence[int],
          interiors: Sequence[int]) -> np.ndarray:
     """Pad dimension by dimension: out = value everywhere, then the input elements put in place."""
@@ -137,9 +159,26 @@ def _pad(x: np.ndarray, value: np.ndarray, mode: str, lows: Sequence[int], highs
         sizes.append(size)
         positions.append(p)
         sources.append(s)
+    if mode != "PAD_VALUE":
+        cut = [max(-int(lo), 0) for lo in lows]
+        added = [max(int(lo), 0) for lo in lows]
+        kept = [n - c - max(-int(hi), 0) for n, c, hi in zip(x.shape, cut, highs)]
+        return fill_from_kept(x, sources, cut, added, kept)
+    # PAD_VALUE writes the input elements at evenly spaced positions (interior padding between them) and
+    # reads a contiguous run of them: two slices per dimension, where indexing every element through np.ix_
+    # was ~20x the C kernel and onnx.reference's np.pad
     out = np.full(sizes, value, dtype=x.dtype)
-    out[np.ix_(*positions)] = x[np.ix_(*sources)]
+    out[tuple(map(_progression, positions))] = x[tuple(map(_progression, sources))]
     return out
+
+
+def _progression(indices: np.ndarray) -> slice:
+    """Increasing, evenly spaced indices (PAD_VALUE's, from _pad_dimension) as the slice that holds them."""
+    if indices.size < 2:
+        start = int(indices[0]) if indices.size else 0
+        return slice(start, start + indices.size)
+    step = int(indices[1] - indices[0])
+    return slice(int(indices[0]), int(indices[-1]) + 1, step)
 
 
 def pad(input: np.ndarray, padding_value: np.ndarray, *, mode: str, edge_padding_low: Sequence[int],
