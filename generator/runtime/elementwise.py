@@ -68,8 +68,8 @@ def finish(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def fold(arrays: Sequence[np.ndarray], compute: np.dtype,
          step: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
-    """The accumulator of a fold (spec elementwise.fold: Max, Sum, ...): a copy of the first array in the compute
-    type, then step(acc, x) with each further array in order, converted to the compute type. NumPy broadcasts
+    """The accumulator of a fold (spec elementwise.fold: Max, Sum, ...): the first array in the compute type,
+    then step(acc, x) with each further array in order, converted to the compute type. NumPy broadcasts
     the operands (multidirectional), so the result has their broadcast shape; nothing is rounded to the
     element type here (finish() does that once).
 
