@@ -141,7 +141,8 @@ def run_model(model: Any, inputs: Mapping[str, Any] | Sequence[Any] | None = Non
     function = GraphFunction(graph, opgen_ops)
     total = len(graph.nodes)
     env = function.run(feeds, None if progress is None else (lambda done: progress(done, total)))
-    # a split part is a read-only view (data_movement's rule): the user gets a writable array of its own
+    # a split part, a slice, a transposition or a reshape is a read-only view (data_movement's rule): the user
+    # gets a writable array of its own
     return {name: writable(env[name]) for name in graph.outputs}
 
 

@@ -251,27 +251,38 @@ def test_constants_kept_across_models_are_exact_and_every_run_owns_its_value():
             got[...] = 7  # changes this run's output only
 
 
-def test_split_parts_given_to_the_user_are_writable_arrays_of_their_own():
-    # A split part is a read-only view of its input inside the run (data_movement's rule); the user
-    # gets every output as a writable array that shares no memory with the inputs, whether the part
-    # is a graph output directly, also feeds another node, or sits in a sequence. Expected values:
-    # onnx.reference.
+def test_views_given_to_the_user_are_writable_arrays_of_their_own():
+    # A split part, a slice, a transposition and a reshape are read-only views of their input inside the run
+    # (data_movement's rule); the user gets every output as a writable array that shares no memory
+    # with the inputs, whether the view is a graph output directly, also feeds another node, or sits
+    # in a sequence. Expected values: onnx.reference.
     from onnx.reference import ReferenceEvaluator
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])
     outs = [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
             helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 3]),
             helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("t", TensorProto.FLOAT, [3, 4]),
+            helper.make_tensor_value_info("c", TensorProto.FLOAT, [3, 2]),
+            helper.make_tensor_value_info("n", TensorProto.FLOAT, [3, 2]),
+            helper.make_tensor_value_info("f", TensorProto.FLOAT, [12]),
             helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)]
     nodes = [helper.make_node("Split", ["x"], ["a", "b"], axis=0, num_outputs=2),
              helper.make_node("Relu", ["a"], ["r"]),
+             helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+             helper.make_node("Slice", ["t", "starts", "ends", "axes", "steps"], ["c"]),
+             helper.make_node("Neg", ["c"], ["n"]),
+             helper.make_node("Reshape", ["x", "flat"], ["f"]),
              helper.make_node("SplitToSequence", ["x"], ["s"], axis=1, keepdims=0)]
-    model = helper.make_model(helper.make_graph(nodes, "g", [x], outs), opset_imports=[helper.make_opsetid("", 18)])
+    one = [helper.make_tensor(name, TensorProto.INT64, [1], [value])
+           for name, value in (("starts", -1), ("ends", -5), ("axes", 1), ("steps", -2), ("flat", -1))]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], outs, initializer=one),
+                              opset_imports=[helper.make_opsetid("", 18)])
     feeds = {"x": np.arange(-6, 6, dtype=np.float32).reshape(4, 3)}
     want = ReferenceEvaluator(model).run(None, feeds)
     got = opgen.run_model(model, feeds)
-    arrays = [got["a"], got["b"], got["r"], *got["s"]]
-    for g, w in zip(arrays, [*want[:3], *want[3]]):
+    arrays = [got["a"], got["b"], got["r"], got["t"], got["c"], got["n"], got["f"], *got["s"]]
+    for g, w in zip(arrays, [*want[:7], *want[7]], strict=True):
         np.testing.assert_array_equal(g, w)
         assert g.flags.writeable and not np.shares_memory(g, feeds["x"])
     got["a"][...] = 99  # the user's own array: the input and the other outputs keep their values

@@ -81,8 +81,9 @@ def as_input(x: Any) -> Any:
 
 def writable(x: Any) -> Any:
     """x with every read-only array it holds replaced by a writable copy (the others kept as they are).
-    A kernel may return a read-only view of its input (a split part: data_movement's rule); what
-    run_model hands to the user is an array the user may write into, sharing nothing with the inputs."""
+    A kernel may return a read-only view of its input (a split part, a slice, a transposition, a reshape:
+    data_movement's rule); what run_model hands to the user is an array the user may write into,
+    sharing nothing with the inputs."""
     if isinstance(x, np.ndarray):
         return x if x.flags.writeable else x.copy()
     if isinstance(x, SequenceValue):

@@ -5,10 +5,14 @@ Conventions of this module (each decision the text leaves open is recorded in th
 - No arithmetic happens on element values, so every element type (bool, integers, float16, bfloat16,
   complex) is moved bit for bit: NaN payloads and signed zeros survive.
 - Every kernel returns fresh arrays, never its input or a view of it, with one exception: a result
-  that is exactly a basic slice of the input (GeneralSplit's parts, hence ONNX Split of every version
-  and SplitToSequence's parts) is a read-only view of it (`flags.writeable` False), so that cutting a
-  tensor moves no data and no caller can write through a part into the input. A kernel never writes
-  into an array it is given; run_model copies a read-only graph output before handing it to the user.
+  that holds exactly the input's elements, sliced, permuted, reversed or reshaped (GeneralSplit's parts,
+  hence ONNX Split of every version and SplitToSequence's parts; Slice, SliceInDim, DynamicSlice,
+  RealDynamicSlice, ONNX Slice; Transpose, Reverse; Reshape, DynamicReshape, Squeeze, Unsqueeze, hence
+  ONNX Reshape and Flatten), is a read-only view of it (`flags.writeable` False; a reshape NumPy cannot
+  express as a view is a copy, read-only too), so that such a kernel moves no data (as in onnx.reference
+  and the runtimes, which hand out views too) and no caller can write through the result into the input.
+  A kernel never writes into an array it is given; run_model copies a read-only graph output before
+  handing it to the user.
 - Where the result depends on the contents of an index, shape or size tensor that the validator
   cannot see in advance, the kernel checks those values and raises ValueError naming them.
 - Shapes are row-major (XLA's and NumPy's default): Reshape and the block rearrangements read and
@@ -27,6 +31,21 @@ import numpy as np
 def _fresh(value: Any) -> np.ndarray:
     """An array that owns its data (a 0-d array for a scalar), never a view of the argument."""
     return np.array(value, copy=True)
+
+
+def read_only_view(view: np.ndarray) -> np.ndarray:
+    """`view` (a new view object of the input: a basic slice, a transposition, a reshape) made
+    read-only, the module's one exception to fresh results. The flag is the view object's own: the
+    input keeps its."""
+    view.flags.writeable = False
+    return view
+
+
+def basic_slice(x: np.ndarray, window: tuple[slice, ...]) -> np.ndarray:
+    """x[window] as a read-only view. The trailing Ellipsis keeps a 0-d result a view: x[()] of a 0-d
+    array is a NumPy scalar."""
+    index: tuple[Any, ...] = (*window, Ellipsis)
+    return read_only_view(x[index])
 
 
 def _ints(values: Any) -> list[int]:
@@ -135,7 +154,7 @@ def reshape(input: np.ndarray, *, output_shape: Sequence[int]) -> np.ndarray:
     count = math.prod(shape)  # Python ints: exact, and without np.prod's array per call
     if count != x.size:
         raise ValueError(f"output shape {list(shape)} holds {count} elements, the input {x.size}")
-    return _fresh(x.reshape(shape))
+    return read_only_view(x.reshape(shape))
 
 
 def dynamic_reshape(input: np.ndarray, shape: Any, *, allowzero: bool = False) -> np.ndarray:
@@ -162,7 +181,7 @@ def dynamic_reshape(input: np.ndarray, shape: Any, *, allowzero: bool = False) -
     count = math.prod(dims)
     if count != x.size:
         raise ValueError(f"shape {target} gives {dims} with {count} elements, the input has {x.size}")
-    return _fresh(x.reshape(dims))
+    return read_only_view(x.reshape(dims))
 
 
 def squeeze(input: np.ndarray, axes: Any = None) -> np.ndarray:
@@ -175,7 +194,7 @@ def squeeze(input: np.ndarray, axes: Any = None) -> np.ndarray:
         bad = [a for a in sorted(drop) if x.shape[a] != 1]
         if bad:
             raise ValueError(f"dimensions {bad} of input shape {list(x.shape)} are not of size 1")
-    return _fresh(x.reshape([d for k, d in enumerate(x.shape) if k not in drop]))
+    return read_only_view(x.reshape([d for k, d in enumerate(x.shape) if k not in drop]))
 
 
 def unsqueeze(input: np.ndarray, axes: Any) -> np.ndarray:
@@ -187,12 +206,12 @@ def unsqueeze(input: np.ndarray, axes: Any) -> np.ndarray:
     if len(ones) != len(values):
         raise ValueError(f"axes {values} name an output dimension twice")
     sizes = iter(x.shape)
-    return _fresh(x.reshape([1 if k in ones else next(sizes) for k in range(rank)]))
+    return read_only_view(x.reshape([1 if k in ones else next(sizes) for k in range(rank)]))
 
 
 def transpose(input: np.ndarray, *, permutation: Sequence[int]) -> np.ndarray:
     """output dimension i is input dimension permutation[i] (numpy.transpose)."""
-    return _fresh(np.transpose(np.asarray(input), list(permutation)))
+    return read_only_view(np.transpose(np.asarray(input), list(permutation)))
 
 
 # ---- Reverse, ReverseSequence, Tile, Trilu -------------------------------------------------------
@@ -201,7 +220,7 @@ def transpose(input: np.ndarray, *, permutation: Sequence[int]) -> np.ndarray:
 def reverse(input: np.ndarray, *, dimensions: Sequence[int]) -> np.ndarray:
     """XLA Rev: index i of a reversed dimension of size N moves to N - 1 - i."""
     x = np.asarray(input)
-    return _fresh(np.flip(x, axis=tuple(dimensions)) if len(dimensions) else x)
+    return read_only_view(np.flip(x, axis=tuple(dimensions)) if len(dimensions) else x[...])
 
 
 def reverse_sequence(input: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: int, time_axis: int) -> np.ndarray:
@@ -370,14 +389,11 @@ def general_split(input: np.ndarray, split: np.ndarray | None = None, *, axis: i
         if sizes[-1] < 0:
             raise ValueError(f"axis {a} of size {total} cannot be split into {num_outputs} parts of "
                              f"{chunk} elements with a smaller last part")
-    # each part is a basic slice of the input, given as a read-only view (the module's one exception to
-    # fresh results): no data moves, as in onnx.reference and the runtimes, which hand out views too
+    # each part is a basic slice of the input, given as a read-only view (the module's rule)
     before = (slice(None),) * a
     parts = []
     lo = 0
     for size in sizes:  # a Python loop: np.cumsum of a short list costs more than the slicing
-        part = x[before + (slice(lo, lo + size),)]
-        part.flags.writeable = False  # a basic slice is a new view object: its flag is its own
-        parts.append(part)
+        parts.append(basic_slice(x, before + (slice(lo, lo + size),)))
         lo += size
     return tuple(parts)

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .data_movement import _axis, _ints
+from .data_movement import _axis, _ints, basic_slice
 from .slice_pad import fill_from_kept
 
 # ---- Slice ------------------------------------------------------------------------------------------
@@ -62,7 +62,7 @@ def onnx_slice(data: np.ndarray, starts: Any, ends: Any, axes: Any = None, steps
     window = [builtins.slice(None)] * x.ndim
     for a, s, e, st in zip(named, begin, end, stride):
         window[a] = _bounds(x.shape[a], s, e, st)
-    return np.array(x[tuple(window)], copy=True)
+    return basic_slice(x, tuple(window))  # a read-only view (data_movement's rule)
 
 
 # ---- Pad --------------------------------------------------------------------------------------------

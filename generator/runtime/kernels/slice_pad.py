@@ -1,6 +1,7 @@
 """XLA's slicing and padding: Slice, SliceInDim, DynamicSlice, DynamicUpdateSlice, RealDynamicSlice,
 Pad and DynamicPad (hlir). The conventions of opgen.runtime.kernels.data_movement hold: elements move bit
-for bit, results are fresh arrays, index values the validator cannot see are checked here. ONNX's Slice
+for bit, results are fresh arrays but the slices (read-only views of the input), index values the
+validator cannot see are checked here. ONNX's Slice
 and Pad count and pad differently (onnx_slice_pad.py says how)."""
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .data_movement import _axis, _fresh, _ints, _zero
+from .data_movement import _axis, _fresh, _ints, _zero, basic_slice
 
 # ---- Slice, SliceInDim, DynamicSlice, DynamicUpdateSlice, RealDynamicSlice ------------------------
 
@@ -25,7 +26,7 @@ def _check_box(shape: Any, starts: Sequence[int], limits: Sequence[int], strides
 
 def _box(x: np.ndarray, starts: Sequence[int], limits: Sequence[int], strides: Sequence[int]) -> np.ndarray:
     _check_box(x.shape, starts, limits, strides)
-    return _fresh(x[tuple(builtins.slice(s, l, st) for s, l, st in zip(starts, limits, strides))])
+    return basic_slice(x, tuple(builtins.slice(s, l, st) for s, l, st in zip(starts, limits, strides)))
 
 
 def slice_(input: np.ndarray, *, start_indices: Sequence[int], limit_indices: Sequence[int],
@@ -53,7 +54,7 @@ def dynamic_slice(input: np.ndarray, start_indices: Sequence[int], *, slice_size
     x = np.asarray(input)
     sizes = list(slice_sizes)
     starts = _clamped_starts(x.shape, _ints(start_indices), sizes)
-    return _fresh(x[tuple(builtins.slice(s, s + k) for s, k in zip(starts, sizes))])
+    return basic_slice(x, tuple(builtins.slice(s, s + k) for s, k in zip(starts, sizes)))
 
 
 def dynamic_update_slice(input: np.ndarray, update: np.ndarray, start_indices: Sequence[int]) -> np.ndarray:
