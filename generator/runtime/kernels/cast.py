@@ -19,6 +19,7 @@ float32 (which keeps what the final rounding to nearest needs), never through a 
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import ml_dtypes
@@ -177,11 +178,52 @@ def _int_to_int(x: np.ndarray, dst: np.dtype[Any]) -> np.ndarray:
 _NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
+_FLAGGING_TARGETS = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+@lru_cache(maxsize=None)
+def _conversion_flags_out_of_range(src: np.dtype[Any], dst: np.dtype[Any]) -> bool:
+    """Whether converting src floats to dst raises IEEE 754's 'invalid' flag exactly for the values that
+    have no dst value (NaN, infinities, values whose integer part is out of range), as C's Annex F has
+    it and NumPy reports it under errstate(invalid="raise"). True for int32 and int64 on x86-64 and
+    AArch64, which convert to those widths in one instruction; a narrower or unsigned target goes
+    through a wider integer (300.0 -> int8 raises nothing), so only these two are asked. Probed once
+    per pair on this machine's NumPy: each value outside alone must raise, the values inside must not."""
+    info = np.iinfo(dst)
+    with np.errstate(over="ignore"):  # 2 * max is inf in float16: still outside
+        outside = np.array([np.nan, np.inf, -np.inf, 2.0 * info.max, 2.0 * info.min], np.float64).astype(src)
+        inside = np.array([0.0, -0.0, 0.5, -0.75, float(info.min), 127.0, -128.0], np.float64).astype(src)
+        top = np.array(float(info.max) + 1, np.float64).astype(src)  # float16: inf, whose neighbour is its largest
+    inside = np.append(inside, np.nextafter(top, np.array(0, src)))  # the largest value below max + 1
+    inside = inside[np.isfinite(inside)]  # float16 has no -2**31
+    for value in outside:
+        try:
+            with np.errstate(invalid="raise"):
+                value.reshape(1).astype(dst)
+        except FloatingPointError:
+            continue
+        return False
+    try:
+        with np.errstate(invalid="raise"):
+            inside.astype(dst)
+    except FloatingPointError:
+        return False
+    return True
+
+
 def _float_to_int(x: np.ndarray, dst: np.dtype[Any]) -> np.ndarray:
     """An integer first (toward zero; to nearest even for the 2- and 4-bit types), then its low bits;
     NaN and infinities give 0."""
     x = np.asarray(x)
-    if family(dst) == "int" and x.dtype in _NATIVE_FLOATS and x.size:
+    if dst in _FLAGGING_TARGETS and x.dtype in _NATIVE_FLOATS and _conversion_flags_out_of_range(x.dtype, dst):
+        # The conversion itself says whether every value was in range, in the one pass onnx.reference's
+        # astype makes: no flag, and NumPy's conversion (C's, toward zero) is the integer itself.
+        try:
+            with np.errstate(invalid="raise"):
+                return x.astype(dst)
+        except FloatingPointError:
+            pass  # a NaN, an infinity or a value out of range: the general path below
+    elif family(dst) == "int" and x.dtype in _NATIVE_FLOATS and x.size:
         # Every value within the type's range (no NaN: a NaN makes min and max NaN, and the test false):
         # NumPy's conversion is C's, toward zero, and the low bits of an integer in range are itself. Two
         # reductions instead of ~10 passes and two masked copies (28x onnx.reference's astype).
