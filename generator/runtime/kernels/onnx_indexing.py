@@ -33,7 +33,7 @@ def _as_int64(indices: Any) -> np.ndarray:
     idx = np.asarray(indices)
     if idx.dtype.kind == "u" and idx.dtype.itemsize == 8:
         idx = np.minimum(idx, np.uint64(np.iinfo(np.int64).max))
-    return idx.astype(np.int64)
+    return idx.astype(np.int64, copy=False)  # read only: the callers index with it
 
 
 _FEW = 64  # index tensors up to this size are range-checked in Python (NumPy's per-call costs dominate there)
@@ -85,7 +85,12 @@ def onnx_gather(data: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.n
     the end there too (spec note negative_indices)."""
     x = np.asarray(data)
     a = axis % x.ndim
-    picked = np.take(x, _in_range(indices, x.shape[a], "indices"), axis=a)
+    idx = _as_int64(indices)
+    try:  # numpy.take's "raise" mode is ONNX's rule: -size .. size - 1, negative values from the end
+        picked = np.take(x, idx, axis=a)
+    except IndexError:
+        _in_range(idx, x.shape[a], "indices")  # raises, naming the values and the range
+        raise
     if type(picked) is np.ndarray and picked.dtype == x.dtype:
         return picked  # take's result is a new array already
     return np.array(picked, dtype=x.dtype)  # a 0-d result is a NumPy scalar (a str for strings): an array again
