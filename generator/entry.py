@@ -5,10 +5,41 @@ most often it has nothing to do. That is first asked of the no-op stamp (opgen.b
 statuses only, nothing else imported); failing that, the build runs here without importing click,
 which costs about a fifth of a no-op; only a build with something to say (files written, warnings,
 errors) imports the command line (opgen.cli) to report it. Every other command goes straight to the
-command line."""
+command line. The console script (console) then leaves a build without the interpreter's teardown."""
 from __future__ import annotations
 
 import sys
+
+
+def console() -> None:
+    """The `opgen` console script: main(), and after a build, leave without tearing the interpreter
+    down. A build ends with everything written, closed and saved (outputs, manifest, caches); what is
+    left is freeing its modules and model object by object, a tenth of an edit's build. Other commands
+    exit the usual way (their libraries may have exit handlers); main() itself, which tests call in
+    their own process, never cuts the process short."""
+    if sys.argv[1:] != ["build"]:
+        main()
+        return
+    try:
+        main()
+    except SystemExit as exc:
+        _leave(exc.code)
+    _leave(0)
+
+
+def _leave(code: object) -> None:
+    """os._exit with the status sys.exit would give, once what was printed is flushed."""
+    import os
+
+    if isinstance(code, str):  # sys.exit("message"): printed, status 1
+        print(code, file=sys.stderr)
+    status = 0 if code is None else code if isinstance(code, int) else 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: nothing more can be said
+        status = status or 1
+    os._exit(status)
 
 
 def main() -> None:

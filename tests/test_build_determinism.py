@@ -3,6 +3,7 @@ the changelog once listed changed attribute defaults in set order, which PYTHONH
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -106,3 +107,27 @@ def test_build_is_independent_of_hash_seed_and_working_directory(tmp_path):
     page = trees[0]["docs/en/demo/Four.md"].decode()
     assert page.index("attribute delta: default") < page.index("attribute alpha: default") \
         < page.index("attribute gamma: default") < page.index("attribute beta: default")
+
+
+def test_console_build_reports_and_exits_like_sys_exit(tmp_path):
+    """The console script leaves `opgen build` without the interpreter's teardown (opgen.entry.console):
+    what it printed must still arrive in full, the outputs be complete (a --check afterwards finds them
+    fresh), and the exit status be the build's: 0 when built, 1 for a spec error."""
+    project = tmp_path / "project"
+    specs = empty_spec_tree(project / "specs")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    write(specs / "demo" / "Four.yaml", four_attribute_op())
+    env = dict(os.environ, OPGEN_CACHE_DIR=str(tmp_path / "cache"))
+
+    def opgen(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(OPGEN), *args], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+
+    built = opgen("build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    lines = built.stdout.splitlines()
+    assert re.match(r"opgen build: \d+ written, 0 unchanged", lines[0]) and lines[-1].startswith("C: 2 have typed C"), lines
+    assert opgen("build", "--check").returncode == 0
+    write(specs / "demo" / "Four.yaml", four_attribute_op().replace("since_version: 3", "since_version: three"))
+    broken = opgen("build")
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "Four.yaml:" in broken.stdout + broken.stderr and "since_version" in broken.stdout + broken.stderr
