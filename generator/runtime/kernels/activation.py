@@ -76,7 +76,9 @@ def softmax(input: np.ndarray, *, axis: int, accurate: bool, logarithmic: bool, 
     eps = c.dtype.type(epsilon)
     with np.errstate(all="ignore"):
         shifted = c - np.max(c, axis=axis, keepdims=True) if accurate else c
-        exponentials = np.exp(shifted)  # computed once: the quotient divides them in place
+        # computed once, the quotient dividing them in place; into `shifted` itself when it is this
+        # kernel's own temporary (not the input) and the logarithm does not read it again
+        exponentials = np.exp(shifted, out=shifted) if accurate and not logarithmic else np.exp(shifted)
         denominator = np.maximum(np.sum(exponentials, axis=axis, keepdims=True), eps)
         result = shifted - np.log(denominator) if logarithmic else np.divide(exponentials, denominator,
                                                                              out=exponentials)
