@@ -9,8 +9,10 @@ whose semantics differ from XLA's, are in onnx_slice_pad.
 
 Conventions (those of data_movement): element values are moved bit for bit, whatever their type
 (strings are object arrays, bfloat16/float8/int4 ml_dtypes arrays); every result is a fresh array,
-except Split's parts, which are read-only views of the input (data_movement's one exception); a value the validator cannot see in advance (a split length, a target shape, a block size that does
-not divide) is checked here and refused with a ValueError naming it.
+except those holding exactly the input's elements (Split's parts, Reshape, Flatten, Transpose), which
+are read-only views of the input (data_movement's one exception); a value the validator cannot see in
+advance (a split length, a target shape, a block size that does not divide) is checked here and
+refused with a ValueError naming it.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """XLA's slicing and padding: Slice, SliceInDim, DynamicSlice, DynamicUpdateSlice, RealDynamicSlice,
 Pad and DynamicPad (hlir). The conventions of opgen.runtime.kernels.data_movement hold: elements move bit
-for bit, results are fresh arrays but the slices (read-only views of the input), index values the
-validator cannot see are checked here. ONNX's Slice
+for bit; the slices (Slice, SliceInDim, DynamicSlice, RealDynamicSlice) are read-only views of the
+input and the other results fresh arrays; index values the validator cannot see are checked here. ONNX's Slice
 and Pad count and pad differently (onnx_slice_pad.py says how)."""
 from __future__ import annotations
 
