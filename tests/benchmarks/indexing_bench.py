@@ -4,8 +4,9 @@ onnx.reference, onnxruntime (the ONNX op of the same meaning) and jax.lax (jit-c
 Cases: an embedding lookup (Gather of 4096 rows of a 10000x256 table: ONNX Gather axis 0), its
 scatter (ScatterND of 4096 rows: ONNX ScatterND), top 10 of each row of a 1000x1000 matrix (ONNX
 TopK), and a full sort of each row of that matrix (ONNX has no Sort: TopK with k = 1000).
-Median of several runs, milliseconds; ratio = opgen / peer, < 1 means opgen is faster; an opgen /
-onnx.reference ratio above 1.0 is marked SLOWER (the two are timed in alternation: timing.paired_times).
+Median of several runs, milliseconds; ratio = opgen / peer, < 1 means opgen is faster. opgen and
+onnx.reference are timed round by round (timing.paired): their ratio is the median of the rounds' ratios,
+marked SLOWER when a sign test over the rounds finds opgen slower (~1: above 1.0 in the median only).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ import opgen_ops  # noqa: E402
 ROWS, WIDTH, LOOKUPS = 10_000, 256, 4096
 import statistics  # noqa: E402
 
-from timing import flag, median_time, paired_times  # noqa: E402
+from timing import median_time, paired  # noqa: E402
 
 
 def onnx_runners(op: str, feeds: dict[str, np.ndarray], outputs: tuple[int, ...], **attrs):
@@ -93,14 +94,15 @@ def cases(rng: np.random.Generator):
 def main() -> None:
     rows = []
     for name, ours, reference, onnxruntime, jax_fn in cases(np.random.default_rng(0)):
-        t, ref = paired_times(ours, reference, 7, statistics.median)
-        rows.append((name, t, ref, median_time(onnxruntime, 7), median_time(jax_fn, 7)))
+        rows.append((name, paired(ours, reference, pick=statistics.median), median_time(onnxruntime, 7),
+                     median_time(jax_fn, 7)))
     print("indexing and ordering (median ms; ratio = opgen / peer, < 1 is faster)")
     print(f"{'case':<26}{'opgen':>8}{'onnx.ref':>10}{'/ref':>7}{'ort':>8}{'/ort':>7}{'jax':>8}{'/jax':>7}")
-    for name, t, ref, ort_t, jax_t in rows:
-        print(f"{name:<26}{t * 1e3:>8.2f}{ref * 1e3:>10.2f}{t / ref:>7.2f}{ort_t * 1e3:>8.2f}{t / ort_t:>7.2f}"
-              f"{jax_t * 1e3:>8.2f}{t / jax_t:>7.2f}{flag(t / ref)}")
-    slower = [r[0] for r in rows if r[1] > r[2]]
+    for name, timed, ort_t, jax_t in rows:
+        t = timed.ours
+        print(f"{name:<26}{t * 1e3:>8.2f}{timed.peer * 1e3:>10.2f}{timed.ratio:>7.2f}{ort_t * 1e3:>8.2f}{t / ort_t:>7.2f}"
+              f"{jax_t * 1e3:>8.2f}{t / jax_t:>7.2f}{timed.flag}")
+    slower = [f"{r[0]} {r[1].ratio:.2f}" for r in rows if r[1].consistently_slower]
     print(f"opgen kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
 
 

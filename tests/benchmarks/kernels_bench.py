@@ -2,11 +2,13 @@
 share (1M-element float32 inputs), and the generated C kernels against the NumPy kernels.
 
 Prints one row per op with best times and ratios; an op is measured once its hlir kernel exists.
-Ratios < 1 mean opgen is faster than the peer in the same column; an np/ref or onnx/ref ratio above 1.0
-is marked SLOWER. The numpy column times the hlir kernel; onnx/ref times opgen's kernel of the ONNX op
-itself against onnx.reference, the same op with the same semantics (hlir Max and Min break signed-zero
-ties as IEEE 754-2019 says, seed 004; ONNX leaves them open and onnx.reference follows np.maximum). opgen and onnx.reference are timed in alternation (timing.paired_times), so that the machine's
-load weighs on both alike.
+Ratios < 1 mean opgen is faster than the peer in the same column. The numpy column times the hlir kernel;
+onnx/ref times opgen's kernel of the ONNX op itself against onnx.reference, the same op with the same
+semantics (hlir Max and Min break signed-zero ties as IEEE 754-2019 says, seed 004; ONNX leaves them open
+and onnx.reference follows np.maximum). opgen and onnx.reference are timed round by round (timing.paired),
+so that the machine's load weighs on both alike: a ratio against onnx.reference is the median of the
+rounds' ratios, marked SLOWER when a sign test over the rounds finds opgen slower (timing.Paired) and ~1
+when above 1.0 in the median only (below what the run resolves).
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ SHARED = {
     "Select": ("Where", 16, {}, {}, "bxy"),
     "Clamp": ("Clip", 13, {}, {}, "lxh"),
 }
-from timing import best_time, flag, paired_times  # noqa: E402
+from timing import Paired, best_time, paired, paired_times  # noqa: E402
 
 # Structured C kernels (opgen.render.c_structured) against the hlir NumPy kernels, float32, about 1M elements:
 # label -> (hlir op, input shapes, attributes, output shape given to the kernel (BroadcastInDim) or None).
@@ -160,7 +162,7 @@ def print_structured(rows: list[tuple[str, float, float]], more: list[tuple[str,
         print(f"{label:<21}{t_np * 1e6:>9.0f}{t_c * 1e6:>9.0f}{t_c / t_np:>7.2f}")
 
 
-def onnx_elementwise_rows(rng: np.random.Generator) -> list[tuple[str, int, float, float]]:
+def onnx_elementwise_rows(rng: np.random.Generator) -> list[tuple[str, int, Paired]]:
     """(op, version, opgen seconds, onnx.reference seconds) for every ONNX element-wise op (the newest version
     of each op with an elementwise formula) that takes float tensors: opgen's kernel of the op against
     onnx.reference's, on 1M-element float32 inputs in (0.1, 0.9) (inside every op's domain), attributes at
@@ -179,24 +181,23 @@ def onnx_elementwise_rows(rng: np.random.Generator) -> list[tuple[str, int, floa
         evaluator = ReferenceEvaluator(node_model(op.name, v.since_version, "float", names, {}))
         feeds = dict(zip(names, xs))
         kernel = opgen_ops.get_kernel("onnx", op.name, v.since_version)
-        t_opgen, t_ref = paired_times(lambda: kernel(*xs), lambda: evaluator.run(None, feeds), repeat=7)
-        rows.append((op.name, v.since_version, t_opgen, t_ref))
+        rows.append((op.name, v.since_version, paired(lambda: kernel(*xs), lambda: evaluator.run(None, feeds))))
     return rows
 
 
-def print_onnx_elementwise(rows: list[tuple[str, int, float, float]]) -> None:
+def print_onnx_elementwise(rows: list[tuple[str, int, Paired]]) -> None:
     print("every ONNX element-wise op on float tensors: opgen's kernel against onnx.reference's (1M float32 in "
-          "(0.1, 0.9), default attributes, optional inputs absent; best of 7, microseconds)")
+          "(0.1, 0.9), default attributes, optional inputs absent; best of up to 41 rounds in microseconds, "
+          "median ratio)")
     print(f"{'op':<18}{'opgen':>9}{'onnx.ref':>10}{'ratio':>7}")
-    for name, version, t_opgen, t_ref in rows:
+    for name, version, timed in rows:
         note = "  (no bounds: onnx.reference returns its input unclipped; spec note absent_bounds)" \
             if name == "Clip" else ""
-        print(f"{name + '-' + str(version):<18}{t_opgen * 1e6:>9.0f}{t_ref * 1e6:>10.0f}{t_opgen / t_ref:>7.2f}"
-              f"{flag(t_opgen / t_ref)}{note}")
-    ratios = [t_opgen / t_ref for _, _, t_opgen, t_ref in rows]
-    if ratios:
-        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-        slower = [f"{name} {t_opgen / t_ref:.2f}" for name, _, t_opgen, t_ref in rows if t_opgen > t_ref]
+        print(f"{name + '-' + str(version):<18}{timed.ours * 1e6:>9.0f}{timed.peer * 1e6:>10.0f}{timed.ratio:>7.2f}"
+              f"{timed.flag}{note}")
+    if rows:
+        geomean = math.exp(sum(math.log(timed.ratio) for _, _, timed in rows) / len(rows))
+        slower = [f"{name} {timed.ratio:.2f}" for name, _, timed in rows if timed.consistently_slower]
         print(f"{len(rows)} ops, geomean {geomean:.2f}; slower than onnx.reference: {', '.join(slower) or 'none'}")
 
 
@@ -236,13 +237,12 @@ def main() -> None:
             options = ort.SessionOptions()
             options.log_severity_level = 3
             session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-            t_np, t_ref = paired_times(lambda: kernel(*xs, **attrs), lambda: evaluator.run(None, feeds))
+            hlir_timed = paired(lambda: kernel(*xs, **attrs), lambda: evaluator.run(None, feeds))
             # opgen's kernel of the same ONNX op (the op both implement, same inputs), timed against the
             # reference again: the hlir kernel above computes the hlir semantics, which for Max and Min
             # (IEEE 754-2019 signed-zero ties, seed 004) are not what onnx.reference computes
             onnx_kernel = opgen_ops.get_kernel("onnx", onnx_op, opset)
-            t_onnx, t_ref_again = paired_times(lambda: onnx_kernel(*onnx_xs, **onnx_attrs),
-                                               lambda: evaluator.run(None, feeds))
+            onnx_timed = paired(lambda: onnx_kernel(*onnx_xs, **onnx_attrs), lambda: evaluator.run(None, feeds))
             t_ort = best_time(lambda: session.run(None, feeds))
             v = specs.op(op).versions[0]
             t_c = None
@@ -251,25 +251,29 @@ def main() -> None:
                 fn, args, _, keep = prepare_c(lib, v, "float", xs, attrs, out_shape)
                 if fn(*args) == OPGEN_OK:  # time the C call itself, not the ctypes marshalling
                     t_c = best_time(lambda: fn(*args))
-            rows.append((op, t_np, t_ref, t_ort, t_c, t_onnx / t_ref_again))
+            rows.append((op, hlir_timed, t_ort, t_c, onnx_timed))
         structured = structured_rows(lib, specs, rng)
         more = more_rows(lib, load_or_raise(ROOT / "specs"), rng)
     print(f"kernels on {N:,} float32 elements (best of 15 runs, microseconds; ratio = opgen / peer, < 1 is faster)")
-    print("numpy: the hlir kernel; onnx/ref: opgen's kernel of the ONNX op against onnx.reference's, paired again")
+    print("numpy: the hlir kernel; onnx/ref: opgen's kernel of the ONNX op against onnx.reference's, paired again;"
+          " np/ref and onnx/ref: median ratio of the rounds")
     print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}"
           f"{'onnx/ref':>10}")
-    for op, t_np, t_ref, t_ort, t_c, onnx_ratio in rows:
-        us = 1e6
+    for op, hlir_timed, t_ort, t_c, onnx_timed in rows:
+        us, t_np = 1e6, hlir_timed.ours
         c = f"{t_c * us:>9.0f}{t_c / t_np:>7.2f}" if t_c is not None else f"{'-':>9}{'-':>7}"
-        print(f"{op:<13}{t_np * us:>9.0f}{t_ref * us:>10.0f}{t_np / t_ref:>8.2f}{t_ort * us:>9.0f}{t_np / t_ort:>8.2f}{c}"
-              f"{onnx_ratio:>10.2f}{flag(max(t_np / t_ref, onnx_ratio))}")
-    slower = [r[0] for r in rows if r[1] > r[2]]
+        # the mark of the ratio further above 1.0 (both when both are)
+        marks = [timed.flag for timed in (hlir_timed, onnx_timed) if timed.ratio > 1.0]
+        mark = " SLOWER" if " SLOWER" in marks else max(marks, default="")
+        print(f"{op:<13}{t_np * us:>9.0f}{hlir_timed.peer * us:>10.0f}{hlir_timed.ratio:>8.2f}{t_ort * us:>9.0f}"
+              f"{t_np / t_ort:>8.2f}{c}{onnx_timed.ratio:>10.2f}{mark}")
+    slower = [f"{r[0]} {r[1].ratio:.2f}" for r in rows if r[1].consistently_slower]
     print(f"hlir NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'} (Max and Min compute IEEE "
           "754-2019 signed-zero ties, which onnx.reference does not: one more read of the result)")
-    slower = [SHARED[r[0]][0] for r in rows if r[5] > 1]
+    slower = [f"{SHARED[r[0]][0]} {r[4].ratio:.2f}" for r in rows if r[4].consistently_slower]
     print(f"ONNX NumPy kernels slower than onnx.reference on the same op: {', '.join(slower) or 'none'}")
     # Goal (issue 18): C <= 1.0x NumPy in geometric mean over the element-wise ops, <= 1.5x on each.
-    c_ratios = {r[0]: r[4] / r[1] for r in rows if r[4] is not None}
+    c_ratios = {r[0]: r[3] / r[1].ours for r in rows if r[3] is not None}
     if c_ratios:
         geomean = math.exp(sum(math.log(x) for x in c_ratios.values()) / len(c_ratios))
         over = [f"{op} {x:.2f}" for op, x in c_ratios.items() if x > 1.5]

@@ -1,9 +1,9 @@
 """`make bench`, joins/sort/reduce/random/control flow: opgen's NumPy kernels against onnx.reference and
 jax.lax (jit, CPU) on 1M-element float32 inputs, for the ops they share.
 
-Prints one row per op with median times and ratios; ratios < 1 mean opgen is faster than the peer, an
-np/ref ratio above 1.0 is marked SLOWER. opgen and onnx.reference are timed in alternation
-(timing.paired_times).
+Prints one row per op with median times and ratios; ratios < 1 mean opgen is faster than the peer.
+opgen and onnx.reference are timed round by round (timing.paired): np/ref is the median of the rounds'
+ratios, marked SLOWER when a sign test over the rounds finds opgen slower (~1: above 1.0 in the median only).
 
 Sums along the last (contiguous) axis: hlir Reduce is a left fold from the initial value in row-major
 order (specs/hlir/Reduce.yaml, note fold_left), a contract the kernel keeps bit for bit; NumPy's np.sum,
@@ -30,7 +30,7 @@ import opgen_ops  # noqa: E402
 SHAPE = (1000, 1000)
 import statistics  # noqa: E402
 
-from timing import flag, median_time, paired_times  # noqa: E402
+from timing import median_time, paired  # noqa: E402
 
 
 def onnx_runner(op: str, opset: int, inputs: dict[str, np.ndarray], outputs: list[str], attrs: dict):
@@ -134,13 +134,14 @@ def main() -> None:
     print(f"{'op':<15}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'jax':>9}{'np/jax':>8}")
     slower = []
     for name, ours, onnx_ref, jax_fn in rows:
-        t, r = paired_times(ours, onnx_ref, 7, statistics.median) if onnx_ref else (median_time(ours), None)
+        timed = paired(ours, onnx_ref, pick=statistics.median) if onnx_ref else None
+        t, r = (timed.ours, timed.peer) if timed else (median_time(ours), None)
         j = median_time(jax_fn) if jax_fn else None
         cells = [f"{t * 1e3:8.2f}ms"]
-        cells.append(f"{r * 1e3:8.2f}ms{t / r:8.2f}" if r else f"{'-':>10}{'-':>8}")
+        cells.append(f"{r * 1e3:8.2f}ms{timed.ratio:8.2f}" if timed else f"{'-':>10}{'-':>8}")
         cells.append(f"{j * 1e3:7.2f}ms{t / j:8.2f}" if j else f"{'-':>9}{'-':>8}")
-        print(f"{name:<15}" + "".join(cells) + (flag(t / r) if r else ""))
-        if r and t > r:
+        print(f"{name:<15}" + "".join(cells) + (timed.flag if timed else ""))
+        if timed and timed.consistently_slower:
             slower.append(name)
     print(f"NumPy kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
 

@@ -1,10 +1,12 @@
 """How `make bench` times things: one helper for every benchmark script."""
 from __future__ import annotations
 
+import math
 import os
 import resource
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -58,6 +60,77 @@ def paired_times(ours: Callable[[], object], peer: Callable[[], object], repeat:
 def flag(ratio: float) -> str:
     """The mark of a ratio opgen / onnx.reference above 1.0 (opgen slower) in the benchmark tables."""
     return " SLOWER" if ratio > 1.0 else ""
+
+
+SIGNIFICANCE = 0.01  # the sign test's level: how unlikely a SLOWER mark is for two equally fast sides
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two callables timed round by round (see `paired`): each side's picked time, and the ratio
+    ours / peer of every round, whose median is the figure to compare."""
+
+    ours: float
+    peer: float
+    ratios: tuple[float, ...]
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.ratios)
+
+    @property
+    def slower_rounds(self) -> int:
+        return sum(r > 1.0 for r in self.ratios)
+
+    @property
+    def p_value(self) -> float:
+        """The sign test's one-sided p-value: the chance of at least this many slower rounds if each round
+        were a coin toss (two equally fast sides, the order alternating)."""
+        n, k = len(self.ratios), self.slower_rounds
+        return sum(math.comb(n, j) for j in range(k, n + 1)) / 2**n
+
+    @property
+    def consistently_slower(self) -> bool:
+        """Slower in the median, and in so many rounds that chance explains it less than once in 100."""
+        return self.ratio > 1.0 and self.p_value < SIGNIFICANCE
+
+    @property
+    def flag(self) -> str:
+        """The row's mark: " SLOWER" when consistently slower; " ~1" when the median is above 1.0 but not
+        significantly (the difference is below what this run resolves: e.g. both sides make the same NumPy
+        call, whose time varies by 10-20% from call to call on a shared 2-core machine); else nothing."""
+        if self.consistently_slower:
+            return " SLOWER"
+        return f" ~1 (slower in {self.slower_rounds} of {len(self.ratios)} rounds)" if self.ratio > 1.0 else ""
+
+
+def paired(ours: Callable[[], object], peer: Callable[[], object], repeat: int = 41,
+           pick: Callable[[list[float]], float] = min, clock: Callable[[], float] = time.perf_counter,
+           budget_s: float = 4.0, min_rounds: int = 8) -> Paired:
+    """Like paired_times, and the ratio of each round kept: a round times one call of each side back to
+    back, the side going first alternating from round to round (the second call of a round may find
+    caches and freed memory the first left). The median of the rounds' ratios is steadier than the ratio
+    of two best times, and how many rounds were slower says whether a difference is real (a sign test:
+    Paired.consistently_slower). Rounds stop at `repeat`, or after `min_rounds` (the fewest in which all
+    rounds slower passes the test) once `budget_s` seconds have gone (slow peers: pooling, Conv)."""
+    ours()
+    peer()
+    mine: list[float] = []
+    theirs: list[float] = []
+    began = time.perf_counter()
+    for k in range(repeat):
+        if k >= min_rounds and time.perf_counter() - began > budget_s:
+            break
+        first, second = (ours, peer) if k % 2 == 0 else (peer, ours)
+        start = clock()
+        first()
+        middle = clock()
+        second()
+        end = clock()
+        a, b = (middle - start, end - middle) if k % 2 == 0 else (end - middle, middle - start)
+        mine.append(a)
+        theirs.append(b)
+    return Paired(pick(mine), pick(theirs), tuple(a / b for a, b in zip(mine, theirs)))
 
 
 def children_cpu() -> float:
