@@ -176,7 +176,10 @@ def _leading_fold(op: np.ufunc, x: np.ndarray, init: np.ndarray, dims: list[int]
     out_shape = tuple(x.shape[k] for k in kept)
     if dims == list(range(x.ndim - len(dims), x.ndim)) and x.flags.c_contiguous and kept_total > _FOLD_BLOCK:
         return _blocked_rows_fold(op, x.reshape(kept_total, n), compute, start).reshape(out_shape)
-    moved = np.ascontiguousarray(np.transpose(x, dims + kept), dtype=compute).reshape(n, kept_total)
+    if dims == list(range(len(dims))) and x.flags.c_contiguous and x.dtype == compute:
+        moved = x.reshape(n, kept_total)  # the reduced elements lead already: a view, no transposition
+    else:
+        moved = np.ascontiguousarray(np.transpose(x, dims + kept), dtype=compute).reshape(n, kept_total)
     return op.reduce(moved, axis=0, initial=start).reshape(out_shape)
 
 
@@ -352,7 +355,7 @@ def _reduce(xs: list[np.ndarray], inits: list[np.ndarray], dims: list[int], comp
     if computation == "ADD" and xs[0].dtype.kind == "f":
         folded = _leading_fold(np.add, xs[0], inits[0], dims)
         if folded is not None:
-            return (folded.astype(xs[0].dtype),)
+            return (folded.astype(xs[0].dtype, copy=False),)  # a new array already
     return (np.asarray(_fold(computation, _columns(xs[0], inits[0], dims))).astype(xs[0].dtype),)
 
 
