@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import binomtest
 
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
-from timing import SIGNIFICANCE, Paired, paired  # noqa: E402
+from timing import SIGNIFICANCE, Paired, paired, paired_times  # noqa: E402
 
 
 def rounds(slower: int, total: int, by: float = 1.05) -> Paired:
@@ -59,3 +59,8 @@ def test_paired_alternates_the_order_and_keeps_each_side_its_own_time() -> None:
     assert result.ratios == (1.5,) * 6 and (result.ours, result.peer) == (3, 2)
     timed = calls[2:]  # after one warm-up call of each
     assert timed == list(islice(cycle(["ours", "peer", "peer", "ours"]), 12))
+
+    # out of time budget: the fewest rounds, no more; paired_times takes every round it is asked for
+    assert len(paired(ours, peer, repeat=41, clock=clock, budget_s=0, min_rounds=8).ratios) == 8
+    calls.clear()
+    assert paired_times(ours, peer, 5, clock=clock) == (3, 2) and len(calls) == 2 + 2 * 5

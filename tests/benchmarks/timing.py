@@ -43,18 +43,10 @@ def paired_times(ours: Callable[[], object], peer: Callable[[], object], repeat:
     from second to second; alternating exposes both sides to the same load, so their ratio is steadier
     than that of two series timed one after the other. `clock`: wall time by default; time.process_time
     counts only this process's CPU time (all its threads), which a machine loaded beyond its cores does
-    not inflate with the time the process waits for a core."""
-    ours()
-    peer()
-    mine, theirs = [], []
-    for _ in range(repeat):
-        start = clock()
-        ours()
-        middle = clock()
-        peer()
-        mine.append(middle - start)
-        theirs.append(clock() - middle)
-    return pick(mine), pick(theirs)
+    not inflate with the time the process waits for a core. Every round is taken (`paired` with no time
+    budget), the side going first alternating."""
+    timed = paired(ours, peer, repeat, pick, clock, budget_s=math.inf, min_rounds=repeat)
+    return timed.ours, timed.peer
 
 
 def flag(ratio: float) -> str:
