@@ -254,7 +254,8 @@ def main() -> None:
             rows.append((op, hlir_timed, t_ort, t_c, onnx_timed))
         structured = structured_rows(lib, specs, rng)
         more = more_rows(lib, load_or_raise(ROOT / "specs"), rng)
-    print(f"kernels on {N:,} float32 elements (best of 15 runs, microseconds; ratio = opgen / peer, < 1 is faster)")
+    print(f"kernels on {N:,} float32 elements (microseconds: best of up to 41 paired rounds for numpy and onnx.ref, "
+          "of 15 runs for ort and C; ratio = opgen / peer, < 1 is faster)")
     print("numpy: the hlir kernel; onnx/ref: opgen's kernel of the ONNX op against onnx.reference's, paired again;"
           " np/ref and onnx/ref: median ratio of the rounds")
     print(f"{'op':<13}{'numpy':>9}{'onnx.ref':>10}{'np/ref':>8}{'ort':>9}{'np/ort':>8}{'C':>9}{'C/np':>7}"
