@@ -175,10 +175,14 @@ def _check_version(v: OpVersion, domain: Domain) -> Iterator[tuple[Any, ...]]:
                 yield tc.location, f"type_constraints.{tc.name}", (
                     f"unknown type {t}; expected tensor(<elem>), seq(tensor(<elem>)) or optional(...) with elem "
                     "one of " + ", ".join(ELEM_TYPES))
-        if tc.name not in used:
-            # A warning: the source may declare one (ONNX Tile-1 declares T1 and types nothing with it).
+        if tc.unused and tc.name in used:
+            yield tc.location, f"type_constraints.{tc.name}.unused", (
+                f"type variable {tc.name} is marked unused, but a parameter or attribute is typed with it")
+        elif tc.name not in used and not tc.unused:
+            # A warning: a slip, or a source that declares one and types nothing with it (ONNX Tile-1's T1),
+            # which the spec records with `unused: true`.
             yield tc.location, f"type_constraints.{tc.name}", f"type variable {tc.name} is not used by any " \
-                "parameter", "warning"
+                "parameter (when the source declares it so, say `unused: true`)", "warning"
     declared = {tc.name for tc in v.type_constraints}
     for side, plist in (("inputs", v.inputs), ("outputs", v.outputs)):
         seen_optional = False

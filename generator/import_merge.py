@@ -26,7 +26,7 @@ FACT_KEYS = ("since_version", "support_level", "deprecated", "function", "functi
 ENTRY_FACTS = {"attributes": ("name", "type", "required", "default", "tensor_type", "description"),
                "inputs": ("name", "type", "option", "homogeneous", "min_arity", "description"),
                "outputs": ("name", "type", "option", "homogeneous", "min_arity", "description"),
-               "type_constraints": ("name", "types", "description")}
+               "type_constraints": ("name", "types", "unused", "description")}
 SIDES = tuple(ENTRY_FACTS)
 # An op's texts: (slot, version; None for every version) -> {"en": ..., "zh": ...}.
 Texts = dict[tuple[str, int | None], dict[str, Any]]

@@ -257,8 +257,10 @@ def _version(name: str, s: Any, result: ImportResult, texts: tuple[Texts, ...]) 
             entry["description"] = text(f"{side}.{name_}", p.description)
             out.append(entry)
         v[side] = out
+    typed = {p.type_str for p in (*s.inputs, *s.outputs)}
     v["type_constraints"] = [
         {"name": t.type_param_str, "types": _types(key, t.type_param_str, list(t.allowed_type_strs)),
+         **({"unused": True} if t.type_param_str not in typed else {}),  # declared, typing nothing (Tile-1's T1)
          "description": text(f"type_constraints.{t.type_param_str}", t.description)}
         for t in s.type_constraints]
     return v

@@ -82,6 +82,8 @@ class TypeConstraint:
     description: Text
     location: Location
     written_as: str | None = None
+    # the source declares the variable without typing anything with it (ONNX Tile-1's T1): no warning
+    unused: bool = False
 
 
 @dataclass(frozen=True)

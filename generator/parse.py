@@ -242,7 +242,8 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
         inputs=tuple(param(p) for p in raw["inputs"]), outputs=outputs,
         type_constraints=tuple(
             TypeConstraint(t["name"], expand_types(t["types"], groups), tuple(t["types"]),
-                           _required_text(t["description"]), _loc(t, loc), t.get("written_as"))
+                           _required_text(t["description"]), _loc(t, loc), t.get("written_as"),
+                           bool(t.get("unused", False)))
             for t in raw["type_constraints"]),
         location=loc, support_level=raw.get("support_level"), function=raw.get("function"),
         function_body=raw.get("function_body"), function_opset=raw.get("function_opset"),

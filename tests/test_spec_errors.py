@@ -244,3 +244,45 @@ def test_a_comprehension_variable_may_not_shadow_the_checks_context_or_functions
     assert any(f"constraints.C1.check: comprehension variable {variable!r} is " in e for e in errors), errors
     ok = errors_for(spec_tree, text.replace(f"all({variable} >= 0 for {variable} in", "all(d >= 0 for d in"))
     assert ok == []
+
+
+UNUSED_T1 = """\
+      - name: T1
+        types: [tensor(int64)]
+{flag}        description: {{en: Declared by the source., zh: 来源声明的。}}
+"""
+
+
+def diagnostics_with_t1(spec_tree: Path, flag: str, typed_with: str = "T") -> list[str]:
+    """Every diagnostic (errors and warnings) of GOOD_OP with a second type variable T1, marked `unused:
+    true` or not, and the input typed with `typed_with`."""
+    op = GOOD_OP.replace('    elementwise: {formula: alpha * X}\n', UNUSED_T1.format(flag=flag)).replace(
+        "      - name: X\n        type: T\n", f"      - name: X\n        type: {typed_with}\n")
+    write(spec_tree / "demo" / "domain.yaml", DOMAIN)
+    write(spec_tree / "demo" / "Scale.yaml", op)
+    _, diagnostics = load_specs(spec_tree)
+    return [f"{e.severity}: {e}" for e in diagnostics]
+
+
+def test_a_type_variable_nothing_uses_warns_unless_the_spec_records_it_as_the_sources_fact(spec_tree):
+    warned = diagnostics_with_t1(spec_tree, flag="")
+    assert len(warned) == 1 and warned[0].startswith("warning: ")
+    assert re.search(r"Scale\.yaml:\d+:\d+: demo\.Scale@2: type_constraints\.T1: .*type variable T1 is not used by "
+                     r"any parameter \(when the source declares it so, say `unused: true`\)", warned[0]), warned
+    assert diagnostics_with_t1(spec_tree, flag="        unused: true\n") == []
+    # the flag on a variable something is typed with is a located error
+    wrong = diagnostics_with_t1(spec_tree, flag="        unused: true\n", typed_with="T1")
+    assert any(d.startswith("error: ") and "type_constraints.T1.unused" in d and "is marked unused, but a parameter "
+               "or attribute is typed with it" in d for d in wrong), wrong
+    # only `true` means something: false is refused by the schema, located
+    refused = diagnostics_with_t1(spec_tree, flag="        unused: false\n")
+    assert any(d.startswith("error: ") and "Scale.yaml:" in d and "unused" in d for d in refused), refused
+
+
+def test_the_project_specs_build_without_warnings():
+    """Every warning a spec raises is printed by every `opgen build`: the project's own specs raise none
+    (ONNX Tile-1's unused T1 is recorded with `unused: true`)."""
+    from conftest import SPECS
+
+    _, diagnostics = load_specs(SPECS)
+    assert [str(d) for d in diagnostics] == []

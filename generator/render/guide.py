@@ -73,7 +73,8 @@ def _allowed_text(node: dict[str, Any]) -> str:
     nested += [node[key] for key in ("items", "additionalProperties") if isinstance(node.get(key), dict)]
     for source in nested:
         if "enum" in source:
-            parts.append(", ".join(str(v) for v in source["enum"]))
+            # names as written; other values as JSON spells them (true, not Python's True)
+            parts.append(", ".join(v if isinstance(v, str) else json.dumps(v) for v in source["enum"]))
         if "pattern" in source:
             parts.append(f"pattern {source['pattern']}")
     for key, word in (("minimum", "≥"), ("minItems", "items ≥"), ("minProperties", "keys ≥")):
