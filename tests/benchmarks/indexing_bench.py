@@ -100,8 +100,8 @@ def main() -> None:
     print(f"{'case':<26}{'opgen':>8}{'onnx.ref':>10}{'/ref':>7}{'ort':>8}{'/ort':>7}{'jax':>8}{'/jax':>7}")
     for name, timed, ort_t, jax_t in rows:
         t = timed.ours
-        print(f"{name:<26}{t * 1e3:>8.2f}{timed.peer * 1e3:>10.2f}{timed.ratio:>7.2f}{ort_t * 1e3:>8.2f}{t / ort_t:>7.2f}"
-              f"{jax_t * 1e3:>8.2f}{t / jax_t:>7.2f}{timed.flag}")
+        print(f"{name:<26}{t * 1e3:>8.2f}{timed.peer * 1e3:>10.2f}{timed.ratio:>7.2f}"
+              f"{ort_t * 1e3:>8.2f}{t / ort_t:>7.2f}{jax_t * 1e3:>8.2f}{t / jax_t:>7.2f}{timed.flag}")
     slower = [f"{r[0]} {r[1].ratio:.2f}" for r in rows if r[1].consistently_slower]
     print(f"opgen kernels slower than onnx.reference: {', '.join(slower) or 'none'}")
 
