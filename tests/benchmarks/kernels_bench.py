@@ -263,9 +263,8 @@ def main() -> None:
     for op, hlir_timed, t_ort, t_c, onnx_timed in rows:
         us, t_np = 1e6, hlir_timed.ours
         c = f"{t_c * us:>9.0f}{t_c / t_np:>7.2f}" if t_c is not None else f"{'-':>9}{'-':>7}"
-        # the mark of the ratio further above 1.0 (both when both are)
-        marks = [timed.flag for timed in (hlir_timed, onnx_timed) if timed.ratio > 1.0]
-        mark = " SLOWER" if " SLOWER" in marks else max(marks, default="")
+        # one mark per row: that of the worse of the two comparisons (a significant one first)
+        mark = max((hlir_timed, onnx_timed), key=lambda timed: (timed.consistently_slower, timed.ratio)).flag
         print(f"{op:<13}{t_np * us:>9.0f}{hlir_timed.peer * us:>10.0f}{hlir_timed.ratio:>8.2f}{t_ort * us:>9.0f}"
               f"{t_np / t_ort:>8.2f}{c}{onnx_timed.ratio:>10.2f}{mark}")
     slower = [f"{r[0]} {r[1].ratio:.2f}" for r in rows if r[1].consistently_slower]

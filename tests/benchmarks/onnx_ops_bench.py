@@ -115,8 +115,9 @@ def main() -> None:
         ours, theirs = kernel(*args, **keywords), evaluator.run(None, feeds)
         assert [np.shape(a) for a in ours][:outputs] == [np.shape(b) for b in theirs], label
         timed = paired(lambda: kernel(*args, **keywords), lambda: evaluator.run(None, feeds))
-        # onnx.reference may answer with a view of its input, moving no data; opgen's kernels do so for a slice,
-        # a split part and a transposition only (read-only views: data_movement's rule), else they copy
+        # onnx.reference may answer with a view of its input, moving no data; opgen's kernels do so where the
+        # result holds exactly the input's elements (slices, split parts, transpositions, reshapes: read-only
+        # views, data_movement's rule), else they copy
         theirs_view, ours_view = (any(isinstance(r, np.ndarray) and np.shares_memory(r, a) for r in results
                                       for a in feeds.values()) for results in (theirs, ours))
         note = "  (both return a view of the input)" if theirs_view and ours_view else \
