@@ -406,9 +406,11 @@ def test_dot_general_matches_numpy(c_library, elem):
 
 def gemm_cases(rng: np.random.Generator) -> list[tuple[tuple[int, int, int], dict, tuple[int, ...] | None]]:
     """((M, K, N), attributes, C's shape or None for no C): every transA/transB, each way C broadcasts, beta 0,
-    a product wider than one tile (8 x 256), an empty K."""
+    a product wider than one tile (8 x 256), a transposed B wider than one of its tiles (32 x 64, partial tiles at
+    both ends), an empty K."""
     cases: list[tuple[tuple[int, int, int], dict, tuple[int, ...] | None]] = [
         ((19, 40, 300), {"alpha": 0.75, "beta": -1.5, "transA": 0, "transB": 0}, (19, 300)),
+        ((70, 33, 150), {"alpha": 0.5, "beta": 2.0, "transA": 1, "transB": 1}, (150,)),
         ((3, 0, 4), {"alpha": 1.0, "beta": 1.0, "transA": 1, "transB": 0}, (3, 4))]
     # C's shape from (M, N): absent, a scalar, (1,), (N,), (1, N), (M, 1), (M, N)
     c_shapes = [lambda m, n: None, lambda m, n: (), lambda m, n: (1,), lambda m, n: (n,), lambda m, n: (1, n),
