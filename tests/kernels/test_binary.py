@@ -32,6 +32,7 @@ from onnx_refs import run_onnxruntime, run_reference
 from opgen.dtypes import ELEM_TYPES
 from opgen.render.c_code import kernel_views
 from opgen.runtime import elementwise as _ew
+from opgen.runtime import xla_arithmetic
 from opgen.runtime.validation import ValidationError
 
 HLIR = project_specs().domain("hlir")
@@ -510,10 +511,15 @@ def test_select_matches_jax(elem):
                                           err_msg=f"Select {elem} {label} pred {pred.shape}")
 
 
+@pytest.mark.parametrize("blend", [False, True], ids=["small", "blend"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
-def test_select_blend_paths_match_numpy_where(dtype):
+def test_select_blend_paths_match_numpy_where(dtype, blend, monkeypatch):
     """The bit blends of the formula helper behind where() (Relu's 0 branch, a 0 on_false, two arrays, a
-    condition smaller than the result) give np.where's bits, with the edge values in both branches."""
+    condition smaller than the result, a condition true or false everywhere) give np.where's bits, with
+    the edge values in both branches, in a new array. `blend` takes the blend below the size where small
+    operands go to np.where."""
+    if blend:
+        monkeypatch.setattr(xla_arithmetic, "_SMALL_SELECT", -1)
     rng = np.random.default_rng(7)
     edges = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.5, -2.5], np.float64)
 
@@ -525,9 +531,11 @@ def test_select_blend_paths_match_numpy_where(dtype):
         return rng.choice(edges, shape).astype(dtype)
     for cond_shape, a_shape, b_shape in [((3, 4), (3, 4), (3, 4)), ((3, 4), (), (3, 4)), ((3, 4), (3, 4), ()),
                                          ((3, 4), (1, 4), (3, 1)), ((4,), (3, 4), (3, 4)), ((), (3, 4), ())]:
-        condition = rng.random(cond_shape) < 0.5
-        for a, b in [(sample(a_shape), sample(b_shape)), (np.zeros(a_shape, dtype), sample(b_shape)),
-                     (sample(a_shape), np.zeros(b_shape, dtype))]:
+        random = rng.random(cond_shape) < 0.5
+        for condition, (a, b) in itertools.product(
+                [random, np.ones(cond_shape, bool), np.zeros(cond_shape, bool)],
+                [(sample(a_shape), sample(b_shape)), (np.zeros(a_shape, dtype), sample(b_shape)),
+                 (sample(a_shape), np.zeros(b_shape, dtype))]):
             got, want = _ew.select(condition, a, b), np.where(condition, a, b)
             assert got.dtype == want.dtype and got.shape == want.shape
             assert np.ascontiguousarray(got).tobytes() == want.tobytes(), (cond_shape, a, b)
