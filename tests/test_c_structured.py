@@ -105,12 +105,16 @@ def test_reduce_max_min_nan_and_signed_zeros(c_library, elem):
                 status, got = call_c(c_library, v, elem, [rows, np.array(init, dtype)], attrs, want.shape)
                 assert status == OPGEN_OK
                 assert_same(got, want, f"{elem} init {init} {computation} {dims}")
-    # Rows longer than the NaN-test blocks (1024 elements) and the vector lanes: a NaN past the first block, one
-    # in the tail after the last full lane group, none (the zero signs of a row of zeros), and a NaN first.
-    long_rows = np.zeros((4, 2051), dtype)
+    # Rows longer than the vector lanes (four groups of 32 bytes, the last ones partly filled): a NaN late in
+    # the row, one in the tail after the last full round of groups, none (the zero signs of a row of zeros),
+    # a NaN first, and a NaN in each lane group in turn (at 4-element steps: every group of 8 float or 4
+    # double lanes).
+    long_rows = np.zeros((12, 2051), dtype)
     long_rows[0, 1500] = long_rows[1, 2050] = long_rows[3, 0] = np.nan
     long_rows[2, ::3] = -0.0
     long_rows[3, 7] = 5.0
+    for j in range(8):
+        long_rows[4 + j, 1024 + 4 * j] = np.nan
     for init in (np.array(-np.inf, dtype), np.array(-0.0, dtype), np.array(0.0, dtype)):
         for computation in ("MAX", "MIN"):
             attrs = {"computation": computation, "dimensions": [1]}
@@ -148,6 +152,7 @@ def test_argmax_argmin_match_numpy(c_library, op, elem):
     cases = [((3, 21), 1), ((21, 3), 0), ((2, 3, 17), 2), ((1,), 0), ((4, 1, 2), 1), ((3, 1030), 0)]
     cases += [(random_shape(rng, r, 9), int(rng.integers(0, r))) for r in rng.integers(1, 4, size=8)]
     cases.append(((6, 301), 1))  # rows longer than the position search's chunks, NaNs placed below
+    cases.append(((9, 301), 1))  # a single NaN in each lane group of the first pass in turn, then in its tail
     for shape, axis in cases:
         x = np.asarray(rng.integers(-3, 4, size=shape)).astype(ELEM_TYPES[elem].numpy) if elem != "uint8" \
             else rng.integers(0, 4, size=shape).astype(np.uint8)
@@ -155,6 +160,10 @@ def test_argmax_argmin_match_numpy(c_library, op, elem):
             x[1, 5] = x[2, 250] = x[3, 0] = x[5, 100] = x[5, 200] = np.nan  # before or after the extremes
             x[4] = np.nan
             x[0, ::5] = -0.0
+        elif ELEM_TYPES[elem].kind == "float" and shape == (9, 301):
+            for j in range(8):  # 4-element steps: every group of 8 lanes (four groups of 32 elements a round)
+                x[j, 64 + 4 * j] = np.nan
+            x[8, 295] = np.nan  # after the last full round (288 elements)
         elif ELEM_TYPES[elem].kind == "float":
             x.flat[rng.integers(0, x.size, size=x.size // 7)] = np.nan
             x.flat[rng.integers(0, x.size, size=x.size // 7)] = -0.0

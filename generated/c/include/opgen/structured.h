@@ -14,9 +14,6 @@
 #define OPGEN_REDUCE_BLOCK 1024
 /* Outputs a Reduce computes at a time where they are not next to each other in the input (256 cache lines). */
 #define OPGEN_REDUCE_STRIDED_BLOCK 256
-/* Elements of a row a MAX/MIN reduction tests for NaN before it takes their maximum (minimum): 4 KiB of
- * float, read twice while in the first-level cache. */
-#define OPGEN_REDUCE_NAN_BLOCK 1024
 /* Side of the square tiles a transposing copy moves (so that reads and writes both stay in cache). */
 #define OPGEN_COPY_TILE 64
 

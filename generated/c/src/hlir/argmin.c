@@ -25,25 +25,49 @@ opgen_status opgen_hlir_ArgMin_v1_uint8(
     for (int64_t o = 0; o < outer; ++o) {
         const uint8_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 32 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 128 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            uint8_t lanes[32];
-            for (int j = 0; j < 32; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 32 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 128 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            uint8_t lanes0[32], lanes1[32], lanes2[32], lanes3[32];
+            const uint8_t head = (block[0]);
+            for (int j = 0; j < 32; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 32 <= n; i += 32) {
+            for (; i + 128 <= n; i += 128) {
                 for (int j = 0; j < 32; ++j) {
                     const uint8_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 32; ++j) {
+                    const uint8_t v = (block[i + 32 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 32; ++j) {
+                    const uint8_t v = (block[i + 64 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 32; ++j) {
+                    const uint8_t v = (block[i + 96 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            uint8_t best = head;
             for (; i < n; ++i) {
                 const uint8_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            uint8_t best = lanes[0];
-            for (int j = 1; j < 32; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 32; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -124,25 +148,49 @@ opgen_status opgen_hlir_ArgMin_v1_uint16(
     for (int64_t o = 0; o < outer; ++o) {
         const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 16 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 64 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            uint16_t lanes[16];
-            for (int j = 0; j < 16; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 16 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 64 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            uint16_t lanes0[16], lanes1[16], lanes2[16], lanes3[16];
+            const uint16_t head = (block[0]);
+            for (int j = 0; j < 16; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 16 <= n; i += 16) {
+            for (; i + 64 <= n; i += 64) {
                 for (int j = 0; j < 16; ++j) {
                     const uint16_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 16; ++j) {
+                    const uint16_t v = (block[i + 16 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 16; ++j) {
+                    const uint16_t v = (block[i + 32 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 16; ++j) {
+                    const uint16_t v = (block[i + 48 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            uint16_t best = head;
             for (; i < n; ++i) {
                 const uint16_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            uint16_t best = lanes[0];
-            for (int j = 1; j < 16; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 16; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -223,25 +271,49 @@ opgen_status opgen_hlir_ArgMin_v1_uint32(
     for (int64_t o = 0; o < outer; ++o) {
         const uint32_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 32 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            uint32_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            uint32_t lanes0[8], lanes1[8], lanes2[8], lanes3[8];
+            const uint32_t head = (block[0]);
+            for (int j = 0; j < 8; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
+            for (; i + 32 <= n; i += 32) {
                 for (int j = 0; j < 8; ++j) {
                     const uint32_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const uint32_t v = (block[i + 8 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const uint32_t v = (block[i + 16 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const uint32_t v = (block[i + 24 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            uint32_t best = head;
             for (; i < n; ++i) {
                 const uint32_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            uint32_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 8; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -322,25 +394,49 @@ opgen_status opgen_hlir_ArgMin_v1_uint64(
     for (int64_t o = 0; o < outer; ++o) {
         const uint64_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 4 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 16 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            uint64_t lanes[4];
-            for (int j = 0; j < 4; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 4 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 16 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            uint64_t lanes0[4], lanes1[4], lanes2[4], lanes3[4];
+            const uint64_t head = (block[0]);
+            for (int j = 0; j < 4; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 4 <= n; i += 4) {
+            for (; i + 16 <= n; i += 16) {
                 for (int j = 0; j < 4; ++j) {
                     const uint64_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const uint64_t v = (block[i + 4 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const uint64_t v = (block[i + 8 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const uint64_t v = (block[i + 12 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            uint64_t best = head;
             for (; i < n; ++i) {
                 const uint64_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            uint64_t best = lanes[0];
-            for (int j = 1; j < 4; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 4; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -421,25 +517,49 @@ opgen_status opgen_hlir_ArgMin_v1_int8(
     for (int64_t o = 0; o < outer; ++o) {
         const int8_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 32 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 128 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            int8_t lanes[32];
-            for (int j = 0; j < 32; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 32 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 128 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            int8_t lanes0[32], lanes1[32], lanes2[32], lanes3[32];
+            const int8_t head = (block[0]);
+            for (int j = 0; j < 32; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 32 <= n; i += 32) {
+            for (; i + 128 <= n; i += 128) {
                 for (int j = 0; j < 32; ++j) {
                     const int8_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 32; ++j) {
+                    const int8_t v = (block[i + 32 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 32; ++j) {
+                    const int8_t v = (block[i + 64 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 32; ++j) {
+                    const int8_t v = (block[i + 96 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            int8_t best = head;
             for (; i < n; ++i) {
                 const int8_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            int8_t best = lanes[0];
-            for (int j = 1; j < 32; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 32; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -520,25 +640,49 @@ opgen_status opgen_hlir_ArgMin_v1_int16(
     for (int64_t o = 0; o < outer; ++o) {
         const int16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 16 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 64 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            int16_t lanes[16];
-            for (int j = 0; j < 16; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 16 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 64 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            int16_t lanes0[16], lanes1[16], lanes2[16], lanes3[16];
+            const int16_t head = (block[0]);
+            for (int j = 0; j < 16; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 16 <= n; i += 16) {
+            for (; i + 64 <= n; i += 64) {
                 for (int j = 0; j < 16; ++j) {
                     const int16_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 16; ++j) {
+                    const int16_t v = (block[i + 16 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 16; ++j) {
+                    const int16_t v = (block[i + 32 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 16; ++j) {
+                    const int16_t v = (block[i + 48 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            int16_t best = head;
             for (; i < n; ++i) {
                 const int16_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            int16_t best = lanes[0];
-            for (int j = 1; j < 16; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 16; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -619,25 +763,49 @@ opgen_status opgen_hlir_ArgMin_v1_int32(
     for (int64_t o = 0; o < outer; ++o) {
         const int32_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 32 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            int32_t lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            int32_t lanes0[8], lanes1[8], lanes2[8], lanes3[8];
+            const int32_t head = (block[0]);
+            for (int j = 0; j < 8; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
+            for (; i + 32 <= n; i += 32) {
                 for (int j = 0; j < 8; ++j) {
                     const int32_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const int32_t v = (block[i + 8 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const int32_t v = (block[i + 16 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const int32_t v = (block[i + 24 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            int32_t best = head;
             for (; i < n; ++i) {
                 const int32_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            int32_t best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 8; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -718,25 +886,49 @@ opgen_status opgen_hlir_ArgMin_v1_int64(
     for (int64_t o = 0; o < outer; ++o) {
         const int64_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 4 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction), then the first (last) position
-             * holding it: chunks of 16 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. */
-            int64_t lanes[4];
-            for (int j = 0; j < 4; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 4 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result), then the first (last) position
+             * holding it: chunks of 16 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. */
+            int64_t lanes0[4], lanes1[4], lanes2[4], lanes3[4];
+            const int64_t head = (block[0]);
+            for (int j = 0; j < 4; ++j) {
+                lanes0[j] = head;
+                lanes1[j] = head;
+                lanes2[j] = head;
+                lanes3[j] = head;
+            }
             int64_t i = 0;
-            for (; i + 4 <= n; i += 4) {
+            for (; i + 16 <= n; i += 16) {
                 for (int j = 0; j < 4; ++j) {
                     const int64_t v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const int64_t v = (block[i + 4 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const int64_t v = (block[i + 8 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const int64_t v = (block[i + 12 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
                 }
             }
+            int64_t best = head;
             for (; i < n; ++i) {
                 const int64_t v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
             }
-            int64_t best = lanes[0];
-            for (int j = 1; j < 4; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 4; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+            }
             int64_t index = 0;
             if (!last) {
                 int64_t c = 0;
@@ -817,55 +1009,88 @@ opgen_status opgen_hlir_ArgMin_v1_float16(
     for (int64_t o = 0; o < outer; ++o) {
         const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction, NaNs passed over), then the first (last) position
-             * holding it or a NaN: chunks of 32 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. A NaN counts as the
-             * extreme: the first (last) NaN, if one lies after (before) the position found, is the answer.
-             * (best is NaN only if block[0] is: no lane takes a NaN, and one starting as NaN keeps it.) */
-            float lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = opgen_f16_to_f32(block[0]);
+            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result, NaNs passed over and flagged in lanes beside), then the first (last) position
+             * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. A NaN counts as the extreme:
+             * a row holding one gives its first (last) NaN. */
+            float lanes0[8], lanes1[8], lanes2[8], lanes3[8];
+            int32_t nan0[8], nan1[8], nan2[8], nan3[8];
+            const float head = opgen_f16_to_f32(block[0]);
+            for (int j = 0; j < 8; ++j) {
+                lanes0[j] = head;
+                nan0[j] = 0;
+                lanes1[j] = head;
+                nan1[j] = 0;
+                lanes2[j] = head;
+                nan2[j] = 0;
+                lanes3[j] = head;
+                nan3[j] = 0;
+            }
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
+            for (; i + 32 <= n; i += 32) {
                 for (int j = 0; j < 8; ++j) {
                     const float v = opgen_f16_to_f32(block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                    nan0[j] |= v != v;
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const float v = opgen_f16_to_f32(block[i + 8 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                    nan1[j] |= v != v;
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const float v = opgen_f16_to_f32(block[i + 16 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                    nan2[j] |= v != v;
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const float v = opgen_f16_to_f32(block[i + 24 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
+                    nan3[j] |= v != v;
                 }
             }
+            float best = head;
+            int nan_seen = head != head;
             for (; i < n; ++i) {
                 const float v = opgen_f16_to_f32(block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
+                nan_seen |= v != v;
             }
-            float best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 8; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+                nan_seen |= nan0[j] | nan1[j] | nan2[j] | nan3[j];
+            }
             int64_t index = 0;
+            if (nan_seen) {
+                if (!last) {
+                    while (opgen_f16_to_f32(block[index]) == opgen_f16_to_f32(block[index])) ++index;
+                } else {
+                    index = n - 1;
+                    while (opgen_f16_to_f32(block[index]) == opgen_f16_to_f32(block[index])) --index;
+                }
+                output[o] = index;
+                continue;
+            }
             if (!last) {
                 int64_t c = 0;
                 for (; c + 32 <= n; c += 32) {
                     int hit = 0;
                     for (int j = 0; j < 32; ++j) {
                         const float v = opgen_f16_to_f32(block[c + j]);
-                        hit |= !(v > best);
+                        hit |= (v == best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c; at < n; ++at) {
                     const float v = opgen_f16_to_f32(block[at]);
-                    if (!(v > best)) {
+                    if ((v == best)) {
                         index = at;
                         break;
-                    }
-                }
-                const float found = opgen_f16_to_f32(block[index]);
-                if (found == found) {
-                    int nan_after = 0;
-                    for (int64_t at = index + 1; at < n; ++at) {
-                        const float v = opgen_f16_to_f32(block[at]);
-                        nan_after |= v != v;
-                    }
-                    if (nan_after) {
-                        do ++index;
-                        while (opgen_f16_to_f32(block[index]) == opgen_f16_to_f32(block[index]));
                     }
                 }
             } else {
@@ -874,27 +1099,15 @@ opgen_status opgen_hlir_ArgMin_v1_float16(
                     int hit = 0;
                     for (int j = 0; j < 32; ++j) {
                         const float v = opgen_f16_to_f32(block[c - 32 + j]);
-                        hit |= !(v > best);
+                        hit |= (v == best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c - 1; at >= 0; --at) {
                     const float v = opgen_f16_to_f32(block[at]);
-                    if (!(v > best)) {
+                    if ((v == best)) {
                         index = at;
                         break;
-                    }
-                }
-                const float found = opgen_f16_to_f32(block[index]);
-                if (found == found) {
-                    int nan_before = 0;
-                    for (int64_t at = 0; at < index; ++at) {
-                        const float v = opgen_f16_to_f32(block[at]);
-                        nan_before |= v != v;
-                    }
-                    if (nan_before) {
-                        do --index;
-                        while (opgen_f16_to_f32(block[index]) == opgen_f16_to_f32(block[index]));
                     }
                 }
             }
@@ -943,55 +1156,88 @@ opgen_status opgen_hlir_ArgMin_v1_float(
     for (int64_t o = 0; o < outer; ++o) {
         const float *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 8 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction, NaNs passed over), then the first (last) position
-             * holding it or a NaN: chunks of 32 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. A NaN counts as the
-             * extreme: the first (last) NaN, if one lies after (before) the position found, is the answer.
-             * (best is NaN only if block[0] is: no lane takes a NaN, and one starting as NaN keeps it.) */
-            float lanes[8];
-            for (int j = 0; j < 8; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result, NaNs passed over and flagged in lanes beside), then the first (last) position
+             * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. A NaN counts as the extreme:
+             * a row holding one gives its first (last) NaN. */
+            float lanes0[8], lanes1[8], lanes2[8], lanes3[8];
+            int32_t nan0[8], nan1[8], nan2[8], nan3[8];
+            const float head = (block[0]);
+            for (int j = 0; j < 8; ++j) {
+                lanes0[j] = head;
+                nan0[j] = 0;
+                lanes1[j] = head;
+                nan1[j] = 0;
+                lanes2[j] = head;
+                nan2[j] = 0;
+                lanes3[j] = head;
+                nan3[j] = 0;
+            }
             int64_t i = 0;
-            for (; i + 8 <= n; i += 8) {
+            for (; i + 32 <= n; i += 32) {
                 for (int j = 0; j < 8; ++j) {
                     const float v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                    nan0[j] |= v != v;
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const float v = (block[i + 8 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                    nan1[j] |= v != v;
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const float v = (block[i + 16 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                    nan2[j] |= v != v;
+                }
+                for (int j = 0; j < 8; ++j) {
+                    const float v = (block[i + 24 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
+                    nan3[j] |= v != v;
                 }
             }
+            float best = head;
+            int nan_seen = head != head;
             for (; i < n; ++i) {
                 const float v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
+                nan_seen |= v != v;
             }
-            float best = lanes[0];
-            for (int j = 1; j < 8; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 8; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+                nan_seen |= nan0[j] | nan1[j] | nan2[j] | nan3[j];
+            }
             int64_t index = 0;
+            if (nan_seen) {
+                if (!last) {
+                    while ((block[index]) == (block[index])) ++index;
+                } else {
+                    index = n - 1;
+                    while ((block[index]) == (block[index])) --index;
+                }
+                output[o] = index;
+                continue;
+            }
             if (!last) {
                 int64_t c = 0;
                 for (; c + 32 <= n; c += 32) {
                     int hit = 0;
                     for (int j = 0; j < 32; ++j) {
                         const float v = (block[c + j]);
-                        hit |= !(v > best);
+                        hit |= (v == best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c; at < n; ++at) {
                     const float v = (block[at]);
-                    if (!(v > best)) {
+                    if ((v == best)) {
                         index = at;
                         break;
-                    }
-                }
-                const float found = (block[index]);
-                if (found == found) {
-                    int nan_after = 0;
-                    for (int64_t at = index + 1; at < n; ++at) {
-                        const float v = (block[at]);
-                        nan_after |= v != v;
-                    }
-                    if (nan_after) {
-                        do ++index;
-                        while ((block[index]) == (block[index]));
                     }
                 }
             } else {
@@ -1000,27 +1246,15 @@ opgen_status opgen_hlir_ArgMin_v1_float(
                     int hit = 0;
                     for (int j = 0; j < 32; ++j) {
                         const float v = (block[c - 32 + j]);
-                        hit |= !(v > best);
+                        hit |= (v == best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c - 1; at >= 0; --at) {
                     const float v = (block[at]);
-                    if (!(v > best)) {
+                    if ((v == best)) {
                         index = at;
                         break;
-                    }
-                }
-                const float found = (block[index]);
-                if (found == found) {
-                    int nan_before = 0;
-                    for (int64_t at = 0; at < index; ++at) {
-                        const float v = (block[at]);
-                        nan_before |= v != v;
-                    }
-                    if (nan_before) {
-                        do --index;
-                        while ((block[index]) == (block[index]));
                     }
                 }
             }
@@ -1069,55 +1303,88 @@ opgen_status opgen_hlir_ArgMin_v1_double(
     for (int64_t o = 0; o < outer; ++o) {
         const double *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over 4 lanes side by side (an ordered comparison and a select, which
-             * compile to a vector max/min instruction, NaNs passed over), then the first (last) position
-             * holding it or a NaN: chunks of 16 elements tested together (no early exit inside a
-             * chunk, so it vectorises), then the chunk holding it element by element. A NaN counts as the
-             * extreme: the first (last) NaN, if one lies after (before) the position found, is the answer.
-             * (best is NaN only if block[0] is: no lane takes a NaN, and one starting as NaN keeps it.) */
-            double lanes[4];
-            for (int j = 0; j < 4; ++j) lanes[j] = (block[0]);
+            /* A dense row: its extreme over four groups of 4 lanes side by side (an ordered comparison and a
+             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
+             * the previous one's result, NaNs passed over and flagged in lanes beside), then the first (last) position
+             * holding it: chunks of 16 elements tested together (no early exit inside a chunk, so it
+             * vectorises), then the chunk holding it element by element. A NaN counts as the extreme:
+             * a row holding one gives its first (last) NaN. */
+            double lanes0[4], lanes1[4], lanes2[4], lanes3[4];
+            int64_t nan0[4], nan1[4], nan2[4], nan3[4];
+            const double head = (block[0]);
+            for (int j = 0; j < 4; ++j) {
+                lanes0[j] = head;
+                nan0[j] = 0;
+                lanes1[j] = head;
+                nan1[j] = 0;
+                lanes2[j] = head;
+                nan2[j] = 0;
+                lanes3[j] = head;
+                nan3[j] = 0;
+            }
             int64_t i = 0;
-            for (; i + 4 <= n; i += 4) {
+            for (; i + 16 <= n; i += 16) {
                 for (int j = 0; j < 4; ++j) {
                     const double v = (block[i + j]);
-                    lanes[j] = v < lanes[j] ? v : lanes[j];
+                    lanes0[j] = v < lanes0[j] ? v : lanes0[j];
+                    nan0[j] |= v != v;
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const double v = (block[i + 4 + j]);
+                    lanes1[j] = v < lanes1[j] ? v : lanes1[j];
+                    nan1[j] |= v != v;
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const double v = (block[i + 8 + j]);
+                    lanes2[j] = v < lanes2[j] ? v : lanes2[j];
+                    nan2[j] |= v != v;
+                }
+                for (int j = 0; j < 4; ++j) {
+                    const double v = (block[i + 12 + j]);
+                    lanes3[j] = v < lanes3[j] ? v : lanes3[j];
+                    nan3[j] |= v != v;
                 }
             }
+            double best = head;
+            int nan_seen = head != head;
             for (; i < n; ++i) {
                 const double v = (block[i]);
-                lanes[0] = v < lanes[0] ? v : lanes[0];
+                best = v < best ? v : best;
+                nan_seen |= v != v;
             }
-            double best = lanes[0];
-            for (int j = 1; j < 4; ++j) best = lanes[j] < best ? lanes[j] : best;
+            for (int j = 0; j < 4; ++j) {
+                best = lanes0[j] < best ? lanes0[j] : best;
+                best = lanes1[j] < best ? lanes1[j] : best;
+                best = lanes2[j] < best ? lanes2[j] : best;
+                best = lanes3[j] < best ? lanes3[j] : best;
+                nan_seen |= nan0[j] | nan1[j] | nan2[j] | nan3[j];
+            }
             int64_t index = 0;
+            if (nan_seen) {
+                if (!last) {
+                    while ((block[index]) == (block[index])) ++index;
+                } else {
+                    index = n - 1;
+                    while ((block[index]) == (block[index])) --index;
+                }
+                output[o] = index;
+                continue;
+            }
             if (!last) {
                 int64_t c = 0;
                 for (; c + 16 <= n; c += 16) {
                     int hit = 0;
                     for (int j = 0; j < 16; ++j) {
                         const double v = (block[c + j]);
-                        hit |= !(v > best);
+                        hit |= (v == best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c; at < n; ++at) {
                     const double v = (block[at]);
-                    if (!(v > best)) {
+                    if ((v == best)) {
                         index = at;
                         break;
-                    }
-                }
-                const double found = (block[index]);
-                if (found == found) {
-                    int nan_after = 0;
-                    for (int64_t at = index + 1; at < n; ++at) {
-                        const double v = (block[at]);
-                        nan_after |= v != v;
-                    }
-                    if (nan_after) {
-                        do ++index;
-                        while ((block[index]) == (block[index]));
                     }
                 }
             } else {
@@ -1126,27 +1393,15 @@ opgen_status opgen_hlir_ArgMin_v1_double(
                     int hit = 0;
                     for (int j = 0; j < 16; ++j) {
                         const double v = (block[c - 16 + j]);
-                        hit |= !(v > best);
+                        hit |= (v == best);
                     }
                     if (hit) break;
                 }
                 for (int64_t at = c - 1; at >= 0; --at) {
                     const double v = (block[at]);
-                    if (!(v > best)) {
+                    if ((v == best)) {
                         index = at;
                         break;
-                    }
-                }
-                const double found = (block[index]);
-                if (found == found) {
-                    int nan_before = 0;
-                    for (int64_t at = 0; at < index; ++at) {
-                        const double v = (block[at]);
-                        nan_before |= v != v;
-                    }
-                    if (nan_before) {
-                        do --index;
-                        while ((block[index]) == (block[index]));
                     }
                 }
             }
