@@ -24,6 +24,10 @@ def console() -> None:
         main()
     except SystemExit as exc:
         _leave(exc.code)
+    except BrokenPipeError:
+        # Whoever read the report stopped early (`opgen build | head -1`); the build itself is done. Status 1
+        # and no traceback, as click gives its own commands.
+        _leave(1)
     _leave(0)
 
 

@@ -154,3 +154,26 @@ def test_a_build_that_rewrites_the_manifest_removes_the_stamp(project, tmp_path)
     assert run(specs, out).outcome.written
     assert not stamp.exists()
     assert build_stamp.noop_line(str(out)) is None
+
+
+@pytest.mark.parametrize("stamped", [True, False], ids=["from the stamp", "after building"])
+def test_a_reader_that_stops_early_gets_no_traceback(project, tmp_path, stamped):
+    """`opgen build | head -c 0`: the report's reader has gone before the first line. The console command
+    ends with status 1 and says nothing on stderr, whether it answers from the stamp or builds first (an
+    edit; the build's files are all written)."""
+    specs, out, _, _ = project
+    verified_noop(specs, out)
+    if not stamped:
+        write(specs / "demo" / "Twice.yaml", GOOD_OP.replace("name: Scale", "name: Twice").replace(
+            "Scales", "Doubles", 1))
+    console = str(Path(sys.executable).with_name("opgen"))
+    env = {**os.environ, "OPGEN_CACHE_DIR": str(tmp_path / "cache")}
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader is gone before opgen writes anything
+    try:
+        done = subprocess.run([console, "build"], cwd=tmp_path, stdout=writer, stderr=subprocess.PIPE, text=True,
+                              timeout=120, env=env)
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (1, "")
+    assert run(specs, out).noop  # the build was complete: nothing left to do
