@@ -158,11 +158,14 @@ def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
 
     created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)  # the lock is taken on the folder itself
-    with build_lock(out_dir):
-        result = _run(specs_dir, out_dir, check=False)
-    if created and result.outcome is None:
-        with contextlib.suppress(OSError):
-            out_dir.rmdir()  # specs with errors: leave no trace (only if still empty)
+    result = None
+    try:
+        with build_lock(out_dir):
+            result = _run(specs_dir, out_dir, check=False)
+    finally:
+        if created and (result is None or result.outcome is None):
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()  # specs with errors, or interrupted: leave no trace (only if still empty)
     return result
 
 

@@ -45,6 +45,14 @@ def _has_other_threads() -> bool:
         return True  # cannot tell: do not fork
 
 
+def _ignore_interrupt() -> None:
+    """A worker leaves Ctrl-C (SIGINT, sent to the whole process group) to the parent, which stops the pool
+    and reports it once: otherwise every worker printed its own traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_one(index: int) -> Any:
     assert _TASK is not None
     fn, items = _TASK
@@ -66,7 +74,7 @@ def ordered_map(fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
         return [fn(item) for item in items]
     _TASK = (fn, items)
     try:
-        with context.Pool(workers) as pool:
+        with context.Pool(workers, initializer=_ignore_interrupt) as pool:
             # Small chunks keep both workers busy to the end (op costs differ tenfold).
             return pool.map(_run_one, range(len(items)), chunksize=4)
     finally:

@@ -35,14 +35,11 @@ def store(name: str, data: bytes) -> None:
     folder = cache_dir()
     if folder is None:
         return
-    import tempfile  # not at the top: a no-op build writes nothing (tempfile pulls in random and sha512)
+    from .atomic import write_atomically
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, folder / name)
+        write_atomically(str(folder / name), data, mode=0o600)
     except OSError:
         pass
 

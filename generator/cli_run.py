@@ -7,14 +7,14 @@ leaves no output file behind, complete or partial.
 """
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
+
+from .atomic import write_atomically
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -61,14 +61,7 @@ def file_names(outputs: list[str]) -> dict[str, str]:
 
 
 def _write_atomically(path: Path, save: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            save(f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(str(path), save)
 
 
 def write_outputs(results: dict[str, Any], out_dir: Path) -> list[str]:

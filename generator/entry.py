@@ -28,6 +28,11 @@ def console() -> None:
         # Whoever read the report stopped early (`opgen build | head -1`); the build itself is done. Status 1
         # and no traceback, as click gives its own commands.
         _leave(1)
+    except KeyboardInterrupt:
+        # Ctrl-C: no file is half-written (each is renamed into place whole) and the manifest's journal
+        # lets the next build finish the job; say so in one line, with the shell's status for SIGINT.
+        print("opgen build: interrupted; the next `opgen build` completes the output", file=sys.stderr)
+        _leave(130)
     _leave(0)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from opgen.build import run
 from opgen.cli import main
 from opgen.render import manifest as mf
 from opgen.render import writer
@@ -216,3 +217,56 @@ def test_specs_option_alone_writes_beside_the_spec_folder(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "mine" / "generated" / "python" / "opgen_ops" / "demo" / "scale.py").is_file()
     assert not (ROOT / "generated" / "python" / "opgen_ops" / "demo").exists()
+
+
+@pytest.mark.parametrize("open_at", [1, 2, 5])
+def test_an_interrupt_just_after_a_temporary_file_is_created_leaves_none(tmp_path, monkeypatch, open_at):
+    """Ctrl-C lands at the first check after the system call that was running, most often the one creating
+    a file: the KeyboardInterrupt is raised as os.open returns, before its result is assigned. The writer
+    still removes the temporary file, and the next build converges."""
+    specs = demo_specs(tmp_path / "specs", "Scale", "Twice")
+    out = tmp_path / "out"
+    assert build(specs, out).exit_code == 0
+    write(specs / "demo" / "Scale.yaml", GOOD_OP.replace("Scales X.", "Scales X twice."))
+    real_open = os.open
+    created = []
+
+    def open_then_interrupt(path, flags, *args, **kwargs):
+        fd = real_open(path, flags, *args, **kwargs)
+        if flags & os.O_EXCL and os.path.basename(path).startswith("."):
+            created.append(path)
+            if len(created) == open_at:
+                os.close(fd)  # (the real interrupt leaks it: the process is ending)
+                raise KeyboardInterrupt
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run(specs, out)
+    monkeypatch.undo()
+    assert len(created) == open_at and not os.path.exists(created[-1])
+    assert not [p for p in out.rglob(".*") if p.name != mf.MANIFEST]
+    assert _full_build(specs, out) == _full_build(specs, tmp_path / "clean")
+
+
+def test_ctrl_c_during_a_build_says_so_in_one_line(tmp_path):
+    """Ctrl-C in a terminal sends SIGINT to the whole process group, the build's worker processes included:
+    `opgen build` then ends with the shell's status for it (130) and one line on stderr, no traceback (from
+    it or its workers), and no temporary file in the output folder. A full build of the project's specs
+    takes seconds; the signal comes while it parses or renders them."""
+    import signal
+    import time
+
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "specs", project / "specs")
+    env = {**os.environ, "OPGEN_CACHE_DIR": str(tmp_path / "cache"), "OPGEN_JOBS": "2"}
+    console = str(Path(sys.executable).with_name("opgen"))
+    process = subprocess.Popen([console, "build"], cwd=project, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(1.5)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert (process.returncode, out, err) == (
+        130, "", "opgen build: interrupted; the next `opgen build` completes the output\n")
+    out_dir = project / "generated"
+    assert not out_dir.exists() or not [p for p in out_dir.rglob(".*") if p.name != mf.MANIFEST]

@@ -13,12 +13,12 @@ Safety rules, because the manifest is committed and so is untrusted input:
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ..atomic import write_atomically
 from ..errors import OpgenError
 from . import manifest as mf
 from .manifest import MANIFEST
@@ -187,36 +187,15 @@ def _remove_if_ours(tree: _Tree, rel: str, recorded: set[str]) -> bool:
     return True
 
 
-_SERIAL = itertools.count()  # temporary file names: this process's id and a serial number
-
-
 def _atomic_write(path: Path, data: bytes, made: set[str] | None = None) -> None:
-    """Write via a temporary file and rename, so an interrupted build leaves no half-written file.
+    """Write via a temporary file and rename (opgen.atomic), so an interrupted build leaves no half-written file.
     `made`: folders known to exist (a full build writes 3 000 files into a few dozen folders)."""
     folder = os.path.dirname(path)
     if made is None or folder not in made:
         path.parent.mkdir(parents=True, exist_ok=True)
         if made is not None:
             made.add(folder)
-    # Named here rather than by tempfile.mkstemp (its random names were half of a full build's writing
-    # time); created the same way, exclusively and never through a link.
-    tmp = f"{folder}/.{path.name}.{os.getpid()}-{next(_SERIAL)}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(tmp, flags, 0o600)
-    except FileExistsError:  # left by a killed build of a process that had this id
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomically(str(path), data)
 
 
 def _prune_empty_dirs(folder: Path, stop: Path) -> None:

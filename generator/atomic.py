@@ -1,0 +1,45 @@
+"""Writing a file whole or not at all: the bytes go to a temporary file beside it, which is then renamed
+over it. Used for the generated files (opgen.render.writer), the user's cache (opgen.cache) and the
+outputs of `opgen run`.
+
+The temporary file is created exclusively and never through a symbolic link, and named here (this
+process's id and a serial number) rather than by tempfile.mkstemp, whose random names were half of a full
+build's writing time. An exception of any kind, Ctrl-C included, removes it: Ctrl-C is raised at the first
+check after the system call that was running, and file creation is where a writer spends its time, so the
+interrupt most often arrives as the call that created the file returns, before its result is assigned;
+that call is inside the cleanup's reach too.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from typing import BinaryIO, Callable
+
+_SERIAL = itertools.count()
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def write_atomically(path: str, content: bytes | Callable[[BinaryIO], None], mode: int = 0o644) -> None:
+    """Replace `path` (in an existing folder) by `content`: bytes, or a function writing to the open file."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}-{next(_SERIAL)}")
+    try:
+        try:
+            fd = os.open(tmp, _FLAGS, 0o600)
+        except FileExistsError:  # left by a killed process that had this id
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(dir=folder or None, prefix=f".{name}.")
+        with os.fdopen(fd, "wb") as handle:
+            if isinstance(content, bytes):
+                handle.write(content)
+            else:
+                content(handle)
+        if mode != 0o600:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
