@@ -154,10 +154,13 @@ def run(specs_dir: Path, out_dir: Path, check: bool = False) -> BuildResult:
     """Build (or with check=True compare) `out_dir` from `specs_dir`; one build per folder at a time."""
     if check:
         return _run(specs_dir, out_dir, check=True)
-    from .render.writer import build_lock
+    from .render.writer import BuildError, build_lock
 
     created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)  # the lock is taken on the folder itself
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)  # the lock is taken on the folder itself
+    except OSError as exc:
+        raise BuildError(f"{out_dir} cannot be created: {exc.strerror or exc}") from None
     result = None
     try:
         with build_lock(out_dir):

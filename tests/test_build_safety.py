@@ -270,3 +270,25 @@ def test_ctrl_c_during_a_build_says_so_in_one_line(tmp_path):
         130, "", "opgen build: interrupted; the next `opgen build` completes the output\n")
     out_dir = project / "generated"
     assert not out_dir.exists() or not [p for p in out_dir.rglob(".*") if p.name != mf.MANIFEST]
+
+
+def test_an_output_that_cannot_be_written_is_a_located_error_and_the_next_build_converges(built, tmp_path):
+    """A folder of the output replaced by a file (which stops root as surely as a read-only folder stops
+    anyone else): the build says which file it could not write and why, in one line and status 1, and once
+    the obstacle is gone the next build gives a clean build's tree. An output folder that cannot be made
+    is named the same way."""
+    specs, out = built
+    write(specs / "demo" / "Scale.yaml", GOOD_OP.replace("Scales X.", "Scales X by alpha."))
+    folder = out / "docs" / "en" / "demo"
+    shutil.rmtree(folder)
+    folder.write_text("in the way\n", encoding="utf-8")
+    result = build(specs, out)
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert f"{folder / 'Scale.md'} cannot be written: " in result.output, result.output
+    assert build(specs, out, "--check").exit_code == 1
+    folder.unlink()
+    assert _full_build(specs, out) == _full_build(specs, tmp_path / "clean")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    result = build(specs, blocker / "out")
+    assert result.exit_code == 1 and f"{blocker / 'out'} cannot be created: " in result.output, result.output

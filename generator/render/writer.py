@@ -130,19 +130,36 @@ def sync(out_dir: Path, files: dict[str, bytes | Kept], check: bool = False,
             return _with_manifest(outcome, unchanged=True)
         tree = _Tree(out_dir)
         new = {rel: (data.digest if isinstance(data, Kept) else mf.digest(data), "") for rel, data in outputs.items()}
-        _atomic_write(out_dir / MANIFEST, mf.journal(previous, new))
+        with _located(out_dir, MANIFEST, "written"):
+            _atomic_write(out_dir / MANIFEST, mf.journal(previous, new))
         made: set[str] = set()
         for rel in outcome.written:
             data = outputs[rel]
             assert isinstance(data, bytes), f"{rel}: a kept output is missing on disk"
             tree.check_parents(rel)
-            _atomic_write(out_dir / rel, data, made)
+            with _located(out_dir, rel, "written"):
+                _atomic_write(out_dir / rel, data, made)
         for rel in list(outcome.removed):
-            if not _remove_if_ours(tree, rel, previous.files[rel]):
+            with _located(out_dir, rel, "removed"):
+                ours = _remove_if_ours(tree, rel, previous.files[rel])
+            if not ours:
                 outcome.removed.remove(rel)
                 outcome.kept.append(rel)
-        _atomic_write(out_dir / MANIFEST, manifest_data)
+        with _located(out_dir, MANIFEST, "written"):
+            _atomic_write(out_dir / MANIFEST, manifest_data)
         return _with_manifest(outcome, unchanged=manifest_before == manifest_data)
+
+
+@contextlib.contextmanager
+def _located(out_dir: Path, rel: str, done: str) -> Iterator[None]:
+    """An OSError (a read-only folder, a full disk) as a BuildError naming the output file. What was
+    written before it stays consistent: the manifest's journal lets the next build finish the job."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise BuildError(f"{out_dir / rel} cannot be {done}: {reason}; the files before it are written, and "
+                         "the next `opgen build` completes the output once this is fixed") from None
 
 
 def _with_manifest(outcome: Outcome, unchanged: bool) -> Outcome:
