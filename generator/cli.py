@@ -283,7 +283,10 @@ def new(ref: str, category: str, source: str | None, specs_dir: Path | None) -> 
     folder = specs_dir or _project_specs_or_exit("new")
     _category_or_exit(folder, category)
     starter = starter_spec(folder, domain, name, category, source)
-    starter.path.write_text(starter.text, encoding="utf-8")
+    try:
+        starter.path.write_text(starter.text, encoding="utf-8")
+    except OSError as exc:  # a read-only spec folder, a full disk
+        raise click.ClickException(f"{starter.path} cannot be written: {exc.strerror or exc}") from None
     click.echo(f"wrote {starter.path}: fill in its TODOs (`opgen lint` lists them), then run `opgen build`")
 
 
@@ -335,6 +338,9 @@ def import_onnx(ops: tuple[str, ...], all_ops: bool, category: str | None, texts
                             onnx_domain)
     except ImportFailed as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:  # a spec file that cannot be written (a read-only folder, a full disk)
+        where = f"{exc.filename} cannot be written: " if exc.filename else ""
+        raise click.ClickException(f"{where}{exc.strerror or exc}") from None
     for note in result.notes:
         click.echo(note)
     for path in result.written:

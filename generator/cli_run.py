@@ -1,9 +1,9 @@
 """`opgen run MODEL --input NAME=FILE.npy ... --output-dir DIR`: run a model on the generated kernels.
 
 Exit status: 0 the model ran and every output was written; 1 the model is not valid (nothing runs)
-or a node failed (the node is named); 2 bad usage or an unreadable model or input file. Outputs are
-written only once every node has run, each to a temporary file renamed into place: a failed run
-leaves no output file behind, complete or partial.
+or a node failed (the node is named); 2 bad usage, an unreadable model or input file, or an output
+that cannot be written. Outputs are written only once every node has run, each to a temporary file
+renamed into place: a failed run leaves no output file behind, complete or partial.
 """
 from __future__ import annotations
 
@@ -61,7 +61,10 @@ def file_names(outputs: list[str]) -> dict[str, str]:
 
 
 def _write_atomically(path: Path, save: Any) -> None:
-    write_atomically(str(path), save)
+    try:
+        write_atomically(str(path), save)
+    except OSError as exc:  # a read-only folder, a full disk
+        _fail(f"{path} cannot be written: {exc.strerror or exc}", 2)
 
 
 def write_outputs(results: dict[str, Any], out_dir: Path) -> list[str]:
@@ -70,7 +73,10 @@ def write_outputs(results: dict[str, Any], out_dir: Path) -> list[str]:
 
     from .runtime.values import OptionalValue, SequenceValue
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"--output-dir {out_dir} cannot be created: {exc.strerror or exc}", 2)
     lines = []
     for name, stem in file_names(list(results)).items():
         value = results[name]
@@ -102,7 +108,8 @@ def run(model: Path, inputs: tuple[str, ...], output_dir: Path) -> None:
     """Run a model (ONNX .onnx, hlir graph) on opgen's reference kernels.
 
     The model is validated first (problems: exit 1, nothing runs); each node is checked again as it
-    runs. Exit status: 0 done, 1 invalid model or a node failed, 2 bad usage or unreadable file.
+    runs. Exit status: 0 done, 1 invalid model or a node failed, 2 bad usage, an unreadable file or an
+    output that cannot be written.
     """
     from .run import ModelError, run_model, terminal_progress
     from .runtime.graph_runner import GraphError

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from .atomic import write_atomically
 from .dtypes import parse_type
 from .errors import OpgenError
 from .import_merge import (Texts, TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
@@ -163,7 +164,7 @@ def import_onnx(names: list[str], specs_dir: Path, category: str | None = None, 
         _update_domain(folder, sorted({v for *_, versions in written for v in versions}), onnx.__version__, result)
     for name, path, text, versions in written:
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+            _write_text(path, text)
         result.written.append(path)
     _check_written(specs_dir, [p for _, p, _, _ in written], result)
     return result
@@ -333,13 +334,13 @@ def _ensure_source_document(specs_dir: Path, onnx_version: str, result: ImportRe
     if path.exists():
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
+    _write_text(path,
         f"# onnx {onnx_version} operator schemas\n\n"
         f"Specs that cite this file were imported by `opgen import onnx` from the operator schemas of the\n"
         f"onnx Python package, version {onnx_version} (`onnx.defs.get_all_schemas_with_history()`): names,\n"
         "versions, attributes with their types and defaults, inputs and outputs, type constraints, support\n"
         "level and function bodies. To read the same facts again: `pip install onnx=="
-        f"{onnx_version}`, then `opgen import onnx --op NAME`.\n", encoding="utf-8")
+        f"{onnx_version}`, then `opgen import onnx --op NAME`.\n")
     result.notes.append(f"wrote {path} (the source document imported specs cite)")
 
 
@@ -363,7 +364,7 @@ def _update_domain(folder: Path, versions: list[int], onnx_version: str, result:
         _write_domain(path, sorted(set(have) | set(versions)), onnx_version)
     else:
         merged = ", ".join(map(str, sorted(set(have) | set(versions))))
-        path.write_text(text[:match.start()] + f"opset_versions: [{merged}]" + text[match.end():], encoding="utf-8")
+        _write_text(path, text[:match.start()] + f"opset_versions: [{merged}]" + text[match.end():])
     result.notes.append(f"added opset versions {', '.join(map(str, missing))} to {path}")
 
 
@@ -383,7 +384,7 @@ def _list_onnx_domain(folder: Path, onnx_domain: str, history: dict[str, list[An
     if block is None:
         raise ImportFailed(f"{path}: cannot find `opset_versions:` to list {onnx_domain} after")
     head = "" if block.group(0).startswith("onnx_domains") else "onnx_domains:\n"
-    path.write_text(text[:block.end()] + head + line + text[block.end():], encoding="utf-8")
+    _write_text(path, text[:block.end()] + head + line + text[block.end():])
     result.notes.append(f"listed {onnx_domain} (opset versions {', '.join(map(str, versions))}) in {path}")
 
 
@@ -397,8 +398,8 @@ def _write_domain(path: Path, versions: list[int], onnx_version: str) -> None:
                              "a model importing opset N uses the newest version with since_version <= N."},
         "type_groups": {},
     }
-    path.write_text(f"{MARK} {onnx_version}. Written by `opgen import onnx`; a new import overwrites this file.\n"
-                    "# yaml-language-server: $schema=../schema/domain.schema.json\n" + dump(doc), encoding="utf-8")
+    _write_text(path, f"{MARK} {onnx_version}. Written by `opgen import onnx`; a new import overwrites this file.\n"
+                      "# yaml-language-server: $schema=../schema/domain.schema.json\n" + dump(doc))
 
 
 def _check_written(specs_dir: Path, paths: list[Path], result: ImportResult) -> None:
@@ -415,3 +416,8 @@ def _check_written(specs_dir: Path, paths: list[Path], result: ImportResult) -> 
     missing = [p for p in missing_translations(specs)
                if p.op.startswith(f"{DOMAIN}.") and p.op[len(DOMAIN) + 1:].split("@")[0] in stems]
     result.missing_texts = len(missing)
+
+
+def _write_text(path: Path, text: str) -> None:
+    """A spec file written whole or not at all (opgen.atomic): an interrupted import leaves the old one."""
+    write_atomically(str(path), text.encode("utf-8"))

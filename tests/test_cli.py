@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -244,3 +245,22 @@ def test_fix_chinese_punctuation():
 
     assert fix_chinese_punctuation("输入张量, 轴: 1; 是否? 好. x.y 3.5 (见 C1), done") == \
         "输入张量，轴：1; 是否？好。x.y 3.5 (见 C1), done"  # only marks right after Chinese text change
+
+
+def test_new_names_a_spec_file_it_cannot_write(tmp_path, monkeypatch):
+    """A spec folder the user may not write to (simulated: the suite runs as root, whom permissions do not
+    stop): one line naming the file and the reason, no traceback."""
+    specs = _spec_folder(tmp_path)
+    target = specs / "hlir" / "Foo.yaml"
+    real_write_text = Path.write_text
+
+    def read_only_folder(self, *args, **kwargs):
+        if self == target:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", read_only_folder)
+    result = run("new", "hlir.Foo", "--category", "elementwise_math", "--specs", str(specs))
+    assert result.exit_code == 1, result.output
+    assert f"{target} cannot be written: Permission denied" in result.output
+    assert "Traceback" not in result.output and not target.exists()

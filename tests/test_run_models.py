@@ -288,3 +288,23 @@ def test_views_given_to_the_user_are_writable_arrays_of_their_own():
     got["a"][...] = 99  # the user's own array: the input and the other outputs keep their values
     np.testing.assert_array_equal(feeds["x"], np.arange(-6, 6, dtype=np.float32).reshape(4, 3))
     np.testing.assert_array_equal(got["r"], want[2])
+
+
+def test_opgen_run_names_an_output_it_cannot_write(tmp_path):
+    """An output folder below a file, an output whose name a folder takes: status 2, the path and the reason
+    in one line, no traceback and no temporary file left beside the outputs."""
+    onnx.save(two_node_model(), tmp_path / "ok.onnx")
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    runner = CliRunner()
+    args = ["run", str(tmp_path / "ok.onnx"), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir"]
+    below_a_file = runner.invoke(main, [*args, str(blocker / "out")])
+    assert below_a_file.exit_code == 2, below_a_file.output
+    assert f"--output-dir {blocker / 'out'} cannot be created: " in below_a_file.output
+    out = tmp_path / "out"
+    (out / "y.npy").mkdir(parents=True)  # a folder where the output file goes
+    taken = runner.invoke(main, [*args, str(out)])
+    assert taken.exit_code == 2 and f"{out / 'y.npy'} cannot be written: " in taken.output, taken.output
+    assert [p.name for p in out.iterdir()] == ["y.npy"]
+    assert "Traceback" not in below_a_file.output + taken.output
