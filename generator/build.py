@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .build_stamp import Recorder, tree_files
 from .cache import StatCache
+from .files import read_regular
 from .paths import PACKAGE_DIR, SCHEMA_DIR_NAME, TEMPLATES, schema_dir
 from .render import manifest as mf
 
@@ -66,8 +67,7 @@ def _file_digest(path: str, stats: StatCache | None) -> tuple[str, os.stat_resul
     st = os.stat(path)
     sha = stats.known(path, st) if stats is not None else None
     if sha is None:
-        with open(path, "rb") as handle:
-            sha = mf.digest(handle.read())
+        sha = mf.digest(read_regular(path))  # a named pipe among the specs is refused, not waited on
         if stats is not None:
             stats.remember(path, st, sha)
     return sha, st
@@ -191,7 +191,10 @@ def _run(specs_dir: Path, out_dir: Path, check: bool) -> BuildResult:
 
 def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None) -> BuildResult:
     recorder = None if check else Recorder()
-    inputs = gather_inputs(specs_dir, stats, recorder)
+    try:
+        inputs = gather_inputs(specs_dir, stats, recorder)
+    except OSError as exc:  # an input the user may not read: reported as the parser reports it
+        return BuildResult(errors=[_unreadable(exc, specs_dir)])
     previous = mf.read(out_dir)
     if not check and previous.inputs == inputs.total and not previous.journal and previous.files \
             and outputs_intact(out_dir, previous, stats=stats, recorder=recorder):
@@ -237,6 +240,17 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
         result.coverage = coverage_of(rows).summary()
         memo.save(unit_names)
     return result
+
+
+def _unreadable(exc: OSError, specs_dir: Path) -> SpecError:
+    from .errors import Location, SpecError
+
+    path = Path(exc.filename) if exc.filename else specs_dir
+    try:
+        shown = str(path.relative_to(specs_dir.parent))
+    except ValueError:
+        shown = str(path)
+    return SpecError(Location(shown), f"cannot read file: {exc.strerror or exc}")
 
 
 def _shared_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Path, stats: StatCache | None,

@@ -35,7 +35,7 @@ def store(name: str, data: bytes) -> None:
     folder = cache_dir()
     if folder is None:
         return
-    from .atomic import write_atomically
+    from .files import write_atomically
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .atomic import write_atomically
+from .files import write_atomically
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 

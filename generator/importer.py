@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from .atomic import write_atomically
+from .files import write_atomically
 from .dtypes import parse_type
 from .errors import OpgenError
 from .import_merge import (Texts, TextsError, dump, existing_texts, keep_curated, pick_text, read_texts, share)
@@ -419,5 +419,5 @@ def _check_written(specs_dir: Path, paths: list[Path], result: ImportResult) -> 
 
 
 def _write_text(path: Path, text: str) -> None:
-    """A spec file written whole or not at all (opgen.atomic): an interrupted import leaves the old one."""
+    """A spec file written whole or not at all (opgen.files): an interrupted import leaves the old one."""
     write_atomically(str(path), text.encode("utf-8"))

@@ -16,6 +16,7 @@ from typing import Any, Callable, cast
 from . import paths
 from .errors import suggest
 from .errors import Location, SpecError, SpecErrors
+from .files import read_regular
 from .model import (Attribute, Constraint, Domain, Elementwise, Example, Note, OpSpec, OpVersion, Pairs, Parameter,
                     Provenance, Source, SpecSet, Text, TypeConstraint, TypeGroup)
 from .yaml_loader import LocDict, load_yaml, locate
@@ -383,7 +384,8 @@ def load_single_op(specs_root: Path | str, domain_name: str,
 def _load_file(path: Path, root: Path, schema: str, op: str) -> tuple[LocDict | None, list[SpecError]]:
     shown = _display(path, root)
     try:
-        text = path.read_text(encoding="utf-8")
+        # decoded with universal newlines, as read_text did (locations count "\r\n" as one line break)
+        text = read_regular(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [SpecError(Location(shown), f"cannot read file: {exc}", op)]
     data, errors = load_yaml(text, shown)

@@ -292,3 +292,23 @@ def test_an_output_that_cannot_be_written_is_a_located_error_and_the_next_build_
     blocker.write_text("", encoding="utf-8")
     result = build(specs, blocker / "out")
     assert result.exit_code == 1 and f"{blocker / 'out'} cannot be created: " in result.output, result.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("name", ["notes.fifo", "Pipe.yaml"])
+def test_a_named_pipe_among_the_specs_is_an_error_not_a_wait(tmp_path, name):
+    """Opening a named pipe to read it waits for a writer: `opgen build` digested every file of the spec
+    tree and `opgen lint` parsed every op file that way, and both hung. Now the pipe is a located error
+    (status 1) for the build and its --check, and for lint where it names an op file (lint reads no
+    other file)."""
+    specs = demo_specs(tmp_path / "specs", "Scale")
+    os.mkfifo(specs / "demo" / name)
+    env = {**os.environ, "OPGEN_CACHE_DIR": str(tmp_path / "cache")}
+    commands = [["build"], ["build", "--check"]] + ([["lint"]] if name.endswith(".yaml") else [])
+    for command in commands:
+        done = subprocess.run([sys.executable, "-m", "opgen.cli", *command, "--specs", str(specs),
+                               *(["--out", str(tmp_path / "out")] if command[0] == "build" else [])],
+                              capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+        output = done.stdout + done.stderr
+        assert done.returncode == 1 and "Traceback" not in output, (command, output)
+        assert f"demo/{name}" in output and "not a regular file" in output, (command, output)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from ..atomic import write_atomically
+from ..files import write_atomically
 from ..errors import OpgenError
 from . import manifest as mf
 from .manifest import MANIFEST
@@ -205,7 +205,7 @@ def _remove_if_ours(tree: _Tree, rel: str, recorded: set[str]) -> bool:
 
 
 def _atomic_write(path: Path, data: bytes, made: set[str] | None = None) -> None:
-    """Write via a temporary file and rename (opgen.atomic), so an interrupted build leaves no half-written file.
+    """Write via a temporary file and rename (opgen.files), so an interrupted build leaves no half-written file.
     `made`: folders known to exist (a full build writes 3 000 files into a few dozen folders)."""
     folder = os.path.dirname(path)
     if made is None or folder not in made:
