@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .files import write_atomically
+from .files import open_regular, write_atomically
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -35,11 +35,12 @@ def _load_input(spec: str) -> tuple[str, Any]:
         _fail(f"--input {spec!r}: expected NAME=FILE.npy (or NAME=FILE.npz for a sequence)", 2)
     path = Path(file)
     try:
-        if path.suffix.lower() == ".npz":
-            with np.load(path, allow_pickle=False) as archive:
-                keys = sorted(archive.files, key=lambda k: (len(k), k))
-                return name, [archive[k] for k in keys]
-        return name, np.load(path, allow_pickle=False)
+        with open_regular(path) as handle:  # a named pipe is refused, not waited on
+            if path.suffix.lower() == ".npz":
+                with np.load(handle, allow_pickle=False) as archive:
+                    keys = sorted(archive.files, key=lambda k: (len(k), k))
+                    return name, [archive[k] for k in keys]
+            return name, np.load(handle, allow_pickle=False)
     except (OSError, ValueError) as exc:
         _fail(f"--input {name}: cannot read {file}: {exc}", 2)
     raise AssertionError("unreachable")

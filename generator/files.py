@@ -10,8 +10,9 @@ system call that was running, and file creation is where a writer spends its tim
 most often arrives as the call that created the file returns, before its result is assigned; that call
 is inside the cleanup's reach too.
 
-read_regular: a spec tree's file, refused unless it is a regular file: a named pipe (FIFO) among the
-specs made `opgen build` and `opgen lint` wait forever for a writer.
+open_regular, read_regular: a file the user names or a spec tree holds, refused unless it is a regular
+file: a named pipe (FIFO) among the specs made `opgen build` and `opgen lint` wait forever for a writer,
+as did one given to `opgen run` as its model or an input.
 """
 from __future__ import annotations
 
@@ -51,11 +52,18 @@ def write_atomically(path: str, content: bytes | Callable[[BinaryIO], None], mod
         raise
 
 
-def read_regular(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a regular file; OSError (strerror "not a regular file") for anything else. Opened
-    without blocking, so that a named pipe is refused rather than waited on."""
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """A regular file opened for reading; OSError (strerror "not a regular file") for anything else.
+    Opened without blocking, so that a named pipe is refused rather than waited on."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+    return handle
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file (open_regular)."""
+    with open_regular(path) as handle:
         return handle.read()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -308,3 +310,19 @@ def test_opgen_run_names_an_output_it_cannot_write(tmp_path):
     assert taken.exit_code == 2 and f"{out / 'y.npy'} cannot be written: " in taken.output, taken.output
     assert [p.name for p in out.iterdir()] == ["y.npy"]
     assert "Traceback" not in below_a_file.output + taken.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_opgen_run_refuses_a_named_pipe_as_its_model_or_an_input(tmp_path):
+    """Reading a named pipe waits for a writer: `opgen run` given one as the model or as an input waited
+    forever. Now each is refused at once: status 2 and the reason."""
+    onnx.save(two_node_model(), tmp_path / "ok.onnx")
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    os.mkfifo(tmp_path / "pipe.onnx")
+    os.mkfifo(tmp_path / "pipe.npy")
+    for model, given in (("pipe.onnx", "x.npy"), ("ok.onnx", "pipe.npy")):
+        done = subprocess.run([sys.executable, "-m", "opgen.cli", "run", str(tmp_path / model), "--input",
+                               f"x={tmp_path / given}", "--output-dir", str(tmp_path / "out")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, (model, given, done.stderr)
+        assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()

@@ -8,10 +8,13 @@ nesting before a recursive parser or validator sees the document.
 """
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
+
+from ..files import open_regular
 
 MAX_ONNX_FILE_BYTES = 2**31 - 1  # protobuf's own limit for one message
 # JSON and YAML documents grow ~10x as Python objects; 256 MiB of text is far above any real graph
@@ -98,12 +101,13 @@ def read_model_file(path: Path, max_bytes: int) -> bytes:
     """The bytes of a model file, or ModelReadError (missing, unreadable, or larger than max_bytes).
 
     The size is checked before reading (a sparse file of gigabytes costs nothing to refuse), and the
-    read stops past max_bytes in case the size changes or the file system reports none."""
+    read stops past max_bytes in case the size changes or the file system reports none. Only a regular
+    file is read, opened without blocking: a named pipe waited for a writer forever (`opgen run`)."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise ModelReadError(f"file of {size} bytes exceeds the limit of {max_bytes} for this kind of file")
-        with path.open("rb") as f:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > max_bytes:
+                raise ModelReadError(f"file of {size} bytes exceeds the limit of {max_bytes} for this kind of file")
             data = f.read(max_bytes + 1)
     except OSError as exc:
         raise ModelReadError(f"cannot read file: {exc.strerror or exc}") from None
