@@ -25,48 +25,47 @@ opgen_status opgen_hlir_ArgMax_v1_uint8(
     for (int64_t o = 0; o < outer; ++o) {
         const uint8_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 32 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 128 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            uint8_t lanes0[32], lanes1[32], lanes2[32], lanes3[32];
+            const uint8_t *OPGEN_RESTRICT row = block;
             const uint8_t head = (block[0]);
-            for (int j = 0; j < 32; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            uint8_t lane0[32], lane1[32], lane2[32], lane3[32];
+            for (int i = 0; i < 32; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 128 <= n; i += 128) {
-                for (int j = 0; j < 32; ++j) {
-                    const uint8_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 128 <= n; r += 128) {
+                for (int i = 0; i < 32; ++i) {
+                    const uint8_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 32; ++j) {
-                    const uint8_t v = (block[i + 32 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 32; ++i) {
+                    const uint8_t v = (row[r + 32 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 32; ++j) {
-                    const uint8_t v = (block[i + 64 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 32; ++i) {
+                    const uint8_t v = (row[r + 64 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 32; ++j) {
-                    const uint8_t v = (block[i + 96 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 32; ++i) {
+                    const uint8_t v = (row[r + 96 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             uint8_t best = head;
-            for (; i < n; ++i) {
-                const uint8_t v = (block[i]);
+            for (; r < n; ++r) {
+                const uint8_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 32; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 32; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -148,48 +147,47 @@ opgen_status opgen_hlir_ArgMax_v1_uint16(
     for (int64_t o = 0; o < outer; ++o) {
         const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 16 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 64 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            uint16_t lanes0[16], lanes1[16], lanes2[16], lanes3[16];
+            const uint16_t *OPGEN_RESTRICT row = block;
             const uint16_t head = (block[0]);
-            for (int j = 0; j < 16; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            uint16_t lane0[16], lane1[16], lane2[16], lane3[16];
+            for (int i = 0; i < 16; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 64 <= n; i += 64) {
-                for (int j = 0; j < 16; ++j) {
-                    const uint16_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 64 <= n; r += 64) {
+                for (int i = 0; i < 16; ++i) {
+                    const uint16_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 16; ++j) {
-                    const uint16_t v = (block[i + 16 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 16; ++i) {
+                    const uint16_t v = (row[r + 16 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 16; ++j) {
-                    const uint16_t v = (block[i + 32 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 16; ++i) {
+                    const uint16_t v = (row[r + 32 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 16; ++j) {
-                    const uint16_t v = (block[i + 48 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 16; ++i) {
+                    const uint16_t v = (row[r + 48 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             uint16_t best = head;
-            for (; i < n; ++i) {
-                const uint16_t v = (block[i]);
+            for (; r < n; ++r) {
+                const uint16_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 16; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 16; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -271,48 +269,47 @@ opgen_status opgen_hlir_ArgMax_v1_uint32(
     for (int64_t o = 0; o < outer; ++o) {
         const uint32_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            uint32_t lanes0[8], lanes1[8], lanes2[8], lanes3[8];
+            const uint32_t *OPGEN_RESTRICT row = block;
             const uint32_t head = (block[0]);
-            for (int j = 0; j < 8; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            uint32_t lane0[8], lane1[8], lane2[8], lane3[8];
+            for (int i = 0; i < 8; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 32 <= n; i += 32) {
-                for (int j = 0; j < 8; ++j) {
-                    const uint32_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 32 <= n; r += 32) {
+                for (int i = 0; i < 8; ++i) {
+                    const uint32_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const uint32_t v = (block[i + 8 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 8; ++i) {
+                    const uint32_t v = (row[r + 8 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const uint32_t v = (block[i + 16 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 8; ++i) {
+                    const uint32_t v = (row[r + 16 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const uint32_t v = (block[i + 24 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 8; ++i) {
+                    const uint32_t v = (row[r + 24 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             uint32_t best = head;
-            for (; i < n; ++i) {
-                const uint32_t v = (block[i]);
+            for (; r < n; ++r) {
+                const uint32_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 8; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 8; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -394,48 +391,47 @@ opgen_status opgen_hlir_ArgMax_v1_uint64(
     for (int64_t o = 0; o < outer; ++o) {
         const uint64_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 4 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 16 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            uint64_t lanes0[4], lanes1[4], lanes2[4], lanes3[4];
+            const uint64_t *OPGEN_RESTRICT row = block;
             const uint64_t head = (block[0]);
-            for (int j = 0; j < 4; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            uint64_t lane0[4], lane1[4], lane2[4], lane3[4];
+            for (int i = 0; i < 4; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 16 <= n; i += 16) {
-                for (int j = 0; j < 4; ++j) {
-                    const uint64_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 16 <= n; r += 16) {
+                for (int i = 0; i < 4; ++i) {
+                    const uint64_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const uint64_t v = (block[i + 4 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 4; ++i) {
+                    const uint64_t v = (row[r + 4 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const uint64_t v = (block[i + 8 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 4; ++i) {
+                    const uint64_t v = (row[r + 8 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const uint64_t v = (block[i + 12 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 4; ++i) {
+                    const uint64_t v = (row[r + 12 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             uint64_t best = head;
-            for (; i < n; ++i) {
-                const uint64_t v = (block[i]);
+            for (; r < n; ++r) {
+                const uint64_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 4; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 4; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -517,48 +513,47 @@ opgen_status opgen_hlir_ArgMax_v1_int8(
     for (int64_t o = 0; o < outer; ++o) {
         const int8_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 32 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 128 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            int8_t lanes0[32], lanes1[32], lanes2[32], lanes3[32];
+            const int8_t *OPGEN_RESTRICT row = block;
             const int8_t head = (block[0]);
-            for (int j = 0; j < 32; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            int8_t lane0[32], lane1[32], lane2[32], lane3[32];
+            for (int i = 0; i < 32; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 128 <= n; i += 128) {
-                for (int j = 0; j < 32; ++j) {
-                    const int8_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 128 <= n; r += 128) {
+                for (int i = 0; i < 32; ++i) {
+                    const int8_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 32; ++j) {
-                    const int8_t v = (block[i + 32 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 32; ++i) {
+                    const int8_t v = (row[r + 32 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 32; ++j) {
-                    const int8_t v = (block[i + 64 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 32; ++i) {
+                    const int8_t v = (row[r + 64 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 32; ++j) {
-                    const int8_t v = (block[i + 96 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 32; ++i) {
+                    const int8_t v = (row[r + 96 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             int8_t best = head;
-            for (; i < n; ++i) {
-                const int8_t v = (block[i]);
+            for (; r < n; ++r) {
+                const int8_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 32; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 32; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -640,48 +635,47 @@ opgen_status opgen_hlir_ArgMax_v1_int16(
     for (int64_t o = 0; o < outer; ++o) {
         const int16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 16 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 64 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            int16_t lanes0[16], lanes1[16], lanes2[16], lanes3[16];
+            const int16_t *OPGEN_RESTRICT row = block;
             const int16_t head = (block[0]);
-            for (int j = 0; j < 16; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            int16_t lane0[16], lane1[16], lane2[16], lane3[16];
+            for (int i = 0; i < 16; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 64 <= n; i += 64) {
-                for (int j = 0; j < 16; ++j) {
-                    const int16_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 64 <= n; r += 64) {
+                for (int i = 0; i < 16; ++i) {
+                    const int16_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 16; ++j) {
-                    const int16_t v = (block[i + 16 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 16; ++i) {
+                    const int16_t v = (row[r + 16 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 16; ++j) {
-                    const int16_t v = (block[i + 32 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 16; ++i) {
+                    const int16_t v = (row[r + 32 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 16; ++j) {
-                    const int16_t v = (block[i + 48 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 16; ++i) {
+                    const int16_t v = (row[r + 48 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             int16_t best = head;
-            for (; i < n; ++i) {
-                const int16_t v = (block[i]);
+            for (; r < n; ++r) {
+                const int16_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 16; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 16; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -763,48 +757,47 @@ opgen_status opgen_hlir_ArgMax_v1_int32(
     for (int64_t o = 0; o < outer; ++o) {
         const int32_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            int32_t lanes0[8], lanes1[8], lanes2[8], lanes3[8];
+            const int32_t *OPGEN_RESTRICT row = block;
             const int32_t head = (block[0]);
-            for (int j = 0; j < 8; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            int32_t lane0[8], lane1[8], lane2[8], lane3[8];
+            for (int i = 0; i < 8; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 32 <= n; i += 32) {
-                for (int j = 0; j < 8; ++j) {
-                    const int32_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 32 <= n; r += 32) {
+                for (int i = 0; i < 8; ++i) {
+                    const int32_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const int32_t v = (block[i + 8 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 8; ++i) {
+                    const int32_t v = (row[r + 8 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const int32_t v = (block[i + 16 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 8; ++i) {
+                    const int32_t v = (row[r + 16 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const int32_t v = (block[i + 24 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 8; ++i) {
+                    const int32_t v = (row[r + 24 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             int32_t best = head;
-            for (; i < n; ++i) {
-                const int32_t v = (block[i]);
+            for (; r < n; ++r) {
+                const int32_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 8; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 8; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -886,48 +879,47 @@ opgen_status opgen_hlir_ArgMax_v1_int64(
     for (int64_t o = 0; o < outer; ++o) {
         const int64_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 4 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 16 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. */
-            int64_t lanes0[4], lanes1[4], lanes2[4], lanes3[4];
+            const int64_t *OPGEN_RESTRICT row = block;
             const int64_t head = (block[0]);
-            for (int j = 0; j < 4; ++j) {
-                lanes0[j] = head;
-                lanes1[j] = head;
-                lanes2[j] = head;
-                lanes3[j] = head;
+            int64_t lane0[4], lane1[4], lane2[4], lane3[4];
+            for (int i = 0; i < 4; ++i) {
+                lane0[i] = head;
+                lane1[i] = head;
+                lane2[i] = head;
+                lane3[i] = head;
             }
-            int64_t i = 0;
-            for (; i + 16 <= n; i += 16) {
-                for (int j = 0; j < 4; ++j) {
-                    const int64_t v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
+            int64_t r = 0;
+            for (; r + 16 <= n; r += 16) {
+                for (int i = 0; i < 4; ++i) {
+                    const int64_t v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const int64_t v = (block[i + 4 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
+                for (int i = 0; i < 4; ++i) {
+                    const int64_t v = (row[r + 4 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const int64_t v = (block[i + 8 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
+                for (int i = 0; i < 4; ++i) {
+                    const int64_t v = (row[r + 8 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const int64_t v = (block[i + 12 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
+                for (int i = 0; i < 4; ++i) {
+                    const int64_t v = (row[r + 12 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
                 }
             }
             int64_t best = head;
-            for (; i < n; ++i) {
-                const int64_t v = (block[i]);
+            for (; r < n; ++r) {
+                const int64_t v = (row[r]);
                 best = v > best ? v : best;
             }
-            for (int j = 0; j < 4; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
+            for (int i = 0; i < 4; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
             }
             int64_t index = 0;
             if (!last) {
@@ -1009,61 +1001,60 @@ opgen_status opgen_hlir_ArgMax_v1_float16(
     for (int64_t o = 0; o < outer; ++o) {
         const uint16_t *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result, NaNs passed over and flagged in lanes beside), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. A NaN counts as the extreme:
              * a row holding one gives its first (last) NaN. */
-            float lanes0[8], lanes1[8], lanes2[8], lanes3[8];
-            int32_t nan0[8], nan1[8], nan2[8], nan3[8];
+            const uint16_t *OPGEN_RESTRICT row = block;
             const float head = opgen_f16_to_f32(block[0]);
-            for (int j = 0; j < 8; ++j) {
-                lanes0[j] = head;
-                nan0[j] = 0;
-                lanes1[j] = head;
-                nan1[j] = 0;
-                lanes2[j] = head;
-                nan2[j] = 0;
-                lanes3[j] = head;
-                nan3[j] = 0;
+            float lane0[8], lane1[8], lane2[8], lane3[8];
+            int32_t nan0[8], nan1[8], nan2[8], nan3[8];
+            for (int i = 0; i < 8; ++i) {
+                lane0[i] = head;
+                nan0[i] = 0;
+                lane1[i] = head;
+                nan1[i] = 0;
+                lane2[i] = head;
+                nan2[i] = 0;
+                lane3[i] = head;
+                nan3[i] = 0;
             }
-            int64_t i = 0;
-            for (; i + 32 <= n; i += 32) {
-                for (int j = 0; j < 8; ++j) {
-                    const float v = opgen_f16_to_f32(block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
-                    nan0[j] |= v != v;
+            int64_t r = 0;
+            for (; r + 32 <= n; r += 32) {
+                for (int i = 0; i < 8; ++i) {
+                    const float v = opgen_f16_to_f32(row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
+                    nan0[i] |= v != v;
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const float v = opgen_f16_to_f32(block[i + 8 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
-                    nan1[j] |= v != v;
+                for (int i = 0; i < 8; ++i) {
+                    const float v = opgen_f16_to_f32(row[r + 8 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
+                    nan1[i] |= v != v;
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const float v = opgen_f16_to_f32(block[i + 16 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
-                    nan2[j] |= v != v;
+                for (int i = 0; i < 8; ++i) {
+                    const float v = opgen_f16_to_f32(row[r + 16 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
+                    nan2[i] |= v != v;
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const float v = opgen_f16_to_f32(block[i + 24 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
-                    nan3[j] |= v != v;
+                for (int i = 0; i < 8; ++i) {
+                    const float v = opgen_f16_to_f32(row[r + 24 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
+                    nan3[i] |= v != v;
                 }
             }
             float best = head;
             int nan_seen = head != head;
-            for (; i < n; ++i) {
-                const float v = opgen_f16_to_f32(block[i]);
+            for (; r < n; ++r) {
+                const float v = opgen_f16_to_f32(row[r]);
                 best = v > best ? v : best;
                 nan_seen |= v != v;
             }
-            for (int j = 0; j < 8; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
-                nan_seen |= nan0[j] | nan1[j] | nan2[j] | nan3[j];
+            for (int i = 0; i < 8; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
+                nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
             }
             int64_t index = 0;
             if (nan_seen) {
@@ -1156,61 +1147,60 @@ opgen_status opgen_hlir_ArgMax_v1_float(
     for (int64_t o = 0; o < outer; ++o) {
         const float *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 8 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result, NaNs passed over and flagged in lanes beside), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 32 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. A NaN counts as the extreme:
              * a row holding one gives its first (last) NaN. */
-            float lanes0[8], lanes1[8], lanes2[8], lanes3[8];
-            int32_t nan0[8], nan1[8], nan2[8], nan3[8];
+            const float *OPGEN_RESTRICT row = block;
             const float head = (block[0]);
-            for (int j = 0; j < 8; ++j) {
-                lanes0[j] = head;
-                nan0[j] = 0;
-                lanes1[j] = head;
-                nan1[j] = 0;
-                lanes2[j] = head;
-                nan2[j] = 0;
-                lanes3[j] = head;
-                nan3[j] = 0;
+            float lane0[8], lane1[8], lane2[8], lane3[8];
+            int32_t nan0[8], nan1[8], nan2[8], nan3[8];
+            for (int i = 0; i < 8; ++i) {
+                lane0[i] = head;
+                nan0[i] = 0;
+                lane1[i] = head;
+                nan1[i] = 0;
+                lane2[i] = head;
+                nan2[i] = 0;
+                lane3[i] = head;
+                nan3[i] = 0;
             }
-            int64_t i = 0;
-            for (; i + 32 <= n; i += 32) {
-                for (int j = 0; j < 8; ++j) {
-                    const float v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
-                    nan0[j] |= v != v;
+            int64_t r = 0;
+            for (; r + 32 <= n; r += 32) {
+                for (int i = 0; i < 8; ++i) {
+                    const float v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
+                    nan0[i] |= v != v;
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const float v = (block[i + 8 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
-                    nan1[j] |= v != v;
+                for (int i = 0; i < 8; ++i) {
+                    const float v = (row[r + 8 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
+                    nan1[i] |= v != v;
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const float v = (block[i + 16 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
-                    nan2[j] |= v != v;
+                for (int i = 0; i < 8; ++i) {
+                    const float v = (row[r + 16 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
+                    nan2[i] |= v != v;
                 }
-                for (int j = 0; j < 8; ++j) {
-                    const float v = (block[i + 24 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
-                    nan3[j] |= v != v;
+                for (int i = 0; i < 8; ++i) {
+                    const float v = (row[r + 24 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
+                    nan3[i] |= v != v;
                 }
             }
             float best = head;
             int nan_seen = head != head;
-            for (; i < n; ++i) {
-                const float v = (block[i]);
+            for (; r < n; ++r) {
+                const float v = (row[r]);
                 best = v > best ? v : best;
                 nan_seen |= v != v;
             }
-            for (int j = 0; j < 8; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
-                nan_seen |= nan0[j] | nan1[j] | nan2[j] | nan3[j];
+            for (int i = 0; i < 8; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
+                nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
             }
             int64_t index = 0;
             if (nan_seen) {
@@ -1303,61 +1293,60 @@ opgen_status opgen_hlir_ArgMax_v1_double(
     for (int64_t o = 0; o < outer; ++o) {
         const double *OPGEN_RESTRICT block = input + o * n * inner;
         if (inner == 1) {
-            /* A dense row: its extreme over four groups of 4 lanes side by side (an ordered comparison and a
-             * select, which compile to a vector max/min instruction; four independent groups so that no step waits on
-             * the previous one's result, NaNs passed over and flagged in lanes beside), then the first (last) position
+            /* A dense row: its extreme over lanes side by side (extreme_lanes.c.j2), then the first (last) position
              * holding it: chunks of 16 elements tested together (no early exit inside a chunk, so it
              * vectorises), then the chunk holding it element by element. A NaN counts as the extreme:
              * a row holding one gives its first (last) NaN. */
-            double lanes0[4], lanes1[4], lanes2[4], lanes3[4];
-            int64_t nan0[4], nan1[4], nan2[4], nan3[4];
+            const double *OPGEN_RESTRICT row = block;
             const double head = (block[0]);
-            for (int j = 0; j < 4; ++j) {
-                lanes0[j] = head;
-                nan0[j] = 0;
-                lanes1[j] = head;
-                nan1[j] = 0;
-                lanes2[j] = head;
-                nan2[j] = 0;
-                lanes3[j] = head;
-                nan3[j] = 0;
+            double lane0[4], lane1[4], lane2[4], lane3[4];
+            int64_t nan0[4], nan1[4], nan2[4], nan3[4];
+            for (int i = 0; i < 4; ++i) {
+                lane0[i] = head;
+                nan0[i] = 0;
+                lane1[i] = head;
+                nan1[i] = 0;
+                lane2[i] = head;
+                nan2[i] = 0;
+                lane3[i] = head;
+                nan3[i] = 0;
             }
-            int64_t i = 0;
-            for (; i + 16 <= n; i += 16) {
-                for (int j = 0; j < 4; ++j) {
-                    const double v = (block[i + j]);
-                    lanes0[j] = v > lanes0[j] ? v : lanes0[j];
-                    nan0[j] |= v != v;
+            int64_t r = 0;
+            for (; r + 16 <= n; r += 16) {
+                for (int i = 0; i < 4; ++i) {
+                    const double v = (row[r + i]);
+                    lane0[i] = v > lane0[i] ? v : lane0[i];
+                    nan0[i] |= v != v;
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const double v = (block[i + 4 + j]);
-                    lanes1[j] = v > lanes1[j] ? v : lanes1[j];
-                    nan1[j] |= v != v;
+                for (int i = 0; i < 4; ++i) {
+                    const double v = (row[r + 4 + i]);
+                    lane1[i] = v > lane1[i] ? v : lane1[i];
+                    nan1[i] |= v != v;
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const double v = (block[i + 8 + j]);
-                    lanes2[j] = v > lanes2[j] ? v : lanes2[j];
-                    nan2[j] |= v != v;
+                for (int i = 0; i < 4; ++i) {
+                    const double v = (row[r + 8 + i]);
+                    lane2[i] = v > lane2[i] ? v : lane2[i];
+                    nan2[i] |= v != v;
                 }
-                for (int j = 0; j < 4; ++j) {
-                    const double v = (block[i + 12 + j]);
-                    lanes3[j] = v > lanes3[j] ? v : lanes3[j];
-                    nan3[j] |= v != v;
+                for (int i = 0; i < 4; ++i) {
+                    const double v = (row[r + 12 + i]);
+                    lane3[i] = v > lane3[i] ? v : lane3[i];
+                    nan3[i] |= v != v;
                 }
             }
             double best = head;
             int nan_seen = head != head;
-            for (; i < n; ++i) {
-                const double v = (block[i]);
+            for (; r < n; ++r) {
+                const double v = (row[r]);
                 best = v > best ? v : best;
                 nan_seen |= v != v;
             }
-            for (int j = 0; j < 4; ++j) {
-                best = lanes0[j] > best ? lanes0[j] : best;
-                best = lanes1[j] > best ? lanes1[j] : best;
-                best = lanes2[j] > best ? lanes2[j] : best;
-                best = lanes3[j] > best ? lanes3[j] : best;
-                nan_seen |= nan0[j] | nan1[j] | nan2[j] | nan3[j];
+            for (int i = 0; i < 4; ++i) {
+                best = lane0[i] > best ? lane0[i] : best;
+                best = lane1[i] > best ? lane1[i] : best;
+                best = lane2[i] > best ? lane2[i] : best;
+                best = lane3[i] > best ? lane3[i] : best;
+                nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
             }
             int64_t index = 0;
             if (nan_seen) {

@@ -26,40 +26,36 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 32 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const uint8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint8_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint8_t acc0[32], acc1[32], acc2[32], acc3[32];
+                uint8_t lane0[32], lane1[32], lane2[32], lane3[32];
                 for (int i = 0; i < 32; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 128 <= n; r += 128) {
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + 32 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + 64 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + 96 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 uint8_t best = first;
@@ -68,10 +64,10 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 32; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (uint8_t)(best);
             }
@@ -81,30 +77,30 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
             const uint8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint8_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint8_t acc0[32], acc1[32], acc2[32], acc3[32];
+                uint8_t lane0[32], lane1[32], lane2[32], lane3[32];
                 for (int i = 0; i < 32; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 128 <= n; r += 128) {
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + 32 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + 64 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const uint8_t v = (row[r + 96 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 uint8_t best = first;
@@ -113,10 +109,10 @@ opgen_status opgen_hlir_Reduce_v1_uint8(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 32; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (uint8_t)(best);
             }
@@ -261,40 +257,36 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 16 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const uint16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint16_t acc0[16], acc1[16], acc2[16], acc3[16];
+                uint16_t lane0[16], lane1[16], lane2[16], lane3[16];
                 for (int i = 0; i < 16; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 64 <= n; r += 64) {
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + 16 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + 32 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + 48 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 uint16_t best = first;
@@ -303,10 +295,10 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 16; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (uint16_t)(best);
             }
@@ -316,30 +308,30 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
             const uint16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint16_t acc0[16], acc1[16], acc2[16], acc3[16];
+                uint16_t lane0[16], lane1[16], lane2[16], lane3[16];
                 for (int i = 0; i < 16; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 64 <= n; r += 64) {
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + 16 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + 32 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const uint16_t v = (row[r + 48 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 uint16_t best = first;
@@ -348,10 +340,10 @@ opgen_status opgen_hlir_Reduce_v1_uint16(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 16; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (uint16_t)(best);
             }
@@ -496,40 +488,36 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 8 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const uint32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint32_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint32_t acc0[8], acc1[8], acc2[8], acc3[8];
+                uint32_t lane0[8], lane1[8], lane2[8], lane3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + 8 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + 16 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + 24 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 uint32_t best = first;
@@ -538,10 +526,10 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (uint32_t)(best);
             }
@@ -551,30 +539,30 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
             const uint32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint32_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint32_t acc0[8], acc1[8], acc2[8], acc3[8];
+                uint32_t lane0[8], lane1[8], lane2[8], lane3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + 8 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + 16 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const uint32_t v = (row[r + 24 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 uint32_t best = first;
@@ -583,10 +571,10 @@ opgen_status opgen_hlir_Reduce_v1_uint32(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (uint32_t)(best);
             }
@@ -731,40 +719,36 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 4 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const uint64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint64_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint64_t acc0[4], acc1[4], acc2[4], acc3[4];
+                uint64_t lane0[4], lane1[4], lane2[4], lane3[4];
                 for (int i = 0; i < 4; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 16 <= n; r += 16) {
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + 4 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + 8 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + 12 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 uint64_t best = first;
@@ -773,10 +757,10 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 4; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (uint64_t)(best);
             }
@@ -786,30 +770,30 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
             const uint64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint64_t *OPGEN_RESTRICT row = inputs + o * n;
-                uint64_t acc0[4], acc1[4], acc2[4], acc3[4];
+                uint64_t lane0[4], lane1[4], lane2[4], lane3[4];
                 for (int i = 0; i < 4; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 16 <= n; r += 16) {
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + 4 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + 8 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const uint64_t v = (row[r + 12 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 uint64_t best = first;
@@ -818,10 +802,10 @@ opgen_status opgen_hlir_Reduce_v1_uint64(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 4; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (uint64_t)(best);
             }
@@ -966,40 +950,36 @@ opgen_status opgen_hlir_Reduce_v1_int8(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 32 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const int8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int8_t *OPGEN_RESTRICT row = inputs + o * n;
-                int8_t acc0[32], acc1[32], acc2[32], acc3[32];
+                int8_t lane0[32], lane1[32], lane2[32], lane3[32];
                 for (int i = 0; i < 32; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 128 <= n; r += 128) {
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + 32 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + 64 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + 96 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 int8_t best = first;
@@ -1008,10 +988,10 @@ opgen_status opgen_hlir_Reduce_v1_int8(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 32; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (int8_t)(best);
             }
@@ -1021,30 +1001,30 @@ opgen_status opgen_hlir_Reduce_v1_int8(
             const int8_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int8_t *OPGEN_RESTRICT row = inputs + o * n;
-                int8_t acc0[32], acc1[32], acc2[32], acc3[32];
+                int8_t lane0[32], lane1[32], lane2[32], lane3[32];
                 for (int i = 0; i < 32; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 128 <= n; r += 128) {
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + 32 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + 64 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 32; ++i) {
                         const int8_t v = (row[r + 96 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 int8_t best = first;
@@ -1053,10 +1033,10 @@ opgen_status opgen_hlir_Reduce_v1_int8(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 32; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (int8_t)(best);
             }
@@ -1201,40 +1181,36 @@ opgen_status opgen_hlir_Reduce_v1_int16(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 16 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const int16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int16_t *OPGEN_RESTRICT row = inputs + o * n;
-                int16_t acc0[16], acc1[16], acc2[16], acc3[16];
+                int16_t lane0[16], lane1[16], lane2[16], lane3[16];
                 for (int i = 0; i < 16; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 64 <= n; r += 64) {
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + 16 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + 32 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + 48 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 int16_t best = first;
@@ -1243,10 +1219,10 @@ opgen_status opgen_hlir_Reduce_v1_int16(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 16; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (int16_t)(best);
             }
@@ -1256,30 +1232,30 @@ opgen_status opgen_hlir_Reduce_v1_int16(
             const int16_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int16_t *OPGEN_RESTRICT row = inputs + o * n;
-                int16_t acc0[16], acc1[16], acc2[16], acc3[16];
+                int16_t lane0[16], lane1[16], lane2[16], lane3[16];
                 for (int i = 0; i < 16; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 64 <= n; r += 64) {
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + 16 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + 32 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 16; ++i) {
                         const int16_t v = (row[r + 48 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 int16_t best = first;
@@ -1288,10 +1264,10 @@ opgen_status opgen_hlir_Reduce_v1_int16(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 16; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (int16_t)(best);
             }
@@ -1436,40 +1412,36 @@ opgen_status opgen_hlir_Reduce_v1_int32(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 8 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const int32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int32_t *OPGEN_RESTRICT row = inputs + o * n;
-                int32_t acc0[8], acc1[8], acc2[8], acc3[8];
+                int32_t lane0[8], lane1[8], lane2[8], lane3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + 8 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + 16 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + 24 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 int32_t best = first;
@@ -1478,10 +1450,10 @@ opgen_status opgen_hlir_Reduce_v1_int32(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (int32_t)(best);
             }
@@ -1491,30 +1463,30 @@ opgen_status opgen_hlir_Reduce_v1_int32(
             const int32_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int32_t *OPGEN_RESTRICT row = inputs + o * n;
-                int32_t acc0[8], acc1[8], acc2[8], acc3[8];
+                int32_t lane0[8], lane1[8], lane2[8], lane3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + 8 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + 16 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 8; ++i) {
                         const int32_t v = (row[r + 24 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 int32_t best = first;
@@ -1523,10 +1495,10 @@ opgen_status opgen_hlir_Reduce_v1_int32(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (int32_t)(best);
             }
@@ -1671,40 +1643,36 @@ opgen_status opgen_hlir_Reduce_v1_int64(
     if (status != OPGEN_OK) return status;
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 4 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2). */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const int64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int64_t *OPGEN_RESTRICT row = inputs + o * n;
-                int64_t acc0[4], acc1[4], acc2[4], acc3[4];
+                int64_t lane0[4], lane1[4], lane2[4], lane3[4];
                 for (int i = 0; i < 4; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 16 <= n; r += 16) {
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + 4 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + 8 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + 12 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                     }
                 }
                 int64_t best = first;
@@ -1713,10 +1681,10 @@ opgen_status opgen_hlir_Reduce_v1_int64(
                     best = v > best ? v : best;
                 }
                 for (int i = 0; i < 4; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                 }
                 outputs[o] = (int64_t)(best);
             }
@@ -1726,30 +1694,30 @@ opgen_status opgen_hlir_Reduce_v1_int64(
             const int64_t first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const int64_t *OPGEN_RESTRICT row = inputs + o * n;
-                int64_t acc0[4], acc1[4], acc2[4], acc3[4];
+                int64_t lane0[4], lane1[4], lane2[4], lane3[4];
                 for (int i = 0; i < 4; ++i) {
-                    acc0[i] = first;
-                    acc1[i] = first;
-                    acc2[i] = first;
-                    acc3[i] = first;
+                    lane0[i] = first;
+                    lane1[i] = first;
+                    lane2[i] = first;
+                    lane3[i] = first;
                 }
                 int64_t r = 0;
                 for (; r + 16 <= n; r += 16) {
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + 4 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + 8 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                     }
                     for (int i = 0; i < 4; ++i) {
                         const int64_t v = (row[r + 12 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                     }
                 }
                 int64_t best = first;
@@ -1758,10 +1726,10 @@ opgen_status opgen_hlir_Reduce_v1_int64(
                     best = v < best ? v : best;
                 }
                 for (int i = 0; i < 4; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                 }
                 outputs[o] = (int64_t)(best);
             }
@@ -1910,50 +1878,44 @@ opgen_status opgen_hlir_Reduce_v1_float16(
      * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 8 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         * An ordered comparison passes NaNs over: lanes of flags beside the values record whether one was
-         * met (an OR of v != v in the same pass), and a row holding a NaN gives its first NaN.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2), and a row holding a NaN gives its first NaN. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const float first = opgen_f16_to_f32(init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
-                float acc0[8], acc1[8], acc2[8], acc3[8];
+                float lane0[8], lane1[8], lane2[8], lane3[8];
                 int32_t nan0[8], nan1[8], nan2[8], nan3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
+                    lane0[i] = first;
                     nan0[i] = 0;
-                    acc1[i] = first;
+                    lane1[i] = first;
                     nan1[i] = 0;
-                    acc2[i] = first;
+                    lane2[i] = first;
                     nan2[i] = 0;
-                    acc3[i] = first;
+                    lane3[i] = first;
                     nan3[i] = 0;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                         nan0[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + 8 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                         nan1[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + 16 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                         nan2[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + 24 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                         nan3[i] |= v != v;
                     }
                 }
@@ -1965,10 +1927,10 @@ opgen_status opgen_hlir_Reduce_v1_float16(
                     nan_seen |= v != v;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                     nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
                 }
                 if (nan_seen) {
@@ -1991,38 +1953,38 @@ opgen_status opgen_hlir_Reduce_v1_float16(
             const float first = opgen_f16_to_f32(init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const uint16_t *OPGEN_RESTRICT row = inputs + o * n;
-                float acc0[8], acc1[8], acc2[8], acc3[8];
+                float lane0[8], lane1[8], lane2[8], lane3[8];
                 int32_t nan0[8], nan1[8], nan2[8], nan3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
+                    lane0[i] = first;
                     nan0[i] = 0;
-                    acc1[i] = first;
+                    lane1[i] = first;
                     nan1[i] = 0;
-                    acc2[i] = first;
+                    lane2[i] = first;
                     nan2[i] = 0;
-                    acc3[i] = first;
+                    lane3[i] = first;
                     nan3[i] = 0;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                         nan0[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + 8 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                         nan1[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + 16 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                         nan2[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = opgen_f16_to_f32(row[r + 24 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                         nan3[i] |= v != v;
                     }
                 }
@@ -2034,10 +1996,10 @@ opgen_status opgen_hlir_Reduce_v1_float16(
                     nan_seen |= v != v;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                     nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
                 }
                 if (nan_seen) {
@@ -2222,50 +2184,44 @@ opgen_status opgen_hlir_Reduce_v1_float(
      * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 8 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         * An ordered comparison passes NaNs over: lanes of flags beside the values record whether one was
-         * met (an OR of v != v in the same pass), and a row holding a NaN gives its first NaN.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2), and a row holding a NaN gives its first NaN. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const float first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const float *OPGEN_RESTRICT row = inputs + o * n;
-                float acc0[8], acc1[8], acc2[8], acc3[8];
+                float lane0[8], lane1[8], lane2[8], lane3[8];
                 int32_t nan0[8], nan1[8], nan2[8], nan3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
+                    lane0[i] = first;
                     nan0[i] = 0;
-                    acc1[i] = first;
+                    lane1[i] = first;
                     nan1[i] = 0;
-                    acc2[i] = first;
+                    lane2[i] = first;
                     nan2[i] = 0;
-                    acc3[i] = first;
+                    lane3[i] = first;
                     nan3[i] = 0;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                         nan0[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + 8 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                         nan1[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + 16 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                         nan2[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + 24 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                         nan3[i] |= v != v;
                     }
                 }
@@ -2277,10 +2233,10 @@ opgen_status opgen_hlir_Reduce_v1_float(
                     nan_seen |= v != v;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                     nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
                 }
                 if (nan_seen) {
@@ -2303,38 +2259,38 @@ opgen_status opgen_hlir_Reduce_v1_float(
             const float first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const float *OPGEN_RESTRICT row = inputs + o * n;
-                float acc0[8], acc1[8], acc2[8], acc3[8];
+                float lane0[8], lane1[8], lane2[8], lane3[8];
                 int32_t nan0[8], nan1[8], nan2[8], nan3[8];
                 for (int i = 0; i < 8; ++i) {
-                    acc0[i] = first;
+                    lane0[i] = first;
                     nan0[i] = 0;
-                    acc1[i] = first;
+                    lane1[i] = first;
                     nan1[i] = 0;
-                    acc2[i] = first;
+                    lane2[i] = first;
                     nan2[i] = 0;
-                    acc3[i] = first;
+                    lane3[i] = first;
                     nan3[i] = 0;
                 }
                 int64_t r = 0;
                 for (; r + 32 <= n; r += 32) {
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                         nan0[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + 8 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                         nan1[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + 16 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                         nan2[i] |= v != v;
                     }
                     for (int i = 0; i < 8; ++i) {
                         const float v = (row[r + 24 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                         nan3[i] |= v != v;
                     }
                 }
@@ -2346,10 +2302,10 @@ opgen_status opgen_hlir_Reduce_v1_float(
                     nan_seen |= v != v;
                 }
                 for (int i = 0; i < 8; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                     nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
                 }
                 if (nan_seen) {
@@ -2534,50 +2490,44 @@ opgen_status opgen_hlir_Reduce_v1_double(
      * MAX gives +0.0 if any of them is +0.0, MIN gives -0.0 if any is -0.0 (XLA's order, -0.0 < +0.0). */
     if ((kind == OPGEN_REDUCE_MAX || kind == OPGEN_REDUCE_MIN) && plan.trailing) {
         /* Each output reduces a dense row, whose elements may be taken in any order (max and min are
-         * associative and commutative): four groups of 4 lanes (32 bytes each) side by side, each lane keeping
-         * the larger (smaller) value by one ordered comparison and a select, which compile to a vector max (min)
-         * instruction. Four independent groups, not one: a single group waits on its own previous result at
-         * every step (the instruction's latency), and ran at half NumPy's speed in the AVX2 clone.
-         * An ordered comparison passes NaNs over: lanes of flags beside the values record whether one was
-         * met (an OR of v != v in the same pass), and a row holding a NaN gives its first NaN.
-         */
+         * associative and commutative): lanes side by side (extreme_lanes.c.j2), and a row holding a NaN gives its first NaN. */
         const int64_t n = plan.reduced_total;
         if (kind == OPGEN_REDUCE_MAX) {
             const double first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const double *OPGEN_RESTRICT row = inputs + o * n;
-                double acc0[4], acc1[4], acc2[4], acc3[4];
+                double lane0[4], lane1[4], lane2[4], lane3[4];
                 int64_t nan0[4], nan1[4], nan2[4], nan3[4];
                 for (int i = 0; i < 4; ++i) {
-                    acc0[i] = first;
+                    lane0[i] = first;
                     nan0[i] = 0;
-                    acc1[i] = first;
+                    lane1[i] = first;
                     nan1[i] = 0;
-                    acc2[i] = first;
+                    lane2[i] = first;
                     nan2[i] = 0;
-                    acc3[i] = first;
+                    lane3[i] = first;
                     nan3[i] = 0;
                 }
                 int64_t r = 0;
                 for (; r + 16 <= n; r += 16) {
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + i]);
-                        acc0[i] = v > acc0[i] ? v : acc0[i];
+                        lane0[i] = v > lane0[i] ? v : lane0[i];
                         nan0[i] |= v != v;
                     }
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + 4 + i]);
-                        acc1[i] = v > acc1[i] ? v : acc1[i];
+                        lane1[i] = v > lane1[i] ? v : lane1[i];
                         nan1[i] |= v != v;
                     }
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + 8 + i]);
-                        acc2[i] = v > acc2[i] ? v : acc2[i];
+                        lane2[i] = v > lane2[i] ? v : lane2[i];
                         nan2[i] |= v != v;
                     }
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + 12 + i]);
-                        acc3[i] = v > acc3[i] ? v : acc3[i];
+                        lane3[i] = v > lane3[i] ? v : lane3[i];
                         nan3[i] |= v != v;
                     }
                 }
@@ -2589,10 +2539,10 @@ opgen_status opgen_hlir_Reduce_v1_double(
                     nan_seen |= v != v;
                 }
                 for (int i = 0; i < 4; ++i) {
-                    best = acc0[i] > best ? acc0[i] : best;
-                    best = acc1[i] > best ? acc1[i] : best;
-                    best = acc2[i] > best ? acc2[i] : best;
-                    best = acc3[i] > best ? acc3[i] : best;
+                    best = lane0[i] > best ? lane0[i] : best;
+                    best = lane1[i] > best ? lane1[i] : best;
+                    best = lane2[i] > best ? lane2[i] : best;
+                    best = lane3[i] > best ? lane3[i] : best;
                     nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
                 }
                 if (nan_seen) {
@@ -2615,38 +2565,38 @@ opgen_status opgen_hlir_Reduce_v1_double(
             const double first = (init_values[0]);
             for (int64_t o = 0; o < plan.kept_total; ++o) {
                 const double *OPGEN_RESTRICT row = inputs + o * n;
-                double acc0[4], acc1[4], acc2[4], acc3[4];
+                double lane0[4], lane1[4], lane2[4], lane3[4];
                 int64_t nan0[4], nan1[4], nan2[4], nan3[4];
                 for (int i = 0; i < 4; ++i) {
-                    acc0[i] = first;
+                    lane0[i] = first;
                     nan0[i] = 0;
-                    acc1[i] = first;
+                    lane1[i] = first;
                     nan1[i] = 0;
-                    acc2[i] = first;
+                    lane2[i] = first;
                     nan2[i] = 0;
-                    acc3[i] = first;
+                    lane3[i] = first;
                     nan3[i] = 0;
                 }
                 int64_t r = 0;
                 for (; r + 16 <= n; r += 16) {
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + i]);
-                        acc0[i] = v < acc0[i] ? v : acc0[i];
+                        lane0[i] = v < lane0[i] ? v : lane0[i];
                         nan0[i] |= v != v;
                     }
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + 4 + i]);
-                        acc1[i] = v < acc1[i] ? v : acc1[i];
+                        lane1[i] = v < lane1[i] ? v : lane1[i];
                         nan1[i] |= v != v;
                     }
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + 8 + i]);
-                        acc2[i] = v < acc2[i] ? v : acc2[i];
+                        lane2[i] = v < lane2[i] ? v : lane2[i];
                         nan2[i] |= v != v;
                     }
                     for (int i = 0; i < 4; ++i) {
                         const double v = (row[r + 12 + i]);
-                        acc3[i] = v < acc3[i] ? v : acc3[i];
+                        lane3[i] = v < lane3[i] ? v : lane3[i];
                         nan3[i] |= v != v;
                     }
                 }
@@ -2658,10 +2608,10 @@ opgen_status opgen_hlir_Reduce_v1_double(
                     nan_seen |= v != v;
                 }
                 for (int i = 0; i < 4; ++i) {
-                    best = acc0[i] < best ? acc0[i] : best;
-                    best = acc1[i] < best ? acc1[i] : best;
-                    best = acc2[i] < best ? acc2[i] : best;
-                    best = acc3[i] < best ? acc3[i] : best;
+                    best = lane0[i] < best ? lane0[i] : best;
+                    best = lane1[i] < best ? lane1[i] : best;
+                    best = lane2[i] < best ? lane2[i] : best;
+                    best = lane3[i] < best ? lane3[i] : best;
                     nan_seen |= nan0[i] | nan1[i] | nan2[i] | nan3[i];
                 }
                 if (nan_seen) {
