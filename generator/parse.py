@@ -339,6 +339,11 @@ def load_specs(specs_root: Path | str, op_loader: OpLoader = load_op,
     if not root.is_dir():
         return SpecSet(()), [SpecError(Location(str(root)), "specs folder not found")]
     folders, errors = spec_folders(root)
+    if not folders and not errors:  # nothing to build: a mistaken --specs, not an empty output to write
+        hint = (f"it is a domain folder: give the folder above it (--specs {root.parent})"
+                if (root / "domain.yaml").is_file() else
+                "a spec folder holds one folder per domain, each with a domain.yaml")
+        return SpecSet(()), [SpecError(Location(str(root)), f"no domain folder in this specs folder; {hint}")]
     domains: list[Domain] = []
     for folder in folders:
         domain, errs = domain_loader(folder / "domain.yaml", root)

@@ -264,3 +264,21 @@ def test_new_names_a_spec_file_it_cannot_write(tmp_path, monkeypatch):
     assert result.exit_code == 1, result.output
     assert f"{target} cannot be written: Permission denied" in result.output
     assert "Traceback" not in result.output and not target.exists()
+
+
+def test_a_specs_folder_without_domains_is_an_error_not_an_empty_build(tmp_path):
+    """--specs naming a domain folder (or an empty folder) built "0 ops" and wrote a generated/ folder of
+    index pages inside the spec tree. Now it is an error that says what a spec folder holds, and nothing
+    is written."""
+    specs = _spec_folder(tmp_path)
+    domain = specs / "hlir"
+    result = run("build", "--specs", str(domain))
+    assert result.exit_code == 1, result.output
+    assert f"it is a domain folder: give the folder above it (--specs {specs})" in result.output
+    assert not (specs / "generated").exists() and "Traceback" not in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for command in ("build", "lint", "list"):
+        result = run(command, "--specs", str(empty))
+        assert result.exit_code != 0 and "no domain folder in this specs folder" in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "specs"]
