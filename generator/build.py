@@ -244,13 +244,10 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
 
 def _unreadable(exc: OSError, specs_dir: Path) -> SpecError:
     from .errors import Location, SpecError
+    from .parse import display_path
 
     path = Path(exc.filename) if exc.filename else specs_dir
-    try:
-        shown = str(path.relative_to(specs_dir.parent))
-    except ValueError:
-        shown = str(path)
-    return SpecError(Location(shown), f"cannot read file: {exc.strerror or exc}")
+    return SpecError(Location(display_path(path, specs_dir)), f"cannot read file: {exc.strerror or exc}")
 
 
 def _shared_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Path, stats: StatCache | None,

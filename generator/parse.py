@@ -272,7 +272,8 @@ def _build_version(raw: LocDict, domain: str, op: str, groups: dict[str, tuple[s
     )
 
 
-def _display(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path) -> str:
+    """How errors name a file of the spec folder `root`: relative to the folder above it."""
     try:
         return str(path.relative_to(root.parent)) if root.parent != path else str(path)
     except ValueError:
@@ -297,7 +298,7 @@ def load_op(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list
 
 def load_domain(path: Path, root: Path) -> tuple[Domain | None, list[SpecError]]:
     raw, errors = _load_file(path, root, "domain.schema.json", path.parent.name)
-    return (build_domain(raw, _display(path, root)) if raw is not None else None), errors
+    return (build_domain(raw, display_path(path, root)) if raw is not None else None), errors
 
 
 def spec_folders(root: Path) -> tuple[list[Path], list[SpecError]]:
@@ -305,7 +306,7 @@ def spec_folders(root: Path) -> tuple[list[Path], list[SpecError]]:
     errors = []
     folders = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name not in RESERVED_FOLDERS):
-        shown = _display(folder, root)
+        shown = display_path(folder, root)
         if not _IDENT.fullmatch(folder.name):
             errors.append(SpecError(Location(shown), f"domain folder name {folder.name!r} is not an identifier"))
         elif not (folder / "domain.yaml").is_file():
@@ -387,7 +388,7 @@ def load_single_op(specs_root: Path | str, domain_name: str,
 
 
 def _load_file(path: Path, root: Path, schema: str, op: str) -> tuple[LocDict | None, list[SpecError]]:
-    shown = _display(path, root)
+    shown = display_path(path, root)
     try:
         # decoded with universal newlines, as read_text did (locations count "\r\n" as one line break)
         text = read_regular(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
