@@ -106,7 +106,8 @@ def write_outputs(results: dict[str, Any], out_dir: Path) -> list[str]:
 @click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), required=True,
               help="Folder for the outputs: one NAME.npy per output (a sequence: NAME.npz).")
 def run(model: Path, inputs: tuple[str, ...], output_dir: Path) -> None:
-    """Run a model (ONNX .onnx, hlir graph) on opgen's reference kernels.
+    """Run a model (ONNX .onnx, hlir graph, oneDNN Graph .json, StableHLO .mlir/.mlirbc) on opgen's
+    reference kernels.
 
     The model is validated first (problems: exit 1, nothing runs); each node is checked again as it
     runs. Exit status: 0 done, 1 invalid model or a node failed, 2 bad usage, an unreadable file or an
@@ -115,6 +116,10 @@ def run(model: Path, inputs: tuple[str, ...], output_dir: Path) -> None:
     from .run import ModelError, run_model, terminal_progress
     from .runtime.graph_runner import GraphError
 
+    given = [spec.partition("=")[0] for spec in inputs]
+    repeated = sorted({name for name in given if name and given.count(name) > 1})
+    if repeated:  # which of two files was meant is not for opgen to guess
+        _fail(f"--input {', '.join(repeated)}: given more than once", 2)
     feeds = dict(_load_input(spec) for spec in inputs)
     try:
         results = run_model(model, feeds, progress=terminal_progress())

@@ -10,9 +10,10 @@ and model-local functions (inlined first with onnx.inliner, as onnxruntime does)
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -58,19 +59,59 @@ def _onnx_model(model: Any) -> Any:
     if not isinstance(model, (str, Path, bytes, bytearray, memoryview, onnx.ModelProto)):
         return None
     proto = load_model(model, DEFAULT_LIMITS)
-    if isinstance(model, (str, Path)) and any(t.data_location == onnx.TensorProto.EXTERNAL
-                                              for t in proto.graph.initializer):
-        from onnx.external_data_helper import load_external_data_for_model
-
-        try:  # weights saved beside the model (onnx.save(..., save_as_external_data=True))
-            load_external_data_for_model(proto, str(Path(model).resolve().parent))
-        except (OSError, ValueError) as exc:
-            raise ModelError(f"cannot read the model's external data: {exc}") from None
+    external = next(_external_tensors(proto.graph), None)
+    if external is not None:
+        _load_external_data(proto, model, external)
     if proto.functions:
         import onnx.inliner
 
         proto = onnx.inliner.inline_local_functions(proto)
     return proto
+
+
+def _external_tensors(graph: Any) -> Iterator[Any]:
+    """The tensors of a graph (initializers, tensor attributes, nested graphs) whose data is in another
+    file, as onnx.save(..., save_as_external_data=True) writes the weights of a large model."""
+    from onnx import AttributeProto, TensorProto
+
+    external = TensorProto.EXTERNAL
+    for tensor in graph.initializer:
+        if tensor.data_location == external:
+            yield tensor
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == AttributeProto.TENSOR and attr.t.data_location == external:
+                yield attr.t
+            elif attr.type == AttributeProto.TENSORS:
+                yield from (t for t in attr.tensors if t.data_location == external)
+            elif attr.type == AttributeProto.GRAPH:
+                yield from _external_tensors(attr.g)
+            elif attr.type == AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    yield from _external_tensors(sub)
+
+
+def _load_external_data(proto: Any, model: Any, first: Any) -> None:
+    """Read the external data of a model given by its path, from files beside it. onnx's loader refuses
+    what is not a regular file inside the model's folder (a path leading out of it, a link, a named pipe)
+    and data beyond a file's end; each refusal is a ModelError here, not a traceback."""
+    from onnx.checker import ValidationError
+    from onnx.external_data_helper import load_external_data_for_model
+
+    if not isinstance(model, (str, Path)):  # bytes or a ModelProto: no folder to find the files in
+        where = next((entry.value for entry in first.external_data if entry.key == "location"), "")
+        raise ModelError(f"tensor {first.name!r} keeps its data in the external file {where!r}; give the model "
+                         "by its path, so that the file is found beside it")
+    folder = Path(model).resolve().parent
+    for tensor in _external_tensors(proto.graph):  # onnx's own message for a missing file says "not regular file"
+        where = next((entry.value for entry in tensor.external_data if entry.key == "location"), "")
+        if not os.path.lexists(folder / where):
+            raise ModelError(f"cannot read the model's external data: tensor {tensor.name!r} keeps its data in "
+                             f"{where!r}, which is not in the model's folder {str(folder)!r}")
+    try:
+        load_external_data_for_model(proto, str(folder))
+    except (OSError, ValueError, ValidationError) as exc:
+        raise ModelError(f"cannot read the model's external data: {exc}") from None
 
 
 def _input_defaults(proto: Any, input_names: list[str], given: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 
@@ -326,3 +327,105 @@ def test_opgen_run_refuses_a_named_pipe_as_its_model_or_an_input(tmp_path):
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and "not a regular file" in done.stderr, (model, given, done.stderr)
         assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+# ---- weights in external data files -------------------------------------------------------------------
+
+def _save_with_external_weights(model: onnx.ModelProto, folder, location: str = "weights.bin") -> None:
+    onnx.save(model, folder / "m.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+              location=location, size_threshold=0)
+
+
+def test_weights_saved_beside_the_model_are_read_from_there(tmp_path):
+    """torch and onnx.save write a large model's weights to a file beside it (external data): `opgen run`
+    reads them from the model's folder, whatever the current directory, and computes what onnxruntime does."""
+    model = export("smallcnn", 17)
+    feeds = example_inputs("smallcnn")
+    _save_with_external_weights(model, tmp_path)
+    stored = onnx.load(tmp_path / "m.onnx", load_external_data=False)
+    assert all(t.data_location == TensorProto.EXTERNAL for t in stored.graph.initializer)
+    got = opgen.run_model(tmp_path / "m.onnx", feeds)
+    want = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
+    for g, w in zip(got.values(), want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_external_weights_that_cannot_be_read_are_one_line_errors(tmp_path):
+    """A weights file that is missing, a symbolic link, a named pipe, or named by a path leading out of the
+    model's folder: status 2 and the reason (onnx's loader refused the link, the pipe and the path with a
+    ValidationError that was a traceback; a pipe never waits)."""
+    model = two_node_model()
+    model.graph.node[1].CopyFrom(helper.make_node("Add", ["a", "w"], ["y"], name="second"))
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.ones((2, 3), np.float32), "w"))
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    out = tmp_path / "out"
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "opgen.cli", "run", str(tmp_path / "m.onnx"), "--input",
+                               f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)],
+                              capture_output=True, text=True, timeout=120)
+
+    _save_with_external_weights(model, tmp_path)
+    assert run().returncode == 0 and np.array_equal(np.load(out / "y.npy"), np.full((2, 3), 2, np.float32))
+    weights = tmp_path / "weights.bin"
+    weights.rename(tmp_path / "real.bin")
+    cases = {"missing": lambda: None, "a symbolic link": lambda: weights.symlink_to(tmp_path / "real.bin")}
+    if hasattr(os, "mkfifo"):
+        cases["a named pipe"] = lambda: os.mkfifo(weights)
+    for case, make in cases.items():
+        shutil.rmtree(out, ignore_errors=True)
+        make()
+        done = run()
+        assert done.returncode == 2 and "cannot read the model's external data" in done.stderr, (case, done.stderr)
+        assert "Traceback" not in done.stderr and not out.exists(), case
+        weights.unlink(missing_ok=True)
+    (tmp_path / "inner").mkdir()
+    for location in ("../real.bin", str(tmp_path / "real.bin")):  # out of the folder; an absolute path
+        _save_with_external_weights(model, tmp_path / "inner", "w.bin")
+        stored = onnx.load(tmp_path / "inner" / "m.onnx", load_external_data=False)
+        for entry in stored.graph.initializer[0].external_data:
+            if entry.key == "location":
+                entry.value = location
+        onnx.save(stored, tmp_path / "m.onnx")
+        done = run()
+        assert done.returncode == 2 and "cannot read the model's external data" in done.stderr, (location,
+                                                                                                  done.stderr)
+        assert "Traceback" not in done.stderr and not out.exists(), location
+
+
+def test_external_data_in_a_model_given_in_memory_is_named():
+    """A model given as bytes or a ModelProto has no folder to find its weights in: the tensor that keeps
+    its data elsewhere is named (here a Constant inside an If branch), rather than a run failing later on
+    a constant with no value."""
+    const = TensorProto(name="c", data_type=TensorProto.FLOAT, dims=[2, 3])
+    const.data_location = TensorProto.EXTERNAL
+    const.external_data.add(key="location", value="consts.bin")
+    branch = helper.make_graph([helper.make_node("Constant", [], ["k"], value=const)], "then", [],
+                               [helper.make_tensor_value_info("k", TensorProto.FLOAT, [2, 3])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["k2"])], "else", [],
+                              [helper.make_tensor_value_info("k2", TensorProto.FLOAT, [2, 3])])
+    graph = helper.make_graph([helper.make_node("If", ["b"], ["y"], then_branch=branch, else_branch=other)], "g",
+                              [helper.make_tensor_value_info("b", TensorProto.BOOL, []),
+                               helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    for given in (model, model.SerializeToString()):
+        with pytest.raises(ModelError) as info:
+            opgen.run_model(given, {"b": np.array(True), "x": np.ones((2, 3), np.float32)})
+        assert info.value.exit_code == 2
+        assert "tensor 'c' keeps its data in the external file 'consts.bin'" in str(info.value)
+
+
+def test_an_input_given_twice_is_a_usage_error(tmp_path):
+    """Two files for one input: which was meant is not guessed (the last one was taken silently)."""
+    onnx.save(two_node_model(), tmp_path / "ok.onnx")
+    np.save(tmp_path / "a.npy", np.ones((2, 3), np.float32))
+    np.save(tmp_path / "b.npy", -np.ones((2, 3), np.float32))
+    out = tmp_path / "out"
+    twice = CliRunner().invoke(main, ["run", str(tmp_path / "ok.onnx"), "--input", f"x={tmp_path / 'a.npy'}",
+                                      "--input", f"x={tmp_path / 'b.npy'}", "--output-dir", str(out)])
+    assert twice.exit_code == 2 and "--input x: given more than once" in twice.output, twice.output
+    assert not out.exists()
+    once = CliRunner().invoke(main, ["run", str(tmp_path / "ok.onnx"), "--input", f"x={tmp_path / 'b.npy'}",
+                                     "--output-dir", str(out)])
+    assert once.exit_code == 0 and np.array_equal(np.load(out / "y.npy"), np.ones((2, 3), np.float32))
