@@ -179,7 +179,7 @@ def show(specs_dir: Path | None, ref: str, lang: str, fmt: str) -> None:
     try:
         domain, name, version = parse_ref(ref)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="REF") from None
+        raise click.BadParameter(str(exc) + _domains_having(reading_specs(specs_dir), ref), param_hint="REF") from None
     # Only the domain's file and the op's are read (the whole set takes seconds); a problem in another
     # spec does not keep this one from being shown, one in these files does.
     domains, names, op, errors = load_single_op(reading_specs(specs_dir), domain, name)
@@ -203,6 +203,20 @@ def show(specs_dir: Path | None, ref: str, lang: str, fmt: str) -> None:
         _echo_json(version_view(op, v, lang))
     else:
         click.echo(describe(op, v, lang))
+
+
+def _domains_having(specs_dir: Path, ref: str) -> str:
+    """For a ref without its domain (`opgen show Relu`): the refs that name an op of that name, as a hint."""
+    from .parse import op_files, spec_folders
+
+    name, at, version = ref.partition("@")
+    if not name.isidentifier() or not specs_dir.is_dir():
+        return ""
+    found = [(folder.name, path.stem) for folder in spec_folders(specs_dir)[0] for path in op_files(folder)
+             if path.stem.lower() == name.lower()]
+    exact = [(domain, op) for domain, op in found if op == name]  # PRelu: not oneDNN's PReLU as well
+    refs = [f"{domain}.{op}{at}{version}" for domain, op in exact or found]
+    return f"; did you mean {' or '.join(refs)}?" if refs else ""
 
 
 @main.command()

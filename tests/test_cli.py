@@ -102,10 +102,13 @@ def test_show_as_json_holds_what_the_text_holds():
 
 
 @pytest.mark.parametrize("ref,hint", [("onnx.relu", "did you mean 'Relu'?"), ("onnx.Rellu", "did you mean 'Relu'"),
-                                      ("hlir.Abz", "did you mean 'Abs'")])
+                                      ("hlir.Abz", "did you mean 'Abs'"),
+                                      # no domain: the refs of every domain's op of that name, any case
+                                      ("relu", "; did you mean hlir.Relu or onednn.ReLU or onnx.Relu?"),
+                                      ("PRelu@9", "; did you mean hlir.PRelu@9 or onnx.PRelu@9?")])
 def test_show_suggests_the_op_meant(ref, hint):
     result = run("show", "--specs", str(SPECS), ref)
-    assert result.exit_code == 1 and hint in result.output
+    assert result.exit_code == (2 if "." not in ref else 1) and hint in result.output
 
 
 def test_show_reads_only_the_op_shown(tmp_path):
