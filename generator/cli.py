@@ -252,29 +252,9 @@ def validate(model: Path, fmt: str, allow_unknown_ops: bool, specs_dir: Path | N
 
     Exit status: 0 valid, 1 problems found, 2 unreadable file or bad usage.
     """
-    from .validate import ModelReadError, validate_model
+    from .validate.command import validate_command
 
-    try:
-        report = validate_model(model, allow_unknown_ops=allow_unknown_ops, specs=specs_dir)
-    except ModelReadError as exc:
-        _unreadable(model, str(exc), fmt)
-    except Exception as exc:  # never a traceback for a file, whatever it holds
-        _unreadable(model, f"cannot be checked ({type(exc).__name__}: {exc})", fmt)
-    if fmt == "json":
-        click.echo(report.to_json())
-    else:
-        click.echo(report.to_text())
-    sys.exit(report.exit_code)
-
-
-def _unreadable(model: Path, message: str, fmt: str) -> None:
-    from .validate.report import dump_json, printable
-
-    if fmt == "json":
-        click.echo(dump_json({"file": str(model), "error": message}))
-    # The message may quote the file's own text: printable keeps it one line, free of escape codes.
-    click.echo(printable(f"opgen validate: {model}: {message}"), err=True)
-    sys.exit(2)
+    sys.exit(validate_command(model, fmt, allow_unknown_ops, specs_dir, click.echo))
 
 
 @main.command()

@@ -5,19 +5,21 @@ most often it has nothing to do. That is first asked of the no-op stamp (opgen.b
 statuses only, nothing else imported); failing that, the build runs here without importing click,
 which costs about a fifth of a no-op; only a build with something to say (files written, warnings,
 errors) imports the command line (opgen.cli) to report it. Every other command goes straight to the
-command line. The console script (console) then leaves a build without the interpreter's teardown."""
+command line, except a plain `opgen validate FILE`, which runs without click too (opgen.validate.command).
+The console script (console) then leaves a build or that check without the interpreter's teardown."""
 from __future__ import annotations
 
 import sys
 
 
 def console() -> None:
-    """The `opgen` console script: main(), and after a build, leave without tearing the interpreter
-    down. A build ends with everything written, closed and saved (outputs, manifest, caches); what is
-    left is freeing its modules and model object by object, a tenth of an edit's build. Other commands
+    """The `opgen` console script: main(), and after a build or a plain `opgen validate FILE`, leave
+    without tearing the interpreter down. A build ends with everything written, closed and saved
+    (outputs, manifest, caches), a check with its report printed and flushed; what is left is freeing
+    modules and objects one by one (a tenth of an edit's build, of a small model's check). Other commands
     exit the usual way (their libraries may have exit handlers); main() itself, which tests call in
     their own process, never cuts the process short."""
-    if sys.argv[1:] != ["build"]:
+    if sys.argv[1:] != ["build"] and not _plain_validate(sys.argv[1:]):
         main()
         return
     try:
@@ -65,6 +67,9 @@ def main() -> None:
                 return
         _build()
         return
+    if _plain_validate(sys.argv[1:]):
+        _validate(sys.argv[2])
+        return
     from .cli import main as cli
 
     cli()
@@ -101,3 +106,29 @@ def _build() -> None:
     from .build_report import report_build
 
     report_build(result, out, check=False)
+
+
+def _plain_validate(args: list[str]) -> bool:
+    """`opgen validate FILE` and nothing else: the fast path (an option, or a FILE that looks like one,
+    goes to the command line, which parses it)."""
+    return len(args) == 2 and args[0] == "validate" and not args[1].startswith("-")
+
+
+def _validate(model: str) -> None:
+    """`opgen validate FILE` as the command line runs it (the same function, output and exit status),
+    without importing click. Ctrl-C and a reader that stops early end as click ends its commands."""
+    from pathlib import Path
+
+    from .validate.command import validate_command
+
+    def echo(message: str, *, err: bool = False) -> None:
+        print(message, file=sys.stderr if err else sys.stdout, flush=True)
+
+    try:
+        code = validate_command(Path(model), "text", False, None, echo)
+    except KeyboardInterrupt:
+        print("\nAborted!", file=sys.stderr)
+        code = 1
+    except BrokenPipeError:
+        code = 1
+    sys.exit(code)

@@ -285,3 +285,48 @@ def test_a_specs_folder_without_domains_is_an_error_not_an_empty_build(tmp_path)
         result = run(command, "--specs", str(empty))
         assert result.exit_code != 0 and "no domain folder in this specs folder" in result.output, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "specs"]
+
+
+def test_a_plain_validate_runs_without_click_and_says_what_the_command_says(tmp_path):
+    """`opgen validate FILE` is answered by the console script without importing the command line
+    (opgen.entry; a tenth of a small model's check), and then left without the interpreter's teardown.
+    Its output and status are those of the click command (the same call with --format text): for a valid
+    model, an invalid one, unreadable files and a name that would forge report lines; a model named like an
+    option still goes to click."""
+    import subprocess
+    import sys
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    good = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r\nALL GOOD")],
+                                               "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
+    bad = onnx.ModelProto()
+    bad.CopyFrom(good)
+    bad.graph.node[0].attribute.append(helper.make_attribute("alpha", 1.0))
+    onnx.save(good, tmp_path / "good.onnx")
+    onnx.save(bad, tmp_path / "bad.onnx")
+    (tmp_path / "junk.json").write_text("{not json", encoding="utf-8")
+    opgen = Path(sys.executable).with_name("opgen")
+    statuses, outputs = [], {}
+    for name in ("good.onnx", "bad.onnx", "junk.json", "missing.onnx", "."):
+        fast = subprocess.run([str(opgen), "validate", name], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120)
+        full = subprocess.run([str(opgen), "validate", "--format", "text", name], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), name
+        assert "Traceback" not in fast.stderr and fast.stdout + fast.stderr, name
+        statuses.append(fast.returncode)
+        outputs[name] = fast.stdout
+    assert statuses == [0, 1, 2, 2, 2]
+    assert "r\\nALL GOOD" in outputs["bad.onnx"] and "\nALL GOOD" not in outputs["bad.onnx"]
+    script = ("import sys\nfrom opgen.entry import main\ntry:\n    main()\nexcept SystemExit as exc:\n"
+              "    print(exc.code, sorted(m for m in sys.modules if m.startswith('click')))")
+    for args, uses_click in ((["validate", "good.onnx"], False), (["validate", "--format", "json", "good.onnx"], True),
+                             (["validate", "-h"], True)):
+        done = subprocess.run([sys.executable, "-c", script, *args], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120)
+        code, modules = done.stdout.splitlines()[-1].split(" ", 1)
+        assert code == "0" and (modules != "[]") == uses_click, (args, done.stdout, done.stderr)
