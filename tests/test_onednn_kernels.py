@@ -224,3 +224,22 @@ def test_group_norm_and_rms_norm_match_torch(data_format: str) -> None:
     assert rms_bf16.dtype == ml_dtypes.bfloat16
     close(rms_bf16, tf.rms_norm(t(x.astype(ml_dtypes.bfloat16).astype(np.float32)), (4,), eps=1e-5).to(torch.bfloat16),
           "bfloat16")
+
+
+def test_per_channel_values_that_do_not_number_the_axis_are_refused() -> None:
+    """Spec note per_channel_count: validation accepts per_channel scales that do not number src's
+    dimension along axis (oneDNN does), but alone the op has no meaning for them; the kernels refused
+    nothing and broadcast 3 scales on an axis of size 1 into an output three times as large. Now a
+    count other than 1 or that dimension is an error naming both; one value applies to every index."""
+    x = X[:, :1]  # one channel on axis 1
+    for op, extra in (("Quantize", {"dst_dtype": np.int8}), ("Dequantize", {})):
+        src = x if op == "Quantize" else np.rint(x).astype(np.int8)
+        with pytest.raises(ValueError, match=f"onednn.{op}: per_channel scales has 3 values but src has 1 along "
+                                             "axis 1"):
+            kernel(op)(src, qtype="per_channel", axis=1, scales=[0.1, 0.2, 0.3], **extra)
+        with pytest.raises(ValueError, match="per_channel (scales|zps) has 2 values but src has 4 along axis 2"):
+            kernel(op)(np.asarray(X if op == "Quantize" else np.rint(X).astype(np.int8)), qtype="per_channel",
+                       axis=-2, scales=[0.1, 0.2], zps=[1, 2], **extra)
+        (one,) = kernel(op)(src, qtype="per_channel", axis=1, scales=[0.25], zps=[3], **extra)
+        (per_tensor,) = kernel(op)(src, scales=[0.25], zps=[3], **extra)
+        assert one.shape == src.shape and np.array_equal(one, per_tensor)

@@ -283,3 +283,28 @@ def test_unknown_dimensions_agree_with_any_description():
     (problem,) = validate_model(graph(first, second)).problems
     assert problem.where == "logical tensor 2" and "as float [4, 8] by op 'prelu_1' (#1) but as float [?, 16]" \
         in problem.message
+
+
+def test_grouped_weights_quantized_per_output_channel_are_valid_but_do_not_run_alone():
+    """Spec note per_channel_count: oneDNN's int8 ConvTranspose test graph dequantizes grouped weights
+    [16, 1, 3, 3] per output channel (16 scales on axis 1, of size 1). The library does not check the count,
+    so the graph is valid; run node by node, its Dequantize alone cannot apply 16 scales to one index, and
+    the run names the node and both counts (it broadcast into [16, 16, 3, 3] and failed on that shape)."""
+    import numpy as np
+
+    from opgen.run import run_model
+    from opgen.runtime.graph_runner import GraphError
+
+    def dequantize(scales):
+        return {"id": 1, "name": "dequant_weights", "kind": "Dequantize",
+                "attrs": {"qtype": {"type": "string", "value": "per_channel"}, "axis": {"type": "s64", "value": 1},
+                          "scales": {"type": "f32[]", "value": scales}, "zps": {"type": "s64[]", "value": [0] * len(scales)}},
+                "inputs": [tensor(0, "s8", (16, 1, 3, 3))], "outputs": [tensor(1, "f32", (16, 1, 3, 3))]}
+
+    weights = np.arange(-72, 72, dtype=np.int8).reshape(16, 1, 3, 3)
+    grouped = graph(dequantize([float(k + 1) for k in range(16)]))
+    assert validate_model(grouped).valid
+    with pytest.raises(GraphError, match="dequant_weights.*per_channel zps has 16 values but src has 1 along axis 1"):
+        run_model(grouped, {"0": weights})
+    (out,) = run_model(graph(dequantize([0.5])), {"0": weights}).values()
+    assert out.shape == (16, 1, 3, 3) and np.array_equal(out, weights.astype(np.float32) * 0.5)

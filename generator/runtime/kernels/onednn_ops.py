@@ -227,10 +227,23 @@ def batch_norm_inference(src: np.ndarray, gamma: np.ndarray, beta: np.ndarray, m
 
 
 def _quant_params(x: np.ndarray, values: Sequence[float] | Sequence[int], qtype: str, axis: int,
-                  dtype: type) -> np.ndarray:
-    """Scales or zero points broadcast to x: one value (per_tensor) or one per index along axis."""
+                  dtype: type, op: str, name: str) -> np.ndarray:
+    """Scales or zero points broadcast to x: one value (per_tensor) or one per index along axis.
+
+    The validator accepts per_channel values that do not number src's dimension along axis, as oneDNN
+    does (spec note per_channel_count: its grouped int8 ConvTranspose graph gives 16 scales for an axis
+    of size 1, which only the fused grouped convolution knows how to apply). Alone, the op has no meaning
+    for them, so the kernel refuses them rather than broadcasting into an output of another shape; a
+    single value applies to every index."""
     arr: np.ndarray = np.asarray(values, dtype=dtype)
-    return arr.reshape(()) if qtype == "per_tensor" else _along(arr, x.ndim, axis % x.ndim)
+    if qtype == "per_tensor":
+        return arr.reshape(())
+    axis %= x.ndim
+    if arr.size not in (1, x.shape[axis]):
+        raise ValueError(f"onednn.{op}: per_channel {name} has {arr.size} values but src has {x.shape[axis]} "
+                         f"along axis {axis}; alone the op applies one per index along axis (oneDNN applies "
+                         "such values only inside a fused grouped convolution)")
+    return _along(arr, x.ndim, axis)
 
 
 def _along(vector: np.ndarray, rank: int, axis: int) -> np.ndarray:
@@ -248,10 +261,10 @@ def quantize(src: np.ndarray, *, qtype: str = "per_tensor", axis: int = 1, scale
         raise ValueError("onednn.Quantize: the dst data type must be given (dst_dtype)")
     x = np.asarray(src).astype(np.float32)
     out = np.dtype(dst_dtype)
-    scaled = x / _quant_params(x, scales, qtype, axis, np.float32)
+    scaled = x / _quant_params(x, scales, qtype, axis, np.float32, "Quantize", "scales")
     if out.kind in "iu":
         info = np.iinfo(out)
-        zero = _quant_params(x, zps, qtype, axis, np.float32) if zps is not None else np.float32(0)
+        zero = _quant_params(x, zps, qtype, axis, np.float32, "Quantize", "zps") if zps is not None else np.float32(0)
         return np.clip(np.rint(scaled) + zero, info.min, info.max).astype(out)
     limit = np.float32(_ML_FINFO(out).max)
     return np.clip(scaled, -limit, limit).astype(out)
@@ -261,8 +274,8 @@ def dequantize(src: np.ndarray, *, qtype: str = "per_tensor", axis: int = 1, sca
                zps: Sequence[int] | None = None, dst_dtype: np.dtype[Any] | None = None) -> np.ndarray:
     """ONNX DequantizeLinear's formula, (src - zps) * scales, in f32 (dst's only type)."""
     x = np.asarray(src).astype(np.float32)
-    zero = _quant_params(x, zps, qtype, axis, np.float32) if zps is not None else np.float32(0)
-    return ((x - zero) * _quant_params(x, scales, qtype, axis, np.float32)).astype(np.float32)
+    zero = _quant_params(x, zps, qtype, axis, np.float32, "Dequantize", "zps") if zps is not None else np.float32(0)
+    return ((x - zero) * _quant_params(x, scales, qtype, axis, np.float32, "Dequantize", "scales")).astype(np.float32)
 
 
 def group_norm(src: np.ndarray, gamma: np.ndarray | None = None, beta: np.ndarray | None = None, *, groups: int,
