@@ -356,6 +356,9 @@ class _CEmitter(_Emitter):
 
     def unary(self, op: ast.unaryop, operand: str) -> str:
         symbol = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "!"}[type(op)]
+        if self.kind == "bool" and symbol == "~":
+            # NumPy's ~ on booleans is the logical not; C's ~ promotes to int, and (bool)~1 is true
+            symbol = "!"
         return f"(({self.compute})({symbol}{operand}))"
 
     def binary(self, op: str, left: str, right: str) -> str:

@@ -115,6 +115,22 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                 jnp.expm1(x), jnp.cbrt(x), jnp.isfinite(x / x), lax.round(y), jnp.round(y), jax.nn.sigmoid(x),
                 jnp.tan(x), jnp.sin(x), m & n, m | n, m ^ n, ~m, lax.clamp(-0.2, x, 0.3))
 
+    def random_uniform(key: Any) -> Any:  # threefry: xor, and, or and shifts on unsigned integers
+        k = jax.random.wrap_key_data(key)
+        return jax.random.uniform(k, (3, 4)), jax.random.bits(jax.random.fold_in(k, 7), (5,), jnp.uint32)
+
+    def variance(x: Any) -> Any:  # chlo.square, through jnp.var and jnp.std
+        return jnp.var(x, axis=0), jnp.std(x, axis=1), jnp.square(x)
+
+    def gelu_exact(x: Any) -> Any:  # chlo.erfc
+        return jax.nn.gelu(x, approximate=False), jax.scipy.special.erfc(x)
+
+    def bitwise(a: Any, b: Any, u: Any) -> Any:
+        return a & b, a | b, a ^ b, ~a, u & 0x0F, u | 0x80, u ^ u[::-1], ~u, jnp.logical_not(a > b)
+
+    def reduce_precision(x: Any) -> Any:
+        return lax.reduce_precision(x, exponent_bits=5, mantissa_bits=10), lax.reduce_precision(x, 8, 7)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -140,4 +156,11 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "special": (special, (rng.uniform(-0.9, 0.9, size=(3, 4)), 3 * normal(3, 4), rng.random((3, 4)) > 0.5,
                               rng.random((3, 4)) > 0.5)),
         "shifts": (shifts, (ints, (ints % 7 + 1).astype(np.int32))),
+        "random_uniform": (random_uniform, (np.array([0, 42], np.uint32),)),
+        "variance": (variance, (normal(4, 5),)),
+        "gelu_exact": (gelu_exact, (3 * normal(3, 4),)),
+        "bitwise": (bitwise, (rng.integers(-2**31, 2**31, (3, 4)).astype(np.int32),
+                              rng.integers(-2**31, 2**31, (3, 4)).astype(np.int32),
+                              rng.integers(0, 256, (6,)).astype(np.uint8))),
+        "reduce_precision": (reduce_precision, (normal(3, 4) * 1e3,)),
     }

@@ -15,9 +15,14 @@ from opgen.render.c_code import fixed_inputs, kernel_views
 
 
 def kernel_cases(specs):
-    for domain in ("onnx", "onednn"):
+    for domain in ("onnx", "onednn", "hlir"):
         for op in specs.domain(domain).ops:
             for v in op.versions:
+                # hlir's XLA broadcasting takes shapes of its own (broadcast_dimensions); its one-input ops and
+                # those that take one shape (the StableHLO extensions) run the shapes below
+                if domain == "hlir" and (v.elementwise is None or (v.elementwise.broadcast != "none"
+                                                                   and len(v.inputs) > 1)):
+                    continue
                 for view in kernel_views(v):
                     yield pytest.param(v, view["elem"], id=f"{v.key}-{view['elem']}")
 
@@ -60,12 +65,19 @@ ONEDNN_ATTRIBUTE_SETS = {
 }
 
 
+# The hlir element-wise ops whose attributes have no default (document 004 gives none) run with these.
+HLIR_ATTRIBUTE_SETS = {
+    "Elu": [{"alpha": 1.5}, {"alpha": 0.0}], "Gelu": [{"approximate": False}, {"approximate": True}],
+    "HardSigmoid": [{"slope": 0.2, "offset": 0.5}], "LeakyRelu": [{"alpha": 0.1}, {"alpha": -2.0}],
+}
+
+
 def attribute_sets(v, elem: str) -> list[dict]:
     """ATTRIBUTE_SETS of an onnx op (else the defaults), less what the op refuses for the element type: Mod
     before version 28 takes floats with fmod=1 only (C2)."""
     names = {a.name for a in v.attributes}
     sets = [s for s in ATTRIBUTE_SETS.get(v.op, [{}]) if set(s) <= names] if v.domain == "onnx" else \
-        ONEDNN_ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onednn" else [{}]
+        ONEDNN_ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onednn" else HLIR_ATTRIBUTE_SETS.get(v.op, [{}])
     if v.op == "Mod" and v.since_version < 28 and ELEM_TYPES[elem].kind == "float":
         sets = [s for s in sets if s.get("fmod") == 1]
     return sets

@@ -24,7 +24,9 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "OptimizationBarrier": ["stablehlo.optimization_barrier"], "ErfInv": ["chlo.erf_inv"],
               "StablehloShiftLeft": ["stablehlo.shift_left"], "StablehloSign": ["stablehlo.sign"],
               "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"],
-              "Case": ["stablehlo.case"]}
+              "Case": ["stablehlo.case"], "StablehloAnd": ["stablehlo.and"], "StablehloOr": ["stablehlo.or"],
+              "StablehloXor": ["stablehlo.xor"], "StablehloNot": ["stablehlo.not"], "ChloSquare": ["chlo.square"],
+              "ChloErfc": ["chlo.erfc"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -295,3 +297,63 @@ def test_reduce_window_explicit_padding_matches_jax(computation, padding, stride
         {"computation": computation, "window_dimensions": list(window), "padding": [1, 1],
          "auto_pad": "VALID"})
     assert any("C9" in str(p) for p in problems), problems
+
+
+BITWISE = {"StablehloAnd": "bitwise_and", "StablehloOr": "bitwise_or", "StablehloXor": "bitwise_xor"}
+
+
+def _integer_sweep(rng: np.random.Generator, dtype: str) -> np.ndarray:
+    """Random values over the whole range of an integer type (both halves for booleans), and its edges."""
+    if dtype == "bool":
+        return np.array([True, False] * 20)
+    info = np.iinfo(np_dtype(dtype))
+    return np.concatenate([rng.integers(info.min, info.max, 40, dtype=np_dtype(dtype), endpoint=True),
+                           edge_values(dtype)])
+
+
+@pytest.mark.parametrize("op", sorted(BITWISE))
+@pytest.mark.parametrize("dtype", types("StablehloAnd"))
+def test_bitwise_extensions_match_jax_on_booleans_and_integers(op, dtype):
+    """Every pair of values of a random and edge sweep (the seed's And, Or and Xor take booleans only)."""
+    x = _integer_sweep(np.random.default_rng(6), dtype)
+    lhs, rhs = np.repeat(x, len(x)), np.tile(x, len(x))
+    (got,) = kernel(op)(lhs, rhs)
+    want = np.asarray(getattr(lax, BITWISE[op])(lhs, rhs))
+    assert got.dtype == want.dtype == lhs.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", types("StablehloNot"))
+def test_stablehlo_not_matches_jax_on_booleans_and_integers(dtype):
+    x = _integer_sweep(np.random.default_rng(7), dtype)
+    (got,) = kernel("StablehloNot")(x)
+    want = np.asarray(lax.bitwise_not(x))
+    assert got.dtype == want.dtype == x.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", types("ChloSquare"))
+def test_chlo_square_matches_jax(dtype):
+    rng = np.random.default_rng(8)
+    with np.errstate(over="ignore"):  # magnitudes beyond float16's range become infinities
+        x = np.concatenate([(rng.standard_normal(300) * 10.0 ** rng.integers(-20, 20, 300)).astype(np_dtype(dtype)),
+                            _no_subnormal(edge_values(dtype))])
+    (got,) = kernel("ChloSquare")(x)
+    want = np.asarray(lax.square(x))
+    assert got.dtype == x.dtype
+    # jax flushes subnormal results to zero on CPU (float16, computed in float, keeps them)
+    got = got if dtype == "float16" else _no_subnormal(got)
+    np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", types("ChloErfc"))
+def test_chlo_erfc_matches_jax_in_double(dtype):
+    """Against jax.lax.erfc of the same values in double, rounded to the type (note precision)."""
+    rng = np.random.default_rng(9)
+    x = np.concatenate([rng.uniform(-6, 30, 400), [0.0, -0.0, np.inf, -np.inf, np.nan, 26.5, 1e-30, -40.0]])
+    x = x.astype(np_dtype(dtype))
+    (got,) = kernel("ChloErfc")(x)
+    want = np.asarray(lax.erfc(x.astype(np.float64))).astype(x.dtype)
+    assert got.dtype == x.dtype
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)

@@ -127,6 +127,23 @@ def test_run_errors_name_the_inputs_and_the_node() -> None:
         opgen.run_model(doc, feeds)
 
 
+def test_a_graph_whose_outputs_end_in_end_ops_runs() -> None:
+    """oneDNN's training graphs (benchdnn's MHA backward) hand each result to an End op, which has no output:
+    it computes nothing, and the run gives the same results as the graph without the End ops (End had no
+    kernel, so such graphs stopped with a GraphError)."""
+    doc = _doc("run_mlp.json")
+    feeds = [rand(4, 8), rand(8, 16), rand(16), rand(3, 16), rand(3)]
+    plain = opgen.run_model(doc, feeds)
+    for k, name in enumerate(plain):
+        tensor = next(t for op in doc["graph"] for t in op["outputs"] if str(t["id"]) == name)
+        doc["graph"].append({"id": 100 + k, "name": f"end_{k}", "kind": "End", "attrs": {}, "inputs": [tensor],
+                             "outputs": []})
+    ended = opgen.run_model(doc, feeds)
+    assert list(ended) == list(plain)
+    for name in plain:
+        np.testing.assert_array_equal(ended[name], plain[name])
+
+
 def test_biasadd_backprop_is_an_unknown_kind_and_the_error_names_the_library_kind() -> None:
     """benchdnn's op/f32/biasadd_bwd.json names its op BiasAddBackprop: no oneDNN Graph op kind has that name
     (the library's kinds are an enumeration; benchdnn's own reader maps names to it and stops on this one

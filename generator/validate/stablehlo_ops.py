@@ -300,6 +300,7 @@ TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "Broadcast": _ints_attr("broadcast_sizes", "broadcast_sizes"),
     "DynamicSlice": _ints_attr("slice_sizes", "slice_sizes"),
     "Cholesky": lambda op: {"lower": bool(op.attributes["lower"].value) if "lower" in op.attributes else False},
+    "ReducePrecision": lambda op: {name: int(op.attributes[name].value) for name in ("exponent_bits", "mantissa_bits")},
 }
 
 # Attributes that change nothing an hlir op computes on a CPU reference (their loss is noted when they

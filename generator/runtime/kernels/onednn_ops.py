@@ -310,6 +310,12 @@ def rms_norm(src: np.ndarray, gamma: np.ndarray | None = None, *, begin_norm_axi
     return finish(onnx_rms_norm(x.astype(work), scale, axis=begin_norm_axis, epsilon=epsilon), x.dtype)
 
 
+def end(src: np.ndarray) -> tuple[()]:
+    """End marks src as consumed and computes nothing: no output (a graph that ends its tensors with End
+    runs, as oneDNN runs it)."""
+    return ()
+
+
 def gen_index(src: np.ndarray, *, axis: int, dst_dtype: np.dtype[Any] | None = None) -> np.ndarray:
     """Each element's coordinate along axis (negative counts from the end), as s32 (dst's one type): only
     src's shape is read, as the library's executable writes int32(coordinate[axis]) for every element."""
