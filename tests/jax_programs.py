@@ -131,6 +131,10 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
     def reduce_precision(x: Any) -> Any:
         return lax.reduce_precision(x, exponent_bits=5, mantissa_bits=10), lax.reduce_precision(x, 8, 7)
 
+    def any_all_bfloat16(x: Any) -> Any:  # reductions of booleans and of bfloat16
+        b = x.astype(jnp.bfloat16)
+        return jnp.any(x > 1.0), (x > 0).all(axis=1), jnp.isnan(x).any(), b.max(axis=0), b.min(axis=1)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -163,4 +167,5 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                               rng.integers(-2**31, 2**31, (3, 4)).astype(np.int32),
                               rng.integers(0, 256, (6,)).astype(np.uint8))),
         "reduce_precision": (reduce_precision, (normal(3, 4) * 1e3,)),
+        "any_all_bfloat16": (any_all_bfloat16, (normal(4, 5),)),
     }

@@ -66,9 +66,11 @@ REDUCE_CASES = [((3, 4, 5), []), ((3, 4, 5), [0, 1, 2]), ((2, 0, 3), [1]), ((0, 
                 ((700, 3), [0]), ((3, 600), [1]), ((2, 1100), [0]), ((550, 2, 2), [1])]
 
 
-@pytest.mark.parametrize("elem", REDUCE_ELEMS)
-def test_reduce_matches_numpy(c_library, elem):
-    v = version("hlir", "Reduce")
+# StablehloReduce (StableHLO's reduce: bool and bfloat16 too) shares Reduce's kernels, NumPy and C.
+@pytest.mark.parametrize("op,elem", [("Reduce", e) for e in REDUCE_ELEMS] +
+                         [("StablehloReduce", "bfloat16"), ("StablehloReduce", "int32")])
+def test_reduce_matches_numpy(c_library, op, elem):
+    v = version("hlir", op)
     kernel = numpy_kernel(v)
     rng = np.random.default_rng(11)
     cases = list(REDUCE_CASES)

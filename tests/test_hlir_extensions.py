@@ -7,6 +7,8 @@ the fidelity tests, and their kernels are compared with jax.lax (x64, CPU) on ra
 """
 from __future__ import annotations
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -26,7 +28,7 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"],
               "Case": ["stablehlo.case"], "StablehloAnd": ["stablehlo.and"], "StablehloOr": ["stablehlo.or"],
               "StablehloXor": ["stablehlo.xor"], "StablehloNot": ["stablehlo.not"], "ChloSquare": ["chlo.square"],
-              "ChloErfc": ["chlo.erfc"]}
+              "ChloErfc": ["chlo.erfc"], "StablehloReduce": ["stablehlo.reduce"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -357,3 +359,40 @@ def test_chlo_erfc_matches_jax_in_double(dtype):
     assert got.dtype == x.dtype
     rtol, atol = TOLERANCES[dtype]
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+
+
+@pytest.mark.parametrize("computation,reducer,init", [("AND", "bitwise_and", True), ("OR", "bitwise_or", False),
+                                                      ("XOR", "bitwise_xor", False), ("MAX", "max", False),
+                                                      ("MIN", "min", True)])
+def test_stablehlo_reduce_of_booleans_matches_jax(computation, reducer, init):
+    """jnp.all and jnp.any reduce booleans with and/or (document 004's Reduce takes no bool)."""
+    rng = np.random.default_rng(10)
+    x = rng.random((4, 5, 6)) < 0.7
+    x[1] = True
+    x[2] = False  # whole slices of one value, where all() and any() decide differently
+    for dims in ([0], [2], [0, 2], [0, 1, 2], []):
+        (got,) = kernel("StablehloReduce")(x, np.array(init), computation=computation, dimensions=dims)
+        want = np.asarray(lax.reduce(x, np.array(init), getattr(lax, reducer), tuple(dims)))
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, want, err_msg=f"{computation} {dims}")
+
+
+@pytest.mark.parametrize("computation,reducer,init", [("MAX", "max", -np.inf), ("MIN", "min", np.inf),
+                                                      ("ADD", "add", 0.0)])
+def test_stablehlo_reduce_of_bfloat16_matches_jax(computation, reducer, init):
+    """bfloat16 max and min (a bfloat16 softmax's), NaN and signed zeros included; ADD over few elements, whose
+    bfloat16 sums round alike in any order of addition."""
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((6, 4)) * 8).astype(ml_dtypes.bfloat16)
+    x[0, 1], x[2, 2], x[3] = np.nan, -0.0, 0.0
+    x[4] = [-0.0, 0.0, -0.0, -0.0]
+    if computation == "ADD":
+        x = np.round(x.astype(np.float32)).astype(ml_dtypes.bfloat16)  # small integers: exact sums
+    start = np.array(init, ml_dtypes.bfloat16)
+    for dims in ([0], [1], [0, 1]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a NaN is a result, not a RuntimeWarning (ml_dtypes flags it)
+            (got,) = kernel("StablehloReduce")(x, start, computation=computation, dimensions=dims)
+        want = np.asarray(lax.reduce(x, start, getattr(lax, reducer), tuple(dims)))
+        assert got.dtype == want.dtype == x.dtype
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=f"{computation} {dims}")

@@ -1,5 +1,5 @@
-"""jax's argmax/argmin reduction (a StableHLO reduce of values and an iota of indices) -> hlir.Reduce
-with computation ARGMAX or ARGMIN.
+"""jax's argmax/argmin reduction (a StableHLO reduce of values and an iota of indices) -> hlir.StablehloReduce
+(Reduce's kernel and notes) with computation ARGMAX or ARGMIN.
 
 jax.numpy.argmax lowers to `reduce((values, iota) init (-inf, 0))` whose body picks, of two
 (value, index) pairs, the one with the larger value (a NaN counts as the largest), and of equal values
