@@ -286,3 +286,30 @@ def test_argmax_and_argmin_read_as_reduce_and_other_pair_reductions_stay_unknown
     report = validate_model(write(tmp_path / "last.mlir", last_wins))
     assert report.unchecked == {"stablehlo.reduce": 3}
     assert "jax's argmax/argmin of values and an iota" in report.warnings[0].message
+
+
+def test_bfloat16_constants_are_read_in_either_of_mlirs_spellings(tmp_path):
+    """A bfloat16 constant that is not a splat could not be read (the MLIR bindings give no buffer for
+    ml_dtypes' types): every bfloat16 program with a weight failed. Its elements are now read from the
+    text, as decimal literals with 0x bit patterns for infinities and NaN, or as the raw bytes MLIR prints
+    for large constants; both give jax's result."""
+    import jax
+    import jax.numpy as jnp
+    import ml_dtypes
+
+    # products exact in bfloat16: XLA on CPU keeps a bfloat16 product in float32 when a convert to float32
+    # follows (it rounded 1.2890625 * 0.10009765625 to 0.129032..., not to bfloat16), opgen rounds each op
+    weights = np.array([1.5, -2.0, np.inf, -np.inf, np.nan, 0.25, -0.0, 3e38], ml_dtypes.bfloat16)
+
+    def scaled(x):
+        return (x.astype(jnp.bfloat16) * jnp.asarray(weights)).astype(jnp.float32)
+
+    x = np.arange(-3.0, 5.0)
+    text = jax.jit(scaled).lower(x).as_text()
+    literal = re.search(r"dense<\[[^\]]*\]> : tensor<8xbf16>", text)
+    assert literal is not None and "0x" in literal.group(), text  # decimals, and bit patterns for inf and NaN
+    raw = text.replace(literal.group(), f'dense<"0x{weights.tobytes().hex().upper()}"> : tensor<8xbf16>')
+    want = np.asarray(jax.jit(scaled)(x))
+    for name, program in (("literal", text), ("raw", raw)):
+        (got,) = run_model(write(tmp_path / f"{name}.mlir", program), [x]).values()
+        np.testing.assert_array_equal(got, want, err_msg=name)

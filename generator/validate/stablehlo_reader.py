@@ -304,6 +304,8 @@ class _Reader:
                 else:
                     item = ir.IntegerAttr(scalar).value
                 return np.full(shape, np.array(item).astype(dtype), dtype=dtype)
+            if dtype.kind == "V":  # bfloat16, float8: the bindings give neither a buffer nor elements
+                return _dense_from_text(str(dense), dtype).reshape(shape)
             return np.array(dense).astype(dtype, copy=False).reshape(shape)
         except (ValueError, TypeError, RuntimeError) as exc:
             raise ModelReadError(f"{where}: cannot read the constant's value ({exc})") from None
@@ -332,3 +334,19 @@ class _Reader:
         if found is None:
             found = self.infos[key] = TensorInfo(dtype, shape)
         return found
+
+
+_ELEMENT = re.compile(r"0x[0-9A-Fa-f]+|[-+]?(?:inf|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
+
+
+def _dense_from_text(text: str, dtype: np.dtype) -> np.ndarray:
+    """The elements of a dense attribute of an ml_dtypes type (bfloat16, float8), read from its MLIR text:
+    `dense<"0x...">` holds the raw little-endian bytes; otherwise each element is a decimal literal, or
+    an 0x bit pattern (how MLIR prints infinities and NaNs), in row-major order."""
+    inner = text[text.index("<") + 1:text.rindex("> : ")]
+    if inner.startswith('"0x'):
+        return np.frombuffer(bytes.fromhex(inner[3:-1]), dtype=dtype).copy()
+    bits = np.dtype(f"uint{dtype.itemsize * 8}")
+    values = [np.array(int(token, 16), bits).view(dtype) if token.startswith("0x") else
+              np.array(float(token)).astype(dtype) for token in _ELEMENT.findall(inner)]
+    return np.array(values, dtype=dtype)
