@@ -346,7 +346,10 @@ def _dense_from_text(text: str, dtype: np.dtype) -> np.ndarray:
     inner = text[text.index("<") + 1:text.rindex("> : ")]
     if inner.startswith('"0x'):
         return np.frombuffer(bytes.fromhex(inner[3:-1]), dtype=dtype).copy()
+    tokens = np.array(_ELEMENT.findall(inner), dtype=str)
+    patterns = np.char.startswith(tokens, "0x")
+    out = np.empty(tokens.size, dtype=dtype)
+    out[~patterns] = tokens[~patterns].astype(np.float64).astype(dtype)  # exact: MLIR prints enough digits
     bits = np.dtype(f"uint{dtype.itemsize * 8}")
-    values = [np.array(int(token, 16), bits).view(dtype) if token.startswith("0x") else
-              np.array(float(token)).astype(dtype) for token in _ELEMENT.findall(inner)]
-    return np.array(values, dtype=dtype)
+    out[patterns] = np.array([int(token, 16) for token in tokens[patterns]], dtype=bits).view(dtype)
+    return out

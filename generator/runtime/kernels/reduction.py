@@ -7,6 +7,7 @@ Conventions shared by these kernels (each recorded in the op's spec notes):
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from typing import Any, Callable, Sequence
@@ -351,9 +352,7 @@ def reduce(inputs: Sequence[np.ndarray], init_values: Sequence[np.ndarray], *, d
     if computation in ("MAX", "MIN") and len(xs) == 1:
         # outside np.errstate (a measurable part of a small reduction's cost): max, min, abs and
         # comparisons raise no floating-point flag, NaN included; but ml_dtypes' (bfloat16) flag a NaN
-        if xs[0].dtype.kind != "V":
-            return (max_min(xs[0], inits[0], dims, computation == "MAX"),)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore") if xs[0].dtype.kind == "V" else contextlib.nullcontext():
             return (max_min(xs[0], inits[0], dims, computation == "MAX"),)
     with np.errstate(all="ignore"):
         return _reduce(xs, inits, dims, computation)
