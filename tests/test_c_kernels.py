@@ -73,8 +73,9 @@ HLIR_ATTRIBUTE_SETS = {
 
 
 def attribute_sets(v, elem: str) -> list[dict]:
-    """ATTRIBUTE_SETS of an onnx op (else the defaults), less what the op refuses for the element type: Mod
-    before version 28 takes floats with fmod=1 only (C2)."""
+    """The attribute sets an op runs with: ATTRIBUTE_SETS of an onnx op, ONEDNN_ATTRIBUTE_SETS and
+    HLIR_ATTRIBUTE_SETS of the others (else the defaults), less what the op refuses for the element type:
+    Mod before version 28 takes floats with fmod=1 only (C2)."""
     names = {a.name for a in v.attributes}
     sets = [s for s in ATTRIBUTE_SETS.get(v.op, [{}]) if set(s) <= names] if v.domain == "onnx" else \
         ONEDNN_ATTRIBUTE_SETS.get(v.op, [{}]) if v.domain == "onednn" else HLIR_ATTRIBUTE_SETS.get(v.op, [{}])
