@@ -28,11 +28,47 @@ def jobs() -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
+    return max(1, min(cores, round(cores - _busy())))
+
+
+def _busy() -> float:
+    """How many cores other work keeps busy now (busy_from), 0 where the system does not say."""
     try:
-        busy = os.getloadavg()[0]
+        average = os.getloadavg()[0]
     except (AttributeError, OSError):
-        busy = 0.0
-    return max(1, min(cores, round(cores - busy)))
+        return 0.0
+    try:
+        with open("/proc/loadavg", encoding="ascii") as handle:
+            return busy_from(average, handle.read())
+    except OSError:
+        return average
+
+
+def busy_from(average: float, loadavg: str) -> float:
+    """The 1-minute load average, unless fewer other processes are runnable right now (Linux's
+    /proc/loadavg, "0.81 1.47 2.50 1/80 11950": 1 runnable of 80, this one included). The average
+    lags a minute behind: builds run one after another (make, a save hook, a benchmark) would count
+    their own predecessors as other work and leave a core idle."""
+    try:
+        runnable = int(loadavg.split()[3].split("/")[0])
+    except (ValueError, IndexError):
+        return average
+    return min(average, max(0, runnable - 1))
+
+
+# The BLAS libraries NumPy and SciPy load start a thread pool on import (OpenBLAS: one thread per core),
+# and a build imports NumPy (its kernels are checked and its examples run): once it had, the render
+# phase saw those threads and stayed in one process. A build multiplies no matrices worth a second
+# thread, so its command asks for none (os.environ.setdefault: a user's own setting wins).
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def single_threaded_blas() -> None:
+    """Ask the BLAS libraries NumPy and SciPy will load for no thread pool, so that the build's
+    workers may still be forked after NumPy is imported. For the `opgen build` command only, before
+    NumPy is imported (afterwards it changes nothing); a program calling opgen.build keeps its own."""
+    for variable in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(variable, "1")
 
 
 def _has_other_threads() -> bool:

@@ -95,6 +95,9 @@ def build(specs_dir: Path | None, out_dir: Path | None, check: bool, fmt: str) -
     alone never writes into another project's output). Only files opgen wrote and nobody has
     edited since are ever removed.
     """
+    from .build_parallel import single_threaded_blas
+
+    single_threaded_blas()
     from .build import run
     from .render import RenderError
     from .render.writer import BuildError

@@ -82,6 +82,9 @@ def _build() -> None:
     # of this short process: the cycle collector would scan them again and again for nothing
     # (opgen.build.run turns it off for the build itself; here the imports are spared it too).
     gc.disable()
+    from .build_parallel import single_threaded_blas
+
+    single_threaded_blas()
     from .build import BuildResult, build_summary, run
     from .errors import OpgenError
     from .paths import project_specs

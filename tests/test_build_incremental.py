@@ -151,6 +151,64 @@ def test_a_process_with_other_threads_does_not_fork(monkeypatch):
     assert set(results) == {os.getpid()}
 
 
+def test_a_load_average_left_by_earlier_builds_does_not_keep_a_core_idle():
+    """The 1-minute average lags: just after a build ended it still reads ~1 on an idle machine."""
+    from opgen.build_parallel import busy_from
+
+    assert busy_from(1.4, "1.40 0.90 0.50 1/80 11950") == 0  # only this process runnable now
+    assert busy_from(7.8, "7.80 7.10 5.00 9/95 11950") == 7.8  # eight others: the average stands
+    assert busy_from(3.0, "3.00 2.00 1.00 3/80 11950") == 2  # two others right now
+    assert busy_from(2.5, "not the Linux format") == 2.5
+
+
+_SPIED_BUILD = """
+import json, os, sys
+import opgen.build_parallel as parallel
+from opgen.cli import main
+
+calls = []
+real = parallel.ordered_map
+
+def spy(fn, items):
+    numpy_loaded = "numpy" in sys.modules
+    out = real(lambda item: (os.getpid(), fn(item)), items)
+    calls.append([numpy_loaded, sorted({pid for pid, _ in out} - {os.getpid()})])
+    return [result for _, result in out]
+
+parallel.ordered_map = spy
+sys.argv = ["opgen", "build", "--specs", sys.argv[1], "--out", sys.argv[2]]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(calls))
+"""
+
+
+def test_the_build_command_still_forks_its_workers_after_importing_numpy(tmp_path):
+    """NumPy's BLAS starts a thread pool on import, and a process with other threads never forks
+    (above): the render phase, after the checks imported NumPy, ran in one process. The build command
+    asks the BLAS for no threads (opgen.build_parallel.single_threaded_blas)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from opgen.build_parallel import BLAS_THREAD_VARIABLES
+
+    specs = empty_spec_tree(tmp_path / "specs")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    for k in range(30):
+        write(specs / "demo" / f"Op{k}.yaml", op_text(f"Op{k}"))
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+    done = subprocess.run([sys.executable, "-c", _SPIED_BUILD, str(specs), str(tmp_path / "out")], check=True,
+                          capture_output=True, text=True, env={**env, "OPGEN_JOBS": "2", "OPGEN_CACHE_DIR": ""})
+    calls = json.loads(done.stdout.splitlines()[-1])
+    after_numpy = [workers for numpy_loaded, workers in calls if numpy_loaded]
+    assert after_numpy, calls  # the render phase comes after NumPy's import
+    assert all(workers for workers in after_numpy), calls  # and was spread over worker processes
+
+
 def test_a_parallel_build_equals_a_sequential_one(tmp_path):
     """Enough ops that parsing and rendering go to worker processes (opgen.build_parallel): the console
     command, in fresh processes, with two workers and with one."""
