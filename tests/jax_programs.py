@@ -135,6 +135,15 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         b = x.astype(jnp.bfloat16)
         return jnp.any(x > 1.0), (x > 0).all(axis=1), jnp.isnan(x).any(), b.max(axis=0), b.min(axis=1)
 
+    def take_along_axis(x: Any, i: Any) -> Any:  # gathers with batching dimensions: two, then one
+        return jnp.take_along_axis(x, i, axis=2), jnp.take_along_axis(x[0], i[0, :, :2], axis=1)
+
+    def cross_entropy(logits: Any, labels: Any) -> Any:
+        return -jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], axis=1).mean()
+
+    def cross_entropy_grad(logits: Any, labels: Any) -> Any:  # a scatter with batching dimensions
+        return jax.grad(cross_entropy)(logits, labels)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -168,4 +177,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                               rng.integers(0, 256, (6,)).astype(np.uint8))),
         "reduce_precision": (reduce_precision, (normal(3, 4) * 1e3,)),
         "any_all_bfloat16": (any_all_bfloat16, (normal(4, 5),)),
+        "take_along_axis": (take_along_axis, (normal(2, 3, 6), rng.integers(0, 6, size=(2, 3, 4)))),
+        "cross_entropy": (cross_entropy, (normal(4, 5), rng.integers(0, 5, size=(4,)))),
+        "cross_entropy_grad": (cross_entropy_grad, (normal(4, 5), rng.integers(0, 5, size=(4,)))),
     }

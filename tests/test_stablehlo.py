@@ -313,3 +313,53 @@ def test_bfloat16_constants_are_read_in_either_of_mlirs_spellings(tmp_path):
     for name, program in (("literal", text), ("raw", raw)):
         (got,) = run_model(write(tmp_path / f"{name}.mlir", program), [x]).values()
         np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+BATCHED = """\
+func.func @main(%x: tensor<4x5xf64>, %i: tensor<4x2xi32>, %u: tensor<4x2xf64>) -> (tensor<4x2xf64>, tensor<4x5xf64>) {
+  %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1],
+      operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2>,
+      indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<4x5xf64>, tensor<4x2xi32>) -> tensor<4x2xf64>
+  %1 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers =
+      #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0],
+      scatter_dims_to_operand_dims = [1], index_vector_dim = 2>, unique_indices = false}> ({
+    ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+      %2 = stablehlo.add %a, %b : tensor<f64>
+      stablehlo.return %2 : tensor<f64>
+    }) : (tensor<4x5xf64>, tensor<4x2xi32>, tensor<4x2xf64>) -> tensor<4x5xf64>
+  return %0, %1 : tensor<4x2xf64>, tensor<4x5xf64>
+}
+"""
+
+
+def stablehlo_interpreter(text: str, args: list[np.ndarray]) -> list[np.ndarray]:
+    """The StableHLO reference interpreter that jaxlib ships, on a program's text."""
+    from jax.interpreters import mlir as jax_mlir
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo
+
+    with jax_mlir.make_ir_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        return [np.array(out) for out in stablehlo.eval_module(module, [ir.DenseElementsAttr.get(a) for a in args])]
+
+
+def test_batching_dimensions_are_read_as_explicit_indices(tmp_path):
+    """hlir's Gather and ScatterND have no batching dimensions: each pair becomes one more index component
+    (the position along the indices dimension, an hlir.Iota), here with the implicit trailing index vector
+    (index_vector_dim = rank) and an index out of range, which both sides clamp (gather) or drop (scatter).
+    The reference: StableHLO's own interpreter."""
+    path = write(tmp_path / "batched.mlir", BATCHED)
+    x = np.arange(20.0).reshape(4, 5)
+    i = np.array([[0, 4], [1, 1], [3, 9], [4, 0]], dtype=np.int32)
+    u = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    report = validate_model(path)
+    assert report.valid and not report.unchecked, report.to_text()
+    expected = stablehlo_interpreter(BATCHED, [x, i, u])
+    got = list(run_model(path, [x, i, u]).values())
+    assert len(got) == 2 and got[0][2, 1] == 14.0  # row 2, index 9 clamped to the last column
+    for mine, theirs in zip(got, expected):
+        np.testing.assert_array_equal(mine, theirs)
+    graph, _ = read_model(path)
+    added = [node for node in graph.nodes if node.op in ("Reshape", "Iota", "Concatenate")]
+    assert [node.op for node in added] == ["Reshape", "Iota", "Concatenate"] * 2
+    assert {node.name for node in added} == {f"{path}:2:8", f"{path}:5:8"}  # located at their operations

@@ -214,15 +214,22 @@ def _select_and_scatter(op: Any) -> dict[str, Any]:
             "padding": _low_then_high(_padding_pairs(_attr(op, "padding"), rank))}
 
 
+def _explicit_batching(batching: list[int], index_map: list[int], collapsed: list[int]) -> tuple[list[int], list[int]]:
+    """The index map, and the collapsed (gather) or inserted (scatter) window dimensions, once each operand
+    batching dimension is indexed explicitly by the index component the reader appends for it, in order
+    (opgen.validate.stablehlo_batching): hlir's Gather and ScatterND have no batching dimensions."""
+    return index_map + batching, sorted(collapsed + batching)
+
+
 def _gather(op: Any) -> dict[str, Any]:
     from jaxlib.mlir.dialects import stablehlo
 
     d = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
-    if list(d.operand_batching_dims) or list(d.start_indices_batching_dims):
-        raise Untranslatable("it has batching dimensions; hlir.Gather has none")
+    index_map, collapsed = _explicit_batching(_ints(d.operand_batching_dims), _ints(d.start_index_map),
+                                              _ints(d.collapsed_slice_dims))
     sorted_ = _attr(op, "indices_are_sorted")
-    return {"offset_dims": _ints(d.offset_dims), "collapsed_slice_dims": _ints(d.collapsed_slice_dims),
-            "start_index_map": _ints(d.start_index_map), "index_vector_dim": int(d.index_vector_dim),
+    return {"offset_dims": _ints(d.offset_dims), "collapsed_slice_dims": collapsed,
+            "start_index_map": index_map, "index_vector_dim": int(d.index_vector_dim),
             "slice_sizes": _ints(op.attributes["slice_sizes"]),
             "indices_are_sorted": bool(sorted_.value) if sorted_ is not None else False}
 
@@ -233,13 +240,12 @@ def _scatter(op: Any) -> dict[str, Any]:
     if len(op.operands) != 3:
         raise Untranslatable(f"it scatters {(len(op.operands) - 1) // 2} tensors at once; hlir.ScatterND one")
     d = stablehlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
-    if list(d.input_batching_dims) or list(d.scatter_indices_batching_dims):
-        raise Untranslatable("it has batching dimensions; hlir.ScatterND has none")
+    index_map, inserted = _explicit_batching(_ints(d.input_batching_dims), _ints(d.scattered_dims_to_operand_dims),
+                                             _ints(d.inserted_window_dims))
     flags = {k: bool(_attr(op, k).value) if _attr(op, k) is not None else False
              for k in ("indices_are_sorted", "unique_indices")}
     return {"computation": computation_of(op), "update_window_dims": _ints(d.update_window_dims),
-            "inserted_window_dims": _ints(d.inserted_window_dims),
-            "scatter_dims_to_operand_dims": _ints(d.scattered_dims_to_operand_dims),
+            "inserted_window_dims": inserted, "scatter_dims_to_operand_dims": index_map,
             "index_vector_dim": int(d.index_vector_dim), **flags}
 
 

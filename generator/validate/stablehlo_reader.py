@@ -8,7 +8,8 @@ are inlined. Each operation is read as the hlir op whose spec lists its name in 
 field (the registry's specs, never a table here), with the attributes the hlir specs spell
 (opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs,
 `stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case), and `stablehlo.if` as a
-Case over [false_branch, true_branch] indexed by the predicate converted to int32.
+Case over [false_branch, true_branch] indexed by the predicate converted to int32; a gather's or
+scatter's batching dimensions become explicit indices (opgen.validate.stablehlo_batching).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -27,6 +28,7 @@ from ..graph import UNKNOWN, Graph, Node
 from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
+from .stablehlo_batching import batching_of, explicit_indices
 from .stablehlo_ops import Untranslatable, dropped_note, translate
 
 BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode (portable artifacts are bytecode of the VHLO dialect)
@@ -208,6 +210,11 @@ class _Reader:
         if hlir_op is not None:
             try:
                 attributes = translate(hlir_op, op)
+                batching = batching_of(op) if hlir_op in ("Gather", "ScatterND") else None
+                if batching is not None:  # written as explicit indices (nodes added before this one)
+                    at = batching.indices
+                    inputs[at] = explicit_indices(self, inputs[at], values[inputs[at]], batching, values, nodes,
+                                                  where)
             except Untranslatable as exc:
                 self.records.append(Record("warning", op.name, "op", f"read as an unknown op: {exc}", where,
                                            len(nodes), path))
