@@ -144,6 +144,9 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
     def cross_entropy_grad(logits: Any, labels: Any) -> Any:  # a scatter with batching dimensions
         return jax.grad(cross_entropy)(logits, labels)
 
+    def searchsorted(a: Any, v: Any) -> Any:  # compares in total order (compare_type TOTALORDER)
+        return jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right"), jnp.digitize(v, a)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -180,4 +183,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "take_along_axis": (take_along_axis, (normal(2, 3, 6), rng.integers(0, 6, size=(2, 3, 4)))),
         "cross_entropy": (cross_entropy, (normal(4, 5), rng.integers(0, 5, size=(4,)))),
         "cross_entropy_grad": (cross_entropy_grad, (normal(4, 5), rng.integers(0, 5, size=(4,)))),
+        "searchsorted": (searchsorted, (np.array([-np.inf, -1.0, -0.0, 0.0, 0.5, 2.0, np.inf, np.nan]),
+                                        np.concatenate([normal(4), [-0.0, 0.0, 2.0, np.inf, -np.inf, np.nan,
+                                                                    -np.float64("nan")]]))),
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -220,17 +221,64 @@ def test_what_hlir_cannot_state_is_said_at_the_operation(tmp_path):
     report = validate_model(path)
     assert report.valid and [(r.node, r.where) for r in report.warnings] == [(f"{path}:3:10", "attributes")]
     assert report.warnings[0].message.startswith("dropped precision_config = [#stablehlo<precision HIGHEST>")
-    # A total-order comparison (not IEEE) outside a sort comparator is no hlir.Compare.
+    # A total-order comparison is read for floats of a static shape (test_total_order_comparisons_...);
+    # one of a dynamic shape stays an unknown op, said at the operation.
     compare = """\
-func.func public @main(%arg0: tensor<3xf64>, %arg1: tensor<3xf64>) -> tensor<3xi1> {
-  %0 = stablehlo.compare LT, %arg0, %arg1, TOTALORDER : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xi1>
-  return %0 : tensor<3xi1>
+func.func public @main(%arg0: tensor<?xf64>, %arg1: tensor<?xf64>) -> tensor<?xi1> {
+  %0 = stablehlo.compare LT, %arg0, %arg1, TOTALORDER : (tensor<?xf64>, tensor<?xf64>) -> tensor<?xi1>
+  return %0 : tensor<?xi1>
 }
 """
-    report = validate_model(write(tmp_path / "compare.mlir", compare))
-    assert report.unchecked == {"stablehlo.compare": 1} and "TOTALORDER" in report.warnings[0].message
-    report = validate_model(write(tmp_path / "compare.mlir", compare.replace("TOTALORDER", "FLOAT")))
-    assert report.valid
+    path = write(tmp_path / "compare.mlir", compare)
+    report = validate_model(path)
+    assert report.unchecked == {"stablehlo.compare": 1} and report.warnings[0].node == f"{path}:2:8"
+    assert "compare_type TOTALORDER on double of no static shape" in report.warnings[0].message
+
+
+TOTAL_ORDER = """\
+func.func public @main(%x: tensor<10xf64>, %y: tensor<10xf64>, %a: tensor<10xf32>, %b: tensor<10xf32>)
+    -> (tensor<10xi1>, tensor<10xi1>, tensor<10xi1>, tensor<10xi1>, tensor<10xi1>, tensor<10xi1>, tensor<10xi1>) {
+  %0 = stablehlo.compare LT, %x, %y, TOTALORDER : (tensor<10xf64>, tensor<10xf64>) -> tensor<10xi1>
+  %1 = stablehlo.compare LE, %x, %y, TOTALORDER : (tensor<10xf64>, tensor<10xf64>) -> tensor<10xi1>
+  %2 = stablehlo.compare GT, %x, %y, TOTALORDER : (tensor<10xf64>, tensor<10xf64>) -> tensor<10xi1>
+  %3 = stablehlo.compare GE, %x, %y, TOTALORDER : (tensor<10xf64>, tensor<10xf64>) -> tensor<10xi1>
+  %4 = stablehlo.compare EQ, %x, %y, TOTALORDER : (tensor<10xf64>, tensor<10xf64>) -> tensor<10xi1>
+  %5 = stablehlo.compare NE, %x, %y, TOTALORDER : (tensor<10xf64>, tensor<10xf64>) -> tensor<10xi1>
+  %6 = stablehlo.compare LT, %a, %b, TOTALORDER : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xi1>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<10xi1>, tensor<10xi1>, tensor<10xi1>, tensor<10xi1>, tensor<10xi1>,
+    tensor<10xi1>, tensor<10xi1>
+}
+"""
+
+
+def test_total_order_comparisons_run_as_xla_computes_them(tmp_path):
+    """TOTALORDER: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, which hlir.Compare (IEEE 754's
+    comparisons) does not state; read as a signed comparison of integers made from the bits
+    (opgen.validate.stablehlo_total_order). The reference is XLA on CPU, through jax's total-order
+    comparisons (the primitives jnp.searchsorted binds; jax exports no other name for them). StableHLO's
+    reference interpreter is none here: it ignores compare_type (its LT gives false for -0.0 < +0.0)."""
+    import jax
+    from jax._src.lax.lax import eq_to_p, le_to_p, lt_to_p
+
+    path = write(tmp_path / "total_order.mlir", TOTAL_ORDER)
+    negative_nan = -np.float64("nan")
+    x = np.array([-0.0, 0.0, np.nan, negative_nan, np.inf, -np.inf, 1.5, -2.0, np.nan, 3.0])
+    y = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, negative_nan, 1.5, -1.0, np.nan, -0.0])
+    a, b = x.astype(np.float32), y[::-1].astype(np.float32)
+    assert np.signbit(x[3]) and np.signbit(a[3])  # the sign of the NaN survives the conversion
+    report = validate_model(path)
+    assert report.valid and not report.unchecked, report.to_text()
+    got = list(run_model(path, [x, y, a, b]).values())
+
+    def xla(x: Any, y: Any, a: Any, b: Any) -> Any:  # LT LE GT GE EQ NE of x and y, LT of a and b
+        return (lt_to_p.bind(x, y), le_to_p.bind(x, y), lt_to_p.bind(y, x), le_to_p.bind(y, x), eq_to_p.bind(x, y),
+                ~eq_to_p.bind(x, y), lt_to_p.bind(a, b))
+
+    expected = [np.asarray(out) for out in jax.jit(xla)(x, y, a, b)]
+    assert len(got) == len(expected) == 7
+    for mine, theirs in zip(got, expected):
+        np.testing.assert_array_equal(mine, theirs)
+    assert got[0].tolist()[:6] == [True, False, False, True, True, False]  # -0<+0, not NaN<inf, -NaN<-inf
 
 
 BATCH_NORM = """\

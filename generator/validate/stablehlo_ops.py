@@ -150,10 +150,13 @@ def _all_one(attr: Any) -> bool:
 
 
 def _compare(op: Any) -> dict[str, Any]:
-    if _compare_type(op) == "TOTALORDER":
-        raise Untranslatable("compare_type TOTALORDER orders -0.0 before +0.0 and NaNs by sign; hlir.Compare "
-                             "compares floats as IEEE 754 does")
+    # compare_type TOTALORDER: the reader compares integers made from the floats' bits instead
+    # (opgen.validate.stablehlo_total_order)
     return {"comparison_direction": _direction(op)}
+
+
+def is_total_order(op: Any) -> bool:
+    return _compare_type(op) == "TOTALORDER"
 
 
 def _dot_general(op: Any) -> dict[str, Any]:

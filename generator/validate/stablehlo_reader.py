@@ -9,7 +9,8 @@ field (the registry's specs, never a table here), with the attributes the hlir s
 (opgen.validate.stablehlo_ops); `stablehlo.while` keeps its condition and body as nested graphs,
 `stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case), and `stablehlo.if` as a
 Case over [false_branch, true_branch] indexed by the predicate converted to int32; a gather's or
-scatter's batching dimensions become explicit indices (opgen.validate.stablehlo_batching).
+scatter's batching dimensions become explicit indices (opgen.validate.stablehlo_batching), and a
+total-order comparison of floats a comparison of integers (opgen.validate.stablehlo_total_order).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -29,7 +30,8 @@ from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
 from .stablehlo_batching import batching_of, explicit_indices
-from .stablehlo_ops import Untranslatable, dropped_note, translate
+from .stablehlo_ops import Untranslatable, dropped_note, is_total_order, translate
+from .stablehlo_total_order import total_order_keys
 
 BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode (portable artifacts are bytecode of the VHLO dialect)
 SUFFIXES = (".mlir", ".mlirbc")
@@ -215,6 +217,8 @@ class _Reader:
                     at = batching.indices
                     inputs[at] = explicit_indices(self, inputs[at], values[inputs[at]], batching, values, nodes,
                                                   where)
+                if hlir_op == "Compare" and is_total_order(op):  # integers made from the floats' bits
+                    inputs = total_order_keys(self, inputs, values, nodes, where)
             except Untranslatable as exc:
                 self.records.append(Record("warning", op.name, "op", f"read as an unknown op: {exc}", where,
                                            len(nodes), path))
