@@ -72,6 +72,12 @@ FORMULA_FUNCTIONS: dict[str, MathFunction] = {
     "isfinite": MathFunction("np.isfinite({0})", {"float": "isfinite({0})"}, 1),
     "popcount": MathFunction("np.bitwise_count({0})", {"int": "__builtin_popcountll((uint64_t)({0}))",
                                                       "uint": "__builtin_popcountll((uint64_t)({0}))"}, 1),
+    # The bits of the integer as stored, in its own width (sizeof the operand, which C evaluates in the
+    # element's own type): popcount() above counts a signed operand's 64-bit sign extension in C and |x|
+    # in NumPy, which only the unsigned types it is written for (hlir PopulationCount) never meet.
+    "popcount_bits": MathFunction("_ew.popcount_bits({0})", {
+        k: "__builtin_popcountll((uint64_t)({0}) & (~(uint64_t)0 >> (64 - 8 * sizeof({0}))))"
+        for k in ("int", "uint")}, 1),
     "logical_not": MathFunction("np.logical_not({0})", {"bool": "(!({0}))"}, 1),
     # Negation that wraps for integers (C's -INT64_MIN is undefined; NumPy and XLA wrap) and keeps -0.0.
     "neg": MathFunction("np.negative({0})", {"float": "(-({0}))", "int": "opgen_neg_i64({0})",

@@ -147,6 +147,9 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
     def searchsorted(a: Any, v: Any) -> Any:  # compares in total order (compare_type TOTALORDER)
         return jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right"), jnp.digitize(v, a)
 
+    def popcount(a: Any, b: Any, u: Any) -> Any:  # stablehlo.popcnt: signed integers in two's complement
+        return lax.population_count(a), lax.population_count(b), lax.population_count(u)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -186,4 +189,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "searchsorted": (searchsorted, (np.array([-np.inf, -1.0, -0.0, 0.0, 0.5, 2.0, np.inf, np.nan]),
                                         np.concatenate([normal(4), [-0.0, 0.0, 2.0, np.inf, -np.inf, np.nan,
                                                                     -np.float64("nan")]]))),
+        "popcount": (popcount, (rng.integers(-2**31, 2**31, (3, 4)).astype(np.int32),
+                                np.array([-128, -1, 0, 1, 127, -8], np.int8),
+                                rng.integers(0, 2**16, (5,)).astype(np.uint16))),
     }

@@ -28,7 +28,8 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "StablehloRsqrt": ["stablehlo.rsqrt"], "ChloTopK": ["chlo.top_k"],
               "Case": ["stablehlo.case"], "StablehloAnd": ["stablehlo.and"], "StablehloOr": ["stablehlo.or"],
               "StablehloXor": ["stablehlo.xor"], "StablehloNot": ["stablehlo.not"], "ChloSquare": ["chlo.square"],
-              "ChloErfc": ["chlo.erfc"], "StablehloReduce": ["stablehlo.reduce"]}
+              "ChloErfc": ["chlo.erfc"], "StablehloReduce": ["stablehlo.reduce"],
+              "StablehloPopcnt": ["stablehlo.popcnt"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -330,6 +331,16 @@ def test_stablehlo_not_matches_jax_on_booleans_and_integers(dtype):
     x = _integer_sweep(np.random.default_rng(7), dtype)
     (got,) = kernel("StablehloNot")(x)
     want = np.asarray(lax.bitwise_not(x))
+    assert got.dtype == want.dtype == x.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", types("StablehloPopcnt"))
+def test_stablehlo_popcnt_matches_jax_in_twos_complement(dtype):
+    """Signed values count their two's complement bits (NumPy's bitwise_count counts those of |x|)."""
+    x = _integer_sweep(np.random.default_rng(9), dtype)
+    (got,) = kernel("StablehloPopcnt")(x)
+    want = np.asarray(lax.population_count(x))
     assert got.dtype == want.dtype == x.dtype
     np.testing.assert_array_equal(got, want)
 

@@ -189,6 +189,14 @@ def align_xla(lhs: np.ndarray, rhs: np.ndarray, dims: Sequence[int] | None) -> t
     return (low, high) if lhs.ndim < rhs.ndim else (high, low)
 
 
+def popcount_bits(x: np.ndarray) -> np.ndarray:
+    """The number of 1 bits of each integer as stored (two's complement for signed ones: -1 as int8 has 8),
+    in x's own type: StableHLO's popcnt. np.bitwise_count counts the bits of |x| for signed integers."""
+    x = np.asarray(x)
+    bits = x.view(np.dtype(f"u{x.dtype.itemsize}")) if x.dtype.kind == "i" else x
+    return np.bitwise_count(bits).astype(x.dtype)
+
+
 def round_half_away(x: np.ndarray) -> np.ndarray:
     """Round half away from zero (C round), unlike np.round's half to even.
 

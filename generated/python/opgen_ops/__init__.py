@@ -158,6 +158,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'StablehloAnd'): ('opgen_ops.hlir.stablehloand', (1,), (1,)),
     ('hlir', 'StablehloNot'): ('opgen_ops.hlir.stablehlonot', (1,), (1,)),
     ('hlir', 'StablehloOr'): ('opgen_ops.hlir.stablehloor', (1,), (1,)),
+    ('hlir', 'StablehloPopcnt'): ('opgen_ops.hlir.stablehlopopcnt', (1,), (1,)),
     ('hlir', 'StablehloReduce'): ('opgen_ops.hlir.stablehloreduce', (1,), (1,)),
     ('hlir', 'StablehloRsqrt'): ('opgen_ops.hlir.stablehlorsqrt', (1,), (1,)),
     ('hlir', 'StablehloShiftLeft'): ('opgen_ops.hlir.stablehloshiftleft', (1,), (1,)),
