@@ -10,6 +10,14 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the programs are float64
 
 
+# Relative tolerance of a program's results beyond the default (1e-12). bfloat16_activations: XLA on CPU
+# evaluates exp and tanh in float32 with its own approximations (not the C library's), and keeps excess
+# precision where StableHLO rounds to bfloat16 (softmax: exp's float32 result goes into the float32 sum
+# unrounded), so a result may lie two units in the last place (2**-6 relative) from opgen's, which
+# rounds each operation's result as the program's types say. bfloat16_layers has none of these: exact.
+TOLERANCES = {"bfloat16_activations": 2.0 ** -6}
+
+
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
     import jax.numpy as jnp
     from jax import lax
@@ -150,6 +158,25 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
     def popcount(a: Any, b: Any, u: Any) -> Any:  # stablehlo.popcnt: signed integers in two's complement
         return lax.population_count(a), lax.population_count(b), lax.population_count(u)
 
+    bf16 = jnp.bfloat16
+
+    def bfloat16_layers(x: Any, y: Any) -> Any:  # arithmetic 004 gives no bfloat16: XLA computes it in float32
+        a, b = x.astype(bf16), y.astype(bf16)
+        h = jnp.maximum(a @ w1.astype(bf16) + b1.astype(bf16), 0)
+        mu = h.mean(-1, keepdims=True)
+        norm = (h - mu) / jnp.sqrt(((h - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+        return a + b, a - b, a * b, a / b, jnp.sqrt(jnp.abs(a)), -a, jnp.maximum(a, b), a > b, h, norm
+
+    def bfloat16_activations(x: Any) -> Any:
+        h = jnp.maximum(x.astype(bf16) @ w1.astype(bf16) + b1.astype(bf16), 0)
+        return jax.nn.softmax(h, axis=-1), jax.nn.gelu(h), jnp.tanh(h), jax.nn.sigmoid(h), jnp.exp(h)
+
+    def bfloat16_train_step(x: Any, y: Any) -> Any:  # a mixed-precision gradient: bfloat16 weights, float32 loss
+        def loss(w: Any) -> Any:
+            h = jnp.maximum(x.astype(bf16) @ w + b1.astype(bf16), 0)
+            return jnp.mean((h.astype(jnp.float32) - y) ** 2)
+        return jax.grad(loss)(w1.astype(bf16))
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -192,4 +219,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "popcount": (popcount, (rng.integers(-2**31, 2**31, (3, 4)).astype(np.int32),
                                 np.array([-128, -1, 0, 1, 127, -8], np.int8),
                                 rng.integers(0, 2**16, (5,)).astype(np.uint16))),
+        "bfloat16_layers": (bfloat16_layers, (normal(5, 4), normal(5, 4))),
+        "bfloat16_activations": (bfloat16_activations, (normal(5, 4),)),
+        "bfloat16_train_step": (bfloat16_train_step, (normal(5, 4), normal(5, 8))),
     }

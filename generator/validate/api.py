@@ -12,14 +12,18 @@ from __future__ import annotations
 import gc
 import json
 import os
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..graph import Graph
 from .checker import Checker, IncompleteOutput
 from .limits import DEFAULT_LIMITS, RUN_LIMITS, Limits, ModelReadError, read_model_file
 from .registry import Registry, make_registry
 from .report import Record, Report
+
+if TYPE_CHECKING:
+    from ..runtime.validation import Signature
 
 KINDS = ("onnx", "onednn", "hlir", "stablehlo")
 # Each reader, and yaml, is imported when a model of its kind comes: the fixed cost of validating a
@@ -127,13 +131,24 @@ def _read_identified(name: str, kind: str, source: Any, limits: Limits,
     elif kind == "stablehlo":
         from .stablehlo_reader import read_stablehlo
 
-        graph, context, records = read_stablehlo(source, name, registry.stablehlo_ops(), limits)
+        graph, context, records = read_stablehlo(source, name, registry.stablehlo_ops(), limits,
+                                                 partial(_newest_hlir_signature, registry))
     else:
         from .hlir_reader import read_hlir
         from .resources import hlir_graph_schema
 
         graph, context, records = read_hlir(source, limits, hlir_graph_schema(registry.specs_dir))
     return graph, context, records
+
+
+def _newest_hlir_signature(registry: Registry, op: str) -> Signature | None:
+    """The signature of the newest version of an hlir op; None for an op the registry lacks."""
+    from .registry import UnknownOp
+
+    try:
+        return registry.lookup("hlir", op, None).signature
+    except UnknownOp:
+        return None
 
 
 def _identify(model: Any, kind: str | None, limits: Limits) -> tuple[str, str, Any]:

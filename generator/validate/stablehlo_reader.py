@@ -10,7 +10,8 @@ field (the registry's specs, never a table here), with the attributes the hlir s
 `stablehlo.case` each branch as a nested graph of the list `branches` (hlir.Case), and `stablehlo.if` as a
 Case over [false_branch, true_branch] indexed by the predicate converted to int32; a gather's or
 scatter's batching dimensions become explicit indices (opgen.validate.stablehlo_batching), and a
-total-order comparison of floats a comparison of integers (opgen.validate.stablehlo_total_order).
+total-order comparison of floats a comparison of integers (opgen.validate.stablehlo_total_order);
+bfloat16 values of ops whose types lack bfloat16 are computed in float32 (opgen.validate.stablehlo_bfloat16).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -20,7 +21,7 @@ Nodes are named by their MLIR location, FILE:line:column, so every problem is re
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -30,8 +31,12 @@ from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
 from .stablehlo_batching import batching_of, explicit_indices
+from .stablehlo_bfloat16 import narrow_outputs, widen_inputs, widen_outputs, widened
 from .stablehlo_ops import Untranslatable, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
+
+if TYPE_CHECKING:
+    from ..runtime.validation import Signature
 
 BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode (portable artifacts are bytecode of the VHLO dialect)
 SUFFIXES = (".mlir", ".mlirbc")
@@ -88,7 +93,10 @@ def parse_module(data: bytes, name: str) -> tuple[Any, Any]:
             raise ModelReadError(f"not a StableHLO program: {message[:600]}") from None
 
 
-def read_stablehlo(data: bytes, name: str, ops: dict[str, str], limits: Limits) -> tuple[Graph, str, list[Record]]:
+def read_stablehlo(data: bytes, name: str, ops: dict[str, str], limits: Limits,
+                   signature_of: Callable[[str], Signature | None] | None = None) -> tuple[Graph, str, list[Record]]:
+    """`ops`: StableHLO/CHLO name -> hlir op; `signature_of`: an hlir op's newest signature (None: unknown),
+    for the bfloat16 values an op's types lack (opgen.validate.stablehlo_bfloat16); None reads them as given."""
     context, module = parse_module(data, name)
     with context:
         functions = {}
@@ -102,14 +110,16 @@ def read_stablehlo(data: bytes, name: str, ops: dict[str, str], limits: Limits) 
             if len(public) != 1:
                 raise ModelReadError(f"no main function (functions: {', '.join(functions) or 'none'})")
             main = functions[public[0]]
-        reader = _Reader(functions, ops, name, limits)
+        reader = _Reader(functions, ops, name, limits, signature_of)
         graph = reader.main(main)
     return graph, f"StableHLO program, {reader.operations} operations", reader.records
 
 
 class _Reader:
-    def __init__(self, functions: dict[str, Any], ops: dict[str, str], file: str, limits: Limits):
+    def __init__(self, functions: dict[str, Any], ops: dict[str, str], file: str, limits: Limits,
+                 signature_of: Callable[[str], Signature | None] | None = None):
         self.functions, self.ops, self.file, self.limits = functions, ops, file, limits
+        self.signature_of = signature_of
         self.records: list[Record] = []
         self.operations = 0
         self.count = 0
@@ -249,12 +259,20 @@ class _Reader:
                 sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
                 graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
             attributes["branches"] = list(graphs.values())
-        node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(outputs))
+        made = outputs
+        if not graphs and self.signature_of is not None and \
+                widened(self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
+                        [values[n] for n in outputs]):  # bfloat16 computed in float32, as XLA on CPU does
+            inputs = widen_inputs(self, inputs, values, nodes, where)
+            made = widen_outputs(self, outputs, values)
+        node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(made))
         if graphs:
             node.graphs = graphs
             if hlir_op != "Case":  # Case's graphs are the list `branches`, set above
                 attributes.update(graphs)
         self.add(nodes, node, attributes)
+        if made is not outputs:
+            narrow_outputs(self, made, outputs, nodes, where)
 
     def if_as_case(self, op: Any, env: dict[Any, str], inputs: list[str], outputs: list[str],
                    values: dict[str, TensorInfo], nodes: list[Node], where: str, path: str, depth: int) -> None:
