@@ -153,7 +153,9 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         return jax.grad(cross_entropy)(logits, labels)
 
     def searchsorted(a: Any, v: Any) -> Any:  # compares in total order (compare_type TOTALORDER)
-        return jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right"), jnp.digitize(v, a)
+        # one query alone: a loop of dynamic slices at uint32 start indices
+        return jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right"), jnp.digitize(v, a), \
+            jnp.searchsorted(a, v[0]), jnp.searchsorted(a, v[-1], side="right")
 
     def popcount(a: Any, b: Any, u: Any) -> Any:  # stablehlo.popcnt: signed integers in two's complement
         return lax.population_count(a), lax.population_count(b), lax.population_count(u)

@@ -343,7 +343,9 @@ class _Reader:
                      nodes: list[Node], where: str, path: str) -> str:
         """StableHLO's scalar start indices as the one rank-1 tensor hlir's dynamic slices take: each
         scalar reshaped to [1] (hlir.Reshape), the pieces joined (hlir.Concatenate); the nodes carry the
-        operation's location."""
+        operation's location. Unsigned indices of up to 32 bits (jnp.searchsorted's loop writes uint32)
+        are converted to int64, which hlir's dynamic slices take and which holds every such value, so
+        the clamped start is the same."""
         dtype = self.info(op.operands[first].type, where).dtype if scalars else "int64"
         pieces = []
         for name in scalars:
@@ -355,6 +357,11 @@ class _Reader:
         values[vector] = self.info_of(dtype, (len(scalars),))
         self.add(nodes, Node(len(nodes), where, "hlir", "Concatenate", None, tuple(pieces), (vector,)),
                  {"dimension": 0})
+        if dtype in ("uint8", "uint16", "uint32"):
+            signed = self.fresh()
+            values[signed] = self.info_of("int64", (len(scalars),))
+            self.add(nodes, Node(len(nodes), where, "hlir", "Convert", None, (vector,), (signed,)), {})
+            return signed
         return vector
 
     def info_of(self, dtype: str | None, shape: tuple[int, ...]) -> TensorInfo:
