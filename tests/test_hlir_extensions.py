@@ -326,21 +326,16 @@ def test_bitwise_extensions_match_jax_on_booleans_and_integers(op, dtype):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("dtype", types("StablehloNot"))
-def test_stablehlo_not_matches_jax_on_booleans_and_integers(dtype):
+# one-operand bit operations -> jax's function; StablehloPopcnt counts a signed value's two's complement bits
+# (NumPy's bitwise_count counts those of |x|)
+BIT_UNARY = {"StablehloNot": lax.bitwise_not, "StablehloPopcnt": lax.population_count}
+
+
+@pytest.mark.parametrize(("op", "dtype"), [(op, dtype) for op in sorted(BIT_UNARY) for dtype in types(op)])
+def test_one_operand_bit_extensions_match_jax_on_booleans_and_integers(op, dtype):
     x = _integer_sweep(np.random.default_rng(7), dtype)
-    (got,) = kernel("StablehloNot")(x)
-    want = np.asarray(lax.bitwise_not(x))
-    assert got.dtype == want.dtype == x.dtype
-    np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("dtype", types("StablehloPopcnt"))
-def test_stablehlo_popcnt_matches_jax_in_twos_complement(dtype):
-    """Signed values count their two's complement bits (NumPy's bitwise_count counts those of |x|)."""
-    x = _integer_sweep(np.random.default_rng(9), dtype)
-    (got,) = kernel("StablehloPopcnt")(x)
-    want = np.asarray(lax.population_count(x))
+    (got,) = kernel(op)(x)
+    want = np.asarray(BIT_UNARY[op](x))
     assert got.dtype == want.dtype == x.dtype
     np.testing.assert_array_equal(got, want)
 
