@@ -26,19 +26,6 @@ WIDE = "float"  # float32, what XLA on CPU computes bfloat16 arithmetic in
 NARROW = "bfloat16"
 
 
-def _allowed(sig: Signature, params: tuple[object, ...], position: int) -> tuple[str, ...] | None:
-    """The dtypes the param at `position` (the last one repeated: variadic) takes; None when unknown."""
-    if not params:
-        return None
-    param = params[min(position, len(params) - 1)]
-    kind = getattr(param, "type", "")
-    if kind in sig.type_constraints:
-        return tuple(sig.type_constraints[kind])
-    if kind.startswith("tensor(") and kind.endswith(")"):
-        return (kind[len("tensor("):-1],)
-    return None
-
-
 def widened(sig: Signature | None, inputs: list[TensorInfo | None], outputs: list[TensorInfo]) -> bool:
     """Whether the op computes in float32 what the program gives it in bfloat16: some operand or result
     is bfloat16 where the spec takes no bfloat16 but float32."""
@@ -49,8 +36,10 @@ def widened(sig: Signature | None, inputs: list[TensorInfo | None], outputs: lis
         for position, info in enumerate(infos):
             if info is None or info.dtype != NARROW:
                 continue
-            allowed = _allowed(sig, params, position)
-            if allowed is None or NARROW in allowed:
+            if not params:
+                continue
+            allowed = sig.allowed(params[min(position, len(params) - 1)])  # the last param repeats (variadic)
+            if NARROW in allowed:
                 continue
             if WIDE not in allowed:
                 return False  # float32 would not help: the checker reports the type as it is
