@@ -179,6 +179,14 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             return jnp.mean((h.astype(jnp.float32) - y) ** 2)
         return jax.grad(loss)(w1.astype(bf16))
 
+    def causal_attention(q: Any, k: Any, v: Any) -> Any:  # jnp.tril of a bool matrix: a Select of bools
+        mask = jnp.tril(jnp.ones((q.shape[0], k.shape[0]), bool))
+        return jax.nn.softmax(jnp.where(mask, q @ k.T, -jnp.inf), axis=-1) @ v, jnp.triu(mask, 1)
+
+    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp and Gather of bools
+        return jnp.where(p, a, b), jnp.pad(a, ((1, 0), (0, 2))), jnp.pad(a, 1, constant_values=True), \
+            jnp.maximum(a, b), jnp.minimum(a, b), lax.clamp(p, a, b), a[i], jnp.concatenate([a, b[::-1]], 1)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -224,4 +232,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "bfloat16_layers": (bfloat16_layers, (normal(5, 4), normal(5, 4))),
         "bfloat16_activations": (bfloat16_activations, (normal(5, 4),)),
         "bfloat16_train_step": (bfloat16_train_step, (normal(5, 4), normal(5, 8))),
+        "causal_attention": (causal_attention, (normal(5, 4), normal(5, 4), normal(5, 3))),
+        "bool_masks": (bool_masks, (rng.random((3, 4)) > 0.5, rng.random((3, 4)) > 0.5, rng.random((3, 4)) > 0.5,
+                                    np.array([2, 0, 2, 1]))),
     }

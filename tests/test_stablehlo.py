@@ -443,3 +443,39 @@ func.func public @main(%x: tensor<2xbf16>, %y: tensor<2xbf16>) -> (tensor<2xbf16
     total, product = run_model(path, [x, y]).values()
     assert total.dtype == bf16 and total.tolist() == [1.0, 1.0 + 2.0 ** -6]
     assert product.tolist() == [2.0 ** -8, 3 * 2.0 ** -8]
+
+
+def test_bool_values_are_selected_in_uint8_but_never_summed_there(tmp_path):
+    """Document 004 gives Select no bool: its bool operands are read as uint8 (false 0, true 1) and its
+    result converted back, while the predicate stays bool. An op that sums bools (dot_general: a count
+    of 256 trues would wrap to 0 in uint8) is not widened, and keeps its type errors at its location."""
+    select = """\
+func.func public @main(%p: tensor<300xi1>, %a: tensor<300xi1>, %b: tensor<300xi1>) -> tensor<300xi1> {
+  %0 = stablehlo.select %p, %a, %b : tensor<300xi1>, tensor<300xi1>
+  return %0 : tensor<300xi1>
+}
+"""
+    path = write(tmp_path / "select.mlir", select)
+    report = validate_model(path)
+    assert report.valid and not report.unchecked, report.to_text()
+    graph, _ = read_model(path)
+    assert [(node.op, node.name) for node in graph.nodes] == [
+        ("Convert", f"{path}:2:8"), ("Convert", f"{path}:2:8"), ("Select", f"{path}:2:8"), ("Convert", f"{path}:2:8")]
+    node = graph.nodes[2]
+    assert [graph.values[name].dtype for name in node.inputs + node.outputs] == ["bool", "uint8", "uint8", "uint8"]
+    rng = np.random.default_rng(3)
+    p, a, b = (rng.random(300) > 0.5 for _ in range(3))
+    (result,) = run_model(path, [p, a, b]).values()
+    assert result.dtype == np.bool_ and np.array_equal(result, np.where(p, a, b))
+
+    dot = """\
+func.func public @main(%a: tensor<300xi1>, %b: tensor<300xi1>) -> tensor<i1> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<300xi1>, tensor<300xi1>) -> tensor<i1>
+  return %0 : tensor<i1>
+}
+"""
+    path = write(tmp_path / "dot.mlir", dot)
+    report = validate_model(path)
+    assert [(r.node, r.op, r.where) for r in report.problems] == [
+        (f"{path}:2:8", "hlir.DotGeneral@1", where) for where in ("input 'lhs'", "input 'rhs'", "output 'output'")]
+    assert [node.op for node in read_model(path)[0].nodes] == ["DotGeneral"]

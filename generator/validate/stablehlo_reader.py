@@ -11,7 +11,8 @@ field (the registry's specs, never a table here), with the attributes the hlir s
 Case over [false_branch, true_branch] indexed by the predicate converted to int32; a gather's or
 scatter's batching dimensions become explicit indices (opgen.validate.stablehlo_batching), and a
 total-order comparison of floats a comparison of integers (opgen.validate.stablehlo_total_order);
-bfloat16 values of ops whose types lack bfloat16 are computed in float32 (opgen.validate.stablehlo_bfloat16).
+bfloat16 values of ops whose types lack bfloat16 are computed in float32, and bool values of Select, Pad, Max, Min
+and the like in uint8 (opgen.validate.stablehlo_widening).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -31,9 +32,9 @@ from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
 from .stablehlo_batching import batching_of, explicit_indices
-from .stablehlo_bfloat16 import narrow_outputs, widen_inputs, widen_outputs, widened
 from .stablehlo_ops import Untranslatable, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
+from .stablehlo_widening import narrow_outputs, widen_inputs, widen_outputs, widening_plan
 
 if TYPE_CHECKING:
     from ..runtime.validation import Signature
@@ -96,7 +97,7 @@ def parse_module(data: bytes, name: str) -> tuple[Any, Any]:
 def read_stablehlo(data: bytes, name: str, ops: dict[str, str], limits: Limits,
                    signature_of: Callable[[str], Signature | None] | None = None) -> tuple[Graph, str, list[Record]]:
     """`ops`: StableHLO/CHLO name -> hlir op; `signature_of`: an hlir op's newest signature (None: unknown),
-    for the bfloat16 values an op's types lack (opgen.validate.stablehlo_bfloat16); None reads them as given."""
+    for the bfloat16 and bool values an op's types lack (opgen.validate.stablehlo_widening); None reads them as given."""
     context, module = parse_module(data, name)
     with context:
         functions = {}
@@ -260,11 +261,12 @@ class _Reader:
                 graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
             attributes["branches"] = list(graphs.values())
         made = outputs
-        if not graphs and self.signature_of is not None and \
-                widened(self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
-                        [values[n] for n in outputs]):  # bfloat16 computed in float32, as XLA on CPU does
-            inputs = widen_inputs(self, inputs, values, nodes, where)
-            made = widen_outputs(self, outputs, values)
+        plan = None if graphs or self.signature_of is None else \
+            widening_plan(hlir_op, self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
+                          [values[n] for n in outputs])  # e.g. bfloat16 computed in float32, as XLA on CPU does
+        if plan is not None:
+            inputs = widen_inputs(self, inputs, plan[0], values, nodes, where)
+            made = widen_outputs(self, outputs, plan[1], values)
         node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(made))
         if graphs:
             node.graphs = graphs

@@ -1,0 +1,117 @@
+"""Operands of a type an hlir op's spec lacks, computed in a wider type that holds each of their values.
+
+- **bfloat16 in float32.** Document 004 gives most arithmetic (Add, Sub, Div, Exp, DotGeneral, Conv,
+  ReduceWindow, ...) no bfloat16, and the specs keep its type lists. jax programs in bfloat16
+  (mixed-precision layers and training steps) use those operations all the time; XLA on CPU computes
+  them in float32 and rounds the result to bfloat16 (its float-normalization passes). For +, -, *, /
+  and sqrt this is the correctly rounded bfloat16 result (float32 carries more than twice bfloat16's
+  8 significand bits, so rounding twice never differs); for the other functions and for sums it is
+  what XLA on CPU computes, up to the order of a sum's terms. Any op may be widened so.
+- **bool in uint8**, for the ops in SELECTING only. 004 gives Select, Pad, Max, Min, Clamp and Gather
+  no bool, and jax uses them on booleans in every causal mask (`jnp.tril` of a bool matrix is a
+  Select of bools), in `jnp.where` over masks and in padding a mask. Each result element of these ops
+  is one of their operands' elements (or the larger or smaller of two: false < true, as 0 < 1), so
+  false and true computed as 0 and 1 and converted back (nonzero is true) give StableHLO's result
+  exactly. An op that sums (DotGeneral, Conv, ReduceWindow, Add over many terms) is not among them:
+  256 trues would wrap to 0 in uint8, so such a program keeps its type error.
+
+The program is read that way: each such operand is converted to the wide type (hlir.Convert, exact),
+the hlir op computes in it, and each such result is the wide result converted back (hlir.Convert).
+Only values whose parameter's types lack the narrow type and have the wide one are widened (Select's
+predicate stays bool); ops with nested graphs are left as they are. The added nodes carry the
+operation's location."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..graph import Node
+
+if TYPE_CHECKING:
+    from ..runtime.validation import Signature, TensorInfo
+    from .stablehlo_batching import NodeMaker
+
+# The hlir ops each of whose results is an element of an operand (a padding value included) or the
+# larger or smaller of two of them: widening bool to uint8 and narrowing back is exact for these.
+SELECTING = frozenset({"Select", "Pad", "Max", "Min", "Clamp", "Gather", "Concatenate", "Slice", "Reverse",
+                       "Transpose", "BroadcastInDim", "Reshape", "DynamicSlice", "DynamicUpdateSlice"})
+
+
+class Widening(NamedTuple):
+    narrow: str
+    wide: str
+    ops: frozenset[str] | None  # the hlir ops it applies to; None: every op
+
+
+WIDENINGS = {w.narrow: w for w in (Widening("bfloat16", "float", None), Widening("bool", "uint8", SELECTING))}
+
+# The wide type of each operand and of each result of one op (None: read as given).
+Plan = tuple[list[str | None], list[str | None]]
+
+
+def widening_plan(op: str, sig: Signature | None, inputs: list[TensorInfo | None],
+                  outputs: list[TensorInfo]) -> Plan | None:
+    """What to compute in a wider type, or None when nothing is: a value of a narrow type (WIDENINGS)
+    whose parameter's types lack it but have its wide type, in an op the widening applies to. When some
+    such value's parameter has neither, None: the wide type would not help, and the checker reports
+    the type as it is."""
+    if sig is None:
+        return None
+    plan: Plan = ([], [])
+    needed = False
+    for params, infos, wide_types in ((sig.inputs, inputs, plan[0]), (sig.outputs, outputs, plan[1])):
+        for position, info in enumerate(infos):
+            widening = WIDENINGS.get(info.dtype) if info is not None and info.dtype is not None else None
+            wide = None
+            if widening is not None and params and (widening.ops is None or op in widening.ops):
+                allowed = sig.allowed(params[min(position, len(params) - 1)])  # the last param repeats (variadic)
+                if widening.narrow not in allowed:
+                    if widening.wide not in allowed:
+                        return None
+                    wide = widening.wide
+                    needed = True
+            wide_types.append(wide)
+    return plan if needed else None
+
+
+def widen_inputs(reader: NodeMaker, inputs: list[str], wide_types: list[str | None], values: dict[str, TensorInfo],
+                 nodes: list[Node], where: str) -> list[str]:
+    """Each operand the plan widens converted to its wide type (a node each, before the op's)."""
+    widened_inputs = []
+    for name, wide_type in zip(inputs, wide_types):
+        if wide_type is not None:
+            wide = reader.fresh()
+            values[wide] = _described(reader, wide_type, values[name])
+            reader.add(nodes, Node(len(nodes), where, "hlir", "Convert", None, (name,), (wide,)), {})
+            name = wide
+        widened_inputs.append(name)
+    return widened_inputs
+
+
+def widen_outputs(reader: NodeMaker, outputs: list[str], wide_types: list[str | None],
+                  values: dict[str, TensorInfo]) -> list[str]:
+    """The op's outputs: a new value of the wide type stands in for each result the plan widens
+    (narrow_outputs)."""
+    made = []
+    for name, wide_type in zip(outputs, wide_types):
+        if wide_type is not None:
+            info = values[name]
+            name = reader.fresh()
+            values[name] = _described(reader, wide_type, info)
+        made.append(name)
+    return made
+
+
+def narrow_outputs(reader: NodeMaker, made: list[str], outputs: list[str], nodes: list[Node], where: str) -> None:
+    """Each widened result converted back from the value standing in for it (after the op)."""
+    for wide, name in zip(made, outputs):
+        if wide != name:
+            reader.add(nodes, Node(len(nodes), where, "hlir", "Convert", None, (wide,), (name,)), {})
+
+
+def _described(reader: NodeMaker, dtype: str, like: TensorInfo) -> TensorInfo:
+    """A description of `like`'s shape with another dtype (one object per description, as the reader's)."""
+    if like.shape is not None and None not in like.shape:
+        return reader.info_of(dtype, tuple(int(d or 0) for d in like.shape))
+    from ..runtime.validation import TensorInfo
+
+    return TensorInfo(dtype, like.shape)
