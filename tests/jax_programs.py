@@ -15,7 +15,11 @@ jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the progra
 # precision where StableHLO rounds to bfloat16 (softmax: exp's float32 result goes into the float32 sum
 # unrounded), so a result may lie two units in the last place (2**-6 relative) from opgen's, which
 # rounds each operation's result as the program's types say. bfloat16_layers has none of these: exact.
-TOLERANCES = {"bfloat16_activations": 2.0 ** -6}
+# linear_algebra's float32 determinant: LAPACK's getrf eliminates in blocks, opgen's LapackGetrf column by column,
+# so the products of float32 pivots may differ in the last place (2**-23 relative); its float64 results agree
+# to the default tolerance. A dict gives the tolerance by result dtype.
+TOLERANCES: dict[str, float | dict[str, float]] = {"bfloat16_activations": 2.0 ** -6,
+                                                   "linear_algebra": {"float32": 2.0 ** -22}}
 
 
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
@@ -187,6 +191,19 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         return jnp.where(p, a, b), jnp.pad(a, ((1, 0), (0, 2))), jnp.pad(a, 1, constant_values=True), \
             jnp.maximum(a, b), jnp.minimum(a, b), lax.clamp(p, a, b), a[i], jnp.concatenate([a, b[::-1]], 1)
 
+    def gamma_family(k: Any, mu: Any, x: Any, key: Any) -> Any:  # chlo.lgamma, chlo.digamma and chlo.next_after
+        from jax.scipy import special, stats
+        return stats.poisson.logpmf(k, mu), stats.gamma.logpdf(x, 2.5), special.digamma(x), special.betaln(x, mu), \
+            jax.random.truncated_normal(jax.random.wrap_key_data(key), -2.0, 2.0, (3, 4)), jnp.nextafter(x, mu)
+
+    def linear_algebra(a: Any, b: Any, batch: Any) -> Any:  # jax's LAPACK custom calls: potrf, trsm and getrf
+        spd = a @ a.T + jnp.eye(3)
+        not_definite = jnp.linalg.cholesky(spd - 10 * jnp.eye(3))  # info > 0: NaN, as jax makes it
+        return jnp.linalg.cholesky(spd), not_definite, jnp.linalg.solve(a, b), jnp.linalg.inv(a), \
+            jnp.linalg.slogdet(a), jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(spd), b), \
+            jax.scipy.linalg.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True), \
+            jax.scipy.linalg.lu(a[:, :2]), jnp.linalg.det(batch.astype(jnp.float32))
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -235,4 +252,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "causal_attention": (causal_attention, (normal(5, 4), normal(5, 4), normal(5, 3))),
         "bool_masks": (bool_masks, (rng.random((3, 4)) > 0.5, rng.random((3, 4)) > 0.5, rng.random((3, 4)) > 0.5,
                                     np.array([2, 0, 2, 1]))),
+        "gamma_family": (gamma_family, (np.array([0, 1, 3, 7, 20]), rng.uniform(0.1, 9, 5),
+                                        np.array([-2.5, 0.3, 1.0, 4.5, 30.0]), np.array([0, 5], np.uint32))),
+        "linear_algebra": (linear_algebra, (normal(3, 3), normal(3, 2), normal(4, 3, 3))),
     }

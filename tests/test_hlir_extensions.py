@@ -7,6 +7,9 @@ the fidelity tests, and their kernels are compared with jax.lax (x64, CPU) on ra
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import math
 import warnings
 
 import ml_dtypes
@@ -29,7 +32,11 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "Case": ["stablehlo.case"], "StablehloAnd": ["stablehlo.and"], "StablehloOr": ["stablehlo.or"],
               "StablehloXor": ["stablehlo.xor"], "StablehloNot": ["stablehlo.not"], "ChloSquare": ["chlo.square"],
               "ChloErfc": ["chlo.erfc"], "StablehloReduce": ["stablehlo.reduce"],
-              "StablehloPopcnt": ["stablehlo.popcnt"]}
+              "StablehloPopcnt": ["stablehlo.popcnt"], "ChloLgamma": ["chlo.lgamma"], "ChloDigamma": ["chlo.digamma"],
+              "ChloNextAfter": ["chlo.next_after"],
+              "LapackPotrf": ["stablehlo.custom_call@lapack_spotrf_ffi", "stablehlo.custom_call@lapack_dpotrf_ffi"],
+              "LapackTrsm": ["stablehlo.custom_call@lapack_strsm_ffi", "stablehlo.custom_call@lapack_dtrsm_ffi"],
+              "LapackGetrf": ["stablehlo.custom_call@lapack_sgetrf_ffi", "stablehlo.custom_call@lapack_dgetrf_ffi"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -367,6 +374,80 @@ def test_chlo_erfc_matches_jax_in_double(dtype):
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
 
 
+# log|Gamma| and its derivative -> jax's function, compared in double (their notes: XLA approximates float)
+GAMMA_FUNCTIONS = {"ChloLgamma": lax.lgamma, "ChloDigamma": lax.digamma}
+
+
+@pytest.mark.parametrize(("op", "dtype"), [(op, dtype) for op in sorted(GAMMA_FUNCTIONS) for dtype in types(op)])
+def test_gamma_functions_match_jax_in_double(op, dtype):
+    """Random values and the edges: the poles (0, -0.0, negative integers), just beside them, +-inf, NaN, values
+    whose log-gamma overflows float16 and float, and tiny ones."""
+    rng = np.random.default_rng(12)
+    edges = [0.0, -0.0, -1.0, -2.0, -7.0, -1.0 + 2.0 ** -20, -3.5, np.inf, -np.inf, np.nan, 1.0, 2.0, 1e-30, 1e-300,
+             0.5, 171.6, 1e30, 1e300, 1.4616321449683622]
+    x = np.concatenate([rng.uniform(-10, 40, 400), edges]).astype(np_dtype(dtype))
+    with np.errstate(over="ignore"):
+        (got,) = kernel(op)(x)
+        want = np.asarray(GAMMA_FUNCTIONS[op](x.astype(np.float64))).astype(x.dtype)
+    assert got.dtype == x.dtype
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+
+
+def _nextafter_without_jax(a: float, b: float, dtype: np.dtype) -> float:
+    """C's nextafter (Python's math.nextafter), C's nextafterf through ctypes, and for the 16-bit types the
+    neighbour of a towards b in the sorted table of all their values (signed zeros told apart)."""
+    if dtype == np.float64:
+        return math.nextafter(a, b)
+    if dtype == np.float32:
+        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        libm.nextafterf.restype, libm.nextafterf.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+        return float(libm.nextafterf(a, b))
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b:
+        return b
+    with np.errstate(invalid="ignore"):  # the NaN bit patterns
+        every = np.arange(2 ** 16, dtype=np.uint16).view(dtype).astype(np.float64)
+    every = np.unique(every[~np.isnan(every)])  # one zero, of either sign
+    k = int(np.searchsorted(every, a))
+    if a == 0:  # from a zero to the smallest subnormal of b's sign
+        return math.copysign(float(every[k + 1]), b)
+    step = float(every[k + 1] if b > a else every[k - 1])
+    return step if step != 0 else math.copysign(0.0, a)  # a step to zero keeps a's sign
+
+
+@pytest.mark.parametrize("dtype", types("ChloNextAfter"))
+def test_next_after_matches_jax_exactly_in_each_type(dtype):
+    """Every pair of edge values (signed zeros, infinities, NaN, the smallest normal and subnormal numbers, the
+    largest) and random pairs: the same bits as jax, float16 and bfloat16 stepping in their own precision.
+
+    Except pairs with a subnormal operand: XLA on CPU reads subnormal operands as zero (the smallest
+    subnormal towards -0.0 gives -0.0, its x == y test holding). Those pairs are checked against C's
+    nextafter and nextafterf, and for float16 and bfloat16 against the neighbour in the table of all values."""
+    rng = np.random.default_rng(13)
+    edges = edge_values(dtype)
+    edges = np.append(edges, -edges[7])  # the smallest subnormal's negative too
+    assert 0 < edges[7] < ml_dtypes.finfo(edges.dtype).tiny
+    x = np.concatenate([np.repeat(edges, len(edges)), random_array(rng, (200,), dtype)])
+    y = np.concatenate([np.tile(edges, len(edges)), random_array(rng, (200,), dtype)])
+    (got,) = kernel("ChloNextAfter")(x, y)
+    want = np.asarray(lax.nextafter(x, y))
+    assert got.dtype == want.dtype == x.dtype
+    tiny = float(ml_dtypes.finfo(x.dtype).tiny)
+    subnormal = [(0 < abs(float(a)) < tiny) or (0 < abs(float(b)) < tiny) for a, b in zip(x, y)]
+    for a, b, c in [(a, b, c) for a, b, c, flushed in zip(x, y, got, subnormal) if flushed]:
+        step, c = _nextafter_without_jax(float(a), float(b), x.dtype), float(c)
+        assert math.isnan(c) == math.isnan(step), (a, b)
+        assert math.isnan(c) or (c, math.copysign(1, c)) == (step, math.copysign(1, step)), (a, b)
+    kept = ~np.array(subnormal)
+    got, want = got[kept], want[kept]
+    nan = np.isnan(want.astype(np.float64))
+    assert np.array_equal(np.isnan(got.astype(np.float64)), nan)
+    bits = np.dtype(f"u{x.dtype.itemsize}")
+    np.testing.assert_array_equal(got[~nan].view(bits), want[~nan].view(bits))
+
+
 @pytest.mark.parametrize("computation,reducer,init", [("AND", "bitwise_and", True), ("OR", "bitwise_or", False),
                                                       ("XOR", "bitwise_xor", False), ("MAX", "max", False),
                                                       ("MIN", "min", True)])
@@ -402,3 +483,94 @@ def test_stablehlo_reduce_of_bfloat16_matches_jax(computation, reducer, init):
         want = np.asarray(lax.reduce(x, start, getattr(lax, reducer), tuple(dims)))
         assert got.dtype == want.dtype == x.dtype
         np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=f"{computation} {dims}")
+
+
+# ---- the LAPACK and BLAS routines jax calls (custom_call lapack_?potrf_ffi, ...), against SciPy's own
+# wrappers of LAPACK and BLAS (the routines themselves), matrix by matrix
+
+LAPACK_TYPES = {"float": "s", "double": "d"}
+
+
+def _batch(rng: np.random.Generator, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.standard_normal(shape).astype(np_dtype(dtype))
+
+
+def _close(dtype: str) -> dict[str, float]:
+    return {"rtol": 1e-4, "atol": 1e-5} if dtype == "float" else {"rtol": 1e-10, "atol": 1e-12}
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_lapack_potrf_matches_lapack(dtype, uplo):
+    """The factor in the uplo triangle, the other triangle as given (LAPACK does not touch it), and info: 0 for
+    positive definite matrices, the order of the first leading minor that is not for the others."""
+    from scipy.linalg import lapack
+
+    rng = np.random.default_rng(20)
+    a = _batch(rng, dtype, (5, 4, 4))
+    spd = a @ np.swapaxes(a, -1, -2) + 4 * np.eye(4, dtype=a.dtype)
+    spd[3, 2, 2] = spd[4, 0, 0] = -1.0  # leading minors of order 3 and 1 that are not positive definite
+    factor, info = kernel("LapackPotrf")(spd, uplo=uplo)
+    routine = getattr(lapack, LAPACK_TYPES[dtype] + "potrf")
+    triangle = np.tril(np.ones((4, 4), bool)) if uplo == "L" else np.triu(np.ones((4, 4), bool))
+    assert factor.dtype == spd.dtype and info.dtype == np.int32
+    for k in range(5):
+        want, want_info = routine(spd[k], lower=uplo == "L", clean=0)
+        assert info[k] == want_info
+        np.testing.assert_array_equal(factor[k][~triangle], spd[k][~triangle])
+        if want_info == 0:
+            np.testing.assert_allclose(factor[k], want, **_close(dtype))
+        else:  # note failed_factor: NaN where LAPACK leaves partial work
+            assert np.isnan(factor[k][triangle]).all()
+    assert info.tolist() == [0, 0, 0, 3, 1]
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+def test_lapack_trsm_matches_blas_for_every_flag(dtype):
+    from scipy.linalg import blas
+
+    rng = np.random.default_rng(21)
+    a = _batch(rng, dtype, (2, 4, 4)) + 4 * np.eye(4, dtype=np_dtype(dtype))
+    routine = getattr(blas, LAPACK_TYPES[dtype] + "trsm")
+    for side in ("L", "R"):
+        b = _batch(rng, dtype, (2, 4, 3) if side == "L" else (2, 3, 4))
+        for uplo in ("L", "U"):
+            for trans in ("N", "T", "C"):
+                for diag in ("N", "U"):
+                    (x,) = kernel("LapackTrsm")(a, b, side=side, uplo=uplo, trans_x=trans, diag=diag)
+                    assert x.dtype == b.dtype and x.shape == b.shape
+                    for k in range(2):
+                        want = routine(1.0, a[k], b[k], side=int(side == "R"), lower=int(uplo == "L"),
+                                       trans_a="NTC".index(trans), diag=int(diag == "U"))
+                        np.testing.assert_allclose(x[k], want, **_close(dtype), err_msg=f"{side}{uplo}{trans}{diag}")
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3)])
+def test_lapack_getrf_matches_lapack_and_jax(dtype, shape):
+    """lu, the pivots from 1 and info (the first exactly zero pivot) of square and rectangular matrices, one of
+    them singular: against LAPACK (SciPy's getrf gives its pivots from 0) and jax.lax.linalg.lu."""
+    from scipy.linalg import lapack
+
+    rng = np.random.default_rng(22)
+    a = _batch(rng, dtype, (3,) + shape)
+    a[2, :, 1] = 2 * a[2, :, 0]  # a singular matrix: U's second pivot is exactly 0
+    a[2, :, 0] = [2.0 ** -k for k in range(shape[0])]  # exact multiples, so that the zero is exact
+    a[2, :, 1] = 2 * a[2, :, 0]
+    lu, ipiv, info = kernel("LapackGetrf")(a)
+    routine = getattr(lapack, LAPACK_TYPES[dtype] + "getrf")
+    assert lu.dtype == a.dtype and ipiv.dtype == info.dtype == np.int32
+    for k in range(3):
+        want, pivots, want_info = routine(a[k])
+        np.testing.assert_allclose(lu[k], want, **_close(dtype))
+        assert ipiv[k].tolist() == (pivots + 1).tolist() and info[k] == want_info
+    assert info[2] == 2
+    jax_lu, jax_pivots, _ = jax_linalg_lu(a)
+    np.testing.assert_allclose(lu, np.asarray(jax_lu), **_close(dtype))
+    assert ipiv.tolist() == (np.asarray(jax_pivots) + 1).tolist()
+
+
+def jax_linalg_lu(a: np.ndarray):
+    from jax.lax import linalg
+
+    return linalg.lu(a)

@@ -290,6 +290,27 @@ def _batch_norm(op: Any) -> dict[str, Any]:
             "feature_index": int(op.attributes["feature_index"].value)}
 
 
+def custom_call_name(op: Any) -> str:
+    """How the specs' `stablehlo` field names a custom call: stablehlo.custom_call@TARGET."""
+    from jaxlib.mlir import ir
+
+    return f"{op.name}@{ir.StringAttr(op.attributes['call_target_name']).value}"
+
+
+def _lapack(*flags: str) -> Callable[[Any], dict[str, Any]]:
+    """The flags of a jax LAPACK call (lapack_?potrf_ffi, ...): characters in mhlo.backend_config, uplo = 76 : ui8
+    for "L". Its matrices are the last two dimensions, num_batch_dims (a frontend attribute) those before."""
+    from jaxlib.mlir import ir
+
+    def read(op: Any) -> dict[str, Any]:
+        batch = ir.DictAttr(op.attributes["mhlo.frontend_attributes"])["num_batch_dims"]
+        if int(ir.StringAttr(batch).value) != _rank(op) - 2:
+            raise Untranslatable(f"num_batch_dims {ir.StringAttr(batch).value} is not the rank less 2")
+        config = ir.DictAttr(op.attributes["mhlo.backend_config"])
+        return {flag: chr(ir.IntegerAttr(config[flag]).value) for flag in flags}
+    return read
+
+
 def _int_attr(mlir: str, hlir: str) -> Callable[[Any], dict[str, Any]]:
     return lambda op: {hlir: int(op.attributes[mlir].value)}
 
@@ -309,6 +330,7 @@ TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "Broadcast": _ints_attr("broadcast_sizes", "broadcast_sizes"),
     "DynamicSlice": _ints_attr("slice_sizes", "slice_sizes"),
     "Cholesky": lambda op: {"lower": bool(op.attributes["lower"].value) if "lower" in op.attributes else False},
+    "LapackPotrf": _lapack("uplo"), "LapackTrsm": _lapack("side", "uplo", "trans_x", "diag"), "LapackGetrf": _lapack(),
     "ReducePrecision": lambda op: {name: int(op.attributes[name].value) for name in ("exponent_bits", "mantissa_bits")},
 }
 

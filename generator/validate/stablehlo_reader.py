@@ -32,7 +32,7 @@ from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
 from .stablehlo_batching import batching_of, explicit_indices
-from .stablehlo_ops import Untranslatable, dropped_note, is_total_order, translate
+from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
 from .stablehlo_widening import narrow_outputs, widen_inputs, widen_outputs, widening_plan
 
@@ -96,8 +96,9 @@ def parse_module(data: bytes, name: str) -> tuple[Any, Any]:
 
 def read_stablehlo(data: bytes, name: str, ops: dict[str, str], limits: Limits,
                    signature_of: Callable[[str], Signature | None] | None = None) -> tuple[Graph, str, list[Record]]:
-    """`ops`: StableHLO/CHLO name -> hlir op; `signature_of`: an hlir op's newest signature (None: unknown),
-    for the bfloat16 and bool values an op's types lack (opgen.validate.stablehlo_widening); None reads them as given."""
+    """`ops`: StableHLO/CHLO name (a custom call's: stablehlo.custom_call@TARGET) -> hlir op; `signature_of`: an
+    hlir op's newest signature (None: unknown), for the bfloat16 and bool values an op's types lack
+    (opgen.validate.stablehlo_widening); None reads them as given."""
     context, module = parse_module(data, name)
     with context:
         functions = {}
@@ -215,7 +216,7 @@ class _Reader:
             outputs.append(name)
             values[name] = self.info(result.type, f"{where or op.name} result {k}")
         inputs = [env[v] for v in op.operands]
-        hlir_op = self.ops.get(op.name)
+        hlir_op = self.ops.get(custom_call_name(op) if op.name == "stablehlo.custom_call" else op.name)
         if op.name == "stablehlo.if" and self.ops.get("stablehlo.case") == "Case":
             self.if_as_case(op, env, inputs, outputs, values, nodes, where, path, depth)
             return
@@ -234,8 +235,8 @@ class _Reader:
                 self.records.append(Record("warning", op.name, "op", f"read as an unknown op: {exc}", where,
                                            len(nodes), path))
                 hlir_op = None
-        if hlir_op is None:
-            domain, _, short = op.name.partition(".")
+        if hlir_op is None:  # an unknown op; a custom call is named with its target (what the user must look up)
+            domain, _, short = (custom_call_name(op) if op.name == "stablehlo.custom_call" else op.name).partition(".")
             self.add(nodes, Node(len(nodes), where, domain, short, None, tuple(inputs), tuple(outputs)), {})
             return
         note = dropped_note(op)

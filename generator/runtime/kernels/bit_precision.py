@@ -1,5 +1,5 @@
 """Bit-level element-wise kernels of the hlir extension ops (operations jax emits as StableHLO that
-document 004 lacks): CountLeadingZeros and ReducePrecision.
+document 004 lacks): CountLeadingZeros, ReducePrecision and ChloNextAfter.
 
 ReducePrecision works on the bit pattern of each value, so float16, bfloat16, float and double are
 all handled by one integer recipe parameterised by the source format's exponent and mantissa widths.
@@ -67,3 +67,14 @@ def reduce_precision(operand: np.ndarray, *, exponent_bits: int, mantissa_bits: 
     result = bits.astype(uint).view(operand.dtype).reshape(operand.shape)
     # A NaN whose kept mantissa bits are all zero would read as infinity: keep the original NaN.
     return np.where(is_nan, operand, result).astype(operand.dtype)
+
+
+def next_after(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The value of x's type next to x in the direction of y (subnormals included; y itself where x == y,
+    so -0.0 towards +0.0 is +0.0; NaN where either is NaN), computed in that type: float16 and bfloat16
+    have steps of their own, which computing in float would lose (NumPy and ml_dtypes both give nextafter
+    for their types)."""
+    y = y.astype(x.dtype, copy=False)
+    with np.errstate(over="ignore"):  # the largest value stepping towards inf gives inf, a result
+        # x == y gives y, as C's nextafter does (NumPy's float16 gives x: +0.0 towards -0.0 stayed +0.0)
+        return np.asarray(np.where(x == y, y, np.nextafter(x, y)))

@@ -138,6 +138,12 @@ def cholesky(input: np.ndarray, *, lower: bool) -> np.ndarray:
     is 0. A matrix that is not positive definite (a pivot <= 0) gives NaN in its whole result
     triangle; a NaN in the input propagates through the arithmetic (from its row on). Both as
     jax.lax.linalg.cholesky (LAPACK potrf) on the CPU."""
+    return cholesky_with_info(input, lower=lower)[0]
+
+
+def cholesky_with_info(input: np.ndarray, *, lower: bool) -> tuple[np.ndarray, np.ndarray]:
+    """cholesky() and, for each matrix, LAPACK potrf's info: 0, or the order k (from 1) of the first
+    leading minor that is not positive definite (its pivot <= 0), as int32 of the batch's shape."""
     x = np.asarray(input)
     work = compute_dtype(x.dtype)
     a = x.astype(work)
@@ -145,18 +151,18 @@ def cholesky(input: np.ndarray, *, lower: bool) -> np.ndarray:
         a = np.swapaxes(a, -1, -2)
     n = a.shape[-1]
     factor = np.zeros_like(a)
-    definite = np.ones(a.shape[:-2], bool)
+    info = np.zeros(a.shape[:-2], np.int32)
     with np.errstate(all="ignore"):
         for j in range(n):  # Cholesky-Crout: column j from the columns before it
             row_j = factor[..., j, :j]
             pivot = a[..., j, j] - np.sum(row_j * row_j, axis=-1)
-            definite &= ~(pivot <= 0)  # a NaN pivot is not a failure: NaN propagates
+            info[(info == 0) & (pivot <= 0)] = j + 1  # a NaN pivot is not a failure: NaN propagates
             diagonal = np.sqrt(pivot)
             factor[..., j, j] = diagonal
             below = a[..., j + 1:, j] - _matmul(factor[..., j + 1:, :j], row_j[..., None])[..., 0]
             factor[..., j + 1:, j] = below / diagonal[..., None]
     triangle = np.tril(np.ones((n, n), bool))
-    factor = np.where(definite[..., None, None] | ~triangle, factor, np.array(np.nan, work))
+    factor = np.where((info == 0)[..., None, None] | ~triangle, factor, np.array(np.nan, work))
     if not lower:
         factor = np.swapaxes(factor, -1, -2)
-    return _round(factor, x.dtype)
+    return _round(factor, x.dtype), info

@@ -1,0 +1,81 @@
+"""The LAPACK and BLAS routines jax on CPU calls through stablehlo.custom_call (hlir LapackPotrf,
+LapackTrsm and LapackGetrf): jnp.linalg.cholesky, solve, inv, det and slogdet, and
+jax.scipy.linalg.solve_triangular and cho_solve write them as `lapack_?potrf_ffi`, `lapack_?trsm_ffi`
+and `lapack_?getrf_ffi` calls on float and double matrices.
+
+Each works on every matrix of the last two dimensions, the leading ones being batch dimensions (jax's
+num_batch_dims), and computes what the routine computes, in NumPy: the tests compare the results with
+jax's, which come from LAPACK itself. Where LAPACK leaves values unspecified the ops' notes say what
+is written instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .linalg import cholesky_with_info
+
+
+def potrf(a: np.ndarray, *, uplo: str) -> tuple[np.ndarray, np.ndarray]:
+    """The Cholesky factor in the `uplo` triangle ("L": a = L L^T; "U": a = U^T U), only that triangle of
+    `a` read, the other triangle keeping a's values (LAPACK does not touch it), and info per matrix: 0,
+    or the order k of the first leading minor that is not positive definite. The factor triangle of such
+    a matrix is NaN (LAPACK leaves partial work there; jax replaces the whole matrix with NaN)."""
+    lower = uplo == "L"
+    factor, info = cholesky_with_info(a, lower=lower)
+    n = a.shape[-1]
+    triangle = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
+    return np.where(triangle, factor, a), info
+
+
+def trsm(a: np.ndarray, b: np.ndarray, *, side: str, uplo: str, trans_x: str, diag: str) -> np.ndarray:
+    """x with op(A) x = b (side "L") or x op(A) = b (side "R"), where A is the `uplo` triangle of a
+    ("L" lower, "U" upper; the other triangle is not read), with ones on its diagonal when diag is "U"
+    (the diagonal is not read), and op(A) is A (trans_x "N") or its transpose ("T", and "C", which is
+    the same for real matrices). A zero on the diagonal gives infinities and NaNs, as BLAS's division does."""
+    n = a.shape[-1]
+    lower = uplo == "L"
+    keep = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
+    t = np.where(keep, a, np.zeros((), a.dtype))
+    if diag == "U":
+        t = np.where(np.eye(n, dtype=bool), np.ones((), a.dtype), t)
+    if trans_x != "N":
+        t, lower = np.swapaxes(t, -1, -2), not lower
+    rhs = b
+    if side == "R":  # x T = b  <=>  T^T x^T = b^T
+        t, lower, rhs = np.swapaxes(t, -1, -2), not lower, np.swapaxes(b, -1, -2)
+    x = np.zeros(np.broadcast_shapes(t.shape[:-2], rhs.shape[:-2]) + rhs.shape[-2:], a.dtype)
+    order = range(n) if lower else range(n - 1, -1, -1)
+    with np.errstate(all="ignore"):
+        for i in order:  # substitution, one row of x at a time, every column and matrix at once
+            done = slice(0, i) if lower else slice(i + 1, n)
+            known = np.sum(t[..., i, done, None] * x[..., done, :], axis=-2)
+            x[..., i, :] = (rhs[..., i, :] - known) / t[..., i, i, None]
+    return np.swapaxes(x, -1, -2) if side == "R" else x
+
+
+def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LU factorization with partial pivoting of each m x n matrix, P a = L U, as LAPACK getrf gives it:
+    lu holds U and below its diagonal the multipliers of L (whose diagonal is ones); ipiv[k] (from 1) is
+    the row swapped with row k+1 at step k, the first of largest magnitude in the column; info is 0, or
+    the first k with U[k-1, k-1] exactly 0 (the factorization is completed all the same)."""
+    lu = np.array(a, copy=True)
+    m, n = lu.shape[-2:]
+    steps = min(m, n)
+    batch = lu.shape[:-2]
+    ipiv = np.zeros(batch + (steps,), np.int32)
+    info = np.zeros(batch, np.int32)
+    with np.errstate(all="ignore"):
+        for k in range(steps):
+            p = k + np.argmax(np.abs(lu[..., k:, k]), axis=-1)  # the first of the largest
+            ipiv[..., k] = p + 1
+            row_k = lu[..., k, :].copy()
+            row_p = np.take_along_axis(lu, p[..., None, None], axis=-2)[..., 0, :]
+            lu[..., k, :] = row_p
+            np.put_along_axis(lu, p[..., None, None], row_k[..., None, :], axis=-2)
+            pivot = lu[..., k, k]
+            zero = pivot == 0
+            info[(info == 0) & zero] = k + 1
+            scale = np.where(zero, np.ones((), lu.dtype), pivot)  # a zero pivot leaves its (zero) column as it is
+            lu[..., k + 1:, k] /= scale[..., None]
+            lu[..., k + 1:, k + 1:] -= lu[..., k + 1:, k, None] * lu[..., k, None, k + 1:]
+    return lu, ipiv, info
