@@ -187,22 +187,24 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         mask = jnp.tril(jnp.ones((q.shape[0], k.shape[0]), bool))
         return jax.nn.softmax(jnp.where(mask, q @ k.T, -jnp.inf), axis=-1) @ v, jnp.triu(mask, 1)
 
-    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp and Gather of bools
+    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp, Gather and Sort of bools
         return jnp.where(p, a, b), jnp.pad(a, ((1, 0), (0, 2))), jnp.pad(a, 1, constant_values=True), \
-            jnp.maximum(a, b), jnp.minimum(a, b), lax.clamp(p, a, b), a[i], jnp.concatenate([a, b[::-1]], 1)
+            jnp.maximum(a, b), jnp.minimum(a, b), lax.clamp(p, a, b), a[i], jnp.concatenate([a, b[::-1]], 1), \
+            jnp.sort(a, axis=1), jnp.argsort(p.ravel(), stable=True), lax.sort((a[0], b[0]), num_keys=1)
 
     def gamma_family(k: Any, mu: Any, x: Any, key: Any) -> Any:  # chlo.lgamma, chlo.digamma and chlo.next_after
         from jax.scipy import special, stats
         return stats.poisson.logpmf(k, mu), stats.gamma.logpdf(x, 2.5), special.digamma(x), special.betaln(x, mu), \
             jax.random.truncated_normal(jax.random.wrap_key_data(key), -2.0, 2.0, (3, 4)), jnp.nextafter(x, mu)
 
-    def linear_algebra(a: Any, b: Any, batch: Any) -> Any:  # jax's LAPACK custom calls: potrf, trsm and getrf
+    def linear_algebra(a: Any, b: Any, batch: Any) -> Any:  # LAPACK custom calls: potrf, trsm, getrf, geqrf, orgqr
         spd = a @ a.T + jnp.eye(3)
         not_definite = jnp.linalg.cholesky(spd - 10 * jnp.eye(3))  # info > 0: NaN, as jax makes it
         return jnp.linalg.cholesky(spd), not_definite, jnp.linalg.solve(a, b), jnp.linalg.inv(a), \
             jnp.linalg.slogdet(a), jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(spd), b), \
             jax.scipy.linalg.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True), \
-            jax.scipy.linalg.lu(a[:, :2]), jnp.linalg.det(batch.astype(jnp.float32))
+            jax.scipy.linalg.lu(a[:, :2]), jnp.linalg.det(batch.astype(jnp.float32)), jnp.linalg.qr(a[:, :2]), \
+            jnp.linalg.qr(a[:2], mode="complete"), jax.nn.initializers.orthogonal()(jax.random.key(0), (4, 3))
 
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {

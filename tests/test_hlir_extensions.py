@@ -36,7 +36,9 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "ChloNextAfter": ["chlo.next_after"],
               "LapackPotrf": ["stablehlo.custom_call@lapack_spotrf_ffi", "stablehlo.custom_call@lapack_dpotrf_ffi"],
               "LapackTrsm": ["stablehlo.custom_call@lapack_strsm_ffi", "stablehlo.custom_call@lapack_dtrsm_ffi"],
-              "LapackGetrf": ["stablehlo.custom_call@lapack_sgetrf_ffi", "stablehlo.custom_call@lapack_dgetrf_ffi"]}
+              "LapackGetrf": ["stablehlo.custom_call@lapack_sgetrf_ffi", "stablehlo.custom_call@lapack_dgetrf_ffi"],
+              "LapackGeqrf": ["stablehlo.custom_call@lapack_sgeqrf_ffi", "stablehlo.custom_call@lapack_dgeqrf_ffi"],
+              "LapackOrgqr": ["stablehlo.custom_call@lapack_sorgqr_ffi", "stablehlo.custom_call@lapack_dorgqr_ffi"]}
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -568,6 +570,36 @@ def test_lapack_getrf_matches_lapack_and_jax(dtype, shape):
     jax_lu, jax_pivots, _ = jax_linalg_lu(a)
     np.testing.assert_allclose(lu, np.asarray(jax_lu), **_close(dtype))
     assert ipiv.tolist() == (np.asarray(jax_pivots) + 1).tolist()
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_lapack_geqrf_and_orgqr_match_lapack_and_jax(dtype, shape):
+    """R with the reflectors below it and tau, and Q from them, of tall, wide and square matrices, one with a
+    zero column (a reflection left out: tau 0): against LAPACK (SciPy's geqrf and orgqr) and jax."""
+    from jax._src.lax import linalg
+    from scipy.linalg import lapack
+
+    rng = np.random.default_rng(23)
+    a = _batch(rng, dtype, (2,) + shape)
+    a[1, 1:, 0] = 0.0  # nothing below the first pivot: no reflection there
+    out, tau = kernel("LapackGeqrf")(a)
+    k = min(shape)
+    (q,) = kernel("LapackOrgqr")(out[..., :k], tau)
+    assert out.dtype == tau.dtype == q.dtype == a.dtype and q.shape == (2, shape[0], k)
+    geqrf, orgqr = (getattr(lapack, LAPACK_TYPES[dtype] + name) for name in ("geqrf", "orgqr"))
+    for b in range(2):
+        want, want_tau, _, info = geqrf(a[b])
+        assert info == 0
+        np.testing.assert_allclose(out[b], want, **_close(dtype))
+        np.testing.assert_allclose(tau[b], want_tau, **_close(dtype))
+        want_q, _, info = orgqr(want[:, :k], want_tau)
+        np.testing.assert_allclose(q[b], want_q, **_close(dtype))
+    assert tau[1, 0] == 0
+    jax_out, jax_tau = linalg.geqrf(a)
+    np.testing.assert_allclose(out, np.asarray(jax_out), **_close(dtype))
+    np.testing.assert_allclose(q, np.asarray(linalg.householder_product(jax_out[..., :k], jax_tau)), **_close(dtype))
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(k), (2, k, k)), **_close(dtype))
 
 
 def jax_linalg_lu(a: np.ndarray):

@@ -331,6 +331,7 @@ TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "DynamicSlice": _ints_attr("slice_sizes", "slice_sizes"),
     "Cholesky": lambda op: {"lower": bool(op.attributes["lower"].value) if "lower" in op.attributes else False},
     "LapackPotrf": _lapack("uplo"), "LapackTrsm": _lapack("side", "uplo", "trans_x", "diag"), "LapackGetrf": _lapack(),
+    "LapackGeqrf": _lapack(), "LapackOrgqr": _lapack(),
     "ReducePrecision": lambda op: {name: int(op.attributes[name].value) for name in ("exponent_bits", "mantissa_bits")},
 }
 

@@ -7,10 +7,11 @@
   and sqrt this is the correctly rounded bfloat16 result (float32 carries more than twice bfloat16's
   8 significand bits, so rounding twice never differs); for the other functions and for sums it is
   what XLA on CPU computes, up to the order of a sum's terms. Any op may be widened so.
-- **bool in uint8**, for the ops in SELECTING only. 004 gives Select, Pad, Max, Min, Clamp and Gather
-  no bool, and jax uses them on booleans in every causal mask (`jnp.tril` of a bool matrix is a
-  Select of bools), in `jnp.where` over masks and in padding a mask. Each result element of these ops
-  is one of their operands' elements (or the larger or smaller of two: false < true, as 0 < 1), so
+- **bool in uint8**, for the ops in SELECTING only. 004 gives Select, Pad, Max, Min, Clamp, Gather and
+  Sort no bool, and jax uses them on booleans in every causal mask (`jnp.tril` of a bool matrix is a
+  Select of bools), in `jnp.where` over masks, in padding a mask and in sorting one. Each result
+  element of these ops is one of their operands' elements (or the larger or smaller of two: false <
+  true, as 0 < 1, which is also the order Sort's comparator compares bools in), so
   false and true computed as 0 and 1 and converted back (nonzero is true) give StableHLO's result
   exactly. An op that sums (DotGeneral, Conv, ReduceWindow, Add over many terms) is not among them:
   256 trues would wrap to 0 in uint8, so such a program keeps its type error.
@@ -31,9 +32,10 @@ if TYPE_CHECKING:
     from .stablehlo_batching import NodeMaker
 
 # The hlir ops each of whose results is an element of an operand (a padding value included) or the
-# larger or smaller of two of them: widening bool to uint8 and narrowing back is exact for these.
+# larger or smaller of two of them: widening bool to uint8 and narrowing back is exact for these. (Sort's
+# comparator is read as its `descending` attribute, not as a graph over bools: it orders 0 and 1 alike.)
 SELECTING = frozenset({"Select", "Pad", "Max", "Min", "Clamp", "Gather", "Concatenate", "Slice", "Reverse",
-                       "Transpose", "BroadcastInDim", "Reshape", "DynamicSlice", "DynamicUpdateSlice"})
+                       "Transpose", "BroadcastInDim", "Reshape", "DynamicSlice", "DynamicUpdateSlice", "Sort"})
 
 
 class Widening(NamedTuple):

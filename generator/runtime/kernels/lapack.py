@@ -1,7 +1,8 @@
 """The LAPACK and BLAS routines jax on CPU calls through stablehlo.custom_call (hlir LapackPotrf,
-LapackTrsm and LapackGetrf): jnp.linalg.cholesky, solve, inv, det and slogdet, and
-jax.scipy.linalg.solve_triangular and cho_solve write them as `lapack_?potrf_ffi`, `lapack_?trsm_ffi`
-and `lapack_?getrf_ffi` calls on float and double matrices.
+LapackTrsm, LapackGetrf, LapackGeqrf and LapackOrgqr): jnp.linalg.cholesky, solve, inv, det, slogdet
+and qr, jax.nn.initializers.orthogonal, and jax.scipy.linalg.solve_triangular, cho_solve and lu write
+them as `lapack_?potrf_ffi`, `lapack_?trsm_ffi`, `lapack_?getrf_ffi`, `lapack_?geqrf_ffi` and
+`lapack_?orgqr_ffi` calls on float and double matrices.
 
 Each works on every matrix of the last two dimensions, the leading ones being batch dimensions (jax's
 num_batch_dims), and computes what the routine computes, in NumPy: the tests compare the results with
@@ -79,3 +80,51 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             lu[..., k + 1:, k] /= scale[..., None]
             lu[..., k + 1:, k + 1:] -= lu[..., k + 1:, k, None] * lu[..., k, None, k + 1:]
     return lu, ipiv, info
+
+
+def _reflector(column: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LAPACK larfg for each column vector (alpha, x) of a batch: beta = -sign(alpha) |(alpha, x)|, tau =
+    (beta - alpha) / beta and v = x / (alpha - beta), so that (I - tau (1, v)(1, v)^T) (alpha, x) = (beta, 0).
+    A column whose x is zero is left alone: tau 0, beta alpha (sign(0) is +, as Fortran's SIGN gives it)."""
+    alpha, rest = column[..., 0], column[..., 1:]
+    norm = np.sqrt(np.sum(rest * rest, axis=-1))
+    still = norm == 0
+    beta = np.where(still, alpha, -np.copysign(np.hypot(alpha, norm), np.where(alpha == 0, 1.0, alpha)))
+    safe = np.where(still, np.ones((), column.dtype), beta)
+    tau = np.where(still, np.zeros((), column.dtype), (beta - alpha) / safe)
+    scale = np.where(still, np.zeros((), column.dtype), 1 / np.where(still, np.ones((), column.dtype), alpha - beta))
+    return beta.astype(column.dtype), tau.astype(column.dtype), (rest * scale[..., None]).astype(column.dtype)
+
+
+def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The QR factorization of each m x n matrix by Householder reflections, as LAPACK geqrf gives it: R on and
+    above the diagonal, below it the vector v of each reflector H_i = I - tau_i (1, v)(1, v)^T (its leading 1
+    implied), and tau; a = H_1 ... H_k R with k = min(m, n)."""
+    out = np.array(a, copy=True)
+    m, n = out.shape[-2:]
+    k = min(m, n)
+    tau = np.zeros(out.shape[:-2] + (k,), out.dtype)
+    with np.errstate(all="ignore"):
+        for i in range(k):
+            beta, tau[..., i], v = _reflector(out[..., i:, i])
+            out[..., i, i] = beta
+            out[..., i + 1:, i] = v
+            if i + 1 < n:  # the reflector applied to the columns on its right
+                full = np.concatenate([np.ones(v.shape[:-1] + (1,), out.dtype), v], axis=-1)
+                w = np.einsum("...r,...rc->...c", full, out[..., i:, i + 1:])
+                out[..., i:, i + 1:] -= tau[..., i, None, None] * full[..., :, None] * w[..., None, :]
+    return out, tau
+
+
+def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """The m x n matrix Q of orthonormal columns, the first n columns of H_1 ... H_k, from the reflectors
+    geqrf leaves below the diagonal of a (their k = len(tau) first columns) and tau, as LAPACK orgqr gives it."""
+    m, n = a.shape[-2:]
+    k = tau.shape[-1]
+    q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
+    with np.errstate(all="ignore"):
+        for i in range(k - 1, -1, -1):  # Q = H_1 (H_2 (... (H_k I)))
+            full = np.concatenate([np.ones(a.shape[:-2] + (1,), a.dtype), a[..., i + 1:, i]], axis=-1)
+            w = np.einsum("...r,...rc->...c", full, q[..., i:, :])
+            q[..., i:, :] -= tau[..., i, None, None] * full[..., :, None] * w[..., None, :]
+    return q
