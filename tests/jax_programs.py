@@ -17,9 +17,11 @@ jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the progra
 # rounds each operation's result as the program's types say. bfloat16_layers has none of these: exact.
 # linear_algebra's float32 determinant: LAPACK's getrf eliminates in blocks, opgen's LapackGetrf column by column,
 # so the products of float32 pivots may differ in the last place (2**-23 relative); its float64 results agree
-# to the default tolerance. A dict gives the tolerance by result dtype.
+# to the default tolerance. spectral's float32 transform: NumPy's pocketfft and XLA's DUCC combine the terms
+# in other orders, a few float32 units in the last place apart. A dict gives the tolerance by result dtype.
 TOLERANCES: dict[str, float | dict[str, float]] = {"bfloat16_activations": 2.0 ** -6,
-                                                   "linear_algebra": {"float32": 2.0 ** -22}}
+                                                   "linear_algebra": {"float32": 2.0 ** -22},
+                                                   "spectral": {"float32": 2.0 ** -18}}
 
 
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
@@ -206,6 +208,13 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jax.scipy.linalg.lu(a[:, :2]), jnp.linalg.det(batch.astype(jnp.float32)), jnp.linalg.qr(a[:, :2]), \
             jnp.linalg.qr(a[:2], mode="complete"), jax.nn.initializers.orthogonal()(jax.random.key(0), (4, 3))
 
+    def spectral(x: Any, h: Any, m: Any) -> Any:  # stablehlo.fft; complex constants, arithmetic, moduli, pads
+        from jax.scipy import signal
+        low = jnp.fft.irfft(jnp.fft.rfft(x.astype(jnp.float32)) * (jnp.fft.rfftfreq(8) < 0.3))
+        return signal.fftconvolve(x, h), jnp.fft.irfftn(jnp.fft.rfftn(m) * (1 + 2j), m.shape), \
+            jnp.fft.ifft2(jnp.fft.fft2(m)), low, jnp.real(jnp.fft.fft(x) * 2j), jnp.imag(jnp.fft.fft(x)), \
+            jnp.conj(jnp.fft.fft(x)) + jnp.fft.fft(x[::-1]) - 1, -jnp.fft.rfft(x), jnp.abs(jnp.fft.rfft(x)) ** 2
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -257,4 +266,5 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "gamma_family": (gamma_family, (np.array([0, 1, 3, 7, 20]), rng.uniform(0.1, 9, 5),
                                         np.array([-2.5, 0.3, 1.0, 4.5, 30.0]), np.array([0, 5], np.uint32))),
         "linear_algebra": (linear_algebra, (normal(3, 3), normal(3, 2), normal(4, 3, 3))),
+        "spectral": (spectral, (normal(8), normal(3), normal(3, 4, 6))),
     }

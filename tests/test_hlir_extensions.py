@@ -38,7 +38,9 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "LapackTrsm": ["stablehlo.custom_call@lapack_strsm_ffi", "stablehlo.custom_call@lapack_dtrsm_ffi"],
               "LapackGetrf": ["stablehlo.custom_call@lapack_sgetrf_ffi", "stablehlo.custom_call@lapack_dgetrf_ffi"],
               "LapackGeqrf": ["stablehlo.custom_call@lapack_sgeqrf_ffi", "stablehlo.custom_call@lapack_dgeqrf_ffi"],
-              "LapackOrgqr": ["stablehlo.custom_call@lapack_sorgqr_ffi", "stablehlo.custom_call@lapack_dorgqr_ffi"]}
+              "LapackOrgqr": ["stablehlo.custom_call@lapack_sorgqr_ffi", "stablehlo.custom_call@lapack_dorgqr_ffi"],
+              "StablehloFft": ["stablehlo.fft"], "StablehloComplex": ["stablehlo.complex"],
+              "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": []}  # read from stablehlo.abs of complex
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -128,6 +130,10 @@ def test_multiply_matches_jax(dtype):
         got, want = got.astype(np.float64), want.astype(np.float64)
     else:
         assert got.dtype == np_dtype(dtype)
+    if dtype.startswith("complex"):  # note complex_products: XLA may fuse a part's products (one ulp)
+        ulp = float(np.finfo(got.dtype).eps)
+        np.testing.assert_allclose(got, want, rtol=2 * ulp, atol=0, equal_nan=True)
+        return
     np.testing.assert_array_equal(got, want)
 
 
@@ -487,122 +493,69 @@ def test_stablehlo_reduce_of_bfloat16_matches_jax(computation, reducer, init):
         np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=f"{computation} {dims}")
 
 
-# ---- the LAPACK and BLAS routines jax calls (custom_call lapack_?potrf_ffi, ...), against SciPy's own
-# wrappers of LAPACK and BLAS (the routines themselves), matrix by matrix
+# ---- Fourier transforms and complex parts, against jax
 
-LAPACK_TYPES = {"float": "s", "double": "d"}
-
-
-def _batch(rng: np.random.Generator, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    return rng.standard_normal(shape).astype(np_dtype(dtype))
+FFT_CASES = [("FFT", [8]), ("IFFT", [8]), ("FFT", [3, 8]), ("IFFT", [2, 3, 8]), ("RFFT", [8]), ("RFFT", [3, 7]),
+             ("IRFFT", [8]), ("IRFFT", [3, 7]), ("IRFFT", [2, 3, 9])]
 
 
-def _close(dtype: str) -> dict[str, float]:
-    return {"rtol": 1e-4, "atol": 1e-5} if dtype == "float" else {"rtol": 1e-10, "atol": 1e-12}
+@pytest.mark.parametrize("precision", ["single", "double"])
+@pytest.mark.parametrize(("fft_type", "fft_length"), FFT_CASES)
+def test_stablehlo_fft_matches_jax(precision, fft_type, fft_length):
+    """Each kind over one to three trailing dimensions, even and odd lengths, single and double precision; an
+    IRFFT's input includes nonzero imaginary parts at the zero and Nyquist frequencies, which it ignores."""
+    rng = np.random.default_rng(24)
+    real, cplx = (np.float32, np.complex64) if precision == "single" else (np.float64, np.complex128)
+    shape = [2] + list(fft_length)
+    if fft_type == "IRFFT":
+        shape[-1] = fft_length[-1] // 2 + 1
+    if fft_type == "RFFT":
+        x = rng.standard_normal(shape).astype(real)
+    else:
+        x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(cplx)
+    want = np.asarray(lax.fft(x, fft_type, tuple(fft_length)))
+    (got,) = kernel("StablehloFft")(x, fft_type=fft_type, fft_length=fft_length, output_dtype=want.dtype)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    scale = np.abs(want).max()
+    tolerance = 1e-5 if precision == "single" else 1e-12
+    np.testing.assert_allclose(got, want, rtol=0, atol=tolerance * scale)
 
 
-@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
-@pytest.mark.parametrize("uplo", ["L", "U"])
-def test_lapack_potrf_matches_lapack(dtype, uplo):
-    """The factor in the uplo triangle, the other triangle as given (LAPACK does not touch it), and info: 0 for
-    positive definite matrices, the order of the first leading minor that is not for the others."""
-    from scipy.linalg import lapack
-
-    rng = np.random.default_rng(20)
-    a = _batch(rng, dtype, (5, 4, 4))
-    spd = a @ np.swapaxes(a, -1, -2) + 4 * np.eye(4, dtype=a.dtype)
-    spd[3, 2, 2] = spd[4, 0, 0] = -1.0  # leading minors of order 3 and 1 that are not positive definite
-    factor, info = kernel("LapackPotrf")(spd, uplo=uplo)
-    routine = getattr(lapack, LAPACK_TYPES[dtype] + "potrf")
-    triangle = np.tril(np.ones((4, 4), bool)) if uplo == "L" else np.triu(np.ones((4, 4), bool))
-    assert factor.dtype == spd.dtype and info.dtype == np.int32
-    for k in range(5):
-        want, want_info = routine(spd[k], lower=uplo == "L", clean=0)
-        assert info[k] == want_info
-        np.testing.assert_array_equal(factor[k][~triangle], spd[k][~triangle])
-        if want_info == 0:
-            np.testing.assert_allclose(factor[k], want, **_close(dtype))
-        else:  # note failed_factor: NaN where LAPACK leaves partial work
-            assert np.isnan(factor[k][triangle]).all()
-    assert info.tolist() == [0, 0, 0, 3, 1]
+@pytest.mark.parametrize("dtype", ["float", "double"])
+def test_stablehlo_complex_and_imag_match_jax(dtype):
+    """Parts to complex numbers and back, infinities and NaN kept in their places; imag of a real value is 0."""
+    rng = np.random.default_rng(25)
+    parts = np.concatenate([rng.standard_normal(20), [np.inf, -np.inf, np.nan, -0.0]]).astype(np_dtype(dtype))
+    other = np.roll(parts, 3)
+    want = np.asarray(lax.complex(parts, other))
+    (made,) = kernel("StablehloComplex")(parts, other, output_dtype=want.dtype)
+    assert made.dtype == want.dtype
+    np.testing.assert_array_equal(made.view(parts.dtype), want.view(parts.dtype))
+    for x in (made, parts):
+        expected = np.asarray(lax.imag(x)) if x.dtype.kind == "c" else np.zeros_like(x)
+        (imag,) = kernel("StablehloImag")(x, output_dtype=expected.dtype)
+        assert imag.dtype == expected.dtype == parts.dtype
+        np.testing.assert_array_equal(imag, expected)
 
 
-@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
-def test_lapack_trsm_matches_blas_for_every_flag(dtype):
-    from scipy.linalg import blas
-
-    rng = np.random.default_rng(21)
-    a = _batch(rng, dtype, (2, 4, 4)) + 4 * np.eye(4, dtype=np_dtype(dtype))
-    routine = getattr(blas, LAPACK_TYPES[dtype] + "trsm")
-    for side in ("L", "R"):
-        b = _batch(rng, dtype, (2, 4, 3) if side == "L" else (2, 3, 4))
-        for uplo in ("L", "U"):
-            for trans in ("N", "T", "C"):
-                for diag in ("N", "U"):
-                    (x,) = kernel("LapackTrsm")(a, b, side=side, uplo=uplo, trans_x=trans, diag=diag)
-                    assert x.dtype == b.dtype and x.shape == b.shape
-                    for k in range(2):
-                        want = routine(1.0, a[k], b[k], side=int(side == "R"), lower=int(uplo == "L"),
-                                       trans_a="NTC".index(trans), diag=int(diag == "U"))
-                        np.testing.assert_allclose(x[k], want, **_close(dtype), err_msg=f"{side}{uplo}{trans}{diag}")
-
-
-@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
-@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3)])
-def test_lapack_getrf_matches_lapack_and_jax(dtype, shape):
-    """lu, the pivots from 1 and info (the first exactly zero pivot) of square and rectangular matrices, one of
-    them singular: against LAPACK (SciPy's getrf gives its pivots from 0) and jax.lax.linalg.lu."""
-    from scipy.linalg import lapack
-
-    rng = np.random.default_rng(22)
-    a = _batch(rng, dtype, (3,) + shape)
-    a[2, :, 1] = 2 * a[2, :, 0]  # a singular matrix: U's second pivot is exactly 0
-    a[2, :, 0] = [2.0 ** -k for k in range(shape[0])]  # exact multiples, so that the zero is exact
-    a[2, :, 1] = 2 * a[2, :, 0]
-    lu, ipiv, info = kernel("LapackGetrf")(a)
-    routine = getattr(lapack, LAPACK_TYPES[dtype] + "getrf")
-    assert lu.dtype == a.dtype and ipiv.dtype == info.dtype == np.int32
-    for k in range(3):
-        want, pivots, want_info = routine(a[k])
-        np.testing.assert_allclose(lu[k], want, **_close(dtype))
-        assert ipiv[k].tolist() == (pivots + 1).tolist() and info[k] == want_info
-    assert info[2] == 2
-    jax_lu, jax_pivots, _ = jax_linalg_lu(a)
-    np.testing.assert_allclose(lu, np.asarray(jax_lu), **_close(dtype))
-    assert ipiv.tolist() == (np.asarray(jax_pivots) + 1).tolist()
-
-
-@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
-@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
-def test_lapack_geqrf_and_orgqr_match_lapack_and_jax(dtype, shape):
-    """R with the reflectors below it and tau, and Q from them, of tall, wide and square matrices, one with a
-    zero column (a reflection left out: tau 0): against LAPACK (SciPy's geqrf and orgqr) and jax."""
-    from jax._src.lax import linalg
-    from scipy.linalg import lapack
-
-    rng = np.random.default_rng(23)
-    a = _batch(rng, dtype, (2,) + shape)
-    a[1, 1:, 0] = 0.0  # nothing below the first pivot: no reflection there
-    out, tau = kernel("LapackGeqrf")(a)
-    k = min(shape)
-    (q,) = kernel("LapackOrgqr")(out[..., :k], tau)
-    assert out.dtype == tau.dtype == q.dtype == a.dtype and q.shape == (2, shape[0], k)
-    geqrf, orgqr = (getattr(lapack, LAPACK_TYPES[dtype] + name) for name in ("geqrf", "orgqr"))
-    for b in range(2):
-        want, want_tau, _, info = geqrf(a[b])
-        assert info == 0
-        np.testing.assert_allclose(out[b], want, **_close(dtype))
-        np.testing.assert_allclose(tau[b], want_tau, **_close(dtype))
-        want_q, _, info = orgqr(want[:, :k], want_tau)
-        np.testing.assert_allclose(q[b], want_q, **_close(dtype))
-    assert tau[1, 0] == 0
-    jax_out, jax_tau = linalg.geqrf(a)
-    np.testing.assert_allclose(out, np.asarray(jax_out), **_close(dtype))
-    np.testing.assert_allclose(q, np.asarray(linalg.householder_product(jax_out[..., :k], jax_tau)), **_close(dtype))
-    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(k), (2, k, k)), **_close(dtype))
-
-
-def jax_linalg_lu(a: np.ndarray):
-    from jax.lax import linalg
-
-    return linalg.lu(a)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_modulus_matches_jax_and_hypot(dtype):
+    """Random moduli and ones beyond the square root of the largest value against jax; a part that is infinite
+    beside a NaN (jax: NaN) and subnormal parts (jax on CPU reads them as zero) against math.hypot (note
+    infinite_part)."""
+    rng = np.random.default_rng(26)
+    big = float(np.finfo(np_dtype(dtype)).max) / 4
+    z = (rng.standard_normal(50) * 10.0 ** rng.integers(-5, 5, 50)
+         + 1j * rng.standard_normal(50) * 10.0 ** rng.integers(-5, 5, 50))
+    z = np.concatenate([z, [complex(big, big), complex(-3, 4), complex(0, -0.0), complex(np.nan, 1)]]).astype(dtype)
+    want = np.asarray(lax.abs(z))
+    (got,) = kernel("StablehloComplexAbs")(z, output_dtype=want.dtype)
+    assert got.dtype == want.dtype == np.dtype(dtype).type(0).real.dtype
+    rtol = 1e-6 if dtype == "complex64" else 1e-15
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0, equal_nan=True)
+    tiny = float(np.finfo(got.dtype).smallest_subnormal)
+    edges = np.array([complex(np.inf, np.nan), complex(np.nan, -np.inf), complex(-np.inf, 0), complex(tiny, tiny),
+                      complex(3 * tiny, 4 * tiny)], dtype)
+    (got,) = kernel("StablehloComplexAbs")(edges, output_dtype=got.dtype)
+    assert got.tolist() == [math.hypot(e.real, e.imag) if np.dtype(dtype) == np.complex128 else
+                            float(np.float32(math.hypot(float(e.real), float(e.imag)))) for e in edges]

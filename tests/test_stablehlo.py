@@ -511,3 +511,35 @@ func.func public @main(%a: tensor<2x2xf64>, %b: tensor<2x1xf64>) -> tensor<2x1xf
     a, b = np.array([[2.0, 99.0], [1.0, 4.0]]), np.array([[4.0], [8.0]])
     (x,) = run_model(path, [a, b]).values()
     np.testing.assert_allclose(x, np.linalg.solve(np.tril(a).T, b), rtol=1e-15)  # L^T x = b, the 99 unread
+
+
+def test_complex_values_are_moved_as_their_parts(tmp_path):
+    """004's Pad and Select take no complex type: a complex operand is taken apart (Real, StablehloImag), the op
+    runs on the real and on the imaginary parts, and StablehloComplex joins them; Select's predicate is shared.
+    Complex constants are read from the program's text, splats and lists, infinities and NaNs written as bits."""
+    program = """\
+func.func public @main(%z: tensor<3xcomplex<f64>>, %p: tensor<3xi1>)
+    -> (tensor<5xcomplex<f64>>, tensor<3xcomplex<f64>>) {
+  %c = stablehlo.constant dense<(1.5,-2.0)> : tensor<complex<f64>>
+  %0 = stablehlo.pad %z, %c, low = [1], high = [1], interior = [0]
+      : (tensor<3xcomplex<f64>>, tensor<complex<f64>>) -> tensor<5xcomplex<f64>>
+  %k = stablehlo.constant dense<[(1.0,2.0), (0x7FF0000000000000,-0.0), (3.0,0x7FF8000000000000)]>
+      : tensor<3xcomplex<f64>>
+  %1 = stablehlo.select %p, %z, %k : tensor<3xi1>, tensor<3xcomplex<f64>>
+  return %0, %1 : tensor<5xcomplex<f64>>, tensor<3xcomplex<f64>>
+}
+"""
+    path = write(tmp_path / "parts.mlir", program)
+    report = validate_model(path)
+    assert report.valid and not report.unchecked, report.to_text()
+    graph, _ = read_model(path)
+    assert [node.op for node in graph.nodes] == [
+        "Constant", "Real", "Real", "Pad", "StablehloImag", "StablehloImag", "Pad", "StablehloComplex",
+        "Constant", "Real", "Real", "Select", "StablehloImag", "StablehloImag", "Select", "StablehloComplex"]
+    select = graph.nodes[11]
+    assert graph.values[select.inputs[0]].dtype == "bool" and graph.values[select.outputs[0]].dtype == "double"
+    z, p = np.array([1 + 1j, 2 - 2j, 3j]), np.array([True, False, False])
+    padded, selected = run_model(path, [z, p]).values()
+    np.testing.assert_array_equal(padded, np.pad(z, 1, constant_values=1.5 - 2j))
+    np.testing.assert_array_equal(selected, np.where(p, z, [1 + 2j, complex(np.inf, -0.0), complex(3, np.nan)]))
+    assert np.signbit(selected[1].imag)

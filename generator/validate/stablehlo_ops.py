@@ -290,6 +290,13 @@ def _batch_norm(op: Any) -> dict[str, Any]:
             "feature_index": int(op.attributes["feature_index"].value)}
 
 
+def _fft(op: Any) -> dict[str, Any]:
+    from jaxlib.mlir.dialects import stablehlo
+
+    return {"fft_type": str(stablehlo.FftTypeAttr(op.attributes["fft_type"]).value),
+            "fft_length": _ints(op.attributes["fft_length"])}
+
+
 def custom_call_name(op: Any) -> str:
     """How the specs' `stablehlo` field names a custom call: stablehlo.custom_call@TARGET."""
     from jaxlib.mlir import ir
@@ -331,7 +338,7 @@ TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "DynamicSlice": _ints_attr("slice_sizes", "slice_sizes"),
     "Cholesky": lambda op: {"lower": bool(op.attributes["lower"].value) if "lower" in op.attributes else False},
     "LapackPotrf": _lapack("uplo"), "LapackTrsm": _lapack("side", "uplo", "trans_x", "diag"), "LapackGetrf": _lapack(),
-    "LapackGeqrf": _lapack(), "LapackOrgqr": _lapack(),
+    "LapackGeqrf": _lapack(), "LapackOrgqr": _lapack(), "StablehloFft": _fft,
     "ReducePrecision": lambda op: {name: int(op.attributes[name].value) for name in ("exponent_bits", "mantissa_bits")},
 }
 

@@ -32,6 +32,7 @@ from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
 from .stablehlo_batching import batching_of, explicit_indices
+from .stablehlo_complex import add_in_parts, complex_form, split_plan
 from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
 from .stablehlo_widening import narrow_outputs, widen_inputs, widen_outputs, widening_plan
@@ -217,6 +218,8 @@ class _Reader:
             values[name] = self.info(result.type, f"{where or op.name} result {k}")
         inputs = [env[v] for v in op.operands]
         hlir_op = self.ops.get(custom_call_name(op) if op.name == "stablehlo.custom_call" else op.name)
+        if hlir_op is not None:  # e.g. stablehlo.abs of a complex number: its modulus
+            hlir_op = complex_form(hlir_op, [values.get(n) for n in inputs])
         if op.name == "stablehlo.if" and self.ops.get("stablehlo.case") == "Case":
             self.if_as_case(op, env, inputs, outputs, values, nodes, where, path, depth)
             return
@@ -268,6 +271,12 @@ class _Reader:
         if plan is not None:
             inputs = widen_inputs(self, inputs, plan[0], values, nodes, where)
             made = widen_outputs(self, outputs, plan[1], values)
+        elif not graphs and self.signature_of is not None:
+            split = split_plan(hlir_op, self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
+                               [values[n] for n in outputs])
+            if split is not None:  # complex values moved as their real and imaginary parts
+                add_in_parts(self, hlir_op, inputs, outputs[0], split, attributes, values, nodes, where)
+                return
         node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(made))
         if graphs:
             node.graphs = graphs
@@ -326,6 +335,9 @@ class _Reader:
         dtype = ELEM_TYPES[info.dtype].numpy
         shape = tuple(int(d or 0) for d in info.shape)
         try:
+            if dtype.kind == "c":  # the bindings cannot even hand out the attribute: read the operation's text
+                elements = _dense_from_text(str(op), dtype)
+                return np.full(shape, elements[0], dtype) if elements.size == 1 else elements.reshape(shape)
             dense = ir.DenseElementsAttr(op.attributes["value"])
             if dense.is_splat:
                 scalar = dense.get_splat_value()
@@ -379,12 +391,15 @@ _ELEMENT = re.compile(r"0x[0-9A-Fa-f]+|[-+]?(?:inf|nan|(?:\d+\.?\d*|\.\d+)(?:[eE
 
 
 def _dense_from_text(text: str, dtype: np.dtype) -> np.ndarray:
-    """The elements of a dense attribute of an ml_dtypes type (bfloat16, float8), read from its MLIR text:
-    `dense<"0x...">` holds the raw little-endian bytes; otherwise each element is a decimal literal, or
-    an 0x bit pattern (how MLIR prints infinities and NaNs), in row-major order."""
+    """The elements of a dense attribute of an ml_dtypes type (bfloat16, float8) or a complex type, read from
+    its MLIR text: `dense<"0x...">` holds the raw little-endian bytes; otherwise each element is a decimal
+    literal, or an 0x bit pattern (how MLIR prints infinities and NaNs), in row-major order; a complex
+    element is the pair (real,imaginary) of such literals."""
     inner = text[text.index("<") + 1:text.rindex("> : ")]
     if inner.startswith('"0x'):
         return np.frombuffer(bytes.fromhex(inner[3:-1]), dtype=dtype).copy()
+    if dtype.kind == "c":  # the parts in turn, as floats of half the width
+        return _dense_from_text(text, np.dtype(f"f{dtype.itemsize // 2}")).view(dtype)
     tokens = np.array(_ELEMENT.findall(inner), dtype=str)
     patterns = np.char.startswith(tokens, "0x")
     out = np.empty(tokens.size, dtype=dtype)

@@ -82,7 +82,7 @@ def widen_inputs(reader: NodeMaker, inputs: list[str], wide_types: list[str | No
     for name, wide_type in zip(inputs, wide_types):
         if wide_type is not None:
             wide = reader.fresh()
-            values[wide] = _described(reader, wide_type, values[name])
+            values[wide] = described(reader, wide_type, values[name])
             reader.add(nodes, Node(len(nodes), where, "hlir", "Convert", None, (name,), (wide,)), {})
             name = wide
         widened_inputs.append(name)
@@ -98,7 +98,7 @@ def widen_outputs(reader: NodeMaker, outputs: list[str], wide_types: list[str | 
         if wide_type is not None:
             info = values[name]
             name = reader.fresh()
-            values[name] = _described(reader, wide_type, info)
+            values[name] = described(reader, wide_type, info)
         made.append(name)
     return made
 
@@ -110,7 +110,7 @@ def narrow_outputs(reader: NodeMaker, made: list[str], outputs: list[str], nodes
             reader.add(nodes, Node(len(nodes), where, "hlir", "Convert", None, (wide,), (name,)), {})
 
 
-def _described(reader: NodeMaker, dtype: str, like: TensorInfo) -> TensorInfo:
+def described(reader: NodeMaker, dtype: str, like: TensorInfo) -> TensorInfo:
     """A description of `like`'s shape with another dtype (one object per description, as the reader's)."""
     if like.shape is not None and None not in like.shape:
         return reader.info_of(dtype, tuple(int(d or 0) for d in like.shape))

@@ -21,6 +21,8 @@ BINDINGS = [
     {'T': 'bfloat16'},
     {'T': 'float'},
     {'T': 'double'},
+    {'T': 'complex64'},
+    {'T': 'complex128'},
 ]
 EXAMPLES = {
     'broadcast_dimensions': {
@@ -48,6 +50,7 @@ EXAMPLES = {
 INPUTS = ['lhs', 'rhs']
 KERNEL_DTYPES = [
     'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float', 'double',
+    'complex64', 'complex128',
 ]
 
 

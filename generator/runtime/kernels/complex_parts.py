@@ -1,4 +1,4 @@
-"""Parts of complex numbers: hlir Real and Imag (XLA Real/Imag).
+"""Parts of complex numbers: hlir Real, Imag (XLA Real/Imag), StablehloImag and StablehloComplexAbs.
 
 A complex64 element yields float32 parts, complex128 float64 parts; a floating-point element is its
 own real part and has imaginary part 0 (of its own type)."""
@@ -31,3 +31,24 @@ def imag(input: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":
         return np.array(np.imag(x), dtype=_component(x.dtype), copy=True)
     return np.zeros(x.shape, x.dtype)
+
+
+def imag_part(operand: np.ndarray, *, output_dtype: np.dtype[Any] | None = None) -> np.ndarray:
+    """StablehloImag: imag(), whose output has the input's component type (`output_dtype`, when given, must
+    be that type)."""
+    x = np.asarray(operand)
+    if output_dtype is not None and np.dtype(output_dtype) != _component(x.dtype):
+        raise ValueError(f"StablehloImag: the output of a {x.dtype} input has type {_component(x.dtype)}, "
+                         f"not {np.dtype(output_dtype)}")
+    return imag(x)
+
+
+def modulus(operand: np.ndarray, *, output_dtype: np.dtype[Any] | None = None) -> np.ndarray:
+    """StablehloComplexAbs: |a + bi| = hypot(a, b) in the input's component type (+inf when a part is
+    infinite, even beside a NaN); `output_dtype`, when given, must be that type."""
+    x = np.asarray(operand)
+    want = _component(x.dtype)
+    if output_dtype is not None and np.dtype(output_dtype) != want:
+        raise ValueError(f"StablehloComplexAbs: the output of a {x.dtype} input has type {want}, "
+                         f"not {np.dtype(output_dtype)}")
+    return np.asarray(np.abs(x), dtype=want)

@@ -32,7 +32,7 @@ SIGNATURE_V1 = Signature(
     type_constraints={
         'T': (
             'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float',
-            'double',
+            'double', 'complex64', 'complex128',
         ),
     },
     checks=(
@@ -69,7 +69,8 @@ def kernel_v1(lhs, rhs, *, broadcast_dimensions=None):
     Inputs (positional): lhs (T), rhs (T)
     Attributes (keyword): broadcast_dimensions: ints (optional)
     Returns a tuple of the outputs: output (T)
-    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double
+    T: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16, float, double, complex64,
+        complex128
     """
     lhs = np.asarray(lhs)
     rhs = np.asarray(rhs)
