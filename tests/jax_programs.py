@@ -213,7 +213,8 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         low = jnp.fft.irfft(jnp.fft.rfft(x.astype(jnp.float32)) * (jnp.fft.rfftfreq(8) < 0.3))
         return signal.fftconvolve(x, h), jnp.fft.irfftn(jnp.fft.rfftn(m) * (1 + 2j), m.shape), \
             jnp.fft.ifft2(jnp.fft.fft2(m)), low, jnp.real(jnp.fft.fft(x) * 2j), jnp.imag(jnp.fft.fft(x)), \
-            jnp.conj(jnp.fft.fft(x)) + jnp.fft.fft(x[::-1]) - 1, -jnp.fft.rfft(x), jnp.abs(jnp.fft.rfft(x)) ** 2
+            jnp.conj(jnp.fft.fft(x)) + jnp.fft.fft(x[::-1]) - 1, -jnp.fft.rfft(x), jnp.abs(jnp.fft.rfft(x)) ** 2, \
+            jnp.real(jnp.exp(1j * x) * jnp.fft.fft(x))
 
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {

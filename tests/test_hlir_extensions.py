@@ -40,7 +40,8 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "LapackGeqrf": ["stablehlo.custom_call@lapack_sgeqrf_ffi", "stablehlo.custom_call@lapack_dgeqrf_ffi"],
               "LapackOrgqr": ["stablehlo.custom_call@lapack_sorgqr_ffi", "stablehlo.custom_call@lapack_dorgqr_ffi"],
               "StablehloFft": ["stablehlo.fft"], "StablehloComplex": ["stablehlo.complex"],
-              "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": []}  # read from stablehlo.abs of complex
+              "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": [],
+              "StablehloComplexExp": []}  # read from stablehlo.abs and exponential of complex operands
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -559,3 +560,25 @@ def test_complex_modulus_matches_jax_and_hypot(dtype):
     (got,) = kernel("StablehloComplexAbs")(edges, output_dtype=got.dtype)
     assert got.tolist() == [math.hypot(e.real, e.imag) if np.dtype(dtype) == np.complex128 else
                             float(np.float32(math.hypot(float(e.real), float(e.imag)))) for e in edges]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_exponential_matches_jax_and_cexp(dtype):
+    """Random exponents against jax within a few units in the last place; the special values where XLA gives
+    NaN or drops a zero's sign against cmath.exp (C99 Annex G; note annex_g), overflow included."""
+    import cmath
+
+    rng = np.random.default_rng(27)
+    z = (rng.uniform(-50, 50, 300) + 1j * rng.uniform(-100, 100, 300)).astype(dtype)
+    (got,) = kernel("StablehloComplexExp")(z)
+    want = np.asarray(lax.exp(z))
+    assert got.dtype == want.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(got, want, rtol=4 * float(np.finfo(got.dtype).eps), atol=0)
+    edges = [complex(np.inf, 0), complex(-np.inf, 1), complex(np.nan, 0), complex(np.inf, np.nan),
+             complex(-np.inf, np.nan), complex(-0.0, -0.0), complex(1, -0.0)]
+    (got,) = kernel("StablehloComplexExp")(np.array(edges, dtype))
+    for z_edge, value in zip(edges, got.tolist()):
+        expected = np.array(cmath.exp(z_edge), dtype).item()  # rounded to the type
+        for part, want_part in ((value.real, expected.real), (value.imag, expected.imag)):
+            assert (math.isnan(part) and math.isnan(want_part)) or \
+                (part == want_part and math.copysign(1, part) == math.copysign(1, want_part)), (z_edge, value)

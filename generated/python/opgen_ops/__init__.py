@@ -166,6 +166,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'StablehloAnd'): ('opgen_ops.hlir.stablehloand', (1,), (1,)),
     ('hlir', 'StablehloComplex'): ('opgen_ops.hlir.stablehlocomplex', (1,), (1,)),
     ('hlir', 'StablehloComplexAbs'): ('opgen_ops.hlir.stablehlocomplexabs', (1,), (1,)),
+    ('hlir', 'StablehloComplexExp'): ('opgen_ops.hlir.stablehlocomplexexp', (1,), (1,)),
     ('hlir', 'StablehloFft'): ('opgen_ops.hlir.stablehlofft', (1,), (1,)),
     ('hlir', 'StablehloImag'): ('opgen_ops.hlir.stablehloimag', (1,), (1,)),
     ('hlir', 'StablehloNot'): ('opgen_ops.hlir.stablehlonot', (1,), (1,)),

@@ -1,4 +1,5 @@
-"""Parts of complex numbers: hlir Real, Imag (XLA Real/Imag), StablehloImag and StablehloComplexAbs.
+"""Parts of complex numbers: hlir Real, Imag (XLA Real/Imag), StablehloImag, StablehloComplexAbs and
+StablehloComplexExp.
 
 A complex64 element yields float32 parts, complex128 float64 parts; a floating-point element is its
 own real part and has imaginary part 0 (of its own type)."""
@@ -52,3 +53,10 @@ def modulus(operand: np.ndarray, *, output_dtype: np.dtype[Any] | None = None) -
         raise ValueError(f"StablehloComplexAbs: the output of a {x.dtype} input has type {want}, "
                          f"not {np.dtype(output_dtype)}")
     return np.asarray(np.abs(x), dtype=want)
+
+
+def complex_exp(operand: np.ndarray) -> np.ndarray:
+    """StablehloComplexExp: e^a (cos b + i sin b) in the operand's type, special values as C99's cexp (NumPy's
+    exp of complex numbers is cexp)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(np.exp(np.asarray(operand)))
