@@ -12,7 +12,10 @@ Case over [false_branch, true_branch] indexed by the predicate converted to int3
 scatter's batching dimensions become explicit indices (opgen.validate.stablehlo_batching), and a
 total-order comparison of floats a comparison of integers (opgen.validate.stablehlo_total_order);
 bfloat16 values of ops whose types lack bfloat16 are computed in float32, and bool values of Select, Pad, Max, Min
-and the like in uint8 (opgen.validate.stablehlo_widening).
+and the like in uint8 (opgen.validate.stablehlo_widening); complex values of ops that work part by part
+(Pad, Select, Add, ...) on their real and imaginary parts, and abs and exponential of complex numbers by
+extension ops of their own (opgen.validate.stablehlo_complex). A custom call is looked up by its target
+(stablehlo.custom_call@lapack_dpotrf_ffi).
 Every result's declared type becomes a declared value, so the checker compares it with what the
 spec says the op produces. An operation no spec lists (or one whose form the hlir op cannot state)
 stays an op of the file's own domain (`stablehlo.multiply`): an unknown op.
@@ -274,7 +277,7 @@ class _Reader:
         elif not graphs and self.signature_of is not None:
             split = split_plan(hlir_op, self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
                                [values[n] for n in outputs])
-            if split is not None:  # complex values moved as their real and imaginary parts
+            if split is not None:  # complex values computed on their real and imaginary parts
                 add_in_parts(self, hlir_op, inputs, outputs[0], split, attributes, values, nodes, where)
                 return
         node = Node(len(nodes), where, "hlir", hlir_op, None, tuple(inputs), tuple(made))
