@@ -210,7 +210,8 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
     from .render.writer import Kept, sync
 
     cache = ModelCache(specs_dir, inputs.environment, inputs.specs, remember=not check)
-    cache.prefetch(specs_dir)
+    cache.prefetch(specs_dir, render_ahead=lambda rel: check or previous.ops.get(_op_key_of(rel)) != _op_input_key(
+        inputs, rel, f"{rel.split('/', 1)[0]}/domain.yaml"))
     specs, errors = load_specs(specs_dir, op_loader=cache.load_op, domain_loader=cache.load_domain)
     real = [e for e in errors if e.severity == "error"]
     if real:
@@ -222,7 +223,7 @@ def _build(specs_dir: Path, out_dir: Path, check: bool, stats: StatCache | None)
     owners: dict[str, str] = {}
     result = BuildResult(errors=errors)
     unit_names = _shared_files(specs, inputs, previous, out_dir, stats, memo, files, owners, result)
-    op_keys = _op_files(specs, inputs, previous, out_dir, stats, check, files, owners, result)
+    op_keys = _op_files(specs, inputs, previous, out_dir, stats, check, files, owners, result, cache.rendered)
     record = {p: (d.digest if isinstance(d, Kept) else mf.digest(d), owners[p]) for p, d in files.items()}
     files[mf.MANIFEST] = mf.render(inputs.total, op_keys, record)
     result.outcome = sync(out_dir, files, check=check, previous=previous)
@@ -281,9 +282,10 @@ def _shared_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir
 
 def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Path, stats: StatCache | None,
               check: bool, files: dict[str, bytes | Kept], owners: dict[str, str],
-              result: BuildResult) -> dict[str, str]:
+              result: BuildResult, rendered_ahead: dict[str, dict[str, bytes]]) -> dict[str, str]:
     """The files of each op: kept when the op's key (environment, op file, domain file) is the one the
-    manifest records and its files are intact, else rendered. Returns the key of every op."""
+    manifest records and its files are intact, else rendered (or taken from `rendered_ahead`, op file ->
+    files, what the workers that parsed it rendered). Returns the key of every op."""
     from .build_parallel import ordered_map
     from .render.writer import Kept
 
@@ -296,7 +298,7 @@ def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Pa
         domain_rel = f"{domain.name}/domain.yaml"
         for op in domain.ops:
             op_rel = f"{domain.name}/{os.path.basename(op.location.file)}"
-            key = _combine(inputs.environment, inputs.specs.get(op_rel), inputs.specs.get(domain_rel))
+            key = _op_input_key(inputs, op_rel, domain_rel)
             op_keys[op.key] = key
             owned = by_owner.get(op.key, [])
             if not check and previous.ops.get(op.key) == key and owned and outputs_intact(out_dir, previous, owned,
@@ -305,12 +307,29 @@ def _op_files(specs: SpecSet, inputs: Inputs, previous: mf.Manifest, out_dir: Pa
                     files[p], owners[p] = Kept(previous.single_digest(p) or ""), op.key
                 result.reused_ops += 1
                 continue
+            ahead = rendered_ahead.get(op_rel)
+            if ahead is not None:
+                for p, data in ahead.items():
+                    files[p], owners[p] = data, op.key
+                result.rendered_ops += 1
+                continue
             to_render.append((op, domain))
     for (op, _), rendered in zip(to_render, ordered_map(_render_op, to_render)):
         for p, data in rendered.items():
             files[p], owners[p] = data, op.key
     result.rendered_ops += len(to_render)
     return op_keys
+
+
+def _op_input_key(inputs: Inputs, op_rel: str, domain_rel: str) -> str:
+    """What an op's files are a function of: the environment, its op file and its domain file."""
+    return _combine(inputs.environment, inputs.specs.get(op_rel), inputs.specs.get(domain_rel))
+
+
+def _op_key_of(op_rel: str) -> str:
+    """The op key (OpSpec.key) of an op file `domain/Name.yaml`: a spec's name is its file's."""
+    domain, _, file_name = op_rel.partition("/")
+    return f"{domain}.{os.path.splitext(file_name)[0]}"
 
 
 def _render_op(op_and_domain: tuple[OpSpec, Domain]) -> dict[str, bytes]:

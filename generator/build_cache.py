@@ -47,6 +47,7 @@ class ModelCache:
         self.fresh: dict[str, dict[str, tuple[str, bytes, Summary]]] = {}
         self.missed: set[str] = set()
         self.parsed: dict[str, tuple[str, bytes]] = {}  # op file -> (key, pickle), parsed by prefetch
+        self.rendered: dict[str, dict[str, bytes]] = {}  # op file -> its files, rendered by prefetch
         self.keys: dict[str, str] = {}  # op file -> its key (_key)
 
     def _domain(self, folder: str) -> dict[str, tuple[str, bytes, Summary]]:
@@ -70,9 +71,12 @@ class ModelCache:
                                            self.spec_digests.get(f"{rel.split('/', 1)[0]}/domain.yaml"))
         return key
 
-    def prefetch(self, root: Path) -> None:
+    def prefetch(self, root: Path, render_ahead: Callable[[str], bool] | None = None) -> None:
         """Parse and check, over the machine's cores (opgen.build_parallel), every op file the cache
-        does not answer, so that load_op then only unpickles."""
+        does not answer, so that load_op then only unpickles. With `render_ahead`, the workers also
+        render each op that parsed without errors and whose file (`domain/op.yaml`) it names, right
+        after checking it: an op's files depend on its spec and its domain's alone (opgen.render), so
+        one pass over the cores does both, and the build uses them once the checks across ops pass."""
         from .build_parallel import MIN_ITEMS, ordered_map
         from .parse import op_files, spec_folders
 
@@ -89,10 +93,15 @@ class ModelCache:
         for folder, paths in missing.items():
             domain, _ = self.load_domain(folder / "domain.yaml", root)
             if domain is not None:  # else load_specs reports it
-                tasks += [(path, root, domain) for path in paths]
-        for (path, _, _), blob in zip(tasks, ordered_map(_parse_to_pickle, tasks)):
+                tasks += [(path, root, domain, render_ahead is not None and render_ahead(f"{folder.name}/{path.name}"))
+                          for path in paths]
+        if any(task[3] for task in tasks):
+            _warm_renderers()
+        for (path, _, _, _), (blob, files) in zip(tasks, ordered_map(_parse_and_render, tasks)):
             rel = f"{path.parent.name}/{path.name}"
             self.parsed[rel] = (self._key(rel), blob)
+            if files is not None:
+                self.rendered[rel] = files
 
     def load_domain(self, path: Path, root: Path) -> tuple[Domain | None, list[SpecError]]:
         """A domain.yaml (its ops not yet attached), answered from the cache while the file and the
@@ -206,8 +215,30 @@ def _parse(path: Path, root: Path, domain: Domain) -> tuple[OpSpec | None, list[
     return load_op(path, root, domain)
 
 
-def _parse_to_pickle(task: tuple[Path, Path, Domain]) -> bytes:
-    return pickle.dumps(_parse(*task), protocol=pickle.HIGHEST_PROTOCOL)
+def _parse_and_render(task: tuple[Path, Path, Domain, bool]) -> tuple[bytes, dict[str, bytes] | None]:
+    """One op file parsed and checked (pickled), and with task[3] its files, when it has no errors
+    (None otherwise, or when a renderer fails: the build renders it again and reports the failure)."""
+    path, root, domain, render = task
+    op, errors = _parse(path, root, domain)
+    files = None
+    if render and op is not None and not any(e.severity == "error" for e in errors):
+        from .render import render_op
+
+        try:
+            files = render_op(op, domain)
+        except Exception:  # reported where the build renders it (opgen.render.RenderError)
+            files = None
+    return pickle.dumps((op, errors), protocol=pickle.HIGHEST_PROTOCOL), files
+
+
+def _warm_renderers() -> None:
+    """Import the renderers and compile the templates of an op's files before the workers fork, so
+    that they inherit them rather than each doing it again."""
+    from .render import op_templates
+    from .render.common import environment
+
+    for name in op_templates():
+        environment().get_template(name)
 
 
 def _unpickle(blob: bytes) -> tuple[OpSpec | None, list[SpecError]] | None:

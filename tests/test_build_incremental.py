@@ -170,9 +170,11 @@ calls = []
 real = parallel.ordered_map
 
 def spy(fn, items):
+    import numpy  # as the checks do in some builds before a pool forks: its BLAS may then start threads
     numpy_loaded = "numpy" in sys.modules
     out = real(lambda item: (os.getpid(), fn(item)), items)
-    calls.append([numpy_loaded, sorted({pid for pid, _ in out} - {os.getpid()})])
+    if len(items) >= parallel.MIN_ITEMS:  # fewer run in this process by design
+        calls.append([numpy_loaded, sorted({pid for pid, _ in out} - {os.getpid()})])
     return [result for _, result in out]
 
 parallel.ordered_map = spy
@@ -188,7 +190,8 @@ print(json.dumps(calls))
 def test_the_build_command_still_forks_its_workers_after_importing_numpy(tmp_path):
     """NumPy's BLAS starts a thread pool on import, and a process with other threads never forks
     (above): the render phase, after the checks imported NumPy, ran in one process. The build command
-    asks the BLAS for no threads (opgen.build_parallel.single_threaded_blas)."""
+    asks the BLAS for no threads (opgen.build_parallel.single_threaded_blas). NumPy is imported here
+    just before each pool forks, as the checks of some builds import it before the render phase."""
     import json
     import os
     import subprocess
@@ -224,6 +227,41 @@ def test_a_parallel_build_equals_a_sequential_one(tmp_path):
         subprocess.run([sys.executable, "-m", "opgen", "build", "--specs", str(specs), "--out", str(tmp_path / out)],
                        check=True, capture_output=True, env={**os.environ, "OPGEN_JOBS": jobs, "OPGEN_CACHE_DIR": ""})
     assert tree_bytes(tmp_path / "parallel") == tree_bytes(tmp_path / "sequential")
+
+
+def test_workers_render_an_op_right_after_checking_it_only_when_its_files_changed(tmp_path, monkeypatch):
+    """With no model cache, every op file is parsed again over the workers, which also render the ops whose
+    inputs changed (opgen.build_cache.ModelCache.prefetch's render_ahead): an edit then renders one op, not
+    thirty, and the result is the clean build's. An op whose renderer fails in a worker is rendered again
+    by the build, which reports the failure as it always did."""
+    monkeypatch.setenv("OPGEN_CACHE_DIR", "")
+    specs = empty_spec_tree(tmp_path / "specs")
+    write(specs / "demo" / "domain.yaml", DOMAIN)
+    for k in range(30):
+        write(specs / "demo" / f"Op{k}.yaml", op_text(f"Op{k}"))
+    out = tmp_path / "out"
+    assert build(specs, out).rendered_ops == 30
+    write(specs / "demo" / "Op7.yaml", op_text("Op7").replace("Scales X.", "Scales X by alpha."))
+    edited = build(specs, out)
+    assert (edited.rendered_ops, edited.reused_ops) == (1, 29)
+    assert_same_as_clean(specs, out, tmp_path, monkeypatch, "edited")
+
+    import opgen.render.docs as docs
+
+    real = docs.op_files
+
+    def failing(op, domain):
+        if op.name == "Op3":
+            raise KeyError("broken view")
+        return real(op, domain)
+
+    monkeypatch.setattr(docs, "op_files", failing)
+    monkeypatch.setenv("OPGEN_JOBS", "1")  # the patched renderer is this process's
+    write(specs / "demo" / "Op3.yaml", op_text("Op3").replace("Scales X.", "Scales X twice."))
+    for k in range(30):  # every op's inputs change: all of them are rendered ahead
+        write(specs / "demo" / f"Op{k}.yaml", op_text(f"Op{k}").replace("Scales X.", f"Scales X ({k})."))
+    with pytest.raises(Exception, match=r"demo\.Op3: rendering docs failed: KeyError: 'broken view'"):
+        run(specs, out)
 
 
 def test_an_edit_unpickles_only_the_ops_whose_files_it_renders(project, tmp_path, monkeypatch):

@@ -26,6 +26,11 @@ def _renderers() -> tuple[ModuleType, ...]:
     return (python_ops, c_code, docs, tests)
 
 
+def op_templates() -> list[str]:
+    """The templates the files of one op are rendered from (each renderer's OP_TEMPLATES)."""
+    return [name for renderer in _renderers() for name in renderer.OP_TEMPLATES]
+
+
 def full_op(op: OpSpec) -> OpSpec:
     """The op as a plain OpSpec: an op `opgen build` answered from its cache (opgen.build_cache.LazyOp)
     is unpickled, so that rendering reads its attributes directly rather than through the proxy."""

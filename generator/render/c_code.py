@@ -373,6 +373,9 @@ def render_op(op: OpSpec, float32_attributes: bool = False) -> dict[str, bytes]:
     }
 
 
+OP_TEMPLATES = ("c/op.h.j2", "c/op.c.j2")  # what op_files renders (compiled before a build forks)
+
+
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return render_op(op, domain.float_attributes == "float32")
 

@@ -310,6 +310,9 @@ def _first_sentence(text: str) -> str:
     return (m.group(1) if m else text)[:160]
 
 
+OP_TEMPLATES = ("docs/op.md.j2",)  # what op_files renders (compiled before a build forks)
+
+
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return {f"docs/{lang}/{domain.name}/{op.name}.md": op_page(op, domain, lang) for lang in LANGS}
 

@@ -323,6 +323,9 @@ def render_op(op: OpSpec, float32_attributes: bool = False) -> bytes:
                          header=file_header(f"{op.domain}/{op.name}.yaml"))
 
 
+OP_TEMPLATES = ("python/op_module.py.j2",)  # what op_files renders (compiled before a build forks)
+
+
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return {f"{PACKAGE}/{domain.name}/{module_name(op.name)}.py":
             render_op(op, domain.float_attributes == "float32")}

@@ -48,6 +48,9 @@ def render_version(v: OpVersion) -> bytes:
         kernel_dtypes=kernel_dtypes, output_dtypes=output_dtypes)
 
 
+OP_TEMPLATES = ("tests/test_op.py.j2",)  # what op_files renders (compiled before a build forks)
+
+
 def op_files(op: OpSpec, domain: Domain) -> dict[str, bytes]:
     return {f"tests/{op.domain}/test_{module_name(op.name)}_v{v.since_version}.py": render_version(v)
             for v in op.versions}
