@@ -146,6 +146,11 @@ def test_c_matches_numpy(c_library, v, elem):
                     # diff_dst * alpha * exp(x) rounds twice after exp: against a float64 evaluation NumPy's float
                     # result is 2.3 ulps off at worst and libmvec's AVX2 expf (OPGEN_CPU_CLONES) 3.4.
                     tol = 5e-7
+                if v.op == "TanhBackward" and out_elem == "float":
+                    # 1 / cosh(x)^2 squares cosh's error: on AVX-512 machines NumPy takes SVML's float cosh (up
+                    # to 4 ulps), and against a float64 evaluation its results were 5.4 ulps off at worst, the C
+                    # kernel's (libm, libmvec) 3.7: 9 ulps apart in the worst case.
+                    tol = 1.2e-6
                 np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
             else:
                 np.testing.assert_array_equal(got, want)
