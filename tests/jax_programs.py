@@ -18,10 +18,13 @@ jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the progra
 # linear_algebra's float32 determinant: LAPACK's getrf eliminates in blocks, opgen's LapackGetrf column by column,
 # so the products of float32 pivots may differ in the last place (2**-23 relative); its float64 results agree
 # to the default tolerance. spectral's float32 transform: NumPy's pocketfft and XLA's DUCC combine the terms
-# in other orders, a few float32 units in the last place apart. A dict gives the tolerance by result dtype.
+# in other orders, a few float32 units in the last place apart. complex_math's complex64 log, sqrt and quotients:
+# XLA computes them in other orders than C's clog, csqrt and Smith's division, a few units in the last place
+# apart. A dict gives the tolerance by result dtype.
 TOLERANCES: dict[str, float | dict[str, float]] = {"bfloat16_activations": 2.0 ** -6,
                                                    "linear_algebra": {"float32": 2.0 ** -22},
-                                                   "spectral": {"float32": 2.0 ** -18}}
+                                                   "spectral": {"float32": 2.0 ** -18},
+                                                   "complex_math": {"complex64": 2.0 ** -20}}
 
 
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
@@ -216,6 +219,23 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jnp.conj(jnp.fft.fft(x)) + jnp.fft.fft(x[::-1]) - 1, -jnp.fft.rfft(x), jnp.abs(jnp.fft.rfft(x)) ** 2, \
             jnp.real(jnp.exp(1j * x) * jnp.fft.fft(x))
 
+    def decompositions(a: Any, b: Any, batch: Any) -> Any:  # LAPACK custom calls: syevd, gesdd (modes A, S, N)
+        spd = a @ a.T + jnp.eye(4)
+        values, vectors = jnp.linalg.eigh(spd)
+        whitened = b.T @ vectors / jnp.sqrt(values)  # PCA whitening
+        u, s, vt = jnp.linalg.svd(b)
+        return values, vectors, whitened, jnp.linalg.eigvalsh(batch + jnp.swapaxes(batch, -1, -2)), u, s, vt, \
+            jnp.linalg.svd(b.T, full_matrices=False), jnp.linalg.pinv(b), jnp.linalg.lstsq(b, a[:, :2])[0], \
+            jnp.linalg.norm(batch, ord=2, axis=(-2, -1)), jnp.linalg.matrix_rank(b @ b.T), \
+            jnp.linalg.svd(batch.astype(jnp.float32), compute_uv=False), jnp.linalg.cond(a), \
+            jnp.linalg.svd(b, compute_uv=False), jnp.linalg.svd(b.T, full_matrices=False, compute_uv=False)
+
+    def complex_math(x: Any, h: Any) -> Any:  # stablehlo.divide, log and sqrt of complex operands
+        spectrum, response = jnp.fft.fft(x), jnp.fft.fft(h, 8)
+        deconvolved = jnp.real(jnp.fft.ifft(spectrum / (response + 0.1)))  # a regularized inverse filter
+        return deconvolved, jnp.log(spectrum), jnp.sqrt(spectrum), jnp.log(spectrum.astype(jnp.complex64)), \
+            jnp.sqrt(spectrum.astype(jnp.complex64)) / (response.astype(jnp.complex64) + 1)
+
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
         "mlp": (mlp, (normal(5, 4),)),
@@ -268,4 +288,6 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                                         np.array([-2.5, 0.3, 1.0, 4.5, 30.0]), np.array([0, 5], np.uint32))),
         "linear_algebra": (linear_algebra, (normal(3, 3), normal(3, 2), normal(4, 3, 3))),
         "spectral": (spectral, (normal(8), normal(3), normal(3, 4, 6))),
+        "complex_math": (complex_math, (normal(8), normal(3))),
+        "decompositions": (decompositions, (normal(4, 4), normal(4, 3), normal(2, 3, 3))),
     }

@@ -126,3 +126,72 @@ def jax_linalg_lu(a: np.ndarray):
     from jax.lax import linalg
 
     return linalg.lu(a)
+
+
+# ---- syevd and gesdd: the kernels call SciPy's LAPACK (the routine jax calls), so beside jax the tests check
+# what the decompositions are on their own: a v = λ v, U diag(s) Vᵀ = a, orthonormal vectors, sorted values.
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_lapack_syevd_is_an_eigendecomposition_of_the_triangle_read_and_matches_jax(dtype, uplo):
+    from jax._src.lax import linalg
+
+    rng = np.random.default_rng(31)
+    a = _batch(rng, dtype, (3, 5, 5))
+    symmetric = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2) if uplo == "L" else \
+        np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2)
+    vectors, values, info = kernel("LapackSyevd")(a, mode="V", uplo=uplo)  # the other triangle is not read
+    assert vectors.dtype == values.dtype == a.dtype and info.dtype == np.int32 and not info.any()
+    assert np.all(np.diff(values, axis=-1) >= 0)
+    eye = np.broadcast_to(np.eye(5), (3, 5, 5))
+    np.testing.assert_allclose(np.swapaxes(vectors, -1, -2) @ vectors, eye, **_close(dtype))
+    np.testing.assert_allclose(symmetric @ vectors, vectors * values[..., None, :], **_close(dtype))
+    jax_vectors, jax_values = linalg.eigh(symmetric, lower=uplo == "L", symmetrize_input=False)
+    np.testing.assert_allclose(values, np.asarray(jax_values), **_close(dtype))
+    np.testing.assert_allclose(vectors, np.asarray(jax_vectors), **_close(dtype))  # LAPACK's signs, as jax's
+    no_vectors, same_values, _ = kernel("LapackSyevd")(a, mode="N", uplo=uplo)
+    assert not no_vectors.any()
+    np.testing.assert_allclose(same_values, values, **_close(dtype))
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_lapack_gesdd_is_a_singular_value_decomposition_and_matches_jax(dtype, shape, full_matrices):
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(37)
+    a = _batch(rng, dtype, (2,) + shape)
+    m, n = shape
+    k = min(shape)
+    output, s, u, vt, info = kernel("LapackGesdd")(a, compute_uv=True, full_matrices=full_matrices)
+    assert u.shape == (2, m, m if full_matrices else k) and vt.shape == (2, n if full_matrices else k, n)
+    assert s.dtype == u.dtype == vt.dtype == a.dtype and not info.any()
+    np.testing.assert_array_equal(output, a)
+    assert np.all(np.diff(s, axis=-1) <= 0) and np.all(s >= 0)
+    np.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :], a, **_close(dtype))
+    for q in (u, np.swapaxes(vt, -1, -2)):
+        np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(q.shape[-1]), (2,) + q.shape[-1:] * 2),
+                                   **_close(dtype))
+    jax_u, jax_s, jax_vt = (np.asarray(x) for x in jnp.linalg.svd(a, full_matrices=full_matrices))
+    for got, want in ((s, jax_s), (u, jax_u), (vt, jax_vt)):  # LAPACK's signs, as jax's
+        np.testing.assert_allclose(got, want, **_close(dtype))
+    _, values_only, zero_u, zero_vt, _ = kernel("LapackGesdd")(a, compute_uv=False, full_matrices=full_matrices)
+    np.testing.assert_allclose(values_only, s, **_close(dtype))
+    assert zero_u.shape == u.shape and zero_vt.shape == vt.shape and not zero_u.any() and not zero_vt.any()
+
+
+def test_lapack_gesdd_reports_nan_and_takes_empty_matrices():
+    """LAPACK's info -4 for a matrix holding NaN (jax's program turns the results into NaN on it), and a
+    matrix with no rows: no singular values, identities for U and Vᵀ, as jnp.linalg.svd gives them."""
+    import jax.numpy as jnp
+
+    a = np.array([[[1.0, np.nan], [0.0, 2.0]], [[3.0, 0.0], [0.0, 2.0]]])
+    _, s, _, _, info = kernel("LapackGesdd")(a, compute_uv=True, full_matrices=True)
+    assert info.tolist() == [-4, 0] and s[1].tolist() == [3.0, 2.0]
+    empty = np.zeros((0, 3))
+    _, s, u, vt, info = kernel("LapackGesdd")(empty, compute_uv=True, full_matrices=True)
+    jax_u, jax_s, jax_vt = jnp.linalg.svd(empty)
+    assert s.shape == (0,) and u.shape == (0, 0) and info.shape == ()
+    np.testing.assert_array_equal(vt, np.asarray(jax_vt))

@@ -318,6 +318,21 @@ def _lapack(*flags: str) -> Callable[[Any], dict[str, Any]]:
     return read
 
 
+def _gesdd(op: Any) -> dict[str, Any]:
+    """lapack_?gesdd_ffi's mode, as LapackGesdd's flags: A (full U and Vᵀ), S (economy ones) or N (none; the
+    program still declares U and Vᵀ results, whose shapes say whether they are the full or the economy ones)."""
+    from jaxlib.mlir import ir
+
+    mode = _lapack("mode")(op)["mode"]
+    if mode not in ("A", "S", "N"):
+        raise Untranslatable(f"gesdd mode {mode!r} is not A, S or N")
+    if mode != "N":
+        return {"compute_uv": True, "full_matrices": mode == "A"}
+    m, n = ir.RankedTensorType(op.operands[0].type).shape[-2:]
+    u, vt = (ir.RankedTensorType(op.results[k].type).shape for k in (2, 3))
+    return {"compute_uv": False, "full_matrices": u[-1] == m and vt[-2] == n}
+
+
 def _int_attr(mlir: str, hlir: str) -> Callable[[Any], dict[str, Any]]:
     return lambda op: {hlir: int(op.attributes[mlir].value)}
 
@@ -338,7 +353,8 @@ TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "DynamicSlice": _ints_attr("slice_sizes", "slice_sizes"),
     "Cholesky": lambda op: {"lower": bool(op.attributes["lower"].value) if "lower" in op.attributes else False},
     "LapackPotrf": _lapack("uplo"), "LapackTrsm": _lapack("side", "uplo", "trans_x", "diag"), "LapackGetrf": _lapack(),
-    "LapackGeqrf": _lapack(), "LapackOrgqr": _lapack(), "StablehloFft": _fft,
+    "LapackGeqrf": _lapack(), "LapackOrgqr": _lapack(), "LapackSyevd": _lapack("mode", "uplo"), "LapackGesdd": _gesdd,
+    "StablehloFft": _fft,
     "ReducePrecision": lambda op: {name: int(op.attributes[name].value) for name in ("exponent_bits", "mantissa_bits")},
 }
 

@@ -1,5 +1,6 @@
-"""Parts of complex numbers: hlir Real, Imag (XLA Real/Imag), StablehloImag, StablehloComplexAbs and
-StablehloComplexExp.
+"""Parts of complex numbers and the complex forms of StableHLO's element-wise operations: hlir Real, Imag
+(XLA Real/Imag), StablehloImag, StablehloComplexAbs, StablehloComplexExp, StablehloComplexLog,
+StablehloComplexSqrt and StablehloComplexDivide.
 
 A complex64 element yields float32 parts, complex128 float64 parts; a floating-point element is its
 own real part and has imaginary part 0 (of its own type)."""
@@ -60,3 +61,49 @@ def complex_exp(operand: np.ndarray) -> np.ndarray:
     exp of complex numbers is cexp)."""
     with np.errstate(all="ignore"):
         return np.asarray(np.exp(np.asarray(operand)))
+
+
+def complex_log(operand: np.ndarray) -> np.ndarray:
+    """StablehloComplexLog: the principal logarithm log|z| + i arg z (arg in [-π, π]) in the operand's type,
+    special values as C99's clog (NumPy's log of complex numbers is clog): log(±0 + 0i) = -inf ± ..."""
+    with np.errstate(all="ignore"):
+        return np.asarray(np.log(np.asarray(operand)))
+
+
+def complex_sqrt(operand: np.ndarray) -> np.ndarray:
+    """StablehloComplexSqrt: the principal square root (real part >= 0, imaginary part of the operand's
+    imaginary part's sign) in the operand's type, special values as C99's csqrt (NumPy's sqrt is csqrt)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(np.sqrt(np.asarray(operand)))
+
+
+def complex_divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """StablehloComplexDivide: lhs / rhs in the operands' type, NumPy's quotient (Smith's algorithm) with the
+    recovery of C99's Annex G (G.5.1) where it is NaN + NaN i: a nonzero over zero is an infinity, an
+    infinity over a finite number an infinity, and a finite number over an infinity a zero, each with the
+    signs that rule gives."""
+    a, b = np.broadcast_arrays(np.asarray(lhs), np.asarray(rhs))
+    part = _component(a.dtype).type
+    with np.errstate(all="ignore"):
+        quotient = np.asarray(a / b)
+        lost = np.isnan(quotient.real) & np.isnan(quotient.imag)
+        if not lost.any():
+            return quotient
+        x, y, c, d = a.real[lost], a.imag[lost], b.real[lost], b.imag[lost]
+        inf, one, zero = part(np.inf), part(1), part(0)
+        real, imag = quotient.real[lost].copy(), quotient.imag[lost].copy()
+        by_zero = (c == 0) & (d == 0) & (~np.isnan(x) | ~np.isnan(y))
+        real = np.where(by_zero, np.copysign(inf, c) * x, real)
+        imag = np.where(by_zero, np.copysign(inf, c) * y, imag)
+        infinite = ~by_zero & (np.isinf(x) | np.isinf(y)) & np.isfinite(c) & np.isfinite(d)
+        xs, ys = np.copysign(np.where(np.isinf(x), one, zero), x), np.copysign(np.where(np.isinf(y), one, zero), y)
+        real = np.where(infinite, inf * (xs * c + ys * d), real)
+        imag = np.where(infinite, inf * (ys * c - xs * d), imag)
+        vanishing = ~by_zero & ~infinite & (np.isinf(c) | np.isinf(d)) & np.isfinite(x) & np.isfinite(y)
+        cs, ds = np.copysign(np.where(np.isinf(c), one, zero), c), np.copysign(np.where(np.isinf(d), one, zero), d)
+        real = np.where(vanishing, zero * (x * cs + y * ds), real)
+        imag = np.where(vanishing, zero * (y * cs - x * ds), imag)
+        parts = np.empty(real.shape, quotient.dtype)  # set part by part: arithmetic would lose zeros' signs
+        parts.real, parts.imag = real, imag
+        quotient[lost] = parts
+        return quotient

@@ -11,6 +11,8 @@ is written instead.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, cast
+
 import numpy as np
 
 from .linalg import cholesky_with_info
@@ -128,3 +130,63 @@ def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
             w = np.einsum("...r,...rc->...c", full, q[..., i:, :])
             q[..., i:, :] -= tau[..., i, None, None] * full[..., :, None] * w[..., None, :]
     return q
+
+
+def _lapack_routine(dtype: np.dtype[Any], name: str) -> Callable[..., Any]:
+    """SciPy's wrapper of the LAPACK routine `name` for float (s) or double (d) matrices: the routine jax
+    on CPU calls (jaxlib takes its LAPACK from SciPy), so eigenvector and singular vector signs, which
+    LAPACK chooses, are the ones jax gives."""
+    from scipy.linalg import lapack  # imported when called: SciPy costs a tenth of a second to load
+
+    return cast(Callable[..., Any], getattr(lapack, ("s" if dtype == np.float32 else "d") + name))
+
+
+def syevd(a: np.ndarray, *, mode: str, uplo: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The eigenvalues (ascending) and, with mode "V", the orthonormal eigenvectors (as columns) of each
+    symmetric matrix, read from its `uplo` triangle alone, as LAPACK syevd gives them, and info per matrix
+    (0, or i > 0 when the algorithm did not converge). With mode "N" the vectors are zeros (LAPACK leaves
+    the matrix's storage destroyed)."""
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    vectors = np.zeros(a.shape, a.dtype)
+    values = np.zeros(batch + (n,), a.dtype)
+    info = np.zeros(batch, np.int32)
+    if n == 0:
+        return vectors, values, info
+    routine = _lapack_routine(a.dtype, "syevd")
+    for index in np.ndindex(*batch):
+        w, v, status = routine(a[index], compute_v=int(mode == "V"), lower=int(uplo == "L"))
+        values[index], info[index] = w, status
+        if mode == "V":
+            vectors[index] = v
+    return vectors, values, info
+
+
+def gesdd(a: np.ndarray, *, compute_uv: bool,
+          full_matrices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The singular value decomposition a = U diag(s) Vᵀ of each m x n matrix as LAPACK gesdd gives it: s
+    descending (k = min(m, n) values), U m x m and Vᵀ n x n with full_matrices, m x k and k x n without,
+    and info per matrix (0; -4 for a matrix holding NaN, > 0 when it did not converge). The first output is
+    a itself (LAPACK leaves its storage destroyed); U and Vᵀ are zeros without compute_uv. A matrix with no
+    rows or no columns has no singular values, and U and Vᵀ are identities."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    u_cols, vt_rows = (m, n) if full_matrices else (k, k)
+    s = np.zeros(batch + (k,), a.dtype)
+    u = np.zeros(batch + (m, u_cols), a.dtype)
+    vt = np.zeros(batch + (vt_rows, n), a.dtype)
+    info = np.zeros(batch, np.int32)
+    if k == 0:
+        if compute_uv:
+            u[...] = np.eye(m, u_cols, dtype=a.dtype)
+            vt[...] = np.eye(vt_rows, n, dtype=a.dtype)
+        return a.copy(), s, u, vt, info
+    routine = _lapack_routine(a.dtype, "gesdd")
+    for index in np.ndindex(*batch):
+        u_one, s_one, vt_one, status = routine(a[index], compute_uv=int(compute_uv),
+                                               full_matrices=int(full_matrices))
+        s[index], info[index] = s_one, status
+        if compute_uv and status == 0:
+            u[index], vt[index] = u_one, vt_one
+    return a.copy(), s, u, vt, info
