@@ -20,11 +20,16 @@ jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the progra
 # to the default tolerance. spectral's float32 transform: NumPy's pocketfft and XLA's DUCC combine the terms
 # in other orders, a few float32 units in the last place apart. complex_math's complex64 log, sqrt and quotients:
 # XLA computes them in other orders than C's clog, csqrt and Smith's division, a few units in the last place
-# apart. A dict gives the tolerance by result dtype.
+# apart. attention_heads: jax.nn.dot_product_attention computes its softmax in float32 whatever the inputs' type
+# (the program converts), where XLA's exp and opgen's differ by an ulp: weights an ulp apart summed with
+# cancellation into small outputs (2e-6 relative measured). series' float32 i1e: XLA approximates the float case
+# by polynomials (ChloBesselI1e's note precision), opgen rounds the double value once. A dict gives the tolerance
+# by result dtype.
 TOLERANCES: dict[str, float | dict[str, float]] = {"bfloat16_activations": 2.0 ** -6,
                                                    "linear_algebra": {"float32": 2.0 ** -22},
                                                    "spectral": {"float32": 2.0 ** -18},
-                                                   "complex_math": {"complex64": 2.0 ** -20}}
+                                                   "complex_math": {"complex64": 2.0 ** -20},
+                                                   "attention_heads": 2.0 ** -16, "series": {"float32": 2.0 ** -20}}
 
 
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
@@ -219,6 +224,11 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jnp.conj(jnp.fft.fft(x)) + jnp.fft.fft(x[::-1]) - 1, -jnp.fft.rfft(x), jnp.abs(jnp.fft.rfft(x)) ** 2, \
             jnp.real(jnp.exp(1j * x) * jnp.fft.fft(x))
 
+    def general_eigen(a: Any, batch: Any) -> Any:  # LAPACK custom call geev: complex eigenvalues and vectors
+        values, vectors = jnp.linalg.eig(a)
+        return values, vectors, jnp.linalg.eigvals(batch.astype(jnp.float32)), jnp.max(jnp.abs(jnp.linalg.eigvals(a))), \
+            jax.lax.linalg.eig(batch, compute_left_eigenvectors=True)
+
     def decompositions(a: Any, b: Any, batch: Any) -> Any:  # LAPACK custom calls: syevd, gesdd (modes A, S, N)
         spd = a @ a.T + jnp.eye(4)
         values, vectors = jnp.linalg.eigh(spd)
@@ -235,6 +245,15 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         deconvolved = jnp.real(jnp.fft.ifft(spectrum / (response + 0.1)))  # a regularized inverse filter
         return deconvolved, jnp.log(spectrum), jnp.sqrt(spectrum), jnp.log(spectrum.astype(jnp.complex64)), \
             jnp.sqrt(spectrum.astype(jnp.complex64)) / (response.astype(jnp.complex64) + 1)
+
+    def series(x: Any, q: Any) -> Any:  # chlo.bessel_i1e, zeta and polygamma
+        from jax.scipy import special
+        return special.i1e(x), special.i1(x), special.zeta(q + 1.5, q), special.polygamma(1, q), \
+            special.polygamma(3, x), special.i1e(x.astype(jnp.float32))
+
+    def attention_heads(q: Any, k: Any, v: Any) -> Any:  # dot_general batching dimensions numbered differently
+        return jax.nn.dot_product_attention(q, k, v, is_causal=True), \
+            jax.nn.dot_product_attention(q.astype(jnp.float32), k.astype(jnp.float32), v.astype(jnp.float32))
 
     ints = rng.integers(1, 100, size=(3, 4)).astype(np.int32)
     return {
@@ -288,6 +307,9 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                                         np.array([-2.5, 0.3, 1.0, 4.5, 30.0]), np.array([0, 5], np.uint32))),
         "linear_algebra": (linear_algebra, (normal(3, 3), normal(3, 2), normal(4, 3, 3))),
         "spectral": (spectral, (normal(8), normal(3), normal(3, 4, 6))),
+        "series": (series, (3 * normal(3, 4), rng.uniform(0.1, 6, (3, 4)))),
+        "attention_heads": (attention_heads, (normal(2, 5, 3, 4), normal(2, 5, 3, 4), normal(2, 5, 3, 4))),
         "complex_math": (complex_math, (normal(8), normal(3))),
+        "general_eigen": (general_eigen, (normal(4, 4), normal(2, 3, 3))),
         "decompositions": (decompositions, (normal(4, 4), normal(4, 3), normal(2, 3, 3))),
     }

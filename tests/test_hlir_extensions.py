@@ -33,7 +33,8 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "StablehloXor": ["stablehlo.xor"], "StablehloNot": ["stablehlo.not"], "ChloSquare": ["chlo.square"],
               "ChloErfc": ["chlo.erfc"], "StablehloReduce": ["stablehlo.reduce"],
               "StablehloPopcnt": ["stablehlo.popcnt"], "ChloLgamma": ["chlo.lgamma"], "ChloDigamma": ["chlo.digamma"],
-              "ChloNextAfter": ["chlo.next_after"],
+              "ChloNextAfter": ["chlo.next_after"], "ChloBesselI1e": ["chlo.bessel_i1e"], "ChloZeta": ["chlo.zeta"],
+              "ChloPolygamma": ["chlo.polygamma"],
               "LapackPotrf": ["stablehlo.custom_call@lapack_spotrf_ffi", "stablehlo.custom_call@lapack_dpotrf_ffi"],
               "LapackTrsm": ["stablehlo.custom_call@lapack_strsm_ffi", "stablehlo.custom_call@lapack_dtrsm_ffi"],
               "LapackGetrf": ["stablehlo.custom_call@lapack_sgetrf_ffi", "stablehlo.custom_call@lapack_dgetrf_ffi"],
@@ -41,6 +42,7 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "LapackOrgqr": ["stablehlo.custom_call@lapack_sorgqr_ffi", "stablehlo.custom_call@lapack_dorgqr_ffi"],
               "LapackSyevd": ["stablehlo.custom_call@lapack_ssyevd_ffi", "stablehlo.custom_call@lapack_dsyevd_ffi"],
               "LapackGesdd": ["stablehlo.custom_call@lapack_sgesdd_ffi", "stablehlo.custom_call@lapack_dgesdd_ffi"],
+              "LapackGeev": ["stablehlo.custom_call@lapack_sgeev_ffi", "stablehlo.custom_call@lapack_dgeev_ffi"],
               "StablehloFft": ["stablehlo.fft"], "StablehloComplex": ["stablehlo.complex"],
               "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": [],
               "StablehloComplexExp": [], "StablehloComplexLog": [], "StablehloComplexSqrt": [],
@@ -387,7 +389,7 @@ def test_chlo_erfc_matches_jax_in_double(dtype):
 
 
 # log|Gamma| and its derivative -> jax's function, compared in double (their notes: XLA approximates float)
-GAMMA_FUNCTIONS = {"ChloLgamma": lax.lgamma, "ChloDigamma": lax.digamma}
+GAMMA_FUNCTIONS = {"ChloLgamma": lax.lgamma, "ChloDigamma": lax.digamma, "ChloBesselI1e": lax.bessel_i1e}
 
 
 @pytest.mark.parametrize(("op", "dtype"), [(op, dtype) for op in sorted(GAMMA_FUNCTIONS) for dtype in types(op)])
@@ -663,3 +665,39 @@ def test_complex_division_matches_jax_and_recovers_as_annex_g(dtype):
     for value, pair, expected in zip(got.tolist(), zip(numerators, divisors),
                                      _interpreted("divide", [numerators, divisors], dtype)):
         assert _same_parts(value, expected), (pair, value, expected)
+
+
+@pytest.mark.parametrize("dtype", types("ChloBesselI1e"))
+def test_bessel_i1e_is_odd_down_to_the_sign_of_zero(dtype):
+    (got,) = kernel("ChloBesselI1e")(np.array([-0.0, 0.0, -np.inf, np.inf], np_dtype(dtype)))
+    assert np.signbit(got).tolist() == [True, False, True, False] and not got.any()
+
+
+# the two-operand series, compared with jax in double over every pair of edge values and random ones
+SERIES = {"ChloZeta": lax.zeta, "ChloPolygamma": lax.polygamma}
+_SERIES_EDGES = [-np.inf, -3.0, -2.5, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 7.0, 1e10, np.inf,
+                 np.nan]
+
+
+@pytest.mark.parametrize(("op", "dtype"), [(op, dtype) for op in sorted(SERIES) for dtype in types(op)])
+def test_zeta_and_polygamma_match_jax_in_double_at_every_edge(op, dtype):
+    """Every pair of edge values (the poles of q and of x, zeros of both signs, infinities, NaN, x = 1) and
+    random pairs, against jax in double rounded to the type (their notes: XLA's rules at the edges, which
+    SciPy does not share). polygamma's orders stay small (n! overflows double beyond 170)."""
+    import itertools
+
+    rng = np.random.default_rng(47)
+    pairs = np.array(list(itertools.product(_SERIES_EDGES, _SERIES_EDGES)))
+    if op == "ChloPolygamma":
+        pairs = pairs[~(pairs[:, 0] > 100)]
+        randoms = np.stack([np.round(rng.uniform(0, 6, 300)), rng.uniform(-6, 12, 300)], axis=1)
+    else:
+        randoms = np.stack([rng.uniform(1, 9, 300), rng.uniform(-5, 12, 300)], axis=1)
+    first, second = (np.concatenate([pairs[:, k], randoms[:, k]]).astype(np_dtype(dtype)) for k in (0, 1))
+    with np.errstate(all="ignore"):
+        (got,) = kernel(op)(first, second)
+        want = np.asarray(SERIES[op](first.astype(np.float64), second.astype(np.float64))).astype(first.dtype)
+    assert got.dtype == first.dtype
+    rtol, atol = TOLERANCES[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=max(rtol, 1e-11), atol=atol,
+                               equal_nan=True)

@@ -195,3 +195,35 @@ def test_lapack_gesdd_reports_nan_and_takes_empty_matrices():
     jax_u, jax_s, jax_vt = jnp.linalg.svd(empty)
     assert s.shape == (0,) and u.shape == (0, 0) and info.shape == ()
     np.testing.assert_array_equal(vt, np.asarray(jax_vt))
+
+
+@pytest.mark.parametrize("dtype", sorted(LAPACK_TYPES))
+def test_lapack_geev_is_an_eigendecomposition_and_matches_jax(dtype):
+    """Eigenvalues (conjugate pairs adjacent, the positive imaginary part first) and left and right eigenvectors
+    of general matrices: a v = λ v, vᴴ a = λ vᴴ, unit norms with the largest component real, and jax's
+    lax.linalg.eig (the same LAPACK with the same workspace: equal to the bit)."""
+    from jax.lax import linalg
+
+    rng = np.random.default_rng(53)
+    a = _batch(rng, dtype, (3, 5, 5))
+    complex_type = np.complex64 if dtype == "float" else np.complex128
+    types = {"vl_dtype": np.dtype(complex_type), "vr_dtype": np.dtype(complex_type)}
+    wr, wi, vl, vr, info = kernel("LapackGeev")(a, compute_left="V", compute_right="V", **types)
+    assert wr.dtype == wi.dtype == a.dtype and vl.dtype == vr.dtype == complex_type and not info.any()
+    w = wr + 1j * wi
+    close = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float" else {"rtol": 1e-10, "atol": 1e-10}
+    np.testing.assert_allclose(a @ vr, vr * w[..., None, :], **close)
+    np.testing.assert_allclose(np.conj(np.swapaxes(vl, -1, -2)) @ a, w[..., :, None] * np.conj(np.swapaxes(vl, -1, -2)),
+                               **close)
+    for vectors in (vl, vr):
+        np.testing.assert_allclose(np.linalg.norm(vectors, axis=-2), 1.0, **close)
+        largest = np.take_along_axis(vectors, np.argmax(np.abs(vectors), axis=-2)[..., None, :], axis=-2)
+        np.testing.assert_array_equal(largest.imag, 0)
+    paired = wi != 0
+    assert paired.any()  # random 5 x 5 matrices have complex pairs
+    jax_w, jax_vl, jax_vr = linalg.eig(a, compute_left_eigenvectors=True, compute_right_eigenvectors=True)
+    np.testing.assert_array_equal(w.astype(complex_type), np.asarray(jax_w))
+    np.testing.assert_array_equal(vr, np.asarray(jax_vr))
+    np.testing.assert_array_equal(vl, np.asarray(jax_vl))
+    _, _, no_left, no_right, _ = kernel("LapackGeev")(a, compute_left="N", compute_right="N", **types)
+    assert not no_left.any() and not no_right.any()

@@ -396,6 +396,38 @@ def stablehlo_interpreter(text: str, args: list[np.ndarray]) -> list[np.ndarray]
         return [np.array(out) for out in stablehlo.eval_module(module, [ir.DenseElementsAttr.get(a) for a in args])]
 
 
+DOT_BATCHING = """
+func.func @main(%a: tensor<2x5x3x4xf64>, %b: tensor<4x2x6x3xf64>) -> tensor<2x3x5x6xf64> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0, 2] x [1, 3], contracting_dims = [3] x [0]
+      : (tensor<2x5x3x4xf64>, tensor<4x2x6x3xf64>) -> tensor<2x3x5x6xf64>
+  return %0 : tensor<2x3x5x6xf64>
+}
+"""
+
+
+def test_batching_dimensions_numbered_differently_are_transposed_to_the_front(tmp_path):
+    """hlir.DotGeneral's C3 (document 004) wants both operands to number their batching dimensions alike;
+    StableHLO does not (jax.nn.dot_product_attention pairs [0, 2] with [1, 2]). Each operand is transposed
+    so that its batching dimensions lead, its other dimensions keeping their order, which leaves the
+    result as it was. The reference: StableHLO's own interpreter."""
+    path = write(tmp_path / "dot.mlir", DOT_BATCHING)
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(2, 5, 3, 4)), rng.normal(size=(4, 2, 6, 3))
+    report = validate_model(path)
+    assert report.valid and not report.unchecked, report.to_text()
+    (expected,) = stablehlo_interpreter(DOT_BATCHING, [a, b])
+    (got,) = run_model(path, [a, b]).values()
+    assert got.shape == expected.shape == (2, 3, 5, 6)
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
+    graph, _ = read_model(path)
+    transposes = [node for node in graph.nodes if node.op == "Transpose"]
+    assert [node.attributes["permutation"] for node in transposes] == [[0, 2, 1, 3], [1, 3, 0, 2]]
+    (dot,) = [node for node in graph.nodes if node.op == "DotGeneral"]
+    assert (dot.attributes["lhs_batching_dimensions"], dot.attributes["rhs_batching_dimensions"],
+            dot.attributes["lhs_contracting_dimensions"], dot.attributes["rhs_contracting_dimensions"]) == \
+        ([0, 1], [0, 1], [3], [2])
+
+
 def test_batching_dimensions_are_read_as_explicit_indices(tmp_path):
     """hlir's Gather and ScatterND have no batching dimensions: each pair becomes one more index component
     (the position along the indices dimension, an hlir.Iota), here with the implicit trailing index vector

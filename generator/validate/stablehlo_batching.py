@@ -90,3 +90,37 @@ def explicit_indices(reader: NodeMaker, name: str, info: TensorInfo, batching: B
     reader.add(nodes, Node(len(nodes), where, "hlir", "Concatenate", None, tuple(pieces), (joined,)),
                {"dimension": axis})
     return joined
+
+
+def aligned_dot_batching(reader: NodeMaker, inputs: list[str], attributes: dict[str, Any],
+                         values: dict[str, TensorInfo], nodes: list[Node], where: str) -> list[str]:
+    """A stablehlo.dot_general whose operands number their batching dimensions differently (jax's
+    dot_product_attention pairs [0, 2] with [1, 2]) read as hlir.DotGeneral, whose constraint C3 (from
+    document 004) wants the same numbers on both sides: each operand whose batching dimensions are not
+    its leading ones in order is transposed (hlir.Transpose) so that they are, its other dimensions
+    keeping their order, and `attributes` numbers the dimensions as they then stand. The result is
+    unchanged: DotGeneral's result is the batching dimensions in their order, then the free dimensions
+    of lhs and of rhs, each in its operand's order. Returns the operands to use."""
+    lhs_b, rhs_b = attributes["lhs_batching_dimensions"], attributes["rhs_batching_dimensions"]
+    if lhs_b == rhs_b:
+        return inputs
+    leading = list(range(len(lhs_b)))
+    out = list(inputs)
+    for k, side in enumerate(("lhs", "rhs")):
+        batching = attributes[f"{side}_batching_dimensions"]
+        if batching == leading:
+            continue
+        info = values[inputs[k]]
+        if info.shape is None:
+            raise Untranslatable(f"its {side} numbers its batching dimensions otherwise than the other operand, "
+                                 "and has no known rank to transpose it by")
+        permutation = batching + [d for d in range(len(info.shape)) if d not in batching]
+        moved = reader.fresh()
+        values[moved] = reader.info_of(info.dtype, tuple(info.shape[d] for d in permutation))
+        reader.add(nodes, Node(len(nodes), where, "hlir", "Transpose", None, (inputs[k],), (moved,)),
+                   {"permutation": permutation})
+        out[k] = moved
+        attributes[f"{side}_batching_dimensions"] = leading
+        attributes[f"{side}_contracting_dimensions"] = [permutation.index(d)
+                                                        for d in attributes[f"{side}_contracting_dimensions"]]
+    return out

@@ -34,7 +34,7 @@ from ..graph import UNKNOWN, Graph, Node
 from ..runtime.validation import TensorInfo
 from .limits import Limits, ModelReadError, check_shape
 from .report import Record
-from .stablehlo_batching import batching_of, explicit_indices
+from .stablehlo_batching import aligned_dot_batching, batching_of, explicit_indices
 from .stablehlo_complex import add_in_parts, complex_form, split_plan
 from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
@@ -235,6 +235,8 @@ class _Reader:
                     at = batching.indices
                     inputs[at] = explicit_indices(self, inputs[at], values[inputs[at]], batching, values, nodes,
                                                   where)
+                if hlir_op == "DotGeneral":  # batching dimensions numbered alike on both sides (hlir C3)
+                    inputs = aligned_dot_batching(self, inputs, attributes, values, nodes, where)
                 if hlir_op == "Compare" and is_total_order(op):  # integers made from the floats' bits
                     inputs = total_order_keys(self, inputs, values, nodes, where)
             except Untranslatable as exc:

@@ -190,3 +190,56 @@ def gesdd(a: np.ndarray, *, compute_uv: bool,
         if compute_uv and status == 0:
             u[index], vt[index] = u_one, vt_one
     return a.copy(), s, u, vt, info
+
+
+_COMPLEX_OF: dict[np.dtype[Any], np.dtype[Any]] = {np.dtype(np.float32): np.dtype(np.complex64),
+                                                   np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _unpacked(vectors: np.ndarray, wi: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """LAPACK geev's real eigenvectors as complex columns: where wi[j] > 0, columns j and j+1 hold the real and
+    imaginary parts of the vector of eigenvalue j, and the vector of j+1 (its conjugate) is their conjugate."""
+    out = vectors.astype(dtype)
+    j = 0
+    while j < len(wi):
+        if wi[j] > 0 and j + 1 < len(wi):
+            pair = vectors[:, j] + 1j * vectors[:, j + 1]
+            out[:, j], out[:, j + 1] = pair, np.conj(pair)
+            j += 2
+        else:
+            j += 1
+    return out
+
+
+def geev(a: np.ndarray, *, compute_left: str, compute_right: str, vl_dtype: np.dtype[Any] | None = None,
+         vr_dtype: np.dtype[Any] | None = None) -> tuple[np.ndarray, ...]:
+    """The eigenvalues of each general square matrix, by real and imaginary parts (wr, wi; a complex pair
+    adjacent, the one of positive imaginary part first), and with compute_left / compute_right "V" its left
+    and right eigenvectors as complex columns (each of unit 2-norm, its largest component real), as LAPACK
+    geev gives them, and info per matrix (0, or i > 0 when the QR algorithm failed). Vectors not computed
+    ("N") are zeros. `vl_dtype` and `vr_dtype`, when given, must be the complex type of a's (complex64 for float)."""
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    cdtype = _COMPLEX_OF[np.dtype(a.dtype)]
+    for asked in (vl_dtype, vr_dtype):
+        if asked is not None and np.dtype(asked) != cdtype:
+            raise ValueError(f"LapackGeev: the eigenvectors of a {a.dtype} matrix are {cdtype}, not {np.dtype(asked)}")
+    wr, wi = np.zeros(batch + (n,), a.dtype), np.zeros(batch + (n,), a.dtype)
+    vl, vr = np.zeros(a.shape, cdtype), np.zeros(a.shape, cdtype)
+    info = np.zeros(batch, np.int32)
+    if n == 0:
+        return wr, wi, vl, vr, info
+    routine = _lapack_routine(a.dtype, "geev")
+    flags = {"compute_vl": int(compute_left == "V"), "compute_vr": int(compute_right == "V")}
+    # the workspace LAPACK asks for, as jaxlib allocates it: SciPy's smaller default takes the unblocked
+    # path, whose vectors differ from jax's in the last bits
+    work, _ = _lapack_routine(a.dtype, "geev_lwork")(n, **flags)
+    lwork = int(np.ravel(work)[0].real)
+    for index in np.ndindex(*batch):
+        w_real, w_imag, left, right, status = routine(a[index], lwork=lwork, **flags)
+        wr[index], wi[index], info[index] = w_real, w_imag, status
+        if status == 0 and compute_left == "V":
+            vl[index] = _unpacked(left, w_imag, cdtype)
+        if status == 0 and compute_right == "V":
+            vr[index] = _unpacked(right, w_imag, cdtype)
+    return wr, wi, vl, vr, info
