@@ -197,10 +197,11 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         mask = jnp.tril(jnp.ones((q.shape[0], k.shape[0]), bool))
         return jax.nn.softmax(jnp.where(mask, q @ k.T, -jnp.inf), axis=-1) @ v, jnp.triu(mask, 1)
 
-    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp, Gather and Sort of bools
+    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp, Gather, Sort, Scatter of bools
         return jnp.where(p, a, b), jnp.pad(a, ((1, 0), (0, 2))), jnp.pad(a, 1, constant_values=True), \
             jnp.maximum(a, b), jnp.minimum(a, b), lax.clamp(p, a, b), a[i], jnp.concatenate([a, b[::-1]], 1), \
-            jnp.sort(a, axis=1), jnp.argsort(p.ravel(), stable=True), lax.sort((a[0], b[0]), num_keys=1)
+            jnp.sort(a, axis=1), jnp.argsort(p.ravel(), stable=True), lax.sort((a[0], b[0]), num_keys=1), \
+            jnp.unique(i, size=3, fill_value=0)  # a scatter of bools
 
     def gamma_family(k: Any, mu: Any, x: Any, key: Any) -> Any:  # chlo.lgamma, chlo.digamma and chlo.next_after
         from jax.scipy import special, stats
@@ -240,11 +241,20 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jnp.linalg.svd(batch.astype(jnp.float32), compute_uv=False), jnp.linalg.cond(a), \
             jnp.linalg.svd(b, compute_uv=False), jnp.linalg.svd(b.T, full_matrices=False, compute_uv=False)
 
-    def complex_math(x: Any, h: Any) -> Any:  # stablehlo.divide, log and sqrt of complex operands
+    def complex_math(x: Any, h: Any) -> Any:  # stablehlo.divide, log, sqrt and dot_general of complex operands
         spectrum, response = jnp.fft.fft(x), jnp.fft.fft(h, 8)
         deconvolved = jnp.real(jnp.fft.ifft(spectrum / (response + 0.1)))  # a regularized inverse filter
+        dft = jnp.exp(-2j * jnp.pi * jnp.outer(jnp.arange(8), jnp.arange(8)) / 8)  # a complex matrix product
         return deconvolved, jnp.log(spectrum), jnp.sqrt(spectrum), jnp.log(spectrum.astype(jnp.complex64)), \
-            jnp.sqrt(spectrum.astype(jnp.complex64)) / (response.astype(jnp.complex64) + 1)
+            jnp.sqrt(spectrum.astype(jnp.complex64)) / (response.astype(jnp.complex64) + 1), dft @ x, \
+            jnp.einsum("ij,kj->ki", dft, jnp.stack([spectrum, response]))
+
+    def quantized(a: Any, b: Any, x: Any, k: Any) -> Any:  # products into a wider type (preferred_element_type)
+        scale = 0.05
+        int_product = lax.dot(a, b, preferred_element_type=jnp.int32)
+        return int_product, int_product.astype(jnp.float32) * scale, \
+            lax.conv_general_dilated(x, k, (1, 1), "SAME", preferred_element_type=jnp.int32), \
+            lax.dot(a.astype(jnp.float16), b.astype(jnp.float16), preferred_element_type=jnp.float32)
 
     def series(x: Any, q: Any) -> Any:  # chlo.bessel_i1e, zeta and polygamma
         from jax.scipy import special
@@ -307,6 +317,10 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                                         np.array([-2.5, 0.3, 1.0, 4.5, 30.0]), np.array([0, 5], np.uint32))),
         "linear_algebra": (linear_algebra, (normal(3, 3), normal(3, 2), normal(4, 3, 3))),
         "spectral": (spectral, (normal(8), normal(3), normal(3, 4, 6))),
+        "quantized": (quantized, (rng.integers(-128, 128, (4, 6)).astype(np.int8),
+                                  rng.integers(-128, 128, (6, 3)).astype(np.int8),
+                                  rng.integers(-128, 128, (1, 2, 5, 5)).astype(np.int8),
+                                  rng.integers(-128, 128, (3, 2, 3, 3)).astype(np.int8))),
         "series": (series, (3 * normal(3, 4), rng.uniform(0.1, 6, (3, 4)))),
         "attention_heads": (attention_heads, (normal(2, 5, 3, 4), normal(2, 5, 3, 4), normal(2, 5, 3, 4))),
         "complex_math": (complex_math, (normal(8), normal(3))),

@@ -205,3 +205,15 @@ def test_note_references_link_to_the_note_they_name() -> None:
     assert {text: see_notes(text, refs) for text in cases} == cases
     on_index = NoteRefs(frozenset({"seed"}), "Dropout.md")
     assert see_notes("see note seed", on_index) == "[see note seed](Dropout.md#note-seed)"
+
+
+def test_every_example_on_the_site_runs() -> None:
+    """Each op page shows its examples run through the generated package (opgen.site.examples); one that
+    raises shows "This example did not run" instead of its output. The site build only lists those in its
+    log, so this checks every example of every op with a kernel runs (LapackGeev's first did not: its
+    complex outputs took the example's double dtype until the example named theirs)."""
+    from opgen.site.examples import run, snippet
+
+    failures = [f"{v.key} {e.name}: {error}" for d in _specs().domains for op in d.ops for v in op.versions
+                if v.has_kernel for e in v.examples for _, error in [run(snippet(v, e))] if error]
+    assert not failures, "\n".join(failures)

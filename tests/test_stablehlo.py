@@ -116,12 +116,13 @@ def test_inputs_by_name_and_unknown_ops_as_warnings(tmp_path):
     np.testing.assert_array_equal(list(by_position.values())[0], list(by_name.values())[0])
     with pytest.raises(ModelError, match="2 inputs given by position; the model has 1: 'arg0'"):
         run_model(path, [x, x])
-    bessel = "func.func public @main(%arg0: tensor<3xf64>) -> tensor<3xf64> {\n" \
-             "  %0 = chlo.bessel_i1e %arg0 : tensor<3xf64> -> tensor<3xf64>\n" \
+    # a user's own custom call: no spec will ever name its target
+    custom = "func.func public @main(%arg0: tensor<3xf64>) -> tensor<3xf64> {\n" \
+             "  %0 = stablehlo.custom_call @my_kernel(%arg0) : (tensor<3xf64>) -> tensor<3xf64>\n" \
              "  %1 = stablehlo.add %0, %arg0 : tensor<3xf64>\n  return %1 : tensor<3xf64>\n}\n"
-    report = validate_model(write(tmp_path / "bessel.mlir", bessel), allow_unknown_ops=True)
-    assert report.valid and set(report.unchecked) == {"chlo.bessel_i1e"}, report.to_text()
-    assert {r.message.split(";")[0] for r in report.warnings} == {"no spec for chlo.bessel_i1e"}
+    report = validate_model(write(tmp_path / "custom.mlir", custom), allow_unknown_ops=True)
+    assert report.valid and set(report.unchecked) == {"stablehlo.custom_call@my_kernel"}, report.to_text()
+    assert {r.message.split(";")[0] for r in report.warnings} == {"no spec for stablehlo.custom_call@my_kernel"}
 
 
 # ---- declared result types, artifacts, the command line, jaxlib missing --------------------------------
@@ -405,6 +406,32 @@ func.func @main(%a: tensor<2x5x3x4xf64>, %b: tensor<4x2x6x3xf64>) -> tensor<2x3x
 """
 
 
+INT8_PRODUCT = """
+func.func @main(%a: tensor<3x6xi8>, %b: tensor<6x2xi8>) -> tensor<3x2xi32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<3x6xi8>, tensor<6x2xi8>) -> tensor<3x2xi32>
+  return %0 : tensor<3x2xi32>
+}
+"""
+
+
+def test_int8_products_into_int32_are_computed_in_int32(tmp_path):
+    """A dot_general whose result type is wider than its operands' (preferred_element_type, as quantized
+    models multiply int8 into int32): each operand converted to int32 first (hlir's DotGeneral has one type
+    variable), so sums beyond int8 and int16 come out whole. The reference: StableHLO's own interpreter."""
+    path = write(tmp_path / "int8.mlir", INT8_PRODUCT)
+    a = np.full((3, 6), 127, np.int8)
+    a[1] = -128
+    b = np.array([[127, -128]] * 6, np.int8)
+    report = validate_model(path)
+    assert report.valid and not report.unchecked, report.to_text()
+    (expected,) = stablehlo_interpreter(INT8_PRODUCT, [a, b])
+    (got,) = run_model(path, [a, b]).values()
+    assert got.dtype == np.int32 and expected[0, 0] == 6 * 127 * 127
+    np.testing.assert_array_equal(got, expected)
+    graph, _ = read_model(path)
+    assert [node.op for node in graph.nodes] == ["Convert", "Convert", "DotGeneral"]
+
+
 def test_batching_dimensions_numbered_differently_are_transposed_to_the_front(tmp_path):
     """hlir.DotGeneral's C3 (document 004) wants both operands to number their batching dimensions alike;
     StableHLO does not (jax.nn.dot_product_attention pairs [0, 2] with [1, 2]). Each operand is transposed
@@ -477,6 +504,42 @@ func.func public @main(%x: tensor<2xbf16>, %y: tensor<2xbf16>) -> (tensor<2xbf16
     total, product = run_model(path, [x, y]).values()
     assert total.dtype == bf16 and total.tolist() == [1.0, 1.0 + 2.0 ** -6]
     assert product.tolist() == [2.0 ** -8, 3 * 2.0 ** -8]
+
+
+BOOL_SCATTER = """\
+func.func public @main(%x: tensor<6xi1>, %i: tensor<3x1xi32>, %u: tensor<3xi1>) -> tensor<6xi1> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers =
+      #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+      unique_indices = false}> ({
+    ^bb0(%a: tensor<i1>, %b: tensor<i1>):
+      stablehlo.COMBINE
+    }) : (tensor<6xi1>, tensor<3x1xi32>, tensor<3xi1>) -> tensor<6xi1>
+  return %0 : tensor<6xi1>
+}
+"""
+
+
+@pytest.mark.parametrize("combine, widened", [("stablehlo.return %b : tensor<i1>", True),
+                                              ("%c = stablehlo.or %a, %b : tensor<i1>\n      stablehlo.return %c : tensor<i1>", True),
+                                              ("%c = stablehlo.add %a, %b : tensor<i1>\n      stablehlo.return %c : tensor<i1>", False)])
+def test_a_scatter_of_bools_is_read_in_uint8_when_it_selects(tmp_path, combine, widened):
+    """jnp.unique(size=...) scatters bools, replacing (UPDATE): read in uint8 like Select, as OR is (bits that
+    stay 0 or 1); a scatter that adds bools is not (its repeated indices would count in uint8) and keeps its
+    type errors. The reference: StableHLO's own interpreter, repeated indices included."""
+    program = BOOL_SCATTER.replace("stablehlo.COMBINE", combine)
+    path = write(tmp_path / "scatter.mlir", program)
+    report = validate_model(path)
+    if not widened:
+        assert not report.valid and {r.op for r in report.problems} == {"hlir.ScatterND@1"}
+        return
+    assert report.valid and not report.unchecked, report.to_text()
+    x = np.array([True, False, False, True, False, True])
+    i = np.array([[1], [4], [1]], np.int32)
+    u = np.array([True, True, False])
+    (expected,) = stablehlo_interpreter(program, [x, i, u])
+    (got,) = run_model(path, [x, i, u]).values()
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_bool_values_are_selected_in_uint8_but_never_summed_there(tmp_path):

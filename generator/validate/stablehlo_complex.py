@@ -10,8 +10,9 @@ the real parts and whose imaginary part that of the imaginary parts, as StableHL
 it: taking the parts apart and joining them gives StableHLO's result exactly. Ops that mix the parts
 (Multiply, Abs, Exp) or order complex numbers (Max, Sort: by both parts together) are not among them.
 
-stablehlo.abs, exponential, log, sqrt and divide of complex operands are read as hlir.StablehloComplexAbs,
-StablehloComplexExp, StablehloComplexLog, StablehloComplexSqrt and StablehloComplexDivide (COMPLEX_FORMS).
+stablehlo.abs, exponential, log, sqrt, divide and dot_general of complex operands are read as
+hlir.StablehloComplexAbs, StablehloComplexExp, StablehloComplexLog, StablehloComplexSqrt,
+StablehloComplexDivide and StablehloComplexDotGeneral (COMPLEX_FORMS).
 
 The program is read that way: hlir.Real and hlir.StablehloImag take each such operand apart, the op
 runs twice (on the real parts, then on the imaginary parts; its other operands, such as indices and
@@ -35,7 +36,8 @@ PART_OF = {"complex64": "float", "complex128": "double"}
 # hlir ops whose types have no complex type, and the extension op that computes the same StableHLO operation
 # for complex operands (stablehlo.abs of a complex number is its modulus, of the part type).
 COMPLEX_FORMS = {"Abs": "StablehloComplexAbs", "Exp": "StablehloComplexExp", "Log": "StablehloComplexLog",
-                 "Sqrt": "StablehloComplexSqrt", "Div": "StablehloComplexDivide"}
+                 "Sqrt": "StablehloComplexSqrt", "Div": "StablehloComplexDivide",
+                 "DotGeneral": "StablehloComplexDotGeneral"}
 
 
 def complex_form(op: str, inputs: list[TensorInfo | None]) -> str:

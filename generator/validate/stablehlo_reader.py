@@ -38,7 +38,7 @@ from .stablehlo_batching import aligned_dot_batching, batching_of, explicit_indi
 from .stablehlo_complex import add_in_parts, complex_form, split_plan
 from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
-from .stablehlo_widening import narrow_outputs, widen_inputs, widen_outputs, widening_plan
+from .stablehlo_widening import accumulation_plan, narrow_outputs, widen_inputs, widen_outputs, widening_plan
 
 if TYPE_CHECKING:
     from ..runtime.validation import Signature
@@ -270,9 +270,12 @@ class _Reader:
                 graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
             attributes["branches"] = list(graphs.values())
         made = outputs
+        accumulate = accumulation_plan(hlir_op, [values.get(n) for n in inputs], [values[n] for n in outputs])
+        if accumulate is not None:  # int8 products into int32 and the like: operands in the result's type
+            inputs = widen_inputs(self, inputs, accumulate, values, nodes, where)
         plan = None if graphs or self.signature_of is None else \
             widening_plan(hlir_op, self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
-                          [values[n] for n in outputs])  # e.g. bfloat16 computed in float32, as XLA on CPU does
+                          [values[n] for n in outputs], attributes)  # e.g. bfloat16 computed in float32, as XLA
         if plan is not None:
             inputs = widen_inputs(self, inputs, plan[0], values, nodes, where)
             made = widen_outputs(self, outputs, plan[1], values)

@@ -173,6 +173,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'StablehloComplex'): ('opgen_ops.hlir.stablehlocomplex', (1,), (1,)),
     ('hlir', 'StablehloComplexAbs'): ('opgen_ops.hlir.stablehlocomplexabs', (1,), (1,)),
     ('hlir', 'StablehloComplexDivide'): ('opgen_ops.hlir.stablehlocomplexdivide', (1,), (1,)),
+    ('hlir', 'StablehloComplexDotGeneral'): ('opgen_ops.hlir.stablehlocomplexdotgeneral', (1,), (1,)),
     ('hlir', 'StablehloComplexExp'): ('opgen_ops.hlir.stablehlocomplexexp', (1,), (1,)),
     ('hlir', 'StablehloComplexLog'): ('opgen_ops.hlir.stablehlocomplexlog', (1,), (1,)),
     ('hlir', 'StablehloComplexSqrt'): ('opgen_ops.hlir.stablehlocomplexsqrt', (1,), (1,)),

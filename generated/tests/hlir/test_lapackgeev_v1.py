@@ -12,7 +12,7 @@ BINDINGS = [{'T': 'float', 'C': 'complex64'}, {'T': 'double', 'C': 'complex64'},
 EXAMPLES = {
     'rotation_and_triangle': {
         'dtype': 'double',
-        'dtypes': {},
+        'dtypes': {'vl': 'complex128', 'vr': 'complex128'},
         'inputs': {'a': [[[0.0, -2.0], [2.0, 0.0]], [[2.0, 1.0], [0.0, 3.0]]]},
         'outputs': {
             'wr': [[0.0, 0.0], [2.0, 3.0]],
