@@ -41,6 +41,7 @@ def check_examples(v: OpVersion) -> Iterator[tuple[Any, ...]]:
                 yield e.location, f"{fld}.dtypes.{name}", f"no input or output named {name!r}"
             elif elem not in ELEM_TYPES:
                 yield e.location, f"{fld}.dtypes.{name}", f"unknown element type {elem!r}"
+        yield from _element_type_problems(v, e, fld)
         listed = {n for n, _ in e.outputs}
         for p in v.outputs:
             if p.option != "optional" and p.name not in listed:
@@ -59,6 +60,26 @@ def _example_elem(v: OpVersion, e: Example, name: str) -> str:
     """The element type of an example's input or output: its fixed type, else `dtypes`, else `dtype`."""
     param = next(p for p in v.inputs + v.outputs if p.name == name)
     return type_key(param.type) if param.is_fixed else dict(e.dtypes).get(name, e.dtype)
+
+
+def _element_type_problems(v: OpVersion, e: Example, fld: str) -> Iterator[tuple[Any, ...]]:
+    """Each input and output an example gives must be of an element type its type variable allows: the
+    example's `dtype` is every tensor's unless `dtypes` names another (a complex output of a double example,
+    say), and the generated test and the site's example would otherwise be refused by the validator."""
+    named = dict(e.dtypes)
+    constraints = {tc.name: tc for tc in v.type_constraints}
+    params = {p.name: p for p in v.inputs + v.outputs}
+    for name, _ in e.inputs + e.outputs:
+        param = params.get(name)
+        tc = constraints.get(param.type) if param is not None and not param.is_fixed else None
+        if tc is None:
+            continue
+        allowed = {type_key(t) for t in tc.types}
+        elem = named.get(name, e.dtype)
+        if elem in ELEM_TYPES and allowed & ELEM_TYPES.keys() and elem not in allowed:
+            where = f"{fld}.dtypes.{name}" if name in named else f"{fld}.dtype"
+            yield e.location, where, (f"{name!r} is of type {tc.name} ({', '.join(sorted(allowed))}), which "
+                                      f"{elem} is not; name its element type in the example's `dtypes`")
 
 
 def _is_example_graph(value: Any) -> bool:

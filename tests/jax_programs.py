@@ -24,12 +24,14 @@ jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the progra
 # (the program converts), where XLA's exp and opgen's differ by an ulp: weights an ulp apart summed with
 # cancellation into small outputs (2e-6 relative measured). series' float32 i1e: XLA approximates the float case
 # by polynomials (ChloBesselI1e's note precision), opgen rounds the double value once. A dict gives the tolerance
-# by result dtype.
+# by result dtype. float8's dequantized float32 values: XLA's max(|x|) / 448 scale is an ulp off opgen's
+# correctly rounded quotient (the 8-bit values themselves are equal).
 TOLERANCES: dict[str, float | dict[str, float]] = {"bfloat16_activations": 2.0 ** -6,
                                                    "linear_algebra": {"float32": 2.0 ** -22},
                                                    "spectral": {"float32": 2.0 ** -18},
                                                    "complex_math": {"complex64": 2.0 ** -20},
-                                                   "attention_heads": 2.0 ** -16, "series": {"float32": 2.0 ** -20}}
+                                                   "attention_heads": 2.0 ** -16, "series": {"float32": 2.0 ** -20},
+                                                   "float8": {"float32": 2.0 ** -22}}
 
 
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
@@ -256,6 +258,13 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             lax.conv_general_dilated(x, k, (1, 1), "SAME", preferred_element_type=jnp.int32), \
             lax.dot(a.astype(jnp.float16), b.astype(jnp.float16), preferred_element_type=jnp.float32)
 
+    def float8(x: Any) -> Any:  # stablehlo.convert to and from the 8-bit float types (FP8 quantization)
+        scale = jnp.max(jnp.abs(x)) / 448.0
+        quantized = (x / scale).astype(jnp.float8_e4m3fn)
+        return quantized, quantized.astype(jnp.float32) * scale, x.astype(jnp.float8_e5m2), \
+            x.astype(jnp.bfloat16).astype(jnp.float8_e4m3fnuz).astype(jnp.float16), \
+            quantized.astype(jnp.float8_e5m2fnuz)
+
     def series(x: Any, q: Any) -> Any:  # chlo.bessel_i1e, zeta and polygamma
         from jax.scipy import special
         return special.i1e(x), special.i1(x), special.zeta(q + 1.5, q), special.polygamma(1, q), \
@@ -321,6 +330,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
                                   rng.integers(-128, 128, (6, 3)).astype(np.int8),
                                   rng.integers(-128, 128, (1, 2, 5, 5)).astype(np.int8),
                                   rng.integers(-128, 128, (3, 2, 3, 3)).astype(np.int8))),
+        "float8": (float8, (100 * normal(4, 5).astype(np.float32),)),
         "series": (series, (3 * normal(3, 4), rng.uniform(0.1, 6, (3, 4)))),
         "attention_heads": (attention_heads, (normal(2, 5, 3, 4), normal(2, 5, 3, 4), normal(2, 5, 3, 4))),
         "complex_math": (complex_math, (normal(8), normal(3))),

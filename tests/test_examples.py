@@ -60,6 +60,32 @@ def test_an_example_that_omits_an_output_is_a_spec_error(tmp_path):
     assert "output 'Y' has no expected value" in _errors(tmp_path, text)
 
 
+def test_an_example_element_type_its_type_variable_does_not_allow_is_a_spec_error(spec_tree):
+    """The example's dtype is every tensor's unless `dtypes` names another; a type its variable does not allow
+    is refused at the build, located at the field to change (LapackGeev's complex outputs first took its
+    double dtype, and only the generated test and the site failed on it)."""
+    example = """\
+    elementwise: {formula: alpha * X}
+    examples:
+      - name: e
+        dtype: THE_DTYPE
+        dtypes: THE_DTYPES
+        inputs: {X: [1.0]}
+        outputs: {Y: [1.0]}
+"""
+
+    def errors(dtype: str, dtypes: str) -> str:
+        text = example.replace("THE_DTYPES", dtypes).replace("THE_DTYPE", dtype)
+        return "\n".join(errors_for(spec_tree, GOOD_OP.replace("    elementwise: {formula: alpha * X}\n", text)))
+
+    problems = errors("int32", "{}")
+    assert "examples.e.dtype: 'X' is of type T (" in problems and "which int32 is not" in problems
+    problems = errors("float", "{Y: int8}")
+    assert "examples.e.dtypes.Y: 'Y' is of type T" in problems and "which int8 is not" in problems
+    assert "examples.e.dtype:" not in problems
+    assert errors("double", "{}") == ""
+
+
 def test_every_hlir_op_has_an_example_or_a_listed_reason():
     """Every hlir op version runs at least one example through its kernel (the generated tests);
     the exceptions are `example` lines of tests/known_failures.txt, with their reasons."""

@@ -46,7 +46,8 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "StablehloFft": ["stablehlo.fft"], "StablehloComplex": ["stablehlo.complex"],
               "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": [],
               "StablehloComplexExp": [], "StablehloComplexLog": [], "StablehloComplexSqrt": [],
-              "StablehloComplexDivide": [], "StablehloComplexDotGeneral": []}  # read from stablehlo.abs, exponential, ... of complex operands
+              "StablehloComplexDivide": [], "StablehloComplexDotGeneral": [],
+              "StablehloConvertFloat8": []}  # read from stablehlo.abs, exponential, ... of complex operands
 
 
 def types(op: str) -> tuple[str, ...]:
@@ -722,3 +723,39 @@ def test_complex_dot_general_matches_jax_with_batching_dimensions_numbered_apart
     np.testing.assert_allclose(got, want, rtol=0, atol=8 * float(np.finfo(got.dtype).eps) * scale)
     validate = opgen_ops.get_validator("hlir", "StablehloComplexDotGeneral", 1)
     assert validate([(dtype, lhs.shape), (dtype, rhs.shape)], numbers, outputs=[(dtype, (3, 2, 5))]) == []
+
+
+_FLOAT8 = ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz"]
+
+
+@pytest.mark.parametrize("float8", _FLOAT8)
+def test_float8_conversions_match_jax_bit_for_bit(float8):
+    """To the 8-bit float type from double, float, float16 and bfloat16 (random magnitudes over the whole range,
+    the largest finite values, midpoints beyond them, subnormals, infinities, NaN, signed zeros), back again,
+    and to the other 8-bit types: the bits jax's convert gives (NaN compared as NaN)."""
+    rng = np.random.default_rng(61)
+    base = np.concatenate([rng.normal(size=2000) * 10.0 ** rng.uniform(-12, 6, 2000),
+                           [0.0, -0.0, np.inf, -np.inf, np.nan, 240, 248, 448, 449, 464, 465, 57344, 61440,
+                            2.0 ** -9, 2.0 ** -10, 2.0 ** -17, -2.0 ** -16]])
+    convert = kernel("StablehloConvertFloat8")
+    narrow = np_dtype(float8)
+
+    def same(got: np.ndarray, want: np.ndarray) -> bool:
+        wide_got, wide_want = got.astype(np.float64), want.astype(np.float64)
+        numbers = ~np.isnan(wide_want)  # a NaN's sign is not compared
+        return got.dtype == want.dtype and np.array_equal(wide_got, wide_want, equal_nan=True) and \
+            np.array_equal(np.signbit(wide_got[numbers]), np.signbit(wide_want[numbers]))
+
+    for wide in ("double", "float", "float16", "bfloat16"):
+        with np.errstate(over="ignore"):
+            x = base.astype(np_dtype(wide))
+        (got,) = convert(x, output_dtype=narrow)
+        want = np.asarray(lax.convert_element_type(x, narrow))
+        assert same(got, want), wide
+        (back,) = convert(want, output_dtype=np_dtype(wide))
+        assert same(back, np.asarray(lax.convert_element_type(want, np_dtype(wide)))), wide
+    for other in _FLOAT8:
+        if other != float8:
+            y = np.asarray(lax.convert_element_type(base.astype(np.float32), narrow))
+            (got,) = convert(y, output_dtype=np_dtype(other))
+            assert same(got, np.asarray(lax.convert_element_type(y, np_dtype(other)))), other

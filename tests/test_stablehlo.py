@@ -432,6 +432,30 @@ def test_int8_products_into_int32_are_computed_in_int32(tmp_path):
     assert [node.op for node in graph.nodes] == ["Convert", "Convert", "DotGeneral"]
 
 
+def test_an_element_type_opgen_does_not_read_refuses_the_program_at_its_value(tmp_path):
+    """Every 8-bit float type jax writes is read (the fnuz ones were values of no type once, which the run then
+    computed in another type); a type opgen has no name for (f8E3M4) refuses the program, naming the value,
+    rather than leave it unchecked and compute it wrongly."""
+    program = """\
+func.func public @main(%x: tensor<3xf32>) -> tensor<3xTYPE> {
+  %0 = stablehlo.convert %x : (tensor<3xf32>) -> tensor<3xTYPE>
+  return %0 : tensor<3xTYPE>
+}
+"""
+    path = write(tmp_path / "fnuz.mlir", program.replace("TYPE", "f8E4M3FNUZ"))
+    report = validate_model(path)
+    assert report.valid, report.to_text()
+    from jax import lax
+
+    x = np.array([51.27, 300.0, -0.0], np.float32)  # 300 is beyond e4m3fnuz's 240; it has no -0
+    (got,) = run_model(path, [x]).values()
+    want = np.asarray(lax.convert_element_type(x, got.dtype))
+    assert str(got.dtype) == "float8_e4m3fnuz" and got.tobytes() == want.tobytes()
+    path = write(tmp_path / "e3m4.mlir", program.replace("TYPE", "f8E3M4"))
+    with pytest.raises(ModelReadError, match=re.escape(f"{path}:2:8 result 0: element type f8E3M4 is none of")):
+        read_model(path)
+
+
 def test_batching_dimensions_numbered_differently_are_transposed_to_the_front(tmp_path):
     """hlir.DotGeneral's C3 (document 004) wants both operands to number their batching dimensions alike;
     StableHLO does not (jax.nn.dot_product_attention pairs [0, 2] with [1, 2]). Each operand is transposed

@@ -342,7 +342,8 @@ def _ints_attr(mlir: str, hlir: str) -> Callable[[Any], dict[str, Any]]:
 
 
 TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "Compare": _compare, "DotGeneral": _dot_general, "StablehloComplexDotGeneral": _dot_general, "Conv": _convolution, "ReduceWindow": _reduce_window,
+    "Compare": _compare, "DotGeneral": _dot_general, "StablehloComplexDotGeneral": _dot_general, "Conv": _convolution,
+    "ReduceWindow": _reduce_window,
     "SelectAndScatter": _select_and_scatter, "Gather": _gather, "ScatterND": _scatter, "Sort": _sort,
     "StablehloReduce": _reduce, "ChloTopK": _top_k, "Pad": _pad, "Slice": _slice, "BatchNormInference": _batch_norm,
     "BatchNormTraining": _batch_norm, "BatchNormGrad": _batch_norm,

@@ -38,7 +38,8 @@ from .stablehlo_batching import aligned_dot_batching, batching_of, explicit_indi
 from .stablehlo_complex import add_in_parts, complex_form, split_plan
 from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
-from .stablehlo_widening import accumulation_plan, narrow_outputs, widen_inputs, widen_outputs, widening_plan
+from .stablehlo_widening import (accumulation_plan, float8_form, narrow_outputs, widen_inputs, widen_outputs,
+                                 widening_plan)
 
 if TYPE_CHECKING:
     from ..runtime.validation import Signature
@@ -50,7 +51,9 @@ INSTALL_HINT = "reading StableHLO programs needs jax and jaxlib: pip install 'op
 _ELEMENTS = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "ui8": "uint8",
              "ui16": "uint16", "ui32": "uint32", "ui64": "uint64", "f16": "float16", "bf16": "bfloat16",
              "f32": "float", "f64": "double", "complex<f32>": "complex64", "complex<f64>": "complex128",
-             "f8E4M3FN": "float8e4m3fn", "f8E5M2": "float8e5m2", "i4": "int4", "ui4": "uint4"}
+             "f8E4M3FN": "float8e4m3fn", "f8E5M2": "float8e5m2", "f8E4M3FNUZ": "float8e4m3fnuz",
+             "f8E5M2FNUZ": "float8e5m2fnuz", "f8E8M0FNU": "float8e8m0", "f4E2M1FN": "float4e2m1", "i4": "int4",
+             "ui4": "uint4", "i2": "int2", "ui2": "uint2"}
 _LOCATION = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _TERMINATORS = ("func.return", "stablehlo.return")
 MAX_INLINE_DEPTH = 64
@@ -143,7 +146,11 @@ class _Reader:
         if not isinstance(mlir_type, ir.RankedTensorType):
             return UNKNOWN
         tensor = ir.RankedTensorType(mlir_type)
-        dtype = _ELEMENTS.get(str(tensor.element_type))
+        element = str(tensor.element_type)
+        dtype = _ELEMENTS.get(element)
+        if dtype is None:  # a value opgen cannot represent: neither checked nor computed in some other type
+            raise ModelReadError(f"{what}: element type {element[:80]} is none of the types opgen reads "
+                                 f"({', '.join(_ELEMENTS)})")
         shape = tuple(None if tensor.is_dynamic_dim(k) else int(d) for k, d in enumerate(tensor.shape))
         check_shape(shape, self.limits, what)
         key = (dtype, shape)
@@ -223,6 +230,7 @@ class _Reader:
         hlir_op = self.ops.get(custom_call_name(op) if op.name == "stablehlo.custom_call" else op.name)
         if hlir_op is not None:  # e.g. stablehlo.abs of a complex number: its modulus
             hlir_op = complex_form(hlir_op, [values.get(n) for n in inputs])
+            hlir_op = float8_form(hlir_op, [values.get(n) for n in inputs + outputs])  # e.g. x.astype(float8_e4m3fn)
         if op.name == "stablehlo.if" and self.ops.get("stablehlo.case") == "Case":
             self.if_as_case(op, env, inputs, outputs, values, nodes, where, path, depth)
             return

@@ -22,6 +22,8 @@
   state. Each operand is converted to the result's type first (ACCUMULATING, accumulation_plan): the
   result's type holds every operand value, so the products and sums are those of StableHLO, where the
   operands are converted to the result type (up to the order of a float sum's terms).
+- **Conversions of the 8-bit float types** (FLOAT8, which 004's Convert has none of) are read as the
+  extension op StablehloConvertFloat8 (float8_form) rather than widened: no op computes in them.
 
 The program is read that way: each such operand is converted to the wide type (hlir.Convert, exact),
 the hlir op computes in it, and each such result is the wide result converted back (hlir.Convert).
@@ -60,13 +62,16 @@ SELECTING_SCATTERS = frozenset({"UPDATE", "MAX", "MIN", "AND", "OR", "XOR"})
 def _applies(widening: Widening, op: str, attributes: dict[str, Any] | None) -> bool:
     if widening.ops is None or op in widening.ops:
         return True
-    return widening.narrow == "bool" and op == "ScatterND" and (attributes or {}).get("computation") in SELECTING_SCATTERS
+    return widening.narrow == "bool" and op == "ScatterND" and \
+        (attributes or {}).get("computation") in SELECTING_SCATTERS
+
 
 # The ops whose result may have a wider type than their operands (preferred_element_type), and which types
 # hold every value of which: the operands are converted to the result's type (accumulation_plan).
 ACCUMULATING = frozenset({"DotGeneral", "Conv"})
 _HOLDS = {"int8": {"int16", "int32", "int64"}, "int16": {"int32", "int64"}, "int32": {"int64"},
-          "uint8": {"uint16", "uint32", "uint64", "int16", "int32", "int64"}, "uint16": {"uint32", "uint64", "int32", "int64"},
+          "uint8": {"uint16", "uint32", "uint64", "int16", "int32", "int64"},
+          "uint16": {"uint32", "uint64", "int32", "int64"},
           "uint32": {"uint64", "int64"}, "float16": {"float", "double"}, "bfloat16": {"float", "double"},
           "float": {"double"}}
 
@@ -97,6 +102,17 @@ def widening_plan(op: str, sig: Signature | None, inputs: list[TensorInfo | None
                     needed = True
             wide_types.append(wide)
     return plan if needed else None
+
+
+FLOAT8 = frozenset({"float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz"})
+
+
+def float8_form(op: str, infos: list[TensorInfo | None]) -> str:
+    """The hlir op for `op` on these operands and results: StablehloConvertFloat8 for a Convert where an
+    8-bit float type takes part (004's Convert has none of them), else `op`."""
+    if op == "Convert" and any(info is not None and info.dtype in FLOAT8 for info in infos):
+        return "StablehloConvertFloat8"
+    return op
 
 
 def accumulation_plan(op: str, inputs: list[TensorInfo | None], outputs: list[TensorInfo]) -> list[str | None] | None:

@@ -177,6 +177,7 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'StablehloComplexExp'): ('opgen_ops.hlir.stablehlocomplexexp', (1,), (1,)),
     ('hlir', 'StablehloComplexLog'): ('opgen_ops.hlir.stablehlocomplexlog', (1,), (1,)),
     ('hlir', 'StablehloComplexSqrt'): ('opgen_ops.hlir.stablehlocomplexsqrt', (1,), (1,)),
+    ('hlir', 'StablehloConvertFloat8'): ('opgen_ops.hlir.stablehloconvertfloat8', (1,), (1,)),
     ('hlir', 'StablehloFft'): ('opgen_ops.hlir.stablehlofft', (1,), (1,)),
     ('hlir', 'StablehloImag'): ('opgen_ops.hlir.stablehloimag', (1,), (1,)),
     ('hlir', 'StablehloNot'): ('opgen_ops.hlir.stablehlonot', (1,), (1,)),

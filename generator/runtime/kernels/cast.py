@@ -300,3 +300,12 @@ def _to_e8m0(wide: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
         above, below = (254, 0) if saturate else (nan_code, nan_code)
         code = np.where(inside, power + 127, np.where(np.isnan(x), nan_code, np.where(x > 2.0 ** 127, above, below)))
     return _contiguous(code.astype(np.uint8)).view(_E8M0).reshape(x.shape)
+
+
+def xla_convert_float8(input: np.ndarray, *, output_dtype: np.dtype[Any] | None) -> np.ndarray:
+    """hlir StablehloConvertFloat8 (StableHLO convert where a float8 type takes part): ONNX Cast's float rules
+    without saturation, which are XLA's: rounded once to nearest even, a value beyond the largest finite
+    one NaN (an infinity for E5M2, which has them), NaN staying NaN."""
+    if output_dtype is None:
+        raise ValueError("StablehloConvertFloat8 needs output_dtype")
+    return cast_array(np.asarray(input), np.dtype(output_dtype), saturate=False)
