@@ -51,11 +51,18 @@ def starter_spec(specs_dir: Path, domain: str, op: str, category: str, source: s
                            f"FILE (a file in {specs_dir / 'sources'})")
     if not (specs_dir / "sources" / document).is_file():
         raise NewSpecError(f"{document!r} is not in {specs_dir / 'sources'}: add the document there first")
-    element = found.type_groups[0].types[0] if found.type_groups else "tensor(float)"
+    # The starter's type: float when the domain's type groups have it (the example below holds floats),
+    # else the first floating type they have, else float.
+    declared = [t for g in found.type_groups for t in g.types]
+    element = next((t for t in declared if t == "tensor(float)"),
+                   next((t for t in declared if t in _FLOATING), "tensor(float)"))
     text = _TEMPLATE.format(op=op, domain=domain, category=category, document=document, element=element,
-                            todo=PLACEHOLDER, version=found.opset_versions[-1] if found.opset_versions else 1)
+                            example_dtype=element[len("tensor("):-1], todo=PLACEHOLDER,
+                            version=found.opset_versions[-1] if found.opset_versions else 1)
     return Starter(specs_dir / domain / f"{op}.yaml", text)
 
+
+_FLOATING = ("tensor(double)", "tensor(float16)", "tensor(bfloat16)")
 
 _TEMPLATE = """\
 # yaml-language-server: $schema=../schema/op.schema.json
@@ -90,6 +97,7 @@ versions:
     #   - name: basic
     #     description: {{en: "What this example shows.", zh: "此示例说明的内容。"}}
     #     source: "the reference that computed the outputs (e.g. torch.nn.functional.relu)"
+    #     dtype: {example_dtype}
     #     inputs: {{X: [-1.0, 0.0, 2.0]}}
     #     outputs: {{Y: [0.0, 0.0, 2.0]}}
 """
