@@ -199,7 +199,7 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         mask = jnp.tril(jnp.ones((q.shape[0], k.shape[0]), bool))
         return jax.nn.softmax(jnp.where(mask, q @ k.T, -jnp.inf), axis=-1) @ v, jnp.triu(mask, 1)
 
-    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp, Gather, Sort, Scatter of bools
+    def bool_masks(p: Any, a: Any, b: Any, i: Any) -> Any:  # Select, Pad, Max, Min, Clamp, Gather, Sort, Scatter: bools
         return jnp.where(p, a, b), jnp.pad(a, ((1, 0), (0, 2))), jnp.pad(a, 1, constant_values=True), \
             jnp.maximum(a, b), jnp.minimum(a, b), lax.clamp(p, a, b), a[i], jnp.concatenate([a, b[::-1]], 1), \
             jnp.sort(a, axis=1), jnp.argsort(p.ravel(), stable=True), lax.sort((a[0], b[0]), num_keys=1), \
@@ -229,7 +229,8 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
 
     def general_eigen(a: Any, batch: Any) -> Any:  # LAPACK custom call geev: complex eigenvalues and vectors
         values, vectors = jnp.linalg.eig(a)
-        return values, vectors, jnp.linalg.eigvals(batch.astype(jnp.float32)), jnp.max(jnp.abs(jnp.linalg.eigvals(a))), \
+        return values, vectors, jnp.linalg.eigvals(batch.astype(jnp.float32)), \
+            jnp.max(jnp.abs(jnp.linalg.eigvals(a))), \
             jax.lax.linalg.eig(batch, compute_left_eigenvectors=True)
 
     def decompositions(a: Any, b: Any, batch: Any) -> Any:  # LAPACK custom calls: syevd, gesdd (modes A, S, N)
@@ -243,13 +244,14 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jnp.linalg.svd(batch.astype(jnp.float32), compute_uv=False), jnp.linalg.cond(a), \
             jnp.linalg.svd(b, compute_uv=False), jnp.linalg.svd(b.T, full_matrices=False, compute_uv=False)
 
-    def complex_math(x: Any, h: Any) -> Any:  # stablehlo.divide, log, sqrt and dot_general of complex operands
+    def complex_math(x: Any, h: Any) -> Any:  # divide, log, sqrt, dot_general, reduce and cumsum of complex values
         spectrum, response = jnp.fft.fft(x), jnp.fft.fft(h, 8)
         deconvolved = jnp.real(jnp.fft.ifft(spectrum / (response + 0.1)))  # a regularized inverse filter
         dft = jnp.exp(-2j * jnp.pi * jnp.outer(jnp.arange(8), jnp.arange(8)) / 8)  # a complex matrix product
         return deconvolved, jnp.log(spectrum), jnp.sqrt(spectrum), jnp.log(spectrum.astype(jnp.complex64)), \
             jnp.sqrt(spectrum.astype(jnp.complex64)) / (response.astype(jnp.complex64) + 1), dft @ x, \
-            jnp.einsum("ij,kj->ki", dft, jnp.stack([spectrum, response]))
+            jnp.einsum("ij,kj->ki", dft, jnp.stack([spectrum, response])), jnp.sum(spectrum), \
+            jnp.mean(jnp.stack([spectrum, response]), axis=0), jnp.cumsum(spectrum)  # complex sums
 
     def quantized(a: Any, b: Any, x: Any, k: Any) -> Any:  # products into a wider type (preferred_element_type)
         scale = 0.05

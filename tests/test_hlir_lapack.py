@@ -172,8 +172,8 @@ def test_lapack_gesdd_is_a_singular_value_decomposition_and_matches_jax(dtype, s
     assert np.all(np.diff(s, axis=-1) <= 0) and np.all(s >= 0)
     np.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :], a, **_close(dtype))
     for q in (u, np.swapaxes(vt, -1, -2)):
-        np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(q.shape[-1]), (2,) + q.shape[-1:] * 2),
-                                   **_close(dtype))
+        eye = np.broadcast_to(np.eye(q.shape[-1]), (2,) + q.shape[-1:] * 2)
+        np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, eye, **_close(dtype))
     jax_u, jax_s, jax_vt = (np.asarray(x) for x in jnp.linalg.svd(a, full_matrices=full_matrices))
     for got, want in ((s, jax_s), (u, jax_u), (vt, jax_vt)):  # LAPACK's signs, as jax's
         np.testing.assert_allclose(got, want, **_close(dtype))

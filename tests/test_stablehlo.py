@@ -543,9 +543,11 @@ func.func public @main(%x: tensor<6xi1>, %i: tensor<3x1xi32>, %u: tensor<3xi1>) 
 """
 
 
+_COMBINED = "%c = stablehlo.{} %a, %b : tensor<i1>\n      stablehlo.return %c : tensor<i1>"
+
+
 @pytest.mark.parametrize("combine, widened", [("stablehlo.return %b : tensor<i1>", True),
-                                              ("%c = stablehlo.or %a, %b : tensor<i1>\n      stablehlo.return %c : tensor<i1>", True),
-                                              ("%c = stablehlo.add %a, %b : tensor<i1>\n      stablehlo.return %c : tensor<i1>", False)])
+                                              (_COMBINED.format("or"), True), (_COMBINED.format("add"), False)])
 def test_a_scatter_of_bools_is_read_in_uint8_when_it_selects(tmp_path, combine, widened):
     """jnp.unique(size=...) scatters bools, replacing (UPDATE): read in uint8 like Select, as OR is (bits that
     stay 0 or 1); a scatter that adds bools is not (its repeated indices would count in uint8) and keeps its
@@ -564,6 +566,32 @@ def test_a_scatter_of_bools_is_read_in_uint8_when_it_selects(tmp_path, combine, 
     (got,) = run_model(path, [x, i, u]).values()
     assert got.dtype == np.bool_
     np.testing.assert_array_equal(got, expected)
+
+
+COMPLEX_REDUCE = """\
+func.func public @main(%z: tensor<4xcomplex<f64>>) -> tensor<complex<f64>> {
+  %init = stablehlo.constant dense<(INIT, 0.0)> : tensor<complex<f64>>
+  %0 = stablehlo.reduce(%z init: %init) applies stablehlo.COMBINE across dimensions = [0]
+      : (tensor<4xcomplex<f64>>, tensor<complex<f64>>) -> tensor<complex<f64>>
+  return %0 : tensor<complex<f64>>
+}
+"""
+
+
+def test_a_complex_sum_is_computed_on_the_parts_and_a_product_is_not(tmp_path):
+    """A reduction that adds complex numbers adds the real parts and the imaginary parts apart (jnp.sum):
+    read on the parts, as Pad and Add are. One that multiplies mixes them, is not split, and keeps the type
+    errors of hlir's reduction (no complex type)."""
+    path = write(tmp_path / "sum.mlir", COMPLEX_REDUCE.replace("INIT", "0.0").replace("COMBINE", "add"))
+    report = validate_model(path)
+    assert report.valid, report.to_text()
+    z = np.array([1 + 2j, -3.5 + 0.25j, 2e-3 - 1j, 4 + 0j])
+    (total,) = run_model(path, [z]).values()
+    assert total.dtype == np.complex128 and total == z.sum()
+    assert [node.op for node in read_model(path)[0].nodes].count("StablehloReduce") == 2
+    path = write(tmp_path / "product.mlir", COMPLEX_REDUCE.replace("INIT", "1.0").replace("COMBINE", "multiply"))
+    report = validate_model(path)
+    assert not report.valid and {r.op for r in report.problems} == {"hlir.StablehloReduce@1"}
 
 
 def test_bool_values_are_selected_in_uint8_but_never_summed_there(tmp_path):

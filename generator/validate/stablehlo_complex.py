@@ -7,8 +7,10 @@ select and add spectra (jnp.fft.irfftn and jax.scipy.signal.fftconvolve pad them
 imaginary part). Each result element of the ops in PARTWISE is an element of an operand (or the padding
 value) placed elsewhere, or the sum, difference or negation of elements, whose real part is that of
 the real parts and whose imaginary part that of the imaginary parts, as StableHLO (and XLA) compute
-it: taking the parts apart and joining them gives StableHLO's result exactly. Ops that mix the parts
-(Multiply, Abs, Exp) or order complex numbers (Max, Sort: by both parts together) are not among them.
+it: taking the parts apart and joining them gives StableHLO's result exactly. A reduction or a window
+reduction that adds (PARTWISE_WHEN: jnp.sum, jnp.mean and jnp.cumsum of complex values) is partwise too.
+Ops that mix the parts (Multiply, Abs, Exp, a product's reduction) or order complex numbers (Max, Sort:
+by both parts together) are not among them.
 
 stablehlo.abs, exponential, log, sqrt, divide and dot_general of complex operands are read as
 hlir.StablehloComplexAbs, StablehloComplexExp, StablehloComplexLog, StablehloComplexSqrt,
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 
 PARTWISE = frozenset({"Select", "Pad", "Gather", "Concatenate", "Slice", "Reverse", "Transpose", "BroadcastInDim",
                       "Reshape", "DynamicSlice", "DynamicUpdateSlice", "Add", "Sub", "Neg"})
+# Ops that are partwise for some computations only: a sum of complex numbers (jnp.sum, jnp.mean, jnp.cumsum)
+# sums the real parts and the imaginary parts apart, a product does not.
+PARTWISE_WHEN = {"StablehloReduce": frozenset({"ADD"}), "ReduceWindow": frozenset({"ADD"})}
 PART_OF = {"complex64": "float", "complex128": "double"}
 # hlir ops whose types have no complex type, and the extension op that computes the same StableHLO operation
 # for complex operands (stablehlo.abs of a complex number is its modulus, of the part type).
@@ -48,11 +53,13 @@ def complex_form(op: str, inputs: list[TensorInfo | None]) -> str:
 
 
 def split_plan(op: str, sig: Signature | None, inputs: list[TensorInfo | None],
-               outputs: list[TensorInfo]) -> list[bool] | None:
+               outputs: list[TensorInfo], attributes: dict[str, Any] | None = None) -> list[bool] | None:
     """Which operands to take apart: the complex ones whose parameter's types lack their type and have the
-    type of their parts. None when nothing is taken apart, when the op is not in PARTWISE or has several
-    results, and when some complex value's parameter has neither type (the checker then reports it)."""
-    if sig is None or op not in PARTWISE or len(outputs) != 1:
+    type of their parts. None when nothing is taken apart, when the op is not in PARTWISE (or PARTWISE_WHEN
+    for its `computation`) or has several results, and when some complex value's parameter has neither
+    type (the checker then reports it)."""
+    partwise = op in PARTWISE or (attributes or {}).get("computation") in PARTWISE_WHEN.get(op, ())
+    if sig is None or not partwise or len(outputs) != 1:
         return None
     split: list[bool] = []
     needed = False

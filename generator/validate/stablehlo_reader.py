@@ -38,8 +38,14 @@ from .stablehlo_batching import aligned_dot_batching, batching_of, explicit_indi
 from .stablehlo_complex import add_in_parts, complex_form, split_plan
 from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
 from .stablehlo_total_order import total_order_keys
-from .stablehlo_widening import (accumulation_plan, float8_form, narrow_outputs, widen_inputs, widen_outputs,
-                                 widening_plan)
+from .stablehlo_widening import (
+    accumulation_plan,
+    float8_form,
+    narrow_outputs,
+    widen_inputs,
+    widen_outputs,
+    widening_plan,
+)
 
 if TYPE_CHECKING:
     from ..runtime.validation import Signature
@@ -289,7 +295,7 @@ class _Reader:
             made = widen_outputs(self, outputs, plan[1], values)
         elif not graphs and self.signature_of is not None:
             split = split_plan(hlir_op, self.signature_of(hlir_op), [values.get(n) if n else None for n in inputs],
-                               [values[n] for n in outputs])
+                               [values[n] for n in outputs], attributes)
             if split is not None:  # complex values computed on their real and imaginary parts
                 add_in_parts(self, hlir_op, inputs, outputs[0], split, attributes, values, nodes, where)
                 return
