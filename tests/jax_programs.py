@@ -25,13 +25,18 @@ jax.config.update("jax_enable_x64", True)  # as tests/kernel_refs.py: the progra
 # cancellation into small outputs (2e-6 relative measured). series' float32 i1e: XLA approximates the float case
 # by polynomials (ChloBesselI1e's note precision), opgen rounds the double value once. A dict gives the tolerance
 # by result dtype. float8's dequantized float32 values: XLA's max(|x|) / 448 scale is an ulp off opgen's
-# correctly rounded quotient (the 8-bit values themselves are equal).
+# correctly rounded quotient (the 8-bit values themselves are equal). complex_functions' complex64 tanh: NumPy's
+# float ctanhf and XLA's float tanh differ by a few units in the last place. log_cosh's float32 cosh: XLA's
+# e^(x + log 1/2) + e^(-x + log 1/2) errs in proportion to |x| (12 units in the last place at |x| = 30, measured;
+# ChloCosh's note accuracy), the C library's coshf by less than one.
 TOLERANCES: dict[str, float | dict[str, float]] = {"bfloat16_activations": 2.0 ** -6,
                                                    "linear_algebra": {"float32": 2.0 ** -22},
                                                    "spectral": {"float32": 2.0 ** -18},
                                                    "complex_math": {"complex64": 2.0 ** -20},
                                                    "attention_heads": 2.0 ** -16, "series": {"float32": 2.0 ** -20},
-                                                   "float8": {"float32": 2.0 ** -22}}
+                                                   "float8": {"float32": 2.0 ** -22},
+                                                   "complex_functions": {"complex64": 2.0 ** -20},
+                                                   "log_cosh": {"float32": 2.0 ** -18}}
 
 
 def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
@@ -253,6 +258,16 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jnp.einsum("ij,kj->ki", dft, jnp.stack([spectrum, response])), jnp.sum(spectrum), \
             jnp.mean(jnp.stack([spectrum, response]), axis=0), jnp.cumsum(spectrum)  # complex sums
 
+    def complex_functions(z: Any, w: Any) -> Any:  # complex forms of element-wise functions (ComplexTanh, ...)
+        return jnp.tanh(z), jnp.tan(z), jnp.sinh(z), jnp.cosh(z), jnp.arcsin(z), jnp.arccos(z), jnp.arctan(z), \
+            jnp.arcsinh(z), jnp.arccosh(z), jnp.arctanh(z), jnp.log1p(1e-3 * z), jnp.expm1(1e-3 * z), \
+            jnp.sign(z), lax.rsqrt(z), jnp.square(z), z ** 2.5, z ** w, jnp.tanh(z.astype(jnp.complex64))
+
+    def log_cosh(x: Any, y: Any) -> Any:  # the log-cosh regression loss and its gradient; chlo.cosh and acosh
+        def loss(p: Any) -> Any:
+            return jnp.mean(jnp.log(jnp.cosh(p - y)))
+        return loss(x), jax.grad(loss)(x), jnp.arccosh(1 + jnp.abs(x)), jnp.cosh(x.astype(jnp.float32))
+
     def quantized(a: Any, b: Any, x: Any, k: Any) -> Any:  # products into a wider type (preferred_element_type)
         scale = 0.05
         int_product = lax.dot(a, b, preferred_element_type=jnp.int32)
@@ -336,6 +351,8 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "series": (series, (3 * normal(3, 4), rng.uniform(0.1, 6, (3, 4)))),
         "attention_heads": (attention_heads, (normal(2, 5, 3, 4), normal(2, 5, 3, 4), normal(2, 5, 3, 4))),
         "complex_math": (complex_math, (normal(8), normal(3))),
+        "complex_functions": (complex_functions, (normal(3, 4) + 1j * normal(3, 4), normal(3, 4) + 1j * normal(3, 4))),
+        "log_cosh": (log_cosh, (3 * normal(4, 5), 3 * normal(4, 5))),
         "general_eigen": (general_eigen, (normal(4, 4), normal(2, 3, 3))),
         "decompositions": (decompositions, (normal(4, 4), normal(4, 3), normal(2, 3, 3))),
     }

@@ -47,7 +47,11 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": [],
               "StablehloComplexExp": [], "StablehloComplexLog": [], "StablehloComplexSqrt": [],
               "StablehloComplexDivide": [], "StablehloComplexDotGeneral": [],
-              "StablehloConvertFloat8": []}  # read from stablehlo.abs, exponential, ... of complex operands
+              "StablehloConvertFloat8": [], "ChloCosh": ["chlo.cosh"], "ChloAcosh": ["chlo.acosh"],
+              **{f"StablehloComplex{name}": [] for name in ("Tanh", "Tan", "Log1p", "Expm1", "Power", "Rsqrt",
+                                                            "Sign")},
+              **{f"ChloComplex{name}": [] for name in ("Square", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh",
+                                                       "Acosh", "Atanh")}}  # []: read from ... of complex operands
 
 
 def types(op: str) -> tuple[str, ...]:

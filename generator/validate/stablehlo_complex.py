@@ -14,7 +14,9 @@ by both parts together) are not among them.
 
 stablehlo.abs, exponential, log, sqrt, divide and dot_general of complex operands are read as
 hlir.StablehloComplexAbs, StablehloComplexExp, StablehloComplexLog, StablehloComplexSqrt,
-StablehloComplexDivide and StablehloComplexDotGeneral (COMPLEX_FORMS).
+StablehloComplexDivide and StablehloComplexDotGeneral; tanh, tan, log_plus_one, exponential_minus_one,
+power, rsqrt and sign as the StablehloComplex* op of that name, and chlo.square, sinh, cosh, asin, acos,
+atan, asinh, acosh and atanh as the ChloComplex* one (COMPLEX_FORMS).
 
 The program is read that way: hlir.Real and hlir.StablehloImag take each such operand apart, the op
 runs twice (on the real parts, then on the imaginary parts; its other operands, such as indices and
@@ -42,7 +44,13 @@ PART_OF = {"complex64": "float", "complex128": "double"}
 # for complex operands (stablehlo.abs of a complex number is its modulus, of the part type).
 COMPLEX_FORMS = {"Abs": "StablehloComplexAbs", "Exp": "StablehloComplexExp", "Log": "StablehloComplexLog",
                  "Sqrt": "StablehloComplexSqrt", "Div": "StablehloComplexDivide",
-                 "DotGeneral": "StablehloComplexDotGeneral"}
+                 "DotGeneral": "StablehloComplexDotGeneral", "Tanh": "StablehloComplexTanh",
+                 "Tan": "StablehloComplexTan",
+                 "Log1p": "StablehloComplexLog1p", "Expm1": "StablehloComplexExpm1", "Pow": "StablehloComplexPower",
+                 "StablehloRsqrt": "StablehloComplexRsqrt", "StablehloSign": "StablehloComplexSign",
+                 "ChloSquare": "ChloComplexSquare", "Sinh": "ChloComplexSinh", "ChloCosh": "ChloComplexCosh",
+                 "Asin": "ChloComplexAsin", "Acos": "ChloComplexAcos", "Atan": "ChloComplexAtan",
+                 "Asinh": "ChloComplexAsinh", "ChloAcosh": "ChloComplexAcosh", "Atanh": "ChloComplexAtanh"}
 
 
 def complex_form(op: str, inputs: list[TensorInfo | None]) -> str:
