@@ -268,6 +268,11 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             return jnp.mean(jnp.log(jnp.cosh(p - y)))
         return loss(x), jax.grad(loss)(x), jnp.arccosh(1 + jnp.abs(x)), jnp.cosh(x.astype(jnp.float32))
 
+    def sort_keys(a: Any, b: Any, z: Any) -> Any:  # comparators of several keys, and of complex values
+        return jnp.lexsort((a, b)), lax.sort((b, a.astype(jnp.uint8), a > 2), num_keys=2), jnp.sort(z), \
+            jnp.argsort(z), jnp.sort(z.reshape(3, 4), axis=1), \
+            jnp.roots(jnp.array([1.0, -2.0, 2.0, -1.0]) * a[0], strip_zeros=False)
+
     def quantized(a: Any, b: Any, x: Any, k: Any) -> Any:  # products into a wider type (preferred_element_type)
         scale = 0.05
         int_product = lax.dot(a, b, preferred_element_type=jnp.int32)
@@ -353,6 +358,11 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "complex_math": (complex_math, (normal(8), normal(3))),
         "complex_functions": (complex_functions, (normal(3, 4) + 1j * normal(3, 4), normal(3, 4) + 1j * normal(3, 4))),
         "log_cosh": (log_cosh, (3 * normal(4, 5), 3 * normal(4, 5))),
+        # ties, signed zeros and NaN among the keys and the parts (jax compares -0.0 and +0.0 equal, NaN last)
+        "sort_keys": (sort_keys, (np.array([3, 1, 2, 3, 1, 2, 0, 3]),
+                                  np.array([0.5, -0.0, 0.5, np.nan, 0.0, -1.0, 0.5, -0.0]),
+                                  np.array([1 + 2j, 1 - 1j, -0.0 + 1j, 1 + 2j, np.nan + 0j, 0j, -2 + 0j,
+                                            1 + np.nan * 1j, 1 - 1j, 0.5 + 0j, -0.0 - 0.0j, 3j]))),
         "general_eigen": (general_eigen, (normal(4, 4), normal(2, 3, 3))),
         "decompositions": (decompositions, (normal(4, 4), normal(4, 3), normal(2, 3, 3))),
     }

@@ -2,7 +2,8 @@
 
 `translate(hlir_op, op)` gives the hlir attributes of one MLIR operation that a spec's `stablehlo`
 field maps to that hlir op. A region that hlir states as an attribute (the reduction of Reduce,
-ReduceWindow, SelectAndScatter and Scatter: an enum `computation`; Sort's comparator: `descending`)
+ReduceWindow, SelectAndScatter and Scatter: an enum `computation`; Sort's comparator: `descending`; a
+comparator of several keys or of complex values becomes several sorts, in stablehlo_sort)
 is recognised from its operations, and so is jax's argmax/argmin reduce of values and an iota
 (stablehlo_argminmax: Reduce ARGMAX/ARGMIN); a region hlir cannot state that way raises Untranslatable, and the
 reader then keeps the operation as an unknown op. Regions that stay graphs (While's condition and

@@ -37,6 +37,7 @@ from .report import Record
 from .stablehlo_batching import aligned_dot_batching, batching_of, explicit_indices
 from .stablehlo_complex import add_in_parts, complex_form, split_plan
 from .stablehlo_ops import Untranslatable, custom_call_name, dropped_note, is_total_order, translate
+from .stablehlo_sort import add_chained_sort, needs_chain, sort_dimension, sort_keys
 from .stablehlo_total_order import total_order_keys
 from .stablehlo_widening import (
     accumulation_plan,
@@ -243,6 +244,12 @@ class _Reader:
         attributes: dict[str, Any] = {}
         if hlir_op is not None:
             try:
+                if hlir_op == "Sort":  # several keys, or complex values: a chain of hlir.Sort (stablehlo_sort)
+                    keys = sort_keys(op)
+                    if needs_chain(keys, [values.get(n) for n in inputs]):
+                        add_chained_sort(self, keys, sort_dimension(op), inputs, outputs, values, nodes, where,
+                                         self.signature_of("Sort") if self.signature_of is not None else None)
+                        return
                 attributes = translate(hlir_op, op)
                 batching = batching_of(op) if hlir_op in ("Gather", "ScatterND") else None
                 if batching is not None:  # written as explicit indices (nodes added before this one)
