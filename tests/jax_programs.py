@@ -273,6 +273,16 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
             jnp.argsort(z), jnp.sort(z.reshape(3, 4), axis=1), \
             jnp.roots(jnp.array([1.0, -2.0, 2.0, -1.0]) * a[0], strip_zeros=False)
 
+    def schur_sqrtm(a: Any) -> Any:  # lapack_?gees_ffi: real and complex Schur forms, and sqrtm built on the latter
+        from jax.scipy import linalg
+        return linalg.schur(a), linalg.schur(a.astype(jnp.complex128), output="complex"), linalg.sqrtm(a @ a.T)
+
+    def complex_control_flow(z: Any, i: Any) -> Any:  # complex values captured by branches and loop bodies,
+        # gathered there and scattered (x.at[k].set, .add: ScatterND on the parts)
+        picked = lax.cond(i > 0, lambda: z[i] * 2, lambda: z[0])
+        filled = lax.fori_loop(0, 3, lambda k, acc: acc.at[k].set(z[k] * z[i]), jnp.zeros(4, z.dtype))
+        return picked, filled, z.at[jnp.array([0, 2, 0])].add(1j), z.at[1].set(-z[3])
+
     def quantized(a: Any, b: Any, x: Any, k: Any) -> Any:  # products into a wider type (preferred_element_type)
         scale = 0.05
         int_product = lax.dot(a, b, preferred_element_type=jnp.int32)
@@ -358,6 +368,8 @@ def programs() -> dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]]:
         "complex_math": (complex_math, (normal(8), normal(3))),
         "complex_functions": (complex_functions, (normal(3, 4) + 1j * normal(3, 4), normal(3, 4) + 1j * normal(3, 4))),
         "log_cosh": (log_cosh, (3 * normal(4, 5), 3 * normal(4, 5))),
+        "schur_sqrtm": (schur_sqrtm, (normal(4, 4),)),
+        "complex_control_flow": (complex_control_flow, (normal(4) + 1j * normal(4), np.int32(2))),
         # ties, signed zeros and NaN among the keys and the parts (jax compares -0.0 and +0.0 equal, NaN last)
         "sort_keys": (sort_keys, (np.array([3, 1, 2, 3, 1, 2, 0, 3]),
                                   np.array([0.5, -0.0, 0.5, np.nan, 0.0, -1.0, 0.5, -0.0]),

@@ -43,6 +43,8 @@ EXTENSIONS = {"Multiply": ["stablehlo.multiply"], "CountLeadingZeros": ["stableh
               "LapackSyevd": ["stablehlo.custom_call@lapack_ssyevd_ffi", "stablehlo.custom_call@lapack_dsyevd_ffi"],
               "LapackGesdd": ["stablehlo.custom_call@lapack_sgesdd_ffi", "stablehlo.custom_call@lapack_dgesdd_ffi"],
               "LapackGeev": ["stablehlo.custom_call@lapack_sgeev_ffi", "stablehlo.custom_call@lapack_dgeev_ffi"],
+              "LapackGees": ["stablehlo.custom_call@lapack_sgees_ffi", "stablehlo.custom_call@lapack_dgees_ffi"],
+              "LapackGeesComplex": ["stablehlo.custom_call@lapack_cgees_ffi", "stablehlo.custom_call@lapack_zgees_ffi"],
               "StablehloFft": ["stablehlo.fft"], "StablehloComplex": ["stablehlo.complex"],
               "StablehloImag": ["stablehlo.imag"], "StablehloComplexAbs": [],
               "StablehloComplexExp": [], "StablehloComplexLog": [], "StablehloComplexSqrt": [],

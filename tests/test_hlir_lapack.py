@@ -1,6 +1,6 @@
 """The hlir extension ops for the LAPACK and BLAS routines jax on CPU calls through custom calls
-(lapack_?potrf_ffi, ?trsm, ?getrf, ?geqrf, ?orgqr), against SciPy's own wrappers of those routines
-(LAPACK itself), matrix by matrix, and against jax.lax.linalg."""
+(lapack_?potrf_ffi, ?trsm, ?getrf, ?geqrf, ?orgqr, ?syevd, ?gesdd, ?geev, ?gees), against SciPy's own wrappers
+of those routines (LAPACK itself), matrix by matrix, and against jax.lax.linalg."""
 from __future__ import annotations
 
 import numpy as np
@@ -227,3 +227,45 @@ def test_lapack_geev_is_an_eigendecomposition_and_matches_jax(dtype):
     np.testing.assert_array_equal(vl, np.asarray(jax_vl))
     _, _, no_left, no_right, _ = kernel("LapackGeev")(a, compute_left="N", compute_right="N", **types)
     assert not no_left.any() and not no_right.any()
+
+
+@pytest.mark.parametrize("dtype", ["float", "double", "complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 5, 40])
+def test_lapack_gees_is_a_schur_decomposition_and_matches_jax(dtype, n):
+    """Real Schur forms (T quasi-upper triangular: 2 x 2 blocks for conjugate pairs) and complex ones (T upper
+    triangular): Z T Zᴴ = a with Z orthogonal or unitary, the eigenvalues on T's diagonal, and jax's
+    lax.linalg.schur (the same LAPACK with the same workspace: equal to the bit; 40 x 40 takes LAPACK's blocked
+    path). Without Schur vectors (mode N) Z is zeros and T is unchanged."""
+    from jax.lax import linalg
+
+    rng = np.random.default_rng(59 + n)
+    complex_ = dtype.startswith("complex")
+    shape = (2, n, n)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) if complex_ else
+         rng.standard_normal(shape)).astype(np_dtype(dtype))
+    op = "LapackGeesComplex" if complex_ else "LapackGees"
+    t, z, *eigenvalues, sdim, info = kernel(op)(a, mode="V", sort="N")
+    assert t.dtype == z.dtype == a.dtype and sdim.dtype == info.dtype == np.int32
+    assert not info.any() and not sdim.any()
+    single = dtype in ("float", "complex64")
+    close = {"rtol": 1e-3, "atol": 1e-3} if single else {"rtol": 1e-10, "atol": 1e-10}
+    zh = np.conj(np.swapaxes(z, -1, -2))
+    np.testing.assert_allclose(z @ t @ zh, a, **close)
+    np.testing.assert_allclose(zh @ z, np.broadcast_to(np.eye(n), a.shape), **close)
+    below = np.tril(np.ones((n, n), bool), -1 if complex_ else -2)
+    assert not t[..., below].any()
+    if complex_:
+        (w,) = eigenvalues
+        np.testing.assert_array_equal(w, np.diagonal(t, axis1=-2, axis2=-1))
+    else:
+        wr, wi = eigenvalues
+        np.testing.assert_array_equal(wr[wi == 0], np.diagonal(t, axis1=-2, axis2=-1)[wi == 0])
+        subdiagonal = np.diagonal(t, offset=-1, axis1=-2, axis2=-1)
+        assert not (subdiagonal[..., 1:] != 0)[subdiagonal[..., :-1] != 0].any()  # blocks of at most 2 x 2
+        assert n < 5 or (wi != 0).any()  # random matrices have conjugate pairs
+    jax_t, jax_z = linalg.schur(a)
+    np.testing.assert_array_equal(t, np.asarray(jax_t))
+    np.testing.assert_array_equal(z, np.asarray(jax_z))
+    no_vectors = kernel(op)(a, mode="N", sort="N")
+    assert not no_vectors[1].any()
+    np.testing.assert_array_equal(no_vectors[0], np.asarray(linalg.schur(a, compute_schur_vectors=False)[0]))

@@ -24,6 +24,8 @@ from ..graph import Node
 from .stablehlo_ops import Untranslatable
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from ..runtime.validation import TensorInfo
 
 
@@ -62,8 +64,8 @@ def batching_of(op: Any) -> Batching | None:
     return batching if batching.operand_dims else None
 
 
-def explicit_indices(reader: NodeMaker, name: str, info: TensorInfo, batching: Batching, values: dict[str, TensorInfo],
-                     nodes: list[Node], where: str) -> str:
+def explicit_indices(reader: NodeMaker, name: str, info: TensorInfo, batching: Batching,
+                     values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str) -> str:
     """The indices `name` with one index-vector component more per batching pair: the position along
     the pair's indices dimension (hlir.Iota), joined at index_vector_dim (hlir.Concatenate)."""
     if info.shape is None or None in info.shape or info.dtype is None:
@@ -93,7 +95,7 @@ def explicit_indices(reader: NodeMaker, name: str, info: TensorInfo, batching: B
 
 
 def aligned_dot_batching(reader: NodeMaker, inputs: list[str], attributes: dict[str, Any],
-                         values: dict[str, TensorInfo], nodes: list[Node], where: str) -> list[str]:
+                         values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str) -> list[str]:
     """A stablehlo.dot_general whose operands number their batching dimensions differently (jax's
     dot_product_attention pairs [0, 2] with [1, 2]) read as hlir.DotGeneral, whose constraint C3 (from
     document 004) wants the same numbers on both sides: each operand whose batching dimensions are not

@@ -8,7 +8,8 @@ imaginary part). Each result element of the ops in PARTWISE is an element of an 
 value) placed elsewhere, or the sum, difference or negation of elements, whose real part is that of
 the real parts and whose imaginary part that of the imaginary parts, as StableHLO (and XLA) compute
 it: taking the parts apart and joining them gives StableHLO's result exactly. A reduction or a window
-reduction that adds (PARTWISE_WHEN: jnp.sum, jnp.mean and jnp.cumsum of complex values) is partwise too.
+reduction that adds (PARTWISE_WHEN: jnp.sum, jnp.mean and jnp.cumsum of complex values) is partwise too, and so
+is a scatter that places or adds its updates (x.at[i].set(z), .add(z)).
 Ops that mix the parts (Multiply, Abs, Exp, a product's reduction) or order complex numbers (Max, Sort:
 by both parts together) are not among them.
 
@@ -31,6 +32,8 @@ from ..graph import Node
 from .stablehlo_widening import described
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from ..runtime.validation import Signature, TensorInfo
     from .stablehlo_batching import NodeMaker
 
@@ -38,7 +41,8 @@ PARTWISE = frozenset({"Select", "Pad", "Gather", "Concatenate", "Slice", "Revers
                       "Reshape", "DynamicSlice", "DynamicUpdateSlice", "Add", "Sub", "Neg"})
 # Ops that are partwise for some computations only: a sum of complex numbers (jnp.sum, jnp.mean, jnp.cumsum)
 # sums the real parts and the imaginary parts apart, a product does not.
-PARTWISE_WHEN = {"StablehloReduce": frozenset({"ADD"}), "ReduceWindow": frozenset({"ADD"})}
+PARTWISE_WHEN = {"StablehloReduce": frozenset({"ADD"}), "ReduceWindow": frozenset({"ADD"}),
+                 "ScatterND": frozenset({"UPDATE", "ADD"})}  # x.at[i].set(z) and .add(z) of complex values
 PART_OF = {"complex64": "float", "complex128": "double"}
 # hlir ops whose types have no complex type, and the extension op that computes the same StableHLO operation
 # for complex operands (stablehlo.abs of a complex number is its modulus, of the part type).
@@ -86,7 +90,8 @@ def split_plan(op: str, sig: Signature | None, inputs: list[TensorInfo | None],
 
 
 def add_in_parts(reader: NodeMaker, op: str, inputs: list[str], output: str, split: list[bool],
-                 attributes: dict[str, Any], values: dict[str, TensorInfo], nodes: list[Node], where: str) -> None:
+                 attributes: dict[str, Any], values: MutableMapping[str, TensorInfo], nodes: list[Node],
+                 where: str) -> None:
     """The nodes of `op` on the real and on the imaginary parts of the operands `split` marks, and of the
     Complex that joins the two results into `output`."""
     part_type = PART_OF[values[output].dtype or ""]

@@ -356,7 +356,8 @@ TRANSLATORS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "Cholesky": lambda op: {"lower": bool(op.attributes["lower"].value) if "lower" in op.attributes else False},
     "LapackPotrf": _lapack("uplo"), "LapackTrsm": _lapack("side", "uplo", "trans_x", "diag"), "LapackGetrf": _lapack(),
     "LapackGeqrf": _lapack(), "LapackOrgqr": _lapack(), "LapackSyevd": _lapack("mode", "uplo"), "LapackGesdd": _gesdd,
-    "LapackGeev": _lapack("compute_left", "compute_right"),
+    "LapackGeev": _lapack("compute_left", "compute_right"), "LapackGees": _lapack("mode", "sort"),
+    "LapackGeesComplex": _lapack("mode", "sort"),
     "StablehloFft": _fft,
     "ReducePrecision": lambda op: {name: int(op.attributes[name].value) for name in ("exponent_bits", "mantissa_bits")},
 }

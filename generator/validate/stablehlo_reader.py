@@ -25,6 +25,7 @@ Nodes are named by their MLIR location, FILE:line:column, so every problem is re
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -49,6 +50,8 @@ from .stablehlo_widening import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from ..runtime.validation import Signature
 
 BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode (portable artifacts are bytecode of the VHLO dialect)
@@ -188,14 +191,17 @@ class _Reader:
         outputs = self.block(block, env, values, nodes, "", 0)
         return Graph("main", inputs, [], outputs, values, nodes)
 
-    def region_graph(self, region: Any, env: dict[Any, str], path: str, depth: int, label: str) -> Graph:
+    def region_graph(self, region: Any, env: dict[Any, str], outer: MutableMapping[str, TensorInfo], path: str,
+                     depth: int, label: str) -> Graph:
         """A region as a nested graph: block arguments are its inputs, what it returns its outputs;
-        values of the enclosing graphs stay visible (StableHLO regions may use them)."""
+        values of the enclosing graphs stay visible (StableHLO regions may use them), and so do their
+        descriptions (`outer`), which the readings of complex, bfloat16 and bool operands look at."""
         if depth > self.limits.max_graph_depth:
             raise ModelReadError(f"regions are nested more than {self.limits.max_graph_depth} deep")
         block = region.blocks[0]
         inner = dict(env)
-        values: dict[str, TensorInfo] = {}
+        local: dict[str, TensorInfo] = {}  # the graph's own values; the enclosing ones stay readable
+        values = ChainMap(local, outer)
         inputs = []
         for k, arg in enumerate(block.arguments):
             name = self.fresh()
@@ -204,9 +210,9 @@ class _Reader:
             values[name] = self.info(arg.type, f"{label} argument {k}")
         nodes: list[Node] = []
         outputs = self.block(block, inner, values, nodes, path, depth)
-        return Graph(label, inputs, [], outputs, values, nodes)
+        return Graph(label, inputs, [], outputs, local, nodes)
 
-    def block(self, block: Any, env: dict[Any, str], values: dict[str, TensorInfo], nodes: list[Node],
+    def block(self, block: Any, env: dict[Any, str], values: MutableMapping[str, TensorInfo], nodes: list[Node],
               path: str, depth: int) -> list[str]:
         """Reads the operations of a block into nodes; the names of the values its terminator returns."""
         for op in block.operations:
@@ -218,7 +224,7 @@ class _Reader:
 
     # ---- operations ------------------------------------------------------------------------------
 
-    def operation(self, op: Any, env: dict[Any, str], values: dict[str, TensorInfo], nodes: list[Node],
+    def operation(self, op: Any, env: dict[Any, str], values: MutableMapping[str, TensorInfo], nodes: list[Node],
                   path: str, depth: int) -> None:
         self.operations += 1
         if self.operations > self.limits.max_nodes:
@@ -283,12 +289,12 @@ class _Reader:
         if hlir_op == "While":
             for k, label in enumerate(("condition", "body")):
                 sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
-                graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
+                graphs[label] = self.region_graph(op.regions[k], env, values, sub_path, depth + 1, label)
         if hlir_op == "Case":  # each region a nested graph (no inputs: it captures the outer values)
             for k in range(len(op.regions)):
                 label = f"branches[{k}]"
                 sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
-                graphs[label] = self.region_graph(op.regions[k], env, sub_path, depth + 1, label)
+                graphs[label] = self.region_graph(op.regions[k], env, values, sub_path, depth + 1, label)
             attributes["branches"] = list(graphs.values())
         made = outputs
         accumulate = accumulation_plan(hlir_op, [values.get(n) for n in inputs], [values[n] for n in outputs])
@@ -316,7 +322,8 @@ class _Reader:
             narrow_outputs(self, made, outputs, nodes, where)
 
     def if_as_case(self, op: Any, env: dict[Any, str], inputs: list[str], outputs: list[str],
-                   values: dict[str, TensorInfo], nodes: list[Node], where: str, path: str, depth: int) -> None:
+                   values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str, path: str,
+                   depth: int) -> None:
         """`stablehlo.if` (a bool predicate, regions true_branch and false_branch capturing the outer
         values) read as hlir.Case: the predicate converted to an int32 index (hlir.Convert: false 0,
         true 1) choosing between the branches in the order [false_branch, true_branch]."""
@@ -327,7 +334,7 @@ class _Reader:
         for k, region in enumerate((1, 0)):
             label = f"branches[{k}]"
             sub_path = (f"{path} > " if path else "") + f"{where or f'node #{len(nodes)}'}.{label}"
-            graphs[label] = self.region_graph(op.regions[region], env, sub_path, depth + 1, label)
+            graphs[label] = self.region_graph(op.regions[region], env, values, sub_path, depth + 1, label)
         node = Node(len(nodes), where, "hlir", "Case", None, (index,), tuple(outputs))
         node.graphs = graphs
         self.add(nodes, node, {"branches": list(graphs.values())})
@@ -341,7 +348,7 @@ class _Reader:
             node.attr_key = repr(sorted(attributes.items())) if attributes else "{}"
         nodes.append(node)
 
-    def inline(self, op: Any, env: dict[Any, str], values: dict[str, TensorInfo], nodes: list[Node],
+    def inline(self, op: Any, env: dict[Any, str], values: MutableMapping[str, TensorInfo], nodes: list[Node],
                path: str, depth: int) -> None:
         callee = str(op.attributes["callee"]).lstrip("@").strip('"')
         func = self.functions.get(callee)
@@ -383,7 +390,7 @@ class _Reader:
         except (ValueError, TypeError, RuntimeError) as exc:
             raise ModelReadError(f"{where}: cannot read the constant's value ({exc})") from None
 
-    def index_vector(self, op: Any, scalars: list[str], first: int, values: dict[str, TensorInfo],
+    def index_vector(self, op: Any, scalars: list[str], first: int, values: MutableMapping[str, TensorInfo],
                      nodes: list[Node], where: str, path: str) -> str:
         """StableHLO's scalar start indices as the one rank-1 tensor hlir's dynamic slices take: each
         scalar reshaped to [1] (hlir.Reshape), the pieces joined (hlir.Concatenate); the nodes carry the

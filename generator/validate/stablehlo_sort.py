@@ -28,6 +28,8 @@ from .stablehlo_ops import Untranslatable, _attr, _body, _direction, _rank, _sam
 from .stablehlo_widening import described, widen_inputs, widening_plan
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from ..runtime.validation import Signature, TensorInfo
     from .stablehlo_batching import NodeMaker
 
@@ -129,7 +131,7 @@ def needs_chain(keys: list[SortKey], inputs: list[TensorInfo | None]) -> bool:
 
 
 def add_chained_sort(reader: NodeMaker, keys: list[SortKey], dimension: int, inputs: list[str], outputs: list[str],
-                     values: dict[str, TensorInfo], nodes: list[Node], where: str,
+                     values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str,
                      signature: Signature | None) -> None:
     """One stable hlir.Sort per key, the last key first, each with its key's tensor first; complex tensors
     sorted as their parts and joined again into `outputs`; bool and bfloat16 tensors sorted as uint8 and

@@ -22,13 +22,15 @@ from ..runtime.validation import TensorInfo
 from .stablehlo_ops import Untranslatable
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from .stablehlo_batching import NodeMaker
 
 # float element type -> the signed integer type of its width
 _INTEGER_OF = {"float16": "int16", "bfloat16": "int16", "float": "int32", "double": "int64"}
 
 
-def total_order_keys(reader: NodeMaker, operands: list[str], values: dict[str, TensorInfo], nodes: list[Node],
+def total_order_keys(reader: NodeMaker, operands: list[str], values: MutableMapping[str, TensorInfo], nodes: list[Node],
                      where: str) -> list[str]:
     """For the two operands of a TOTALORDER comparison, the integers whose signed order is their total
     order (see above); Untranslatable for operands that are not floats of a static shape."""
@@ -53,7 +55,7 @@ def total_order_keys(reader: NodeMaker, operands: list[str], values: dict[str, T
 
 
 def _node(reader: NodeMaker, op: str, inputs: tuple[str, ...], dtype: str, shape: tuple[int, ...],
-          values: dict[str, TensorInfo], nodes: list[Node], where: str,
+          values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str,
           attributes: dict[str, Any] | None = None) -> str:
     """One more node of `op` making one value of this type; its name."""
     out = reader.fresh()
@@ -63,7 +65,7 @@ def _node(reader: NodeMaker, op: str, inputs: tuple[str, ...], dtype: str, shape
 
 
 def _broadcast_scalar(reader: NodeMaker, dtype: str, shape: tuple[int, ...], value: np.ndarray,
-                      values: dict[str, TensorInfo], nodes: list[Node], where: str) -> str:
+                      values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str) -> str:
     """A scalar hlir.Constant broadcast to `shape` (hlir.BroadcastInDim): the constant stays one element."""
     scalar = reader.fresh()
     values[scalar] = TensorInfo(dtype, (), value)

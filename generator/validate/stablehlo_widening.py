@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..graph import Node
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from ..runtime.validation import Signature, TensorInfo
     from .stablehlo_batching import NodeMaker
 
@@ -128,8 +130,8 @@ def accumulation_plan(op: str, inputs: list[TensorInfo | None], outputs: list[Te
     return plan if any(plan) else None
 
 
-def widen_inputs(reader: NodeMaker, inputs: list[str], wide_types: list[str | None], values: dict[str, TensorInfo],
-                 nodes: list[Node], where: str) -> list[str]:
+def widen_inputs(reader: NodeMaker, inputs: list[str], wide_types: list[str | None],
+                 values: MutableMapping[str, TensorInfo], nodes: list[Node], where: str) -> list[str]:
     """Each operand the plan widens converted to its wide type (a node each, before the op's)."""
     widened_inputs = []
     for name, wide_type in zip(inputs, wide_types):
@@ -143,7 +145,7 @@ def widen_inputs(reader: NodeMaker, inputs: list[str], wide_types: list[str | No
 
 
 def widen_outputs(reader: NodeMaker, outputs: list[str], wide_types: list[str | None],
-                  values: dict[str, TensorInfo]) -> list[str]:
+                  values: MutableMapping[str, TensorInfo]) -> list[str]:
     """The op's outputs: a new value of the wide type stands in for each result the plan widens
     (narrow_outputs)."""
     made = []

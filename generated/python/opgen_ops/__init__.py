@@ -110,6 +110,8 @@ OPS: dict[tuple[str, str], tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     ('hlir', 'InstanceNorm'): ('opgen_ops.hlir.instancenorm', (1,), (1,)),
     ('hlir', 'Iota'): ('opgen_ops.hlir.iota', (1,), (1,)),
     ('hlir', 'IsFinite'): ('opgen_ops.hlir.isfinite', (1,), (1,)),
+    ('hlir', 'LapackGees'): ('opgen_ops.hlir.lapackgees', (1,), (1,)),
+    ('hlir', 'LapackGeesComplex'): ('opgen_ops.hlir.lapackgeescomplex', (1,), (1,)),
     ('hlir', 'LapackGeev'): ('opgen_ops.hlir.lapackgeev', (1,), (1,)),
     ('hlir', 'LapackGeqrf'): ('opgen_ops.hlir.lapackgeqrf', (1,), (1,)),
     ('hlir', 'LapackGesdd'): ('opgen_ops.hlir.lapackgesdd', (1,), (1,)),

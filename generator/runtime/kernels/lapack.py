@@ -2,7 +2,8 @@
 LapackTrsm, LapackGetrf, LapackGeqrf and LapackOrgqr): jnp.linalg.cholesky, solve, inv, det, slogdet
 and qr, jax.nn.initializers.orthogonal, and jax.scipy.linalg.solve_triangular, cho_solve and lu write
 them as `lapack_?potrf_ffi`, `lapack_?trsm_ffi`, `lapack_?getrf_ffi`, `lapack_?geqrf_ffi` and
-`lapack_?orgqr_ffi` calls on float and double matrices.
+`lapack_?orgqr_ffi` calls on float and double matrices. The decompositions whose results LAPACK chooses
+(signs of vectors, order of eigenvalues: syevd, gesdd, geev, gees) call SciPy's LAPACK itself.
 
 Each works on every matrix of the last two dimensions, the leading ones being batch dimensions (jax's
 num_batch_dims), and computes what the routine computes, in NumPy: the tests compare the results with
@@ -133,12 +134,15 @@ def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 
 
 def _lapack_routine(dtype: np.dtype[Any], name: str) -> Callable[..., Any]:
-    """SciPy's wrapper of the LAPACK routine `name` for float (s) or double (d) matrices: the routine jax
+    """SciPy's wrapper of the LAPACK routine `name` for float (s), double (d), complex64 (c) or complex128 (z)
+    matrices: the routine jax
     on CPU calls (jaxlib takes its LAPACK from SciPy), so eigenvector and singular vector signs, which
     LAPACK chooses, are the ones jax gives."""
     from scipy.linalg import lapack  # imported when called: SciPy costs a tenth of a second to load
 
-    return cast(Callable[..., Any], getattr(lapack, ("s" if dtype == np.float32 else "d") + name))
+    prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d", np.dtype(np.complex64): "c",
+              np.dtype(np.complex128): "z"}[np.dtype(dtype)]
+    return cast(Callable[..., Any], getattr(lapack, prefix + name))
 
 
 def syevd(a: np.ndarray, *, mode: str, uplo: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -243,3 +247,54 @@ def geev(a: np.ndarray, *, compute_left: str, compute_right: str, vl_dtype: np.d
         if status == 0 and compute_right == "V":
             vr[index] = _unpacked(right, w_imag, cdtype)
     return wr, wi, vl, vr, info
+
+
+def _schur(a: np.ndarray, mode: str, sort: str) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray]:
+    """gees on each matrix of the batch: the results of each call, and t, z and info of the batch."""
+    if sort != "N":
+        raise ValueError(f"gees: sort {sort!r} is not supported (jax writes N: the eigenvalues unordered)")
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    t, z, info = a.copy(), np.zeros(a.shape, a.dtype), np.zeros(batch, np.int32)
+    calls: list[Any] = []
+    if n == 0:
+        return calls, t, z, info
+    routine = _lapack_routine(a.dtype, "gees")
+    flags = {"compute_v": int(mode == "V"), "sort_t": 0}
+    # the workspace LAPACK asks for, as jaxlib allocates it
+    lwork = max(int(np.ravel(routine(_no_selection, a[(0,) * len(batch)], lwork=-1, **flags)[-2])[0].real), 1)
+    for index in np.ndindex(*batch):
+        result = routine(_no_selection, a[index], lwork=lwork, **flags)
+        calls.append(result)
+        t[index], info[index] = result[0], result[-1]
+        if mode == "V":
+            z[index] = result[-3]
+    return calls, t, z, info
+
+
+def _no_selection(*values: Any) -> int:
+    """gees's eigenvalue selection, which an unsorted Schur form never calls."""
+    return 0
+
+
+def gees(a: np.ndarray, *, mode: str, sort: str) -> tuple[np.ndarray, ...]:
+    """The real Schur form a = Z T Zᵀ of each square matrix as LAPACK gees gives it: T quasi-upper triangular
+    (2 x 2 blocks on its diagonal for complex conjugate eigenvalues), Z orthogonal (with mode "V"; zeros with
+    "N"), the eigenvalues' real and imaginary parts wr and wi in the order of T's diagonal, sdim 0 (nothing is
+    sorted: sort "N", as jax writes it) and info per matrix (0, or i > 0 when the QR algorithm failed)."""
+    calls, t, z, info = _schur(a, mode, sort)
+    wr, wi = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape[:-1], a.dtype)
+    for index, result in zip(np.ndindex(*a.shape[:-2]), calls):
+        wr[index], wi[index] = result[2], result[3]
+    return t, z, wr, wi, np.zeros(a.shape[:-2], np.int32), info
+
+
+def gees_complex(a: np.ndarray, *, mode: str, sort: str) -> tuple[np.ndarray, ...]:
+    """The complex Schur form a = Z T Zᴴ of each square complex matrix as LAPACK gees gives it: T upper
+    triangular with the eigenvalues w on its diagonal, Z unitary (with mode "V"; zeros with "N"), sdim 0
+    (sort "N") and info per matrix."""
+    calls, t, z, info = _schur(a, mode, sort)
+    w = np.zeros(a.shape[:-1], a.dtype)
+    for index, result in zip(np.ndindex(*a.shape[:-2]), calls):
+        w[index] = result[2]
+    return t, z, w, np.zeros(a.shape[:-2], np.int32), info
