@@ -108,6 +108,10 @@ def test_a_comparator_that_changes_a_key_is_not_read(tmp_path):
     [warning] = report.warnings
     assert warning.node == f"{path}:4:10"
     assert "computes stablehlo.negate of a key" in warning.message
+    # the error says the op has a spec that cannot state this use, not that it has none
+    [problem] = report.problems
+    assert problem.message.startswith("stablehlo.sort stands for hlir.Sort, but this use of it is one hlir.Sort "
+                                      "cannot state"), problem.message
     # keys of different operands compared with each other are not keys either
     crossed = TWO_KEYS.replace("compare EQ, %a0, %a1", "compare EQ, %a0, %a0")
     report = validate_model(write(tmp_path / "crossed.mlir", crossed))

@@ -83,7 +83,7 @@ class Registry:
             try:
                 found = self._resolve(domain, op, version)
             except UnknownOp as exc:
-                found = exc
+                found = self._unread(domain, op) or exc
             self._entries[key] = found
         if isinstance(found, UnknownOp):
             # the cached exception raised afresh: a re-raise would extend its traceback every time
@@ -91,6 +91,21 @@ class Registry:
         return found
 
     def _resolve(self, domain: str, op: str, version: int | None) -> Entry:
+        raise NotImplementedError
+
+    def _unread(self, domain: str, op: str) -> UnknownOp | None:
+        """An operation of a StableHLO program that a spec names but the reader kept as it is (its form is one
+        the hlir op cannot state: the reader's warning at the node says why); "no spec" would be untrue."""
+        if domain not in ("stablehlo", "chlo"):
+            return None
+        hlir_op = self.stablehlo_ops().get(f"{domain}.{op}")
+        if hlir_op is None:
+            return None
+        return UnknownOp(f"{domain}.{op} stands for hlir.{hlir_op}, but this use of it is one hlir.{hlir_op} "
+                         "cannot state, so it is read as an unknown op (the warning at this node says why)")
+
+    def stablehlo_ops(self) -> dict[str, str]:
+        """StableHLO/CHLO op name -> the hlir op whose spec lists it in its `stablehlo` field."""
         raise NotImplementedError
 
     def _refuse_other_onnx_domain(self, domain: str, op: str, homes: dict[str, str]) -> None:
@@ -106,10 +121,6 @@ class Registry:
 
     def dtype_names(self, domain: str) -> dict[str, str]:
         """The domain's own dtype spellings (domain.yaml `dtype_names`), e.g. oneDNN f32 -> float."""
-        raise NotImplementedError
-
-    def stablehlo_ops(self) -> dict[str, str]:
-        """StableHLO/CHLO op name -> the hlir op whose spec lists it in its `stablehlo` field."""
         raise NotImplementedError
 
 

@@ -95,9 +95,11 @@ def _select_type(op: Any) -> str:
     raise Untranslatable("its select region is not `compare GE|GT|LE|LT (current, candidate)`")
 
 
-def _roots(value: Any, args: list[Any]) -> set[int]:
-    """Which block arguments a value of a region is computed from (their positions)."""
+def lineage(value: Any, args: list[Any]) -> tuple[set[int], set[str]]:
+    """Which block arguments a value of a region is computed from (their positions), and the names of the
+    operations on the way."""
     found: set[int] = set()
+    names: set[str] = set()
     stack, seen = [value], 0
     while stack and seen < 10_000:
         v, seen = stack.pop(), seen + 1
@@ -108,8 +110,14 @@ def _roots(value: Any, args: list[Any]) -> set[int]:
         else:
             owner = v.owner
             if hasattr(owner, "operands"):
+                names.add(getattr(owner, "name", ""))
                 stack.extend(owner.operands)
-    return found
+    return found, names
+
+
+def _roots(value: Any, args: list[Any]) -> set[int]:
+    """Which block arguments a value of a region is computed from (their positions)."""
+    return lineage(value, args)[0]
 
 
 def sort_order(op: Any) -> bool:

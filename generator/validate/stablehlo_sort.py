@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..graph import Node
 from .stablehlo_complex import PART_OF
-from .stablehlo_ops import Untranslatable, _attr, _body, _direction, _rank, _same
+from .stablehlo_ops import Untranslatable, _attr, _body, _direction, _rank, lineage
 from .stablehlo_widening import described, widen_inputs, widening_plan
 
 if TYPE_CHECKING:
@@ -98,26 +98,12 @@ def _key(compare: Any, args: list[Any], directions: tuple[str, ...]) -> SortKey:
 
 def _lineage(value: Any, args: list[Any]) -> tuple[set[int], set[str]]:
     """The block arguments a comparator value is computed from, and the parts (real, imag) it takes."""
-    found: set[int] = set()
-    parts: set[str] = set()
-    stack, seen = [value], 0
-    while stack and seen < 1_000:
-        v, seen = stack.pop(), seen + 1
-        for k, a in enumerate(args):
-            if _same(v, a):
-                found.add(k)
-                break
-        else:
-            owner = v.owner
-            name = getattr(owner, "name", "")
-            if name not in _KEY_OPERATIONS:
-                raise Untranslatable(f"its comparator computes {name or 'a value'} of a key, which may change "
-                                     "the order (jax compares the elements, their parts, or zeros and NaNs made "
-                                     "canonical)")
-            if name in _PART_OPERATIONS:
-                parts.add(_PART_OPERATIONS[name])
-            stack.extend(owner.operands)
-    return found, parts
+    found, names = lineage(value, args)
+    changing = sorted(names - _KEY_OPERATIONS)
+    if changing:
+        raise Untranslatable(f"its comparator computes {changing[0] or 'a value'} of a key, which may change the "
+                             "order (jax compares the elements, their parts, or zeros and NaNs made canonical)")
+    return found, {_PART_OPERATIONS[name] for name in names & _PART_OPERATIONS.keys()}
 
 
 def sort_dimension(op: Any) -> int:
