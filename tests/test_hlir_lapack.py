@@ -269,3 +269,13 @@ def test_lapack_gees_is_a_schur_decomposition_and_matches_jax(dtype, n):
     no_vectors = kernel(op)(a, mode="N", sort="N")
     assert not no_vectors[1].any()
     np.testing.assert_array_equal(no_vectors[0], np.asarray(linalg.schur(a, compute_schur_vectors=False)[0]))
+
+
+@pytest.mark.parametrize("op, shape", [("LapackGees", (0, 3, 3)), ("LapackGees", (2, 0, 0)),
+                                       ("LapackGeesComplex", (0, 2, 2))])
+def test_lapack_gees_of_no_matrices_or_empty_ones_is_empty(op, shape):
+    """A batch of no matrices, or of 0 x 0 ones: results of the batch's shapes, nothing asked of LAPACK."""
+    a = np.zeros(shape, np.complex128 if op == "LapackGeesComplex" else np.float64)
+    t, z, *rest = kernel(op)(a, mode="V", sort="N")
+    assert t.shape == z.shape == shape and all(r.shape[:len(shape) - 2] == shape[:-2] for r in rest)
+    assert rest[-1].dtype == np.int32 and not rest[-1].any()

@@ -21,26 +21,26 @@ import numpy as np
 from .complex_parts import complex_divide
 
 
-def _quietly(function: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], np.ndarray]:
-    """A NumPy complex function as a kernel: C99's special values without floating-point warnings."""
+def _quietly(function: Callable[[np.ndarray], Any], name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """A NumPy complex function as the kernel `name`: C99's special values without floating-point warnings."""
     def kernel(operand: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return np.asarray(function(np.asarray(operand)))
-    kernel.__name__ = kernel.__qualname__ = f"complex_{getattr(function, '__name__', 'function')}"
+    kernel.__name__ = kernel.__qualname__ = name
     return kernel
 
 
 # C99's ctanh, ctan, csinh, ccosh, casin, cacos, catan, casinh, cacosh and catanh (NumPy's own)
-complex_tanh = _quietly(np.tanh)
-complex_tan = _quietly(np.tan)
-complex_sinh = _quietly(np.sinh)
-complex_cosh = _quietly(np.cosh)
-complex_asin = _quietly(np.arcsin)
-complex_acos = _quietly(np.arccos)
-complex_atan = _quietly(np.arctan)
-complex_asinh = _quietly(np.arcsinh)
-complex_acosh = _quietly(np.arccosh)
-complex_atanh = _quietly(np.arctanh)
+complex_tanh = _quietly(np.tanh, "complex_tanh")
+complex_tan = _quietly(np.tan, "complex_tan")
+complex_sinh = _quietly(np.sinh, "complex_sinh")
+complex_cosh = _quietly(np.cosh, "complex_cosh")
+complex_asin = _quietly(np.arcsin, "complex_asin")
+complex_acos = _quietly(np.arccos, "complex_acos")
+complex_atan = _quietly(np.arctan, "complex_atan")
+complex_asinh = _quietly(np.arcsinh, "complex_asinh")
+complex_acosh = _quietly(np.arccosh, "complex_acosh")
+complex_atanh = _quietly(np.arctanh, "complex_atanh")
 
 
 def _joined(real: np.ndarray, imag: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:

@@ -253,11 +253,10 @@ def _schur(a: np.ndarray, mode: str, sort: str) -> tuple[list[Any], np.ndarray, 
     """gees on each matrix of the batch: the results of each call, and t, z and info of the batch."""
     if sort != "N":
         raise ValueError(f"gees: sort {sort!r} is not supported (jax writes N: the eigenvalues unordered)")
-    n = a.shape[-1]
     batch = a.shape[:-2]
     t, z, info = a.copy(), np.zeros(a.shape, a.dtype), np.zeros(batch, np.int32)
     calls: list[Any] = []
-    if n == 0:
+    if a.size == 0:  # no matrix, or empty ones: nothing to decompose (and no matrix to ask the workspace for)
         return calls, t, z, info
     routine = _lapack_routine(a.dtype, "gees")
     flags = {"compute_v": int(mode == "V"), "sort_t": 0}
